@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Regenerates proto/ from the CRI wire facts, then the TypeScript client from proto/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+node scripts/proto-from-wire.mjs "${1:-../shared/reference/cri-v1-wire.json}"
+rm -rf src/generated
+PATH="$PWD/node_modules/.bin:$PATH" buf generate
