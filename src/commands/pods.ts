@@ -1,0 +1,91 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {parseLabelSelector} from '../lib/filters.js'
+import {humanAge, truncateId} from '../lib/output/format.js'
+import {renderTable} from '../lib/output/table.js'
+import {podFullName} from '../lib/runtime/labels.js'
+import {listPods, sandboxIps, type PodListEntry} from '../lib/runtime/pods.js'
+import type {PodSandbox} from '../generated/runtime/v1/api.js'
+
+export interface PodsResult {
+  items: PodSandbox[]
+}
+
+export default class Pods extends BaseCommand<typeof Pods> {
+  static override summary = 'List pod sandboxes, newest first.'
+
+  static override description = `One ListPodSandbox and one ListContainers call, whatever the number of pods. \
+Name and namespace filters are exact unless they contain "*"; labels are matched by the runtime. \
+JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings).`
+
+  static override examples = [
+    {description: 'Every pod on the node', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Ready pods of one namespace, with IPs', command: '<%= config.bin %> <%= command.id %> -n kube-system --state ready -o wide'},
+    {description: 'IDs of pods labelled app=web, for a script', command: '<%= config.bin %> <%= command.id %> -l app=web -q'},
+    {description: 'Pods whose name starts with "web-"', command: `<%= config.bin %> <%= command.id %> --name 'web-*' -o json`},
+  ]
+
+  static override flags = {
+    name: Flags.string({summary: 'Pod name, exact or with * globs.'}),
+    namespace: Flags.string({char: 'n', summary: 'Pod namespace, exact or with * globs.'}),
+    label: Flags.string({char: 'l', summary: 'Label selector KEY=VALUE (repeatable; all must match).', multiple: true}),
+    state: Flags.option({options: ['ready', 'notready'] as const, summary: 'Only pods in this state.'})(),
+    id: Flags.string({summary: 'Pod sandbox ID prefix.'}),
+    latest: Flags.boolean({summary: 'Only the most recently created pod.', exclusive: ['last']}),
+    last: Flags.integer({summary: 'Only the N most recently created pods.', min: 1}),
+    quiet: Flags.boolean({char: 'q', summary: 'Print full pod IDs only, one per line.'}),
+    'no-trunc': Flags.boolean({summary: 'Show full IDs.'}),
+    output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'] as const),
+  }
+
+  public async run(): Promise<PodsResult> {
+    const {flags} = this
+    const labels = parseLabelSelector(flags.label)
+    const client = await this.client()
+    const wide = flags.output === 'wide' && !flags.quiet
+    const entries = await listPods(
+      client,
+      {name: flags.name, namespace: flags.namespace, labels, state: flags.state, id: flags.id, latest: flags.latest, last: flags.last},
+      {withStatus: wide},
+    )
+    const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}
+
+    if (flags.quiet) {
+      if (!this.jsonEnabled()) for (const entry of entries) this.log(entry.sandbox.id)
+      return result
+    }
+
+    await this.emit(flags.output, result, () =>
+      flags.output === 'name'
+        ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
+        : this.table(entries, wide, flags['no-trunc']),
+    )
+    return result
+  }
+
+  private table(entries: PodListEntry[], wide: boolean, noTrunc: boolean): string {
+    const {chalk} = this
+    const now = Date.now()
+    const headers = ['POD ID', 'NAME', 'NAMESPACE', 'STATE', 'CONTAINERS', 'ATTEMPT', 'CREATED']
+    if (wide) headers.push('UID', 'IP', 'RUNTIME')
+    const rows = entries.map(({sandbox, containers, status}) => {
+      const ready = sandbox.state === 'SANDBOX_READY'
+      const row = [
+        truncateId(sandbox.id, noTrunc),
+        sandbox.metadata?.name ?? '',
+        sandbox.metadata?.namespace ?? '',
+        ready ? chalk.green('Ready') : chalk.yellow('NotReady'),
+        `${containers.running}/${containers.total}`,
+        String(sandbox.metadata?.attempt ?? 0),
+        humanAge(sandbox.createdAt, now),
+      ]
+      if (wide) {
+        row.push(sandbox.metadata?.uid ?? '', sandboxIps(status).join(',') || '-', sandbox.runtimeHandler || '(default)')
+      }
+
+      return row
+    })
+    return renderTable(headers, rows)
+  }
+}

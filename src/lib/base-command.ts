@@ -1,0 +1,200 @@
+import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+
+import {loadConfig, locateConfig, type CrictlConfig} from './cri/config.js'
+import type {CriClient} from './cri/client.js'
+import type {EndpointSource} from './cri/endpoint.js'
+import {parseDuration} from './duration.js'
+import {ExitCode, PodctlError, UsageError} from './errors.js'
+import {makeChalk, wantsColor} from './output/color.js'
+import {toJson, toYaml} from './output/serialize.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** A duration flag ("10s", "500ms", "2m" or seconds) parsed to milliseconds. */
+export const durationFlag = Flags.custom<number>({
+  async parse(input, _context, opts) {
+    const ms = parseDuration(input)
+    if (ms === undefined) throw new UsageError(`--${opts.name} "${input}" is not a duration; use e.g. 10s, 500ms or 2m`)
+    return ms
+  },
+})
+
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name'
+
+export function outputFlag<F extends OutputFormat>(formats: readonly F[]) {
+  return Flags.custom<F>({
+    char: 'o',
+    summary: `Output format: ${formats.join('|')}.`,
+    options: [...formats],
+    helpValue: formats.join('|'),
+  })()
+}
+
+/**
+ * The one base every podctl command extends: shared flags, the lazily built CRI client, output
+ * helpers, and the single mapping from any failure to a one-line message and an exit code.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    'runtime-endpoint': Flags.string({
+      char: 'r',
+      summary: 'CRI runtime endpoint, e.g. unix:///run/containerd/containerd.sock.',
+      description: 'Also CONTAINER_RUNTIME_ENDPOINT, or runtime-endpoint in the crictl config file.',
+      helpGroup: 'GLOBAL',
+    }),
+    'image-endpoint': Flags.string({
+      char: 'i',
+      summary: 'CRI image endpoint (defaults to the runtime endpoint).',
+      helpGroup: 'GLOBAL',
+    }),
+    config: Flags.string({
+      char: 'c',
+      summary: 'crictl config file to read endpoints and timeout from (default /etc/crictl.yaml).',
+      env: 'CRI_CONFIG_FILE',
+      helpGroup: 'GLOBAL',
+    }),
+    timeout: durationFlag({
+      summary: 'Deadline for each runtime call (default 10s; slow calls such as RunPodSandbox get longer).',
+      helpValue: 'DURATION',
+      helpGroup: 'GLOBAL',
+    }),
+    'connect-timeout': durationFlag({
+      summary: 'How long to wait for the runtime socket to accept a connection.',
+      default: 2000,
+      defaultHelp: async () => '2s',
+      helpValue: 'DURATION',
+      helpGroup: 'GLOBAL',
+    }),
+    debug: Flags.boolean({
+      char: 'D',
+      summary: 'Print each runtime call (method, duration, status) on stderr.',
+      helpGroup: 'GLOBAL',
+    }),
+    color: Flags.boolean({
+      allowNo: true,
+      summary: 'Colour output (default: only on a terminal, never with NO_COLOR).',
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  protected flags!: BaseFlags<T>
+  protected args!: BaseArgs<T>
+  protected runtimeSource?: EndpointSource
+  protected imageSource?: EndpointSource
+  private criClient?: Promise<CriClient>
+  private crictlConfig?: Promise<CrictlConfig | undefined>
+
+  public override async init(): Promise<void> {
+    await super.init()
+    const {args, flags} = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as BaseArgs<T>
+  }
+
+  /** The shared CRI client, built on first use so commands that never call the runtime stay fast. */
+  protected client(): Promise<CriClient> {
+    this.criClient ??= this.buildClient()
+    return this.criClient
+  }
+
+  protected get chalk() {
+    return makeChalk(wantsColor({flag: this.flags?.color}))
+  }
+
+  protected get wantsColorOnStderr(): boolean {
+    return wantsColor({flag: this.flags?.color, isTTY: Boolean(process.stderr.isTTY)})
+  }
+
+  /** Writes the result: JSON/YAML for scripts (with --json oclif prints the returned value), else `human()`. */
+  protected async emit(format: OutputFormat | undefined, result: unknown, human: () => string): Promise<void> {
+    if (this.jsonEnabled()) return
+    if (format === 'json') this.log(toJson(result))
+    else if (format === 'yaml') this.log(await toYaml(result))
+    else {
+      const text = human()
+      if (text !== '') this.log(text)
+    }
+  }
+
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${toJson(json)}\n`)
+  }
+
+  protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
+    if (error instanceof Errors.ExitError) throw error
+    const failure = toPodctlError(error)
+    if (this.jsonEnabled()) process.stdout.write(`${toJson({error: failure.toJSON()})}\n`)
+    this.reportFailure(failure)
+    if (this.flags?.debug && failure.code === 'InternalError' && error.stack) process.stderr.write(`${error.stack}\n`)
+  }
+
+  /** One line on stderr and the failure's exit code, for failures that still let the command print its result. */
+  protected reportFailure(failure: PodctlError): void {
+    const label = this.wantsColorOnStderr ? makeChalk(true).red('Error:') : 'Error:'
+    process.stderr.write(`${label} ${failure.message}\n`)
+    process.exitCode = failure.exitCode
+  }
+
+  protected override async finally(error: Error | undefined): Promise<void> {
+    if (this.criClient) (await this.criClient.catch(() => undefined))?.close()
+    await super.finally(error)
+  }
+
+  protected debugLine(line: string): void {
+    const text = `debug: ${line}`
+    process.stderr.write(`${this.wantsColorOnStderr ? makeChalk(true).dim(text) : text}\n`)
+  }
+
+  private async buildClient(): Promise<CriClient> {
+    const [{planEndpoints}, {connectPlan}] = await Promise.all([import('./cri/endpoint.js'), import('./cri/connect.js')])
+    const config = await this.config_()
+    const debugOn = Boolean(this.flags.debug || config?.debug)
+    const plan = planEndpoints({
+      runtimeFlag: this.flags['runtime-endpoint'],
+      imageFlag: this.flags['image-endpoint'],
+      env: process.env,
+      config,
+    })
+    const connected = await connectPlan(plan, {
+      connectTimeoutMs: this.flags['connect-timeout'],
+      callTimeoutMs: this.flags.timeout ?? config?.timeoutMs,
+      debug: debugOn ? (line) => this.debugLine(line) : undefined,
+    })
+    this.runtimeSource = connected.runtimeSource
+    this.imageSource = connected.imageSource
+    if (debugOn) this.debugLine(`runtime endpoint ${connected.client.runtimeEndpoint} (from ${connected.runtimeSource})`)
+    return connected.client
+  }
+
+  /** The crictl config file, read once (named config_ because oclif owns `config`). */
+  protected config_(): Promise<CrictlConfig | undefined> {
+    this.crictlConfig ??= loadConfig(locateConfig(this.flags.config, process.env))
+    return this.crictlConfig
+  }
+}
+
+/** Any thrown value → the PodctlError users see; oclif's parse errors are usage errors. */
+export function toPodctlError(error: unknown): PodctlError {
+  if (error instanceof PodctlError) return error
+  const oclifExit = (error as {oclif?: {exit?: number}})?.oclif?.exit
+  const message = String((error as Error)?.message ?? error)
+  if (oclifExit === 2 || error instanceof Errors.CLIError) {
+    const text = message
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !/^See more help with/.test(line))
+      .join(' ')
+    return new UsageError(`${text}; see --help`)
+  }
+
+  return new PodctlError('InternalError', ExitCode.INTERNAL, `${message.split('\n')[0]} (rerun with --debug for details)`)
+}

@@ -1,0 +1,28 @@
+/** Maps with at most `limit` calls in flight, keeping input order; used for bulk runtime calls. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await fn(items[index], index)
+    }
+  }
+
+  await Promise.all(Array.from({length: Math.min(Math.max(1, limit), items.length)}, worker))
+  return results
+}
+
+/** Like mapLimit, but every item settles: one failure never stops the others. */
+export function settleLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  return mapLimit(items, limit, (item, index) =>
+    fn(item, index).then(
+      (value): PromiseSettledResult<R> => ({status: 'fulfilled', value}),
+      (reason): PromiseSettledResult<R> => ({status: 'rejected', reason}),
+    ),
+  )
+}

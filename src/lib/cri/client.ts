@@ -1,0 +1,250 @@
+import {stat} from 'node:fs/promises'
+
+import {
+  fromGrpcError,
+  formatMs,
+  RuntimeUnreachableError,
+  UnimplementedError,
+  type GrpcFailure,
+} from '../errors.js'
+import type * as api from '../../generated/runtime/v1/api.js'
+import {socketPath} from './endpoint.js'
+
+type GrpcModule = typeof import('@grpc/grpc-js')
+type ApiModule = typeof import('../../generated/runtime/v1/api.js')
+type RuntimeDef = typeof api.RuntimeServiceService
+type ImageDef = typeof api.ImageServiceService
+/** The shape grpc-js needs from one generated method definition. */
+interface MethodDef {
+  path: string
+  requestSerialize: (value: never) => Buffer
+  responseDeserialize: (value: Buffer) => unknown
+}
+
+type RequestOf<D, K extends keyof D> = D[K] extends {requestSerialize: (value: infer R) => Buffer} ? R : never
+type ResponseOf<D, K extends keyof D> = D[K] extends {responseDeserialize: (value: Buffer) => infer R} ? R : never
+
+export type RuntimeMethod = keyof RuntimeDef
+export type ImageMethod = keyof ImageDef
+export type RuntimeRequest<M extends RuntimeMethod> = api.DeepPartial<RequestOf<RuntimeDef, M>>
+export type RuntimeResponse<M extends RuntimeMethod> = ResponseOf<RuntimeDef, M>
+export type ImageRequest<M extends ImageMethod> = api.DeepPartial<RequestOf<ImageDef, M>>
+export type ImageResponse<M extends ImageMethod> = ResponseOf<ImageDef, M>
+
+/** crictl failed at gRPC's 4 MiB default on big nodes (cri-tools#872); lists can be large. */
+export const MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024 * 1024
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2000
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000
+
+/**
+ * Calls that legitimately take long get at least these deadlines whatever --timeout says, so a
+ * short --timeout meant for listing never kills a sandbox start half-way (crictl's #984).
+ */
+const SLOW_CALL_FLOOR_MS: Partial<Record<string, number>> = {
+  runPodSandbox: 4 * 60_000,
+  stopPodSandbox: 2 * 60_000,
+  removePodSandbox: 2 * 60_000,
+  stopContainer: 2 * 60_000,
+  createContainer: 2 * 60_000,
+  startContainer: 2 * 60_000,
+  pullImage: 15 * 60_000,
+}
+
+export interface ClientOptions {
+  runtimeEndpoint: string
+  /** Defaults to the runtime endpoint; the same endpoint shares one connection. */
+  imageEndpoint?: string
+  connectTimeoutMs?: number
+  callTimeoutMs?: number
+  /** Receives one line per RPC: method, duration, status. Never request bodies (they may hold credentials). */
+  debug?: (line: string) => void
+}
+
+export interface CallOptions {
+  /** Overrides the deadline of this call (ms). */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+interface Channel {
+  endpoint: string
+  client: InstanceType<GrpcModule['Client']>
+  ready?: Promise<void>
+}
+
+let modules: Promise<{grpc: GrpcModule; api: ApiModule}> | undefined
+
+/** grpc-js and the generated code are the heaviest imports; only commands that call the runtime load them. */
+function loadModules(): Promise<{grpc: GrpcModule; api: ApiModule}> {
+  modules ??= Promise.all([import('@grpc/grpc-js'), import('../../generated/runtime/v1/api.js')]).then(([grpc, api]) => ({
+    grpc,
+    api,
+  }))
+  return modules
+}
+
+/**
+ * The one CRI transport every command shares: unix-socket channels with a connect timeout, a
+ * deadline on every call, typed requests and responses, and gRPC failures turned into PodctlErrors.
+ */
+export class CriClient {
+  readonly runtimeEndpoint: string
+  readonly imageEndpoint: string
+  readonly connectTimeoutMs: number
+  readonly callTimeoutMs: number
+  private readonly debug?: (line: string) => void
+  private readonly channels = new Map<string, Promise<Channel>>()
+
+  constructor(options: ClientOptions) {
+    this.runtimeEndpoint = options.runtimeEndpoint
+    this.imageEndpoint = options.imageEndpoint ?? options.runtimeEndpoint
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    this.debug = options.debug
+  }
+
+  runtime<M extends RuntimeMethod>(
+    method: M,
+    request: RuntimeRequest<M>,
+    options?: CallOptions,
+  ): Promise<RuntimeResponse<M>> {
+    return this.call('RuntimeService', this.runtimeEndpoint, method, request, options) as Promise<RuntimeResponse<M>>
+  }
+
+  image<M extends ImageMethod>(method: M, request: ImageRequest<M>, options?: CallOptions): Promise<ImageResponse<M>> {
+    return this.call('ImageService', this.imageEndpoint, method, request, options) as Promise<ImageResponse<M>>
+  }
+
+  /** Like runtime(), but resolves undefined when the runtime answers UNIMPLEMENTED (older runtimes). */
+  async runtimeOptional<M extends RuntimeMethod>(
+    method: M,
+    request: RuntimeRequest<M>,
+    options?: CallOptions,
+  ): Promise<RuntimeResponse<M> | undefined> {
+    try {
+      return await this.runtime(method, request, options)
+    } catch (error) {
+      if (error instanceof UnimplementedError) return undefined
+      throw error
+    }
+  }
+
+  /** Waits until the runtime channel is connected (bounded by the connect timeout). */
+  async connect(): Promise<void> {
+    await this.channel(this.runtimeEndpoint)
+  }
+
+  close(): void {
+    for (const pending of this.channels.values()) {
+      pending.then((channel) => channel.client.close()).catch(() => {})
+    }
+
+    this.channels.clear()
+  }
+
+  deadlineFor(method: string, override?: number): number {
+    if (override !== undefined) return override
+    return Math.max(this.callTimeoutMs, SLOW_CALL_FLOOR_MS[method] ?? 0)
+  }
+
+  private async call(
+    service: 'RuntimeService' | 'ImageService',
+    endpoint: string,
+    method: string,
+    request: unknown,
+    options: CallOptions = {},
+  ): Promise<unknown> {
+    const {grpc, api} = await loadModules()
+    const definition = (service === 'RuntimeService' ? api.RuntimeServiceService : api.ImageServiceService) as unknown as Record<
+      string,
+      MethodDef
+    >
+    const def = definition[method]
+    const rpcName = def.path.slice(def.path.lastIndexOf('/') + 1)
+    const label = `${service}/${rpcName}`
+    // Requests are DeepPartial; fromPartial fills proto3 defaults so encode never sees undefined.
+    const requestType = (api as unknown as Record<string, {fromPartial(v: unknown): unknown}>)[`${rpcName}Request`]
+    const timeoutMs = this.deadlineFor(method, options.timeoutMs)
+    const started = performance.now()
+    const channel = await this.channel(endpoint)
+
+    return new Promise((resolve, reject) => {
+      const call = channel.client.makeUnaryRequest(
+        def.path,
+        (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(value)),
+        def.responseDeserialize,
+        request,
+        new grpc.Metadata(),
+        {deadline: Date.now() + timeoutMs},
+        (error: (Error & GrpcFailure) | null, response?: unknown) => {
+          options.signal?.removeEventListener('abort', onAbort)
+          this.trace(label, started, error ? grpcCodeName(grpc, error.code) : 'OK')
+          if (error) reject(fromGrpcError(error, {method: label, endpoint, timeoutMs}))
+          else resolve(response)
+        },
+      )
+      const onAbort = () => call.cancel()
+      options.signal?.addEventListener('abort', onAbort, {once: true})
+    })
+  }
+
+  private channel(endpoint: string): Promise<Channel> {
+    let pending = this.channels.get(endpoint)
+    if (!pending) {
+      pending = this.open(endpoint)
+      this.channels.set(endpoint, pending)
+    }
+
+    return pending
+  }
+
+  private async open(endpoint: string): Promise<Channel> {
+    const started = performance.now()
+    const path = socketPath(endpoint)
+    // A missing socket is the common mistake; say so at once instead of waiting for a timeout.
+    try {
+      const info = await stat(path)
+      if (!info.isSocket()) throw new RuntimeUnreachableError(`${path} is not a socket; point --runtime-endpoint at the runtime's socket`)
+    } catch (error) {
+      if (error instanceof RuntimeUnreachableError) throw error
+      const code = (error as NodeJS.ErrnoException).code
+      const why = code === 'ENOENT' ? 'no socket at' : code === 'EACCES' ? 'permission denied on' : `cannot use (${code})`
+      throw new RuntimeUnreachableError(
+        `${why} ${path}: is the runtime running? Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml`,
+      )
+    }
+
+    const {grpc} = await loadModules()
+    const client = new grpc.Client(endpoint, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
+      'grpc.max_send_message_length': MAX_RECEIVE_MESSAGE_BYTES,
+      'grpc.default_authority': 'localhost',
+      // One shot per command: no background retries or keepalive pings that would hold the process open.
+      'grpc.enable_retries': 0,
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.waitForReady(Date.now() + this.connectTimeoutMs, (error) => (error ? reject(error) : resolve()))
+      })
+    } catch {
+      client.close()
+      this.trace(`connect ${endpoint}`, started, 'TIMEOUT')
+      throw new RuntimeUnreachableError(
+        `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
+      )
+    }
+
+    this.trace(`connect ${endpoint}`, started, 'OK')
+    return {endpoint, client}
+  }
+
+  private trace(label: string, started: number, status: string): void {
+    if (!this.debug) return
+    this.debug(`${label} ${(performance.now() - started).toFixed(1)}ms ${status}`)
+  }
+}
+
+function grpcCodeName(grpc: GrpcModule, code: number | undefined): string {
+  if (code === undefined) return 'ERROR'
+  return (grpc.status as unknown as Record<number, string>)[code] ?? `CODE_${code}`
+}

@@ -1,0 +1,22 @@
+/**
+ * Parses "1h2m3.5s", "500ms", "2m" or a bare number of seconds into milliseconds.
+ * Returns undefined for anything else so callers can name the flag in their error.
+ */
+export function parseDuration(text: string): number | undefined {
+  const value = text.trim()
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
+  const unitMs: Record<string, number> = {h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000_001}
+  const part = /(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/y
+  let total = 0
+  let pos = 0
+  if (value === '') return undefined
+  while (pos < value.length) {
+    part.lastIndex = pos
+    const match = part.exec(value)
+    if (!match) return undefined
+    total += Number(match[1]) * unitMs[match[2]]
+    pos = part.lastIndex
+  }
+
+  return Math.round(total)
+}

@@ -1,0 +1,167 @@
+/**
+ * Every failure podctl reports is a PodctlError with a stable name and exit code, so scripts can
+ * branch on the code and humans get one line that says what failed and what to try.
+ * The table here is the single source for the README's exit-code section.
+ */
+export const ExitCode = {
+  OK: 0,
+  INTERNAL: 1,
+  USAGE: 2,
+  UNREACHABLE: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  UNIMPLEMENTED: 6,
+  NOT_READY: 7,
+  ALREADY_EXISTS: 8,
+  RUNTIME: 9,
+  INTERRUPTED: 130,
+} as const
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
+  [ExitCode.OK, 'Success', 'the command did what was asked'],
+  [ExitCode.INTERNAL, 'InternalError', 'a bug in podctl; rerun with --debug and report it'],
+  [ExitCode.USAGE, 'UsageError', 'bad flag, argument, config file or input; nothing was sent to the runtime'],
+  [ExitCode.UNREACHABLE, 'RuntimeUnreachable', 'no runtime answered at the endpoint (missing socket, refused, connect timeout)'],
+  [ExitCode.DEADLINE_EXCEEDED, 'DeadlineExceeded', 'the runtime accepted the call but did not answer before the deadline'],
+  [ExitCode.NOT_FOUND, 'NotFound', 'the pod, container or image does not exist'],
+  [ExitCode.UNIMPLEMENTED, 'Unimplemented', 'the runtime does not implement a call podctl needs'],
+  [ExitCode.NOT_READY, 'RuntimeNotReady', 'a runtime condition (RuntimeReady, NetworkReady) is false'],
+  [ExitCode.ALREADY_EXISTS, 'AlreadyExists', 'the object already exists'],
+  [ExitCode.RUNTIME, 'RuntimeError', 'the runtime refused or failed the call'],
+  [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
+]
+
+export class PodctlError extends Error {
+  /** Stable name for scripts and JSON output, e.g. "NotFound". */
+  readonly code: string
+  readonly exitCode: number
+
+  constructor(code: string, exitCode: number, message: string) {
+    super(message)
+    this.name = code
+    this.code = code
+    this.exitCode = exitCode
+  }
+
+  toJSON(): {code: string; exitCode: number; message: string} {
+    return {code: this.code, exitCode: this.exitCode, message: this.message}
+  }
+}
+
+export class UsageError extends PodctlError {
+  constructor(message: string) {
+    super('UsageError', ExitCode.USAGE, message)
+  }
+}
+
+export class RuntimeUnreachableError extends PodctlError {
+  constructor(message: string) {
+    super('RuntimeUnreachable', ExitCode.UNREACHABLE, message)
+  }
+}
+
+export class DeadlineExceededError extends PodctlError {
+  constructor(message: string) {
+    super('DeadlineExceeded', ExitCode.DEADLINE_EXCEEDED, message)
+  }
+}
+
+export class NotFoundError extends PodctlError {
+  constructor(message: string) {
+    super('NotFound', ExitCode.NOT_FOUND, message)
+  }
+}
+
+export class UnimplementedError extends PodctlError {
+  constructor(message: string) {
+    super('Unimplemented', ExitCode.UNIMPLEMENTED, message)
+  }
+}
+
+export class RuntimeNotReadyError extends PodctlError {
+  constructor(message: string) {
+    super('RuntimeNotReady', ExitCode.NOT_READY, message)
+  }
+}
+
+export class AlreadyExistsError extends PodctlError {
+  constructor(message: string) {
+    super('AlreadyExists', ExitCode.ALREADY_EXISTS, message)
+  }
+}
+
+export class RuntimeError extends PodctlError {
+  constructor(message: string) {
+    super('RuntimeError', ExitCode.RUNTIME, message)
+  }
+}
+
+export class InterruptedError extends PodctlError {
+  constructor(message = 'interrupted') {
+    super('Interrupted', ExitCode.INTERRUPTED, message)
+  }
+}
+
+/** gRPC status codes (numbers from the gRPC spec) that podctl maps; kept here to avoid loading grpc-js. */
+export const GrpcCode = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const
+
+export interface GrpcFailure {
+  code?: number
+  details?: string
+  message?: string
+}
+
+export interface CallContext {
+  /** "RuntimeService/ListPodSandbox" */
+  method: string
+  endpoint: string
+  timeoutMs: number
+}
+
+/** Turns a grpc-js ServiceError into the PodctlError a user can act on. */
+export function fromGrpcError(err: GrpcFailure, ctx: CallContext): PodctlError {
+  const details = (err.details || err.message || 'no details').trim()
+  const rpc = ctx.method.slice(ctx.method.indexOf('/') + 1)
+  switch (err.code) {
+    case GrpcCode.UNAVAILABLE:
+      return new RuntimeUnreachableError(
+        `runtime at ${ctx.endpoint} is unavailable (${details}); check that it is running or pass --runtime-endpoint`,
+      )
+    case GrpcCode.DEADLINE_EXCEEDED:
+      return new DeadlineExceededError(
+        `${rpc} got no answer from ${ctx.endpoint} within ${formatMs(ctx.timeoutMs)}; the runtime may be hung or overloaded, raise --timeout to wait longer`,
+      )
+    case GrpcCode.NOT_FOUND:
+      return new NotFoundError(`${rpc}: ${details}`)
+    case GrpcCode.UNIMPLEMENTED:
+      return new UnimplementedError(`runtime at ${ctx.endpoint} does not implement ${rpc}`)
+    case GrpcCode.ALREADY_EXISTS:
+      return new AlreadyExistsError(`${rpc}: ${details}`)
+    case GrpcCode.CANCELLED:
+      return new InterruptedError(`${rpc} was cancelled`)
+    case GrpcCode.RESOURCE_EXHAUSTED:
+      return new RuntimeError(`${rpc} at ${ctx.endpoint}: ${details}`)
+    default:
+      return new RuntimeError(`${rpc} failed at ${ctx.endpoint}: ${details}`)
+  }
+}
+
+export function formatMs(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`
+  if (ms % 1000 === 0) return `${ms / 1000}s`
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`
+}

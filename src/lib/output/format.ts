@@ -1,0 +1,66 @@
+/** Text formatting shared by every table: IDs, ages, sizes. Pure functions, unit tested. */
+
+export const TRUNCATED_ID_LENGTH = 13
+
+/** crictl's rule: drop an algorithm prefix ("sha256:") then keep 13 characters. */
+export function truncateId(id: string, noTrunc = false): string {
+  if (noTrunc) return id
+  const bare = id.replace(/^[a-z0-9]+:/, '')
+  return bare.slice(0, TRUNCATED_ID_LENGTH)
+}
+
+/** int64 nanoseconds (as the string the client decodes) → milliseconds since the epoch. */
+export function nanosToMs(nanos: string | number | bigint): number {
+  return Number(BigInt(nanos) / 1_000_000n)
+}
+
+export function nanosToIso(nanos: string | number | bigint): string | null {
+  if (BigInt(nanos) === 0n) return null
+  return new Date(nanosToMs(nanos)).toISOString()
+}
+
+/**
+ * "3 minutes ago" — the human duration crictl and docker print (go-units HumanDuration),
+ * so ages read the same in podctl as in the tools users know.
+ */
+export function humanAge(createdNanos: string | number | bigint, nowMs = Date.now()): string {
+  return `${humanDuration(nowMs - nanosToMs(createdNanos))} ago`
+}
+
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000)
+  if (seconds < 1) return 'Less than a second'
+  if (seconds === 1) return '1 second'
+  if (seconds < 60) return `${seconds} seconds`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes === 1) return 'About a minute'
+  if (minutes < 60) return `${minutes} minutes`
+  const hours = Math.round(seconds / 3600)
+  if (hours === 1) return 'About an hour'
+  if (hours < 48) return `${hours} hours`
+  if (hours < 24 * 7 * 2) return `${Math.floor(hours / 24)} days`
+  if (hours < 24 * 30 * 2) return `${Math.floor(hours / 24 / 7)} weeks`
+  if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24 / 30)} months`
+  return `${Math.floor(hours / 24 / 365)} years`
+}
+
+const DECIMAL_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB']
+
+/** Decimal size with 3 significant digits ("4.19MB"), like crictl and docker. */
+export function humanSize(bytes: number | string | bigint): string {
+  let size = Number(bytes)
+  let unit = 0
+  while (size >= 1000 && unit < DECIMAL_UNITS.length - 1) {
+    size /= 1000
+    unit++
+  }
+
+  return `${Number(size.toPrecision(3))}${DECIMAL_UNITS[unit]}`
+}
+
+/** Compares int64 nanosecond strings without losing precision; newest first when used in sort. */
+export function compareNanosDesc(a: string, b: string): number {
+  const x = BigInt(a)
+  const y = BigInt(b)
+  return x === y ? 0 : x > y ? -1 : 1
+}

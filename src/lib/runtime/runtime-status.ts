@@ -1,0 +1,44 @@
+import type {CriClient} from '../cri/client.js'
+import type {RuntimeCondition} from '../../generated/runtime/v1/api.js'
+
+export interface RuntimeStatusReport {
+  endpoint: string
+  imageEndpoint: string
+  runtime: {name: string; version: string; apiVersion: string; criVersion: string}
+  conditions: Array<Pick<RuntimeCondition, 'type' | 'status' | 'reason' | 'message'>>
+  pods: {ready: number; total: number}
+  containers: {running: number; total: number}
+  images: number
+  /** True when every condition the runtime reports is true. */
+  ready: boolean
+}
+
+/** Version, Status and the three list calls, all concurrently: one round-trip of latency. */
+export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusReport> {
+  const [version, status, pods, containers, images] = await Promise.all([
+    client.runtime('version', {version: '0.1.0'}),
+    client.runtime('status', {verbose: false}),
+    client.runtime('listPodSandbox', {}),
+    client.runtime('listContainers', {}),
+    client.image('listImages', {}),
+  ])
+  const conditions = (status.status?.conditions ?? []).map(({type, status, reason, message}) => ({type, status, reason, message}))
+  return {
+    endpoint: client.runtimeEndpoint,
+    imageEndpoint: client.imageEndpoint,
+    runtime: {
+      name: version.runtimeName,
+      version: version.runtimeVersion,
+      apiVersion: version.runtimeApiVersion,
+      criVersion: version.version,
+    },
+    conditions,
+    pods: {ready: pods.items.filter((pod) => pod.state === 'SANDBOX_READY').length, total: pods.items.length},
+    containers: {
+      running: containers.containers.filter((container) => container.state === 'CONTAINER_RUNNING').length,
+      total: containers.containers.length,
+    },
+    images: images.images.length,
+    ready: conditions.length > 0 && conditions.every((condition) => condition.status),
+  }
+}
