@@ -14,6 +14,12 @@ export const ExitCode = {
   NOT_READY: 7,
   ALREADY_EXISTS: 8,
   RUNTIME: 9,
+  IMAGE_PULL: 10,
+  INVALID_IMAGE_NAME: 11,
+  IMAGE_NEVER_PULL: 12,
+  UNAUTHORIZED: 13,
+  POD_FAILED: 14,
+  AMBIGUOUS: 15,
   INTERRUPTED: 130,
 } as const
 
@@ -30,6 +36,12 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [ExitCode.NOT_READY, 'RuntimeNotReady', 'a runtime condition (RuntimeReady, NetworkReady) is false'],
   [ExitCode.ALREADY_EXISTS, 'AlreadyExists', 'the object already exists'],
   [ExitCode.RUNTIME, 'RuntimeError', 'the runtime refused or failed the call'],
+  [ExitCode.IMAGE_PULL, 'ErrImagePull', 'the image could not be pulled (also RegistryUnavailable, ImagePullBackOff)'],
+  [ExitCode.INVALID_IMAGE_NAME, 'InvalidImageName', 'the image reference is not valid; nothing was pulled'],
+  [ExitCode.IMAGE_NEVER_PULL, 'ErrImageNeverPull', 'the image is absent and the pull policy is Never'],
+  [ExitCode.UNAUTHORIZED, 'Unauthorized', 'the registry refused the credentials (or none were given)'],
+  [ExitCode.POD_FAILED, 'PodFailed', 'a pod or container failed to start or run (CreateContainerError, PostStartHookError, init failure, ...)'],
+  [ExitCode.AMBIGUOUS, 'Ambiguous', 'an ID prefix or name matches more than one object; the message lists them'],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]
 
@@ -101,6 +113,13 @@ export class RuntimeError extends PodctlError {
 export class InterruptedError extends PodctlError {
   constructor(message = 'interrupted') {
     super('Interrupted', ExitCode.INTERRUPTED, message)
+  }
+}
+
+/** An ID prefix or name that matches several objects; the message lists them so the user can pick. */
+export class AmbiguousError extends PodctlError {
+  constructor(message: string) {
+    super('Ambiguous', ExitCode.AMBIGUOUS, message)
   }
 }
 
