@@ -24,3 +24,19 @@ export const ContainerAnnotation = {
 export function podFullName(name: string, namespace: string): string {
   return `${name}_${namespace}`
 }
+
+/**
+ * podctl's own annotations (lifecycle contract): the kubelet keeps the pod spec, podctl only has
+ * the runtime, so `run` records what `kill` and `status` need to behave like the kubelet.
+ */
+export const PodctlAnnotation = {
+  /** On the sandbox: Always | OnFailure | Never (absent → Always, the Kubernetes default). */
+  restartPolicy: 'io.podctl.restartPolicy',
+  /** On each container: init | app. */
+  containerType: 'io.podctl.containerType',
+} as const
+
+/** The kubelet's pod description in messages (format.Pod): `name_namespace(uid)`. */
+export function podDescription(name: string, namespace: string, uid: string): string {
+  return `${name}_${namespace}(${uid})`
+}
