@@ -11,12 +11,12 @@ import {BackOff} from './backoff.js'
 import {DockerConfigKeyring, type CredentialStore, type RegistryAuth, type RegistryCredential} from './credentials.js'
 import {
   ErrImageNeverPullError,
-  ErrImagePullError,
   ImageInspectError,
   ImagePullBackOffError,
   InvalidImageNameError,
   kubeletErrorText,
   pullFailure,
+  UnauthorizedError,
   type ImageError,
 } from './image-errors.js'
 import {ImageReferenceSyntaxError, parseNormalizedReference, type ImageReference} from './image-reference.js'
@@ -93,6 +93,8 @@ export interface EnsureImageOptions {
   runtimeHandler?: string
   /** Explicit credentials (--creds/--auth); else the docker config lookup. */
   auth?: RegistryAuth
+  /** Where `auth` came from, for messages (e.g. "--creds"); never the credentials themselves. */
+  authSource?: string
   /** Epoch ms: back-off retries happen only while the next attempt fits before it. No deadline → one attempt. */
   deadline?: number
   /** Abort → stop waiting/retrying, reject with InterruptedError. */
@@ -151,11 +153,15 @@ export class ImageManager {
   private readonly credentials: CredentialStore
   private readonly now: () => number
 
-  constructor(
-    private readonly client: CriClient,
-    private readonly events: EventSink = discardEvents,
-    options: ImageManagerOptions = {},
-  ) {
+  private readonly getClient: () => Promise<CriClient>
+
+  /**
+   * `client` may be a factory: it is called on the first RPC only, so a command whose images are
+   * all invalid never connects to the runtime.
+   */
+  constructor(client: CriClient | (() => Promise<CriClient>), private readonly events: EventSink = discardEvents, options: ImageManagerOptions = {}) {
+    let pending: Promise<CriClient> | undefined
+    this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
     this.backOff = new BackOff({...(options.backOff ?? backOffFromEnv()), now: this.now})
     this.slots = new Limiter(Math.max(1, options.parallel ?? DEFAULT_PARALLEL_PULLS))
@@ -185,7 +191,7 @@ export class ImageManager {
     if (policy !== 'Always') {
       let present: {id: string; size?: string} | undefined
       try {
-        const status = await this.client.image('imageStatus', {image: spec}, {signal: options.signal})
+        const status = await (await this.getClient()).image('imageStatus', {image: spec}, {signal: options.signal})
         present = status.image?.id ? {id: status.image.id, size: status.image.size} : undefined
       } catch (error) {
         if (passThrough(error)) throw error
@@ -241,6 +247,7 @@ export class ImageManager {
         emit(warningEvent('Failed', `Failed to pull image ${goQuote(requested)}: ${text}`))
         this.backOff.next(backOffKey)
         lastFailure = pullFailure(text, requested)
+        if (lastFailure instanceof UnauthorizedError && error instanceof PullFailed) lastFailure = withCredentialHint(lastFailure, error)
         this.lastFailure.set(backOffKey, lastFailure)
         continue
       }
@@ -324,38 +331,40 @@ export class ImageManager {
     signal: AbortSignal,
   ): Promise<PullOutcome> {
     const candidates: Array<RegistryCredential | undefined> = options.auth
-      ? [{auth: options.auth, source: 'explicit credentials'}]
+      ? [{auth: options.auth, source: options.authSource ?? 'explicit credentials'}]
       : await this.credentials.lookup(reference)
     if (candidates.length === 0) candidates.push(undefined)
+    const sources = candidates.flatMap((credential) => (credential ? [credential.source] : []))
     const failures: string[] = []
-    let lastError: unknown
     for (const credential of candidates) {
       const started = performance.now()
       try {
-        const response = await this.client.image(
+        const response = await (await this.getClient()).image(
           'pullImage',
           {image: spec, auth: credential?.auth as DeepPartial<AuthConfig> | undefined, sandboxConfig: options.sandboxConfig},
           {signal},
         )
         const pullMs = Math.trunc(performance.now() - started)
-        if (!response.imageRef) throw new ErrImagePullError(`imageRef of image ${goQuote(image)} is not set`, options.image)
+        if (!response.imageRef) {
+          failures.push(`imageRef of image ${goQuote(image)} is not set`)
+          continue
+        }
+
         return {imageRef: response.imageRef, pullMs, credentialSource: credential?.source}
       } catch (error) {
         if (passThrough(error)) throw error
-        lastError = error
         failures.push(errorText(error))
       }
     }
 
-    if (failures.length === 1) throw lastError
-    // utilerrors.NewAggregate's format.
-    throw new ErrImagePullError(`[${failures.join(', ')}]`, options.image)
+    // One failure reads as itself; several as utilerrors.NewAggregate prints them.
+    throw new PullFailed(failures.length === 1 ? failures[0] : `[${failures.join(', ')}]`, sources, reference.domain)
   }
 
   /** Best effort, like the kubelet: a failed ImageStatus after a good pull only loses the size. */
   private async imageSize(imageRef: string, spec: DeepPartial<ImageSpec>, signal?: AbortSignal): Promise<string | undefined> {
     try {
-      const status = await this.client.image('imageStatus', {image: {...spec, image: imageRef}}, {signal})
+      const status = await (await this.getClient()).image('imageStatus', {image: {...spec, image: imageRef}}, {signal})
       return status.image?.size
     } catch {
       return undefined
@@ -372,6 +381,25 @@ function backOffFromEnv(env: NodeJS.ProcessEnv = process.env): {initialMs: numbe
   return {initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS}
 }
 
+/** A failed PullImage (every credential tried), with what the kubelet would print and which credentials were used. */
+class PullFailed extends Error {
+  constructor(
+    readonly text: string,
+    readonly sources: string[],
+    readonly registry: string,
+  ) {
+    super(text)
+  }
+}
+
+/** Says which credentials were refused (by origin, never content), or that none were found. */
+function withCredentialHint(failure: UnauthorizedError, pull: PullFailed): UnauthorizedError {
+  const hint = pull.sources.length
+    ? `credentials from ${pull.sources.join(', ')} were refused`
+    : `no credentials found for ${pull.registry}; pass --creds or --auth, or log in to write a docker config file`
+  return new UnauthorizedError(`${failure.message} (${hint})`, failure.image)
+}
+
 /** Failures that are not about the image (no runtime, interrupted, no image service) keep their own class. */
 function passThrough(error: unknown): boolean {
   return error instanceof InterruptedError || error instanceof RuntimeUnreachableError || error instanceof UnimplementedError
@@ -379,6 +407,7 @@ function passThrough(error: unknown): boolean {
 
 /** The error text the kubelet would print: the runtime's status as its CRI client formats it. */
 function errorText(error: unknown): string {
+  if (error instanceof PullFailed) return error.text
   if (error instanceof PodctlError && error.grpc) return kubeletErrorText(error.grpc.code, error.grpc.details)
   return error instanceof Error ? error.message : String(error)
 }
