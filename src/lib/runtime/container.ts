@@ -1,10 +1,12 @@
+import {readdir} from 'node:fs/promises'
+
 import type {CriClient, RuntimeRequest} from '../cri/client.js'
 import {ExitCode, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {normalEvent, warningEvent, type EventSink} from './events.js'
 import type {EnsureImageOptions, EnsureImageResult} from './image.js'
-import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, podDescription} from './labels.js'
+import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, podDescription, podFullName} from './labels.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
 import {podNamespaceOptions, wrapRuntimeFailure, type SandboxConfig} from './sandbox.js'
 
@@ -47,6 +49,28 @@ export interface ContainerConfigOptions {
   /** Host file mounted at terminationMessagePath. */
   terminationMessageFile?: string
   nodeMemoryBytes: number
+}
+
+/**
+ * The kubelet's calcRestartCountByLogDir: a container with no status yet continues after the
+ * highest `N.log` (or rotated `N.log.*`) in its log directory, so a replaced pod never appends to
+ * an earlier attempt's log file.
+ */
+export async function restartCountFromLogs(containerLogDirectory: string): Promise<number> {
+  let names: string[]
+  try {
+    names = (await readdir(containerLogDirectory, {withFileTypes: true})).filter((entry) => !entry.isDirectory()).map((entry) => entry.name)
+  } catch {
+    return 0
+  }
+
+  let count = 0
+  for (const name of names) {
+    const match = /^(\d+)\.log(\..*)?$/.exec(name)
+    if (match) count = Math.max(count, Number(match[1]) + 1)
+  }
+
+  return count
 }
 
 /** `$(VAR)` references as the kubelet expands them (third_party/forked/golang/expansion): unknown stay, `$$` is `$`. */
@@ -288,8 +312,9 @@ export class ContainerStartError extends PodctlError {
   }
 }
 
+/** The object events name (as podctl kill does): `name_namespace/container`. */
 export function containerObject(pod: PodModel, container: ContainerModel): string {
-  return `${pod.name}/${container.name}`
+  return `${podFullName(pod.name, pod.namespace)}/${container.name}`
 }
 
 export async function startContainer(ctx: StartContainerContext): Promise<StartedContainer> {

@@ -6,7 +6,7 @@ import type {PodModel} from '../manifest/model.js'
 import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import type {EventSink} from './events.js'
 import {warningEvent} from './events.js'
-import {PodctlAnnotation, PodLabel, podDescription} from './labels.js'
+import {PodctlAnnotation, PodLabel, podDescription, podFullName} from './labels.js'
 import {sandboxIps} from './pods.js'
 import {sandboxResources} from './resources.js'
 
@@ -178,7 +178,7 @@ export async function createPodSandbox(
   options: CreateSandboxOptions,
 ): Promise<CreatedSandbox> {
   const described = podDescription(pod.name, pod.namespace, pod.uid)
-  const object = `pod/${pod.name}`
+  const object = podFullName(pod.name, pod.namespace)
   try {
     await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
   } catch (error) {
