@@ -30,14 +30,15 @@ export function sourceName(path: string): string {
 /** Parses every non-empty YAML/JSON document of a file; syntax errors name the line. */
 export async function parseDocuments(text: string, source: string): Promise<Json[]> {
   const {parseAllDocuments} = await import('yaml')
-  const documents = parseAllDocuments(text, {prettyErrors: false, uniqueKeys: true})
+  const documents = parseAllDocuments(text, {prettyErrors: true, uniqueKeys: true})
   const list = Array.isArray(documents) ? documents : [documents]
   const out: Json[] = []
   for (const document of list) {
     const [error] = document.errors
     if (error) {
       const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
-      throw new ManifestError(`${source}: ${where}${error.message.split('\n')[0]} (not valid YAML or JSON)`)
+      const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
+      throw new ManifestError(`${source}: ${where}${message} (not valid YAML or JSON)`)
     }
 
     const value = document.toJS({maxAliasCount: 100}) as Json

@@ -16,7 +16,7 @@ export interface TimelineOptions {
 }
 
 const TYPE_WIDTH = 9
-const REASON_WIDTH = 22
+const REASON_WIDTH = 24
 const AGE_WIDTH = 7
 
 export class EventTimeline {
