@@ -7,6 +7,7 @@ import {createTestPod, leftovers, pullBusybox, waitForExit} from '../support/pod
 const client = labClient()
 const ns = uniqueNamespace('status')
 const env = labEnv()
+/** Exits 0 on SIGTERM, within a second. */
 const TRAPS_TERM = 'trap "exit 0" TERM; while true; do sleep 1; done'
 
 beforeAll(async () => {
