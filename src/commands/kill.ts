@@ -81,7 +81,10 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
     const force = flags.force || gracePeriod === 0
     const client = await this.client()
-    const {items: sandboxes} = await client.runtime('listPodSandbox', {filter: {labelSelector: labels}})
+    const [{items: sandboxes}, {containers}] = await Promise.all([
+      client.runtime('listPodSandbox', {filter: {labelSelector: labels}}),
+      client.runtime('listContainers', {filter: {}}),
+    ])
     const {pods, failures: unmatched} = selectPods(sandboxes, selection)
 
     const failures: KillFailure[] = []
@@ -104,7 +107,13 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
     const items: KillPodResult[] = []
     const settled = await settleLimit(pods, flags.parallel, async (pod) => {
-      const result = await killPod(client, pod.sandboxes, {gracePeriodSeconds: gracePeriod, force, keep: flags.keep, events: onEvent})
+      const result = await killPod(client, pod.sandboxes, {
+        gracePeriodSeconds: gracePeriod,
+        force,
+        keep: flags.keep,
+        events: onEvent,
+        containers,
+      })
       if (human) this.log(this.line(result))
       return result
     })

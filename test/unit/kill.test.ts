@@ -271,4 +271,12 @@ describe('killPod', () => {
     expect(failure.result.removed).toBe(false)
     expect(calls.filter((call) => call.method === 'removePodSandbox').map((call) => call.request.podSandboxId)).toEqual(['new'])
   })
+
+  it('uses a shared ListContainers result when given one', async () => {
+    const {client, calls} = fakeClient([])
+    const result = await killPod(client, sandboxes, {containers: [container('c9', 'old', 'CONTAINER_RUNNING')]})
+    expect(result.containersStopped).toBe(1)
+    expect(calls.some((call) => call.method === 'listContainers')).toBe(false)
+    expect(calls.find((call) => call.method === 'stopContainer')!.request.containerId).toBe('c9')
+  })
 })
