@@ -81,7 +81,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   ]
 
   static override args = {
-    file: Args.string({description: 'Pod manifest (YAML or JSON), or - for stdin; same as -f.'}),
+    // The manifest may come on stdin (-f -); oclif must not take stdin as the argument itself.
+    file: Args.string({description: 'Pod manifest (YAML or JSON), or - for stdin; same as -f.', ignoreStdin: true}),
   }
 
   static override flags = {

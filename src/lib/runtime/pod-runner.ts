@@ -296,9 +296,13 @@ export class PodRun {
   private async runInitContainer(container: ContainerModel, ensured: Promise<EnsureImageResult>): Promise<void> {
     let attempt = await this.firstAttempt(container)
     let id = await this.start(container, 'init', attempt, ensured)
+    let restarts = 0
+    let lastExit: ContainerStatus | undefined
     for (;;) {
       this.step(`waiting for init container ${container.name}`)
-      const status = await this.waitForExit(id, `init container "${container.name}"`)
+      const status = await this.waitForExit(id, `init container "${container.name}"`).catch((error: unknown) => {
+        throw restarts > 0 && error instanceof DeadlineExceededError ? this.crashLoop(container, lastExit, restarts) : error
+      })
       if (status.exitCode === 0) return
       const reason = status.reason || 'Error'
       if (this.pod.restartPolicy === 'Never') {
@@ -307,9 +311,27 @@ export class PodRun {
 
       await this.backOffBeforeRestart(container, status)
       attempt++
+      restarts++
+      lastExit = status
       await this.pruneExited(container.name)
       id = await this.start(container, 'init', attempt)
     }
+  }
+
+  /** A container that keeps failing until --timeout: the kubelet's CrashLoopBackOff, with its last exit. */
+  private crashLoop(container: ContainerModel, lastExit: ContainerStatus | undefined, restarts: number): PodctlError {
+    const key = this.backOffKey(container)
+    const described = podDescription(this.pod.name, this.pod.namespace, this.pod.uid)
+    return new PodctlError(
+      'CrashLoopBackOff',
+      ExitCode.POD_FAILED,
+      `back-off ${formatMs(this.backOff.window(key))} restarting failed container=${container.name} pod=${described}: ` +
+        `it exited with code ${lastExit?.exitCode ?? 'unknown'} and was restarted ${restarts} time${restarts === 1 ? '' : 's'} before --timeout ran out`,
+    )
+  }
+
+  private backOffKey(container: ContainerModel): string {
+    return `${this.pod.name}_${this.pod.namespace}_${this.pod.uid}_${container.name}_${containerHash(container)}`
   }
 
   /** --wait running: every app container running; ones that already exited are restarted per restartPolicy (crash back-off). */
@@ -397,7 +419,7 @@ export class PodRun {
 
   /** The kubelet's doBackOff: wait out the crash back-off window (BackOff event), or fail with CrashLoopBackOff when it ends after the deadline. */
   private async backOffBeforeRestart(container: ContainerModel, status: ContainerStatus | undefined): Promise<void> {
-    const key = `${this.pod.name}_${this.pod.namespace}_${this.pod.uid}_${container.name}_${containerHash(container)}`
+    const key = this.backOffKey(container)
     const finishedAt = status?.finishedAt && status.finishedAt !== '0' ? Number(BigInt(status.finishedAt) / 1_000_000n) : Date.now()
     const delay = this.backOff.delay(key, finishedAt)
     if (delay > 0) {
