@@ -363,7 +363,7 @@ describe('podctl run', () => {
 
   it('restarts a failing init container with the crash back-off and gives up with CrashLoopBackOff at --timeout', async () => {
     const namespace = ns('run-crash')
-    const result = await run(['--timeout', '4s', '-o', 'json'], podManifest('crashy', namespace, {
+    const result = await run(['--timeout', '10s', '-o', 'json'], podManifest('crashy', namespace, {
       restartPolicy: 'OnFailure',
       initContainers: [{name: 'flaky', command: ['sh', '-c', 'exit 1']}],
       containers: [{name: 'main', command: ['sh', '-c', SERVE]}],
