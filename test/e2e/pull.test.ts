@@ -123,25 +123,28 @@ describe('podctl pull', () => {
 
   test('--retry-for: retries on the back-off ladder with BackOff events, then the last error (ladder shrunk for the test)', async () => {
     const image = absent()
-    const result = await run(['pull', image, '--retry-for', '2s', '-o', 'json'], {PODCTL_BACKOFF_BASE_MS: '300'})
+    const result = await run(['pull', image, '--retry-for', '4s', '-o', 'json'], {PODCTL_BACKOFF_BASE_MS: '300'})
     expect(result.code).toBe(10)
     const [failed] = images(result.stdout)
     expect(failed.error?.code).toBe('ErrImagePull')
-    // 300 ms and 600 ms windows fit in 2 s; the 1.2 s one after the third failure does not.
-    expect(failed.events.map((event) => event.reason)).toEqual(['Pulling', 'Failed', 'BackOff', 'Pulling', 'Failed', 'BackOff', 'Pulling', 'Failed'])
+    // Unloaded, the 300 ms, 600 ms and 1.2 s waits fit in 4 s and the 2.4 s one does not; a slow runtime leaves room for fewer.
+    const reasons = failed.events.map((event) => event.reason)
+    const attempts = reasons.filter((reason) => reason === 'Pulling').length
+    expect(attempts).toBeGreaterThanOrEqual(2)
+    expect(attempts).toBeLessThanOrEqual(4)
+    expect(reasons).toEqual([...Array.from({length: attempts - 1}, () => ['Pulling', 'Failed', 'BackOff']).flat(), 'Pulling', 'Failed'])
     const backOffs = failed.events.filter((event) => event.reason === 'BackOff')
     for (const event of backOffs) {
       expect(event).toMatchObject({type: 'Normal', message: `Back-off pulling image "${image}": ErrImagePull: ${notFoundText(image)}`})
     }
 
     const pulls = failed.events.filter((event) => event.reason === 'Pulling').map((event) => Date.parse(event.at))
-    expect(pulls[1] - pulls[0]).toBeGreaterThanOrEqual(300)
-    expect(pulls[2] - pulls[1]).toBeGreaterThanOrEqual(600)
+    for (let i = 1; i < attempts; i++) expect(pulls[i] - pulls[i - 1]).toBeGreaterThanOrEqual(300 * 2 ** (i - 1))
   })
 
-  test('--retry-for with the real kubelet ladder: one 10 s back-off fits in 12 s, the 20 s one does not', async () => {
+  test('--retry-for with the real kubelet ladder: one 10 s back-off fits in 15 s, the 20 s one does not', async () => {
     const image = absent()
-    const result = await run(['pull', image, '--retry-for', '12s'])
+    const result = await run(['pull', image, '--retry-for', '15s'])
     expect(result.code).toBe(10)
     const reasons = result.stderr
       .split('\n')
@@ -149,11 +152,11 @@ describe('podctl pull', () => {
       .map((line) => line.split(/\s+/)[1])
     expect(reasons).toEqual(['Pulling', 'Failed', 'BackOff', 'Pulling', 'Failed'])
     expect(result.ms).toBeGreaterThanOrEqual(10_000)
-    expect(result.ms).toBeLessThan(20_000)
   }, 60_000)
 
   test('SIGINT while backing off stops at once with exit 130', async () => {
     const image = absent()
+    let sentAt = 0
     const result = await podctl(['pull', image, '--retry-for', '5m'], {
       env: labEnv({HOME: home, PODCTL_BACKOFF_BASE_MS: undefined}),
       onSpawn: (child) => {
@@ -162,6 +165,7 @@ describe('podctl pull', () => {
         child.stderr?.on('data', (chunk: Buffer) => {
           if (!sent && chunk.toString().includes('BackOff')) {
             sent = true
+            sentAt = Date.now()
             child.kill('SIGINT')
           }
         })
@@ -169,7 +173,9 @@ describe('podctl pull', () => {
     })
     expect(result.stderr).toContain('Normal  BackOff')
     expect(result.code).toBe(130)
-    expect(result.ms).toBeLessThan(9_000)
+    expect(result.stderr).toContain('Error: pull interrupted')
+    // Well inside the 10 s back-off window: the wait was cut short, not waited out.
+    expect(Date.now() - sentAt).toBeLessThan(5_000)
   })
 
   test('an invalid name: exit 11 with the kubelet message and no runtime call at all', async () => {

@@ -216,25 +216,18 @@ export class ImageManager {
     const reference = parseNormalizedReference(image)
     const backOffKey = `${options.podUid ?? ''}_${requested}`
     let attempts = 0
-    let lastFailure: ImageError | undefined
+
+    // Still inside the window an earlier call's failure opened (the kubelet's IsInBackOffSinceUpdate).
+    const inherited = this.backOff.remaining(backOffKey)
+    if (inherited > 0) {
+      const previous = this.lastFailure.get(backOffKey)
+      const message = `Back-off pulling image ${goQuote(requested)}${previous ? `: ${previous.reason}: ${previous.message}` : ''}`
+      emit(normalEvent('BackOff', message))
+      if (!this.fitsBefore(inherited, options.deadline)) throw new ImagePullBackOffError(message, requested)
+      await sleep(inherited, options.signal)
+    }
 
     for (;;) {
-      const waitMs = this.backOff.remaining(backOffKey)
-      if (waitMs > 0) {
-        const previous = lastFailure ?? this.lastFailure.get(backOffKey)
-        const message = `Back-off pulling image ${goQuote(requested)}${previous ? `: ${previous.reason}: ${previous.message}` : ''}`
-        const fits = options.deadline !== undefined && this.now() + waitMs < options.deadline
-        if (!fits) {
-          // Our own attempt failed: report that error. Still in an earlier call's window: ImagePullBackOff, no RPC.
-          if (lastFailure) throw lastFailure
-          emit(normalEvent('BackOff', message))
-          throw new ImagePullBackOffError(message, requested)
-        }
-
-        emit(normalEvent('BackOff', message))
-        await sleep(waitMs, options.signal)
-      }
-
       const attemptStart = this.now()
       emit(normalEvent('Pulling', `Pulling image ${goQuote(requested)}`))
       attempts++
@@ -245,10 +238,14 @@ export class ImageManager {
         if (passThrough(error)) throw error
         const text = errorText(error)
         emit(warningEvent('Failed', `Failed to pull image ${goQuote(requested)}: ${text}`))
-        this.backOff.next(backOffKey)
-        lastFailure = pullFailure(text, requested)
-        if (lastFailure instanceof UnauthorizedError && error instanceof PullFailed) lastFailure = withCredentialHint(lastFailure, error)
-        this.lastFailure.set(backOffKey, lastFailure)
+        let failure = pullFailure(text, requested)
+        if (failure instanceof UnauthorizedError && error instanceof PullFailed) failure = withCredentialHint(failure, error)
+        this.lastFailure.set(backOffKey, failure)
+        // The window is measured from this failure, whatever the clock does while we decide.
+        const windowMs = this.backOff.next(backOffKey)
+        if (!this.fitsBefore(windowMs, options.deadline)) throw failure
+        emit(normalEvent('BackOff', `Back-off pulling image ${goQuote(requested)}: ${failure.reason}: ${failure.message}`))
+        await sleep(windowMs, options.signal)
         continue
       }
 
@@ -273,6 +270,11 @@ export class ImageManager {
         credentialSource: outcome.credentialSource,
       }
     }
+  }
+
+  /** A retry after `waitMs` starts before the deadline (no deadline: never retry). */
+  private fitsBefore(waitMs: number, deadline: number | undefined): boolean {
+    return deadline !== undefined && this.now() + waitMs < deadline
   }
 
   /** One PullImage per image (and credentials) at a time: a concurrent request for the same image joins it. */
