@@ -289,6 +289,18 @@ describe('concurrency', () => {
     expect(events.filter((event) => event.reason === 'Pulled')).toHaveLength(2)
   })
 
+  test('one of two callers sharing a pull gives up: the other still gets the image, the pull is not cancelled', async () => {
+    fake.reset({pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:shared'), 150)), imageStatus: () => fakeImage('sha256:shared')})
+    const m = manager()
+    const quitter = new AbortController()
+    const a = m.ensureImage({image: 'app:v1', policy: 'Always', signal: quitter.signal})
+    const b = m.ensureImage({image: 'app:v1', policy: 'Always', signal: new AbortController().signal})
+    setTimeout(() => quitter.abort(), 30)
+    expect(await failure(a)).toBeInstanceOf(InterruptedError)
+    expect((await b).imageRef).toBe('sha256:shared')
+    expect(fake.pulls()).toHaveLength(1)
+  })
+
   test('different images pull in parallel, at most `parallel` at once', async () => {
     let active = 0
     let peak = 0

@@ -159,7 +159,11 @@ export class ImageManager {
    * `client` may be a factory: it is called on the first RPC only, so a command whose images are
    * all invalid never connects to the runtime.
    */
-  constructor(client: CriClient | (() => Promise<CriClient>), private readonly events: EventSink = discardEvents, options: ImageManagerOptions = {}) {
+  constructor(
+    client: CriClient | (() => Promise<CriClient>),
+    private readonly events: EventSink = discardEvents,
+    options: ImageManagerOptions = {},
+  ) {
     let pending: Promise<CriClient> | undefined
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
@@ -291,7 +295,9 @@ export class ImageManager {
       const created: InflightPull = {controller, waiters: 0, promise: Promise.resolve() as unknown as Promise<PullOutcome>}
       created.promise = this.slots
         .run(() => this.pullWithCredentials(image, spec, reference, options, controller.signal), controller.signal)
-        .finally(() => this.inflight.delete(key))
+        .finally(() => {
+          if (this.inflight.get(key) === created) this.inflight.delete(key)
+        })
       this.inflight.set(key, created)
       entry = created
     }
@@ -303,8 +309,12 @@ export class ImageManager {
     return new Promise<PullOutcome>((resolve, reject) => {
       const onAbort = () => {
         shared.waiters--
-        // Nobody else waits for this pull: cancel the RPC too.
-        if (shared.waiters === 0) shared.controller.abort()
+        // Nobody else waits for this pull: cancel the RPC, and let a later request start afresh.
+        if (shared.waiters === 0) {
+          shared.controller.abort()
+          if (this.inflight.get(key) === shared) this.inflight.delete(key)
+        }
+
         reject(new InterruptedError(`pull of ${image} interrupted`))
       }
 
