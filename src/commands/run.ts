@@ -405,9 +405,9 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     return state
   }
 
-  /** ora only on a terminal (stderr), loaded lazily. */
+  /** ora only on a sized terminal (stderr; it loops on a zero-width pty), loaded lazily. */
   private async startSpinner(enabled: boolean, pods: PodModel[]): Promise<Spinner | undefined> {
-    if (!enabled || !process.stderr.isTTY) return undefined
+    if (!enabled || !process.stderr.isTTY || !process.stderr.columns) return undefined
     const {default: ora} = await import('ora')
     const text = pods.length === 1 ? `Starting pod ${podFullName(pods[0].name, pods[0].namespace)}` : `Starting ${pods.length} pods`
     return ora({text, stream: process.stderr, discardStdin: false}).start()
