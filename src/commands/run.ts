@@ -357,8 +357,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     const failure = outcome.failure!
     const {result} = outcome
     const prefix = failure.message.startsWith(`${failure.code}:`) ? '' : `${failure.code}: `
-    const rollback = result.rolledBack ? ` (rolled back; container logs stay in ${result.logDirectory})` : ''
-    return new PodctlError(failure.code, failure.exitCode, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${failure.message}${rollback}`)
+    return new PodctlError(failure.code, failure.exitCode, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${failure.message}`)
   }
 
   /** One row per container; the pod's columns only on its first row. Pods that never got a sandbox only have their error line. */

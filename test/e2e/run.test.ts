@@ -1,4 +1,4 @@
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -18,6 +18,8 @@ const namespaces: string[] = []
 const podDirRoot = mkdtempSync(join(tmpdir(), 'podctl-run-pods-'))
 const env = labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot, PODCTL_POD_DIR_ROOT: podDirRoot, PODCTL_BACKOFF_BASE_MS: '300'})
 const busybox = lab().busybox
+/** The lab's extra runtime handler (containerd config), for runtimeClassName. */
+const handler = /^PODCTL_LAB_RUNTIME_HANDLER=(.+)$/m.exec(readFileSync('/run/podctl-lab/env', 'utf8'))?.[1] ?? 'test-handler'
 
 /** Stops at once on SIGTERM (PID 1 ignores signals it does not trap). */
 const SERVE = 'trap "exit 0" TERM; while true; do sleep 1; done'
@@ -167,7 +169,7 @@ describe('podctl run', () => {
 
   it('prints the event timeline and a table on stdout without -o', async () => {
     const namespace = ns('run-table')
-    const result = await run([], podManifest('plain', namespace, {containers: [{name: 'app', command: ['sh', '-c', SERVE]}]}))
+    const result = await run([], podManifest('plain', namespace, {runtimeClassName: handler, containers: [{name: 'app', command: ['sh', '-c', SERVE]}]}))
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toBe('')
     const lines = result.stdout.trimEnd().split('\n')
@@ -176,6 +178,9 @@ describe('podctl run', () => {
     const header = lines.findIndex((line) => line.startsWith('POD '))
     expect(lines[header].split(/\s{2,}/)).toEqual(['POD', 'SANDBOX', 'ATTEMPT', 'IP', 'PHASE', 'CONTAINER', 'TYPE', 'STATE', 'EXIT', 'RESTARTS', 'ID'])
     expect(lines[header + 1]).toMatch(new RegExp(`^plain_${namespace}\\s+[0-9a-f]{13}\\s+0\\s+10\\.234\\.\\S+\\s+Running\\s+app\\s+app\\s+Running\\s+0\\s+[0-9a-f]{13}$`))
+    // runtimeClassName is the runtime handler.
+    const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.namespace]: namespace}}})
+    expect(items.map((sandbox) => sandbox.runtimeHandler)).toEqual([handler])
   })
 
   it('--wait completed returns the container exit code (0 and 3), and --rm removes the pod', async () => {

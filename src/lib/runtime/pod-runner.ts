@@ -536,12 +536,16 @@ export class PodRun {
         rolledBack = sandboxes.length > 0 || this.sandboxId !== undefined
       } catch (rollbackError) {
         const why = (rollbackError as Error).message
-        failure = new PodctlError(
-          failure.code,
-          failure.exitCode,
+        failure = withMessage(
+          failure,
           `${failure.message}; rolling back also failed (${why}): remove the pod with podctl kill ${this.pod.name} -n ${this.pod.namespace}`,
         )
       }
+    }
+
+    if (rolledBack) {
+      const logs = this.tracked.size > 0 ? `; container logs stay in ${podLogDirectory(this.pod, this.settings.logsRoot)}` : ''
+      failure = withMessage(failure, `${failure.message} (rolled back${logs})`)
     }
 
     result ??= this.emptyResult()
@@ -629,6 +633,14 @@ export class PodRun {
       this.signal.addEventListener('abort', onAbort, {once: true})
     })
   }
+}
+
+/** The same failure (code, exit code, class for instanceof checks) with another message. */
+function withMessage(failure: PodctlError, message: string): PodctlError {
+  const copy = Object.create(Object.getPrototypeOf(failure)) as PodctlError
+  Object.assign(copy, failure)
+  Object.defineProperty(copy, 'message', {value: message, enumerable: false, writable: true, configurable: true})
+  return copy
 }
 
 export function runPod(pod: PodModel, existing: PodSandbox[], settings: PodRunSettings, deps: PodRunDeps): Promise<PodRunOutcome> {
