@@ -283,7 +283,7 @@ export class PodRun {
       // A failed postStart kills its container (the kubelet's order); the rollback would too, but
       // with --keep-on-failure it is the only kill.
       if (error instanceof PodctlError && error.code === 'PostStartHookError' && this.settings.keepOnFailure) {
-        await this.killOne(container.name, 'FailedPostStartHook').catch(() => {})
+        await this.killOne(container.name).catch(() => {})
       }
 
       throw error
@@ -489,11 +489,12 @@ export class PodRun {
     await Promise.all(exited.map((c) => this.client.runtime('removeContainer', {containerId: c.id}).catch(() => {})))
   }
 
-  private async killOne(name: string, message: string): Promise<void> {
+  /** The kubelet's killContainer for one container of this pod (preStop, then stop within the grace period). */
+  private async killOne(name: string): Promise<void> {
     const tracked = this.tracked.get(name)
     if (!tracked) return
     const {containers} = await this.client.runtime('listContainers', {filter: {id: tracked.id}})
-    if (containers[0]) await killContainer(this.client, containers[0], {events: (event) => this.deps.events({...event, message: event.reason === 'Killing' ? message : event.message}), pod: this.object})
+    if (containers[0]) await killContainer(this.client, containers[0], {events: this.deps.events, pod: this.object})
   }
 
   /** Every sandbox of this pod (all attempts), found by the uid label so nothing half-made escapes. */
