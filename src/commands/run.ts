@@ -1,3 +1,4 @@
+import {setMaxListeners} from 'node:events'
 import {readFile} from 'node:fs/promises'
 import {totalmem} from 'node:os'
 
@@ -173,6 +174,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     }
 
     const controller = new AbortController()
+    // One listener per pod in flight (--parallel may exceed the default warning threshold of 10).
+    setMaxListeners(0, controller.signal)
     let interrupts = 0
     const onSignal = () => {
       interrupts++
@@ -237,7 +240,10 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
       if (outcome.failure && !(outcome.failure instanceof InterruptedError)) this.reportFailure(this.describeFailure(outcome))
     }
 
-    if (controller.signal.aborted) throw new InterruptedError('run interrupted; the pods were rolled back')
+    if (controller.signal.aborted) {
+      const rolledBack = outcomes.some((outcome) => outcome.result.rolledBack)
+      throw new InterruptedError(`run interrupted${rolledBack ? '; the pods it was starting were rolled back' : ''}`)
+    }
     const failed = outcomes.find((outcome) => outcome.failure)
     if (failed?.failure) process.exitCode = failed.failure.exitCode
     else {

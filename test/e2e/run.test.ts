@@ -358,6 +358,7 @@ describe('podctl run', () => {
     const documents = names.map((name) => JSON.stringify(podManifest(name, namespace, {containers: [{name: 'app', command: ['sh', '-c', SERVE]}]})))
     const result = await podctl(['run', '-f', '-', '-q', '-o', 'json', '--parallel', '2'], {env, input: documents.join('\n---\n')})
     expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toBe('')
     const {pods} = JSON.parse(result.stdout)
     expect(pods.map((pod: {pod: string; phase: string}) => [pod.pod, pod.phase])).toEqual(names.map((name) => [name, 'Running']))
     expect(await sandboxesIn(client, namespace)).toHaveLength(3)

@@ -1,3 +1,5 @@
+import {setMaxListeners} from 'node:events'
+
 import type {CriClient} from '../cri/client.js'
 import {
   AlreadyExistsError,
@@ -132,9 +134,13 @@ export class PodRun {
     this.backOff = settings.restartBackOff ?? RestartBackOff.fromEnv()
     this.volumePaths = volumeHostPaths(pod, settings.podDirRoot)
     this.runtimeHandler = settings.runtimeHandler ?? pod.runtimeClassName ?? ''
+    // Every pull, wait and call of this pod listens on this signal; that is expected, not a leak.
+    setMaxListeners(0, this.controller.signal)
     if (deps.signal.aborted) this.controller.abort()
-    else deps.signal.addEventListener('abort', () => this.controller.abort(), {once: true})
+    else deps.signal.addEventListener('abort', this.onInterrupt, {once: true})
   }
+
+  private readonly onInterrupt = () => this.controller.abort()
 
   private get signal(): AbortSignal {
     return this.controller.signal
@@ -149,6 +155,14 @@ export class PodRun {
   }
 
   async run(): Promise<PodRunOutcome> {
+    try {
+      return await this.runSteps()
+    } finally {
+      this.deps.signal.removeEventListener('abort', this.onInterrupt)
+    }
+  }
+
+  private async runSteps(): Promise<PodRunOutcome> {
     let exitCode: number | null = null
     try {
       await this.replaceExisting()
