@@ -184,7 +184,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
 /** Any thrown value → the PodctlError users see; oclif's parse errors are usage errors. */
 export function toPodctlError(error: unknown): PodctlError {
-  if (error instanceof PodctlError) return error
+  if (error instanceof PodctlError) {
+    // oclif rewrites errors thrown by a flag's parse() to "Parsing --x \n\t<message>\nSee more help".
+    const inner = /^Parsing --\S+\s*\n\t(.*?)(\nSee more help.*)?$/s.exec(error.message)
+    if (inner) error.message = inner[1]
+    return error
+  }
+
   const oclifExit = (error as {oclif?: {exit?: number}})?.oclif?.exit
   const message = String((error as Error)?.message ?? error)
   if (oclifExit === 2 || error instanceof Errors.CLIError) {
