@@ -89,6 +89,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   public override async init(): Promise<void> {
     await super.init()
+    // A parse failure is reported by catch(); mark parsing as attempted so oclif's development
+    // check (NODE_ENV=test/development) does not add a misleading warning under the error.
+    this.parsed = true
     const {args, flags} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
