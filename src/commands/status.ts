@@ -6,7 +6,8 @@ import {runtimeStatus, type RuntimeStatusReport} from '../lib/runtime/runtime-st
 export default class Status extends BaseCommand<typeof Status> {
   static override summary = 'Show whether the runtime is healthy: version, conditions and what it runs.'
 
-  static override description = `Calls Version, Status, ListPodSandbox, ListContainers and ListImages concurrently. \
+  static override description = `Calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages concurrently \
+(RuntimeConfig is optional: older runtimes answer UNIMPLEMENTED and the cgroup driver shows as not reported). \
 Exits 7 (RuntimeNotReady) when a runtime condition such as RuntimeReady or NetworkReady is false, \
 so CI and node checks can use it as a health probe.`
 
@@ -44,6 +45,7 @@ so CI and node checks can use it as a health probe.`
       ['Pods', `${report.pods.ready} ready / ${report.pods.total} total`],
       ['Containers', `${report.containers.running} running / ${report.containers.total} total`],
       ['Images', String(report.images)],
+      ['Cgroup driver', report.cgroupDriver ?? chalk.dim('(not reported: runtime has no RuntimeConfig)')],
     ])
     const conditions = renderTable(
       ['CONDITION', 'STATUS', 'REASON', 'MESSAGE'],

@@ -6,7 +6,8 @@ import {join} from 'node:path'
 
 import * as grpc from '@grpc/grpc-js'
 
-import {RuntimeServiceService} from '../../src/generated/runtime/v1/api.js'
+import * as api from '../../src/generated/runtime/v1/api.js'
+import {ImageServiceService, RuntimeServiceService} from '../../src/generated/runtime/v1/api.js'
 
 /**
  * In-process gRPC runtimes on unix sockets, for error paths a real containerd will not produce on
@@ -17,14 +18,28 @@ export function socketDir(): string {
 }
 
 type Handlers = Partial<Record<keyof typeof RuntimeServiceService, grpc.handleUnaryCall<any, any>>>
+type ImageHandlers = Partial<Record<keyof typeof ImageServiceService, grpc.handleUnaryCall<any, any>>>
 
-export async function startFakeRuntime(path: string, handlers: Handlers): Promise<() => Promise<void>> {
+export async function startFakeRuntime(path: string, handlers: Handlers, imageHandlers: ImageHandlers = {}): Promise<() => Promise<void>> {
   const server = new grpc.Server()
-  server.addService(RuntimeServiceService, handlers as grpc.UntypedServiceImplementation)
+  server.addService(lenient(RuntimeServiceService), handlers as grpc.UntypedServiceImplementation)
+  server.addService(lenient(ImageServiceService), imageHandlers as grpc.UntypedServiceImplementation)
   await new Promise<void>((resolve, reject) =>
     server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
   )
   return () => new Promise<void>((resolve) => server.tryShutdown(() => resolve()))
+}
+
+/** Lets handlers answer with partial objects, filled with proto3 defaults like a real server's. */
+function lenient(service: object): grpc.ServiceDefinition {
+  const out: Record<string, unknown> = {}
+  for (const [name, def] of Object.entries(service as Record<string, {path: string; responseSerialize: (v: unknown) => Buffer}>)) {
+    const rpc = def.path.slice(def.path.lastIndexOf('/') + 1)
+    const type = (api as unknown as Record<string, {fromPartial(v: unknown): unknown}>)[`${rpc}Response`]
+    out[name] = {...def, responseSerialize: (value: unknown) => def.responseSerialize(type.fromPartial(value))}
+  }
+
+  return out as grpc.ServiceDefinition
 }
 
 export const versionHandler: grpc.handleUnaryCall<any, any> = (_call, callback) =>
