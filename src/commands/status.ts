@@ -1,27 +1,86 @@
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
-import {RuntimeNotReadyError} from '../lib/errors.js'
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand, durationFlag, outputFlag} from '../lib/base-command.js'
+import {NotFoundError, RuntimeNotReadyError, UsageError} from '../lib/errors.js'
+import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
+import {resolvePodSandboxes} from '../lib/runtime/resolve.js'
 import {runtimeStatus, type RuntimeStatusReport} from '../lib/runtime/runtime-status.js'
+import {
+  describePodFailure,
+  describePodState,
+  getPodStatus,
+  PodFailedError,
+  POD_WAIT_CONDITIONS,
+  waitForPod,
+  type PodStatusReport,
+  type PodWaitCondition,
+} from '../lib/runtime/status.js'
+
+/** What `status POD --wait-for deleted` returns once the pod is gone. */
+export interface PodDeletedResult {
+  pod: string
+  deleted: true
+}
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 2 * 60_000
 
 export default class Status extends BaseCommand<typeof Status> {
-  static override summary = 'Show whether the runtime is healthy: version, conditions and what it runs.'
+  static override summary = "Show the runtime's health, or with POD one pod's status and phase the kubelet's way."
 
-  static override description = `Calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages concurrently \
-(RuntimeConfig is optional: older runtimes answer UNIMPLEMENTED and the cgroup driver shows as not reported). \
+  static override description = `Without POD: calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages \
+concurrently (RuntimeConfig is optional: older runtimes answer UNIMPLEMENTED and the cgroup driver shows as not reported). \
 Exits 7 (RuntimeNotReady) when a runtime condition such as RuntimeReady or NetworkReady is false, \
-so CI and node checks can use it as a health probe.`
+so CI and node checks can use it as a health probe.
+
+With POD (a name in --namespace, name_namespace, or sandbox ID prefix): the kubelet's GetPodStatus — every sandbox \
+(attempt) newest first, the pod IP from the newest sandbox when it is ready, every container newest first — and the \
+phase the kubelet would compute (Pending, Running, Succeeded, Failed) from the container states, the \
+io.podctl.containerType annotation (init|app) and the sandbox's io.podctl.restartPolicy annotation (default Always). \
+A pod whose sandbox is stopped and that runs nothing is terminal: Succeeded if every app container exited 0, else Failed. \
+Exits 5 when the pod does not exist.
+
+--wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container running, \
+newest sandbox ready), completed (Succeeded or Failed; Failed exits 14) or deleted (no sandbox left; exits 0 when it \
+never existed), for at most --wait-timeout; on timeout it exits 4 and says what state the pod is in.`
 
   static override examples = [
     {description: 'Runtime health at a glance', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Health check in a script', command: '<%= config.bin %> <%= command.id %> -o json >/dev/null || echo "runtime not ready"'},
     {description: 'A runtime on a non-default socket', command: '<%= config.bin %> <%= command.id %> -r unix:///run/crio/crio.sock'},
+    {description: 'One pod: phase, IP, sandboxes and containers', command: '<%= config.bin %> <%= command.id %> web -n prod'},
+    {description: 'Wait up to a minute for a pod to be ready', command: '<%= config.bin %> <%= command.id %> web_prod --wait-for ready --wait-timeout 1m'},
+    {description: 'CI: wait for a job pod to finish; exit 14 if it failed', command: '<%= config.bin %> <%= command.id %> migrate --wait-for completed -o json'},
+    {description: 'Block until a killed pod is gone', command: '<%= config.bin %> <%= command.id %> web --wait-for deleted'},
   ]
+
+  static override args = {
+    pod: Args.string({description: 'Pod name (in --namespace), name_namespace, or sandbox ID prefix. Omit for the runtime status.'}),
+  }
 
   static override flags = {
     output: outputFlag(['table', 'json', 'yaml'] as const),
+    namespace: Flags.string({char: 'n', summary: 'Namespace of POD (default "default").'}),
+    'wait-for': Flags.option({
+      options: POD_WAIT_CONDITIONS,
+      summary: 'Wait until POD is running, ready, completed or deleted.',
+      helpValue: POD_WAIT_CONDITIONS.join('|'),
+    })(),
+    'wait-timeout': durationFlag({
+      summary: 'How long --wait-for waits in total (the global --timeout is the deadline of each runtime call).',
+      default: DEFAULT_WAIT_TIMEOUT_MS,
+      defaultHelp: async () => '2m',
+      helpValue: 'DURATION',
+    }),
+    'no-trunc': Flags.boolean({summary: 'Show full IDs in the POD tables.'}),
   }
 
-  public async run(): Promise<RuntimeStatusReport> {
+  public async run(): Promise<RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
+    if (this.args.pod !== undefined) return this.podStatus(this.args.pod)
+    for (const flag of ['namespace', 'wait-for', 'no-trunc'] as const) {
+      if (this.flags[flag] !== undefined && this.flags[flag] !== false) throw new UsageError(`--${flag} needs a POD argument, e.g. podctl status web --${flag} ...`)
+    }
+
     const report = await runtimeStatus(await this.client())
     await this.emit(this.flags.output, report, () => this.render(report))
     if (!report.ready) {
@@ -33,6 +92,101 @@ so CI and node checks can use it as a health probe.`
     }
 
     return report
+  }
+
+  private async podStatus(ref: string): Promise<PodStatusReport | PodDeletedResult> {
+    const {flags} = this
+    const condition = flags['wait-for'] as PodWaitCondition | undefined
+    const client = await this.client()
+    let sandboxes
+    try {
+      sandboxes = await resolvePodSandboxes(client, ref, {namespace: flags.namespace})
+    } catch (error) {
+      if (condition === 'deleted' && error instanceof NotFoundError) return this.deleted(ref)
+      throw error
+    }
+
+    const pod = {name: sandboxes[0].metadata?.name ?? '', namespace: sandboxes[0].metadata?.namespace ?? ''}
+    let report: PodStatusReport | undefined
+    if (condition === undefined) report = await getPodStatus(client, sandboxes)
+    else {
+      const spinner = await this.waitSpinner(`${pod.name}_${pod.namespace}`, condition)
+      try {
+        report = await waitForPod(client, pod, condition, {
+          timeoutMs: flags['wait-timeout'],
+          onPoll: (current) => spinner?.update(describePodState(current)),
+        })
+      } finally {
+        spinner?.stop()
+      }
+
+      if (report === undefined) return this.deleted(`${pod.name}_${pod.namespace}`)
+    }
+
+    await this.emit(flags.output, report, () => this.renderPod(report))
+    if (condition === 'completed' && report.phase === 'Failed') this.reportFailure(new PodFailedError(describePodFailure(report)))
+    return report
+  }
+
+  private async deleted(pod: string): Promise<PodDeletedResult> {
+    const result: PodDeletedResult = {pod, deleted: true}
+    await this.emit(this.flags.output, result, () => `pod ${pod} is gone`)
+    return result
+  }
+
+  /** A spinner on stderr while waiting, only on a terminal (ora loads lazily). */
+  private async waitSpinner(pod: string, condition: string): Promise<{update(state: string): void; stop(): void} | undefined> {
+    if (!process.stderr.isTTY || this.jsonEnabled()) return undefined
+    const {default: ora} = await import('ora')
+    const text = `Waiting for pod ${pod} to be ${condition}`
+    const spinner = ora({text, stream: process.stderr, color: this.wantsColorOnStderr ? 'cyan' : undefined}).start()
+    return {update: (state) => (spinner.text = `${text} (${state})`), stop: () => spinner.stop()}
+  }
+
+  private renderPod(report: PodStatusReport): string {
+    const {chalk} = this
+    const noTrunc = this.flags['no-trunc']
+    const now = Date.now()
+    const age = (iso: string | null) => (iso === null ? '-' : `${humanDuration(now - Date.parse(iso))} ago`)
+    const phaseColor = {Running: chalk.green, Succeeded: chalk.green, Pending: chalk.yellow, Failed: chalk.red, Unknown: chalk.yellow}
+    const header = renderFields([
+      ['Name', report.name],
+      ['Namespace', report.namespace],
+      ['UID', report.uid],
+      ['Phase', phaseColor[report.phase](report.phase) + (report.ready ? chalk.dim(' (ready)') : '')],
+      ['IP', report.ips.join(', ') || '-'],
+      ['Restart policy', report.restartPolicy],
+    ])
+    const sandboxes = renderTable(
+      ['POD ID', 'ATTEMPT', 'STATE', 'CREATED', 'IP'],
+      report.sandboxes.map((sandbox) => [
+        truncateId(sandbox.id, noTrunc),
+        String(sandbox.attempt),
+        sandbox.state === 'Ready' ? chalk.green('Ready') : chalk.yellow('NotReady'),
+        age(sandbox.createdAt),
+        sandbox.ip ?? '-',
+      ]),
+    )
+    const withMessage = report.containers.some((container) => container.message !== '')
+    const stateColor = {Running: chalk.green, Created: chalk.yellow, Exited: (text: string) => text, Unknown: chalk.yellow}
+    const containers = renderTable(
+      ['CONTAINER', 'NAME', 'TYPE', 'STATE', 'IMAGE', 'ATTEMPT', 'STARTED', 'FINISHED', 'EXIT CODE', 'REASON', ...(withMessage ? ['MESSAGE'] : [])],
+      report.containers.map((container) => [
+        truncateId(container.id, noTrunc),
+        container.name,
+        container.type,
+        container.state === 'Exited' && container.exitCode !== 0 ? chalk.red('Exited') : stateColor[container.state](container.state),
+        container.image,
+        String(container.attempt),
+        age(container.startedAt),
+        age(container.finishedAt),
+        container.exitCode === null ? '-' : String(container.exitCode),
+        container.reason || '-',
+        ...(withMessage ? [container.message.replace(/\s+/g, ' ').trim() || '-'] : []),
+      ]),
+    )
+    const noContainers = report.containers.length === 0 ? chalk.dim('(no containers)') : containers
+    return `${header}\n\n${sandboxes}\n\n${noContainers}`
   }
 
   private render(report: RuntimeStatusReport): string {

@@ -20,3 +20,21 @@ export function parseDuration(text: string): number | undefined {
 
   return Math.round(total)
 }
+
+/**
+ * Go's time.Duration String() for whole milliseconds ("523ms", "1.234s", "2m3.5s", "1h0m0s"), as the
+ * kubelet prints durations in its events.
+ */
+export function formatGoDuration(ms: number): string {
+  const total = Math.max(0, Math.trunc(ms))
+  if (total === 0) return '0s'
+  if (total < 1000) return `${total}ms`
+  const hours = Math.floor(total / 3_600_000)
+  const minutes = Math.floor((total % 3_600_000) / 60_000)
+  const secondsMs = total % 60_000
+  const fraction = secondsMs % 1000
+  const seconds = `${Math.floor(secondsMs / 1000)}${fraction ? `.${String(fraction).padStart(3, '0').replace(/0+$/, '')}` : ''}s`
+  if (hours > 0) return `${hours}h${minutes}m${seconds}`
+  if (minutes > 0) return `${minutes}m${seconds}`
+  return seconds
+}

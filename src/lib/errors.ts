@@ -49,6 +49,8 @@ export class PodctlError extends Error {
   /** Stable name for scripts and JSON output, e.g. "NotFound". */
   readonly code: string
   readonly exitCode: number
+  /** For failures the runtime answered: the raw gRPC status, kept for callers that must match its text. */
+  grpc?: {code: number | undefined; details: string}
 
   constructor(code: string, exitCode: number, message: string) {
     super(message)
@@ -151,9 +153,15 @@ export interface CallContext {
   timeoutMs: number
 }
 
-/** Turns a grpc-js ServiceError into the PodctlError a user can act on. */
+/** Turns a grpc-js ServiceError into the PodctlError a user can act on (the raw status stays in `.grpc`). */
 export function fromGrpcError(err: GrpcFailure, ctx: CallContext): PodctlError {
   const details = (err.details || err.message || 'no details').trim()
+  const mapped = mapGrpcError(err, ctx, details)
+  mapped.grpc = {code: err.code, details}
+  return mapped
+}
+
+function mapGrpcError(err: GrpcFailure, ctx: CallContext, details: string): PodctlError {
   const rpc = ctx.method.slice(ctx.method.indexOf('/') + 1)
   switch (err.code) {
     case GrpcCode.UNAVAILABLE:

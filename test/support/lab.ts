@@ -1,7 +1,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 
-import {CriClient} from '../../src/lib/cri/client.js'
+import {CriClient, type RuntimeRequest} from '../../src/lib/cri/client.js'
 import {PodLabel} from '../../src/lib/runtime/labels.js'
 
 export interface Lab {
@@ -64,29 +64,44 @@ export interface SandboxSpec {
 
 /** Creates a sandbox straight through the client (not through podctl), labelled like the kubelet does. */
 export async function createSandbox(client: CriClient, spec: SandboxSpec): Promise<string> {
+  return (await runSandbox(client, spec)).id
+}
+
+export interface SandboxConfigSpec extends SandboxSpec {
+  /** Sandbox annotations, e.g. io.podctl.restartPolicy. */
+  annotations?: Record<string, string>
+}
+
+/**
+ * The PodSandboxConfig createSandbox sends, for tests that must pass the same config again as
+ * CreateContainer's sandbox_config. `uid` is generated when absent.
+ */
+export function sandboxConfig(spec: SandboxConfigSpec): RuntimeRequest<'runPodSandbox'>['config'] & {metadata: {uid: string}} {
   const uid = spec.uid ?? randomBytes(8).toString('hex')
   const {logRoot} = lab()
-  const response = await client.runtime(
-    'runPodSandbox',
-    {
-      config: {
-        metadata: {name: spec.name, namespace: spec.namespace, uid, attempt: spec.attempt ?? 0},
-        hostname: spec.name,
-        logDirectory: `${logRoot}/${spec.namespace}_${spec.name}_${uid}`,
-        labels: {
-          ...spec.labels,
-          [PodLabel.name]: spec.name,
-          [PodLabel.namespace]: spec.namespace,
-          [PodLabel.uid]: uid,
-        },
-        annotations: {},
-        linux: {},
-      },
-      runtimeHandler: spec.runtimeHandler ?? '',
+  return {
+    metadata: {name: spec.name, namespace: spec.namespace, uid, attempt: spec.attempt ?? 0},
+    hostname: spec.name,
+    logDirectory: `${logRoot}/${spec.namespace}_${spec.name}_${uid}`,
+    labels: {
+      ...spec.labels,
+      [PodLabel.name]: spec.name,
+      [PodLabel.namespace]: spec.namespace,
+      [PodLabel.uid]: uid,
     },
-    {timeoutMs: 120_000},
-  )
-  return response.podSandboxId
+    annotations: {...spec.annotations},
+    linux: {},
+  }
+}
+
+/** RunPodSandbox with sandboxConfig(spec); returns the sandbox ID and the config sent. */
+export async function runSandbox(
+  client: CriClient,
+  spec: SandboxConfigSpec,
+): Promise<{id: string; config: ReturnType<typeof sandboxConfig>}> {
+  const config = sandboxConfig(spec)
+  const response = await client.runtime('runPodSandbox', {config, runtimeHandler: spec.runtimeHandler ?? ''}, {timeoutMs: 120_000})
+  return {id: response.podSandboxId, config}
 }
 
 /** Stops and removes every sandbox (and so its containers) of a namespace; safe to call twice. */

@@ -24,3 +24,22 @@ export const ContainerAnnotation = {
 export function podFullName(name: string, namespace: string): string {
   return `${name}_${namespace}`
 }
+
+/**
+ * podctl's own annotations. The kubelet keeps the pod spec in memory; podctl only has the runtime,
+ * so `run` records what `kill` and `status POD` need to behave like the kubelet later.
+ */
+export const PodctlAnnotation = {
+  /** On the sandbox: Always | OnFailure | Never (absent → Always, the Kubernetes default). */
+  restartPolicy: 'io.podctl.restartPolicy',
+  /** On a container: init | app (absent → app). */
+  containerType: 'io.podctl.containerType',
+} as const
+
+export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
+export type ContainerType = 'init' | 'app'
+
+/** The kubelet's pod description in messages (format.Pod): `name_namespace(uid)`. */
+export function podDescription(name: string, namespace: string, uid: string): string {
+  return `${name}_${namespace}(${uid})`
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+/**
+ * Benchmark (not a test): start and kill N one-container pods (image present).
+ *
+ *   podctl:  `podctl run -f <N-document manifest> --quiet` then `podctl kill --all -n <ns>`
+ *   floor:   the same CRI calls made directly from this script with @grpc/grpc-js and the generated
+ *            code (RunPodSandbox, PodSandboxStatus, ImageStatus, CreateContainer, StartContainer;
+ *            StopContainer, StopPodSandbox, RemoveContainer, RemovePodSandbox), with the same number
+ *            of pods in flight as podctl's --parallel.
+ *
+ * Prints both wall-clock times and the ratio. Needs the lab (scripts/lab.sh up) and a build (npm run build).
+ *
+ *   node bench/run-kill.mjs [--pods 20] [--parallel 3] [--namespace bench] [--rounds 1]
+ */
+import {spawn} from 'node:child_process'
+import {randomUUID} from 'node:crypto'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const BIN = join(ROOT, 'bin/run.js')
+const GENERATED = join(ROOT, 'dist/generated/runtime/v1/api.js')
+
+function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`)
+  return index > 0 ? process.argv[index + 1] : fallback
+}
+
+const PODS = Number(option('pods', '20'))
+const PARALLEL = Number(option('parallel', '3'))
+const NAMESPACE = option('namespace', 'bench')
+const ROUNDS = Number(option('rounds', '1'))
+const GRACE_SECONDS = 2
+// PID 1 ends at once on SIGTERM (wait is interrupted by the trap), so both sides measure podctl, not the grace period.
+const COMMAND = ['sh', '-c', 'trap "exit 0" TERM; sleep 3600 & wait']
+
+function labEnv() {
+  const values = {}
+  const file = '/run/podctl-lab/env'
+  if (!existsSync(file)) throw new Error('runtime lab not running: start it with scripts/lab.sh up')
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const eq = line.indexOf('=')
+    if (eq > 0) values[line.slice(0, eq)] = line.slice(eq + 1)
+  }
+
+  return values
+}
+
+const lab = labEnv()
+const endpoint = lab.PODCTL_LAB_ENDPOINT
+const image = lab.PODCTL_LAB_BUSYBOX
+const logRoot = lab.PODCTL_LAB_LOG_ROOT
+
+// ------------------------------------------------------------------------------------------------
+// The floor: a minimal client, no validation, no events, no status reporting.
+
+const grpc = await import('@grpc/grpc-js')
+const api = await import(GENERATED)
+const channel = new grpc.Client(endpoint, grpc.credentials.createInsecure(), {'grpc.default_authority': 'localhost'})
+
+function call(service, method, request) {
+  const definition = (service === 'runtime' ? api.RuntimeServiceService : api.ImageServiceService)[method]
+  const name = definition.path.slice(definition.path.lastIndexOf('/') + 1)
+  const type = api[`${name}Request`]
+  return new Promise((resolve, reject) => {
+    channel.makeUnaryRequest(
+      definition.path,
+      (value) => definition.requestSerialize(type.fromPartial(value)),
+      definition.responseDeserialize,
+      request,
+      new grpc.Metadata(),
+      {deadline: Date.now() + 120_000},
+      (error, response) => (error ? reject(error) : resolve(response)),
+    )
+  })
+}
+
+async function mapLimit(items, limit, fn) {
+  const results = new Array(items.length)
+  let next = 0
+  await Promise.all(
+    Array.from({length: Math.min(limit, items.length)}, async () => {
+      while (next < items.length) {
+        const index = next++
+        results[index] = await fn(items[index], index)
+      }
+    }),
+  )
+  return results
+}
+
+function names(prefix) {
+  return Array.from({length: PODS}, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`)
+}
+
+async function floorRun(namespace) {
+  return mapLimit(names('floor'), PARALLEL, async (name) => {
+    const uid = randomUUID()
+    const labels = {'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': namespace, 'io.kubernetes.pod.uid': uid}
+    const config = {
+      metadata: {name, namespace, uid, attempt: 0},
+      hostname: name,
+      logDirectory: `${logRoot}/${namespace}_${name}_${uid}`,
+      labels,
+      annotations: {},
+      linux: {},
+    }
+    const {podSandboxId} = await call('runtime', 'runPodSandbox', {config, runtimeHandler: ''})
+    await call('runtime', 'podSandboxStatus', {podSandboxId})
+    const {image: present} = await call('image', 'imageStatus', {image: {image}})
+    const {containerId} = await call('runtime', 'createContainer', {
+      podSandboxId,
+      config: {
+        metadata: {name: 'app', attempt: 0},
+        image: {image: present.id, userSpecifiedImage: image},
+        command: COMMAND,
+        labels: {...labels, 'io.kubernetes.container.name': 'app'},
+        logPath: 'app/0.log',
+        linux: {},
+      },
+      sandboxConfig: config,
+    })
+    await call('runtime', 'startContainer', {containerId})
+    return {podSandboxId, containerId}
+  })
+}
+
+async function floorKill(pods) {
+  await mapLimit(pods, PARALLEL, async ({podSandboxId, containerId}) => {
+    await call('runtime', 'stopContainer', {containerId, timeout: String(GRACE_SECONDS)})
+    await call('runtime', 'stopPodSandbox', {podSandboxId})
+    await call('runtime', 'removeContainer', {containerId})
+    await call('runtime', 'removePodSandbox', {podSandboxId})
+  })
+}
+
+// ------------------------------------------------------------------------------------------------
+// podctl
+
+function podctl(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {env: {...process.env, ...env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdout.resume()
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`podctl ${args[0]} exited ${code}: ${stderr.trim()}`))))
+  })
+}
+
+function manifest(namespace) {
+  return names('pod')
+    .map((name) =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {name, namespace},
+        spec: {terminationGracePeriodSeconds: GRACE_SECONDS, containers: [{name: 'app', image, command: COMMAND}]},
+      }),
+    )
+    .join('\n---\n')
+}
+
+async function assertEmpty(namespace) {
+  const {items} = await call('runtime', 'listPodSandbox', {filter: {labelSelector: {'io.kubernetes.pod.namespace': namespace}}})
+  if (items.length > 0) throw new Error(`namespace ${namespace} still has ${items.length} sandboxes; remove them first (podctl kill --all -n ${namespace})`)
+}
+
+async function timed(fn) {
+  const started = performance.now()
+  await fn()
+  return performance.now() - started
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(2)}s`
+
+async function main() {
+  await call('image', 'pullImage', {image: {image}})
+  await assertEmpty(NAMESPACE)
+  const dir = mkdtempSync(join(tmpdir(), 'podctl-bench-'))
+  const file = join(dir, 'pods.yaml')
+  writeFileSync(file, manifest(NAMESPACE))
+  const env = {CONTAINER_RUNTIME_ENDPOINT: endpoint, PODCTL_POD_LOGS_ROOT: logRoot, PODCTL_POD_DIR_ROOT: join(dir, 'pods')}
+
+  const rows = []
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const podctlRun = await timed(() => podctl(['run', '-f', file, '--quiet', '--parallel', String(PARALLEL)], env))
+      const podctlKill = await timed(() => podctl(['kill', '--all', '-n', NAMESPACE], env))
+      await assertEmpty(NAMESPACE)
+
+      let pods
+      const floorStart = await timed(async () => (pods = await floorRun(NAMESPACE)))
+      const floorStop = await timed(() => floorKill(pods))
+      await assertEmpty(NAMESPACE)
+      rows.push({round, podctlRun, podctlKill, floorStart, floorStop})
+    }
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+
+  console.log(`${PODS} one-container pods, ${PARALLEL} in flight, image present, namespace ${NAMESPACE}, endpoint ${endpoint}`)
+  console.log('round   podctl run   podctl kill   podctl total   floor start   floor kill   floor total   ratio')
+  for (const row of rows) {
+    const podctlTotal = row.podctlRun + row.podctlKill
+    const floorTotal = row.floorStart + row.floorStop
+    console.log(
+      [
+        String(row.round).padEnd(8),
+        seconds(row.podctlRun).padEnd(13),
+        seconds(row.podctlKill).padEnd(14),
+        seconds(podctlTotal).padEnd(15),
+        seconds(row.floorStart).padEnd(14),
+        seconds(row.floorStop).padEnd(13),
+        seconds(floorTotal).padEnd(14),
+        `${(podctlTotal / floorTotal).toFixed(2)}x`,
+      ].join(''),
+    )
+  }
+}
+
+try {
+  await main()
+} finally {
+  channel.close()
+}

@@ -1,0 +1,102 @@
+/**
+ * The pod podctl runs, after validation and the API server's defaulting: the subset of a
+ * Kubernetes v1 Pod that podctl supports. Both input forms (a Pod manifest, crictl's pair of
+ * config files) are translated into this one model; the runtime layer only ever sees it.
+ */
+export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
+export type PullPolicyName = 'Always' | 'IfNotPresent' | 'Never'
+export type DnsPolicy = 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None'
+export type HostPathType = '' | 'DirectoryOrCreate' | 'Directory' | 'FileOrCreate' | 'File' | 'Socket' | 'CharDevice' | 'BlockDevice'
+export type ContainerType = 'init' | 'app'
+export type PortProtocol = 'TCP' | 'UDP' | 'SCTP'
+
+export interface ExecHandler {
+  exec: {command: string[]}
+}
+
+export interface ContainerPortModel {
+  name?: string
+  containerPort: number
+  hostPort?: number
+  protocol: PortProtocol
+  hostIP?: string
+}
+
+export interface ResourceListModel {
+  /** Quantities as written ("500m", "128Mi"); parsed by the translation. */
+  cpu?: string
+  memory?: string
+}
+
+export interface SecurityContextModel {
+  runAsUser?: number
+  runAsGroup?: number
+  runAsNonRoot?: boolean
+  privileged?: boolean
+  readOnlyRootFilesystem?: boolean
+  allowPrivilegeEscalation?: boolean
+  capabilities?: {add: string[]; drop: string[]}
+}
+
+export interface VolumeMountModel {
+  name: string
+  mountPath: string
+  readOnly: boolean
+}
+
+export interface ContainerModel {
+  name: string
+  /** As written in the manifest (the kubelet's requestedImage). */
+  image: string
+  /** Absent → defaulted from the image tag at run time (the API server's rule). */
+  imagePullPolicy?: PullPolicyName
+  command: string[]
+  args: string[]
+  workingDir?: string
+  env: Array<{name: string; value: string}>
+  ports: ContainerPortModel[]
+  resources: {limits: ResourceListModel; requests: ResourceListModel}
+  securityContext?: SecurityContextModel
+  lifecycle: {postStart?: ExecHandler; preStop?: ExecHandler}
+  volumeMounts: VolumeMountModel[]
+  terminationMessagePath: string
+  terminationMessagePolicy: 'File' | 'FallbackToLogsOnError'
+  /** crictl container configs only: labels/annotations of their own, log_path. */
+  extraLabels?: Record<string, string>
+  extraAnnotations?: Record<string, string>
+  logPath?: string
+}
+
+export interface VolumeModel {
+  name: string
+  hostPath?: {path: string; type: HostPathType}
+  emptyDir?: Record<string, never>
+}
+
+export interface PodModel {
+  /** Where the pod came from ("pod.yaml", "pod.yaml#2", "<stdin>"), for messages. */
+  source: string
+  name: string
+  namespace: string
+  uid: string
+  /** True when the manifest had no uid and podctl made one up (a --replace may reuse the old pod's). */
+  uidGenerated: boolean
+  labels: Record<string, string>
+  annotations: Record<string, string>
+  restartPolicy: RestartPolicy
+  terminationGracePeriodSeconds?: number
+  hostNetwork: boolean
+  hostPID: boolean
+  hostIPC: boolean
+  shareProcessNamespace: boolean
+  hostname?: string
+  dnsPolicy: DnsPolicy
+  dnsConfig?: {nameservers: string[]; searches: string[]; options: Array<{name: string; value?: string}>}
+  runtimeClassName?: string
+  volumes: VolumeModel[]
+  initContainers: ContainerModel[]
+  containers: ContainerModel[]
+  /** crictl pod configs only: an explicit log_directory and starting attempt. */
+  logDirectory?: string
+  attempt?: number
+}

@@ -1,0 +1,138 @@
+/**
+ * The image manager's failures, named as the kubelet names them (pkg/kubelet/images/types.go,
+ * k8s.io/cri-api/pkg/errors): `code` is what `kubectl get pod` would show as the waiting reason,
+ * the message is the kubelet's message. Unauthorized is podctl's own refinement of ErrImagePull
+ * (the kubelet reports it as ErrImagePull, kept in `reason`) so scripts can tell bad credentials apart.
+ */
+import {ExitCode, PodctlError} from '../errors.js'
+
+/** A failure of the ensure-image flow. `reason` is the kubelet's container waiting reason. */
+export abstract class ImageError extends PodctlError {
+  /** The image exactly as the user wrote it. */
+  readonly image: string
+  readonly reason: string
+
+  constructor(code: string, exitCode: number, message: string, image: string, reason = code) {
+    super(code, exitCode, message)
+    this.image = image
+    this.reason = reason
+  }
+
+  override toJSON(): {code: string; exitCode: number; message: string; reason: string; image: string} {
+    return {...super.toJSON(), reason: this.reason, image: this.image}
+  }
+}
+
+/** The pull failed (runtime error text as the message, like the kubelet). */
+export class ErrImagePullError extends ImageError {
+  constructor(message: string, image: string) {
+    super('ErrImagePull', ExitCode.IMAGE_PULL, message, image)
+  }
+}
+
+/** The runtime said the registry is unavailable (error text starting with "RegistryUnavailable"). */
+export class RegistryUnavailableError extends ImageError {
+  constructor(message: string, image: string) {
+    super('RegistryUnavailable', ExitCode.IMAGE_PULL, message, image)
+  }
+}
+
+/** Still inside the back-off window after an earlier failure; no pull was attempted. */
+export class ImagePullBackOffError extends ImageError {
+  constructor(message: string, image: string) {
+    super('ImagePullBackOff', ExitCode.IMAGE_PULL, message, image)
+  }
+}
+
+/** The reference does not parse; nothing was sent to the runtime. */
+export class InvalidImageNameError extends ImageError {
+  constructor(message: string, image: string) {
+    super('InvalidImageName', ExitCode.INVALID_IMAGE_NAME, message, image)
+  }
+}
+
+/** Pull policy Never and the image is not on the node. */
+export class ErrImageNeverPullError extends ImageError {
+  constructor(message: string, image: string) {
+    super('ErrImageNeverPull', ExitCode.IMAGE_NEVER_PULL, message, image)
+  }
+}
+
+/** The runtime's signature policy rejected the image (error text starting with "SignatureValidationFailed"). */
+export class SignatureValidationFailedError extends ImageError {
+  constructor(message: string, image: string) {
+    super('SignatureValidationFailed', ExitCode.IMAGE_PULL, message, image)
+  }
+}
+
+/** The registry refused the credentials, or wanted some and got none (401/403 in the runtime's error). */
+export class UnauthorizedError extends ImageError {
+  constructor(message: string, image: string) {
+    super('Unauthorized', ExitCode.UNAUTHORIZED, message, image, 'ErrImagePull')
+  }
+}
+
+/** ImageStatus failed while checking for a local image (the kubelet's ImageInspectError). */
+export class ImageInspectError extends ImageError {
+  constructor(message: string, image: string) {
+    super('ImageInspectError', ExitCode.RUNTIME, message, image)
+  }
+}
+
+/** gRPC status names as grpc-go prints them in "rpc error: code = NotFound desc = …". */
+const GRPC_CODE_NAMES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+]
+
+/**
+ * The error text the kubelet sees from its CRI client: for gRPC Unknown only the status message
+ * (so a "RegistryUnavailable" prefix can be matched), otherwise grpc-go's full status string.
+ */
+export function kubeletErrorText(code: number | undefined, details: string): string {
+  if (code === undefined || code === 2) return details
+  return `rpc error: code = ${GRPC_CODE_NAMES[code] ?? `Code(${code})`} desc = ${details}`
+}
+
+const REGISTRY_UNAVAILABLE = 'RegistryUnavailable'
+const SIGNATURE_VALIDATION_FAILED = 'SignatureValidationFailed'
+/** Registries answer 401/403; containerd words it "unexpected status code … 401 Unauthorized", "pull access denied", … */
+const UNAUTHORIZED_PATTERN = /\b(401|403)\b|unauthori[sz]ed|\bdenied\b|authentication required|forbidden/i
+
+/**
+ * evalCRIPullErr: a runtime pull error → the kubelet's error and message. `errText` is already in
+ * the form of kubeletErrorText. Credentials are never part of it: the runtime does not echo them.
+ */
+export function pullFailure(errText: string, image: string): ImageError {
+  if (errText.startsWith(REGISTRY_UNAVAILABLE)) {
+    return new RegistryUnavailableError(
+      `image pull failed for ${image} because the registry is unavailable${errText.slice(REGISTRY_UNAVAILABLE.length)}`,
+      image,
+    )
+  }
+
+  if (errText.startsWith(SIGNATURE_VALIDATION_FAILED)) {
+    return new SignatureValidationFailedError(
+      `image pull failed for ${image} because the signature validation failed${errText.slice(SIGNATURE_VALIDATION_FAILED.length)}`,
+      image,
+    )
+  }
+
+  if (UNAUTHORIZED_PATTERN.test(errText)) return new UnauthorizedError(errText, image)
+  return new ErrImagePullError(errText, image)
+}

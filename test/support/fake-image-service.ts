@@ -1,0 +1,91 @@
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import * as grpc from '@grpc/grpc-js'
+
+import {
+  ImageServiceService,
+  type Image,
+  type ImageStatusRequest,
+  type PullImageRequest,
+} from '../../src/generated/runtime/v1/api.js'
+
+export type FakeCall = {method: 'imageStatus'; request: ImageStatusRequest; at: number} | {method: 'pullImage'; request: PullImageRequest; at: number}
+
+/** What a handler answers: a value, or a gRPC failure the way containerd would send it. */
+export type FakeAnswer<T> = T | {grpcError: {code: grpc.status; details: string}}
+
+export interface FakeImageServiceHandlers {
+  imageStatus?: (request: ImageStatusRequest) => Promise<FakeAnswer<Image | undefined>> | FakeAnswer<Image | undefined>
+  pullImage?: (request: PullImageRequest) => Promise<FakeAnswer<string>> | FakeAnswer<string>
+}
+
+/**
+ * An in-process CRI ImageService on a unix socket, speaking the real wire protocol through
+ * grpc-js, so the image manager's retries, back-off and error mapping are tested end to end
+ * through CriClient without a runtime. Records every call.
+ */
+export class FakeImageService {
+  readonly calls: FakeCall[] = []
+  endpoint = ''
+  private server?: grpc.Server
+  private dir = ''
+
+  constructor(public handlers: FakeImageServiceHandlers = {}) {}
+
+  async start(): Promise<this> {
+    this.dir = await mkdtemp(join(tmpdir(), 'podctl-fake-cri-'))
+    this.endpoint = `unix://${join(this.dir, 'cri.sock')}`
+    const server = new grpc.Server()
+    const answer = <T>(value: FakeAnswer<T>, callback: grpc.sendUnaryData<T>, wrap: (v: T) => unknown) => {
+      if (value && typeof value === 'object' && 'grpcError' in value) {
+        callback({code: value.grpcError.code, details: value.grpcError.details, name: 'fake', message: value.grpcError.details})
+      } else callback(null, wrap(value as T) as T)
+    }
+
+    server.addService(ImageServiceService, {
+      imageStatus: async (call: grpc.ServerUnaryCall<ImageStatusRequest, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        this.calls.push({method: 'imageStatus', request: call.request, at: Date.now()})
+        const result = await (this.handlers.imageStatus ?? (() => undefined))(call.request)
+        answer(result, callback as grpc.sendUnaryData<Image | undefined>, (image) => ({image, info: {}}))
+      },
+      pullImage: async (call: grpc.ServerUnaryCall<PullImageRequest, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        this.calls.push({method: 'pullImage', request: call.request, at: Date.now()})
+        const result = await (this.handlers.pullImage ?? (() => 'sha256:fake'))(call.request)
+        answer(result, callback as grpc.sendUnaryData<string>, (imageRef) => ({imageRef}))
+      },
+      listImages: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {images: []}),
+      removeImage: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {}),
+      imageFsInfo: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {imageFilesystems: [], containerFilesystems: []}),
+    } as unknown as grpc.UntypedServiceImplementation)
+    await new Promise<void>((resolve, reject) =>
+      server.bindAsync(this.endpoint, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+    )
+    this.server = server
+    return this
+  }
+
+  methods(): string[] {
+    return this.calls.map((call) => call.method)
+  }
+
+  pulls(): PullImageRequest[] {
+    return this.calls.flatMap((call) => (call.method === 'pullImage' ? [call.request] : []))
+  }
+
+  reset(handlers: FakeImageServiceHandlers = {}): void {
+    this.calls.length = 0
+    this.handlers = handlers
+  }
+
+  async stop(): Promise<void> {
+    this.server?.forceShutdown()
+    await rm(this.dir, {recursive: true, force: true})
+  }
+}
+
+/** An Image as ImageStatus returns it. */
+export function fakeImage(id: string, size = '1234'): Image {
+  return {id, repoTags: [], repoDigests: [], size, uid: undefined, username: '', spec: undefined, pinned: false}
+}

@@ -1,0 +1,110 @@
+import type {CriClient} from '../../src/lib/cri/client.js'
+import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/runtime/labels.js'
+import {lab, runSandbox} from './lab.js'
+
+/**
+ * Pods built straight through the CRI client with the labels and annotations `podctl run` writes
+ * (the feat-lifecycle contract), so kill/status tests do not depend on `run`.
+ */
+export interface TestContainer {
+  name: string
+  /** Run with `sh -c`. */
+  script: string
+  type?: 'init' | 'app'
+  /** JSON LifecycleHandler for io.kubernetes.container.preStopHandler. */
+  preStop?: unknown
+  /** Create only, do not start. */
+  createOnly?: boolean
+}
+
+export interface TestPodSpec {
+  name: string
+  namespace: string
+  restartPolicy?: RestartPolicy
+  terminationGracePeriodSeconds?: number
+  labels?: Record<string, string>
+  containers: TestContainer[]
+}
+
+export interface TestPod {
+  sandboxId: string
+  uid: string
+  containerIds: Record<string, string>
+}
+
+export async function pullBusybox(client: CriClient): Promise<void> {
+  await client.image('pullImage', {image: {image: lab().busybox}})
+}
+
+export async function createTestPod(client: CriClient, spec: TestPodSpec): Promise<TestPod> {
+  const {id: sandboxId, config} = await runSandbox(client, {
+    name: spec.name,
+    namespace: spec.namespace,
+    labels: spec.labels,
+    annotations: spec.restartPolicy ? {[PodctlAnnotation.restartPolicy]: spec.restartPolicy} : {},
+  })
+  const uid = config.metadata.uid
+  const containerIds: Record<string, string> = {}
+  for (const container of spec.containers) {
+    const type = container.type ?? 'app'
+    const annotations: Record<string, string> = {
+      [ContainerAnnotation.restartCount]: '0',
+      [ContainerAnnotation.terminationMessagePath]: '/dev/termination-log',
+      [ContainerAnnotation.terminationMessagePolicy]: 'File',
+      [PodctlAnnotation.containerType]: type,
+    }
+    if (container.preStop !== undefined) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.preStop)
+    if (spec.terminationGracePeriodSeconds !== undefined) {
+      annotations[ContainerAnnotation.podTerminationGracePeriod] = String(spec.terminationGracePeriodSeconds)
+    }
+
+    const {containerId} = await client.runtime(
+      'createContainer',
+      {
+        podSandboxId: sandboxId,
+        config: {
+          metadata: {name: container.name, attempt: 0},
+          image: {image: lab().busybox},
+          command: ['sh', '-c', container.script],
+          labels: {
+            [PodLabel.name]: spec.name,
+            [PodLabel.namespace]: spec.namespace,
+            [PodLabel.uid]: uid,
+            [ContainerLabel.name]: container.name,
+          },
+          annotations,
+          logPath: `${container.name}/0.log`,
+          linux: {},
+        },
+        sandboxConfig: config,
+      },
+      {timeoutMs: 120_000},
+    )
+    containerIds[container.name] = containerId
+    if (container.createOnly) continue
+    await client.runtime('startContainer', {containerId}, {timeoutMs: 120_000})
+    if (type === 'init') await waitForExit(client, containerId)
+  }
+
+  return {sandboxId, uid, containerIds}
+}
+
+export async function waitForExit(client: CriClient, containerId: string, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const {status} = await client.runtime('containerStatus', {containerId})
+    if (status?.state === 'CONTAINER_EXITED') return status.exitCode
+    if (Date.now() > deadline) throw new Error(`container ${containerId} did not exit within ${timeoutMs}ms`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
+/** Sandboxes and containers the runtime still has for a pod uid: both empty once the pod is gone. */
+export async function leftovers(client: CriClient, uid: string): Promise<{sandboxes: string[]; containers: string[]}> {
+  const selector = {labelSelector: {[PodLabel.uid]: uid}}
+  const [{items}, {containers}] = await Promise.all([
+    client.runtime('listPodSandbox', {filter: selector}),
+    client.runtime('listContainers', {filter: selector}),
+  ])
+  return {sandboxes: items.map((pod) => pod.id), containers: containers.map((container) => container.id)}
+}
