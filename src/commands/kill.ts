@@ -100,9 +100,18 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     }
 
     const human = !this.jsonEnabled() && (flags.output === undefined || flags.output === 'table')
+    // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
+    const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(pods.length) : undefined
+    let done = 0
+    const above = (write: () => void) => {
+      spinner?.clear()
+      write()
+      spinner?.render()
+    }
+
     const onEvent = (event: PodEvent) => {
       // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
-      if (event.type === 'Warning') this.warnLine(`${event.reason} ${event.object ?? ''}: ${event.message}`)
+      if (event.type === 'Warning') above(() => this.warnLine(`${event.reason} ${event.object ?? ''}: ${event.message}`))
     }
 
     const items: KillPodResult[] = []
@@ -113,10 +122,13 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
         keep: flags.keep,
         events: onEvent,
         containers,
+      }).finally(() => {
+        done++
+        if (spinner) spinner.text = this.spinnerText(done, pods.length)
       })
-      if (human) this.log(this.line(result))
+      if (human) above(() => this.log(this.line(result)))
       return result
-    })
+    }).finally(() => spinner?.stop())
     settled.forEach((outcome, index) => {
       if (outcome.status === 'fulfilled') {
         items.push(outcome.value)
@@ -134,6 +146,18 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     for (const failure of failures) this.reportFailure(new PodctlError(failure.code, failure.exitCode, failure.message))
     if (failures.length > 0) process.exitCode = failures[0].exitCode
     return result
+  }
+
+  /** ora only on a terminal (stderr), loaded lazily. */
+  private async spinner(total: number): Promise<import('ora').Ora | undefined> {
+    // A terminal that reports no width (some pseudo-terminals) makes ora's line counting loop forever.
+    if (!process.stderr.isTTY || !process.stderr.columns) return undefined
+    const {default: ora} = await import('ora')
+    return ora({text: this.spinnerText(0, total), stream: process.stderr, discardStdin: false}).start()
+  }
+
+  private spinnerText(done: number, total: number): string {
+    return `Killing ${total} pod${total === 1 ? '' : 's'} (${done} done)`
   }
 
   private line(result: KillPodResult): string {

@@ -136,10 +136,11 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
 
   /** A spinner on stderr while waiting, only on a terminal (ora loads lazily). */
   private async waitSpinner(pod: string, condition: string): Promise<{update(state: string): void; stop(): void} | undefined> {
-    if (!process.stderr.isTTY || this.jsonEnabled()) return undefined
+    // A terminal that reports no width (some pseudo-terminals) makes ora's line counting loop forever.
+    if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
     const {default: ora} = await import('ora')
     const text = `Waiting for pod ${pod} to be ${condition}`
-    const spinner = ora({text, stream: process.stderr, color: this.wantsColorOnStderr ? 'cyan' : undefined}).start()
+    const spinner = ora({text, stream: process.stderr, discardStdin: false}).start()
     return {update: (state) => (spinner.text = `${text} (${state})`), stop: () => spinner.stop()}
   }
 

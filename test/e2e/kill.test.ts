@@ -147,12 +147,20 @@ describe('podctl kill', () => {
     expect(nothing.stderr).toMatch(/no pods in namespace ".*"; nothing to kill/)
   })
 
-  it('-l kills only the pods with the label', async () => {
-    const web = await createTestPod(client, {name: 'web', namespace: ns, labels: {tier: 'web'}, containers: [{name: 'app', script: TRAPS_TERM}]})
+  it('-l kills only the pods with the label; a failing preStop hook is a warning, not a failure', async () => {
+    const web = await createTestPod(client, {
+      name: 'web',
+      namespace: ns,
+      labels: {tier: 'web'},
+      containers: [{name: 'app', script: TRAPS_TERM, preStop: {exec: {command: ['sh', '-c', 'echo going; exit 7']}}}],
+    })
     const db = await createTestPod(client, {name: 'db', namespace: ns, labels: {tier: 'db'}, containers: [{name: 'app', script: TRAPS_TERM}]})
     const run = await podctl(['kill', '-l', 'tier=web', '-n', ns], {env})
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(new RegExp(`^web_${ns}: 1 container stopped, removed`))
+    expect(run.stderr).toBe(
+      `Warning: FailedPreStopHook web_${ns}/app: Exec lifecycle hook (["sh","-c","echo going; exit 7"]) for Container "app" in Pod "web_${ns}" failed - error: command exited with 7, message: "going"\n`,
+    )
     expect(await leftovers(client, web.uid)).toEqual({sandboxes: [], containers: []})
     expect((await leftovers(client, db.uid)).sandboxes).toEqual([db.sandboxId])
     await podctl(['kill', 'db', '-n', ns, '--force'], {env})
