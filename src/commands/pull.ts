@@ -14,7 +14,6 @@ import {
   type EnsureImageResult,
   type PullPolicy,
 } from '../lib/runtime/image.js'
-import type {ImageError} from '../lib/runtime/image-errors.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */
@@ -54,7 +53,7 @@ Retries: by default each image gets one attempt. --retry-for DURATION retries fa
 each wait; then the last error is reported. (For tests, PODCTL_BACKOFF_BASE_MS shrinks the first step; the ladder keeps \
 its shape.) The global --timeout is the deadline of each runtime call, not of the retries.
 
-Images are pulled concurrently, at most --parallel at once; the same image named twice is pulled once. Every image is \
+Images are pulled concurrently, at most --parallel at once; an image named twice is pulled and reported once. Every image is \
 attempted even when another fails; the exit code is that of the first failing image in argument order: 10 ErrImagePull \
 (also RegistryUnavailable, ImagePullBackOff), 11 InvalidImageName, 12 ErrImageNeverPull, 13 Unauthorized.`
 
@@ -81,8 +80,8 @@ attempted even when another fails; the exit code is that of the first failing im
     })(),
     creds: Flags.string({
       summary: 'Registry credentials USER[:PASSWORD] for every image (password asked for on a terminal when left out).',
+      // No oclif `exclusive`: its error message would echo the other flag's value (a secret).
       helpValue: 'USER[:PASSWORD]',
-      exclusive: ['auth'],
     }),
     auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD (the docker config "auth" form).', helpValue: 'BASE64'}),
     parallel: Flags.integer({summary: 'Pulls in flight at once.', default: DEFAULT_PARALLEL_PULLS, min: 1}),
@@ -100,13 +99,13 @@ attempted even when another fails; the exit code is that of the first failing im
   public async run(): Promise<PullResult> {
     const {flags} = this
     const {argv} = await this.parse(Pull)
-    const requested = argv as string[]
+    // A name given twice is pulled and reported once, in order of first mention.
+    const requested = [...new Set(argv as string[])]
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const machine = this.jsonEnabled() || flags.output === 'json' || flags.output === 'yaml'
     const showEvents = !machine && !flags.quiet
-    const entries: PulledImage[] = requested.map((image) => ({requested: image, image, events: []}))
-    const byRequest = new Map<string, PulledImage[]>()
-    for (const entry of entries) byRequest.set(entry.requested, [...(byRequest.get(entry.requested) ?? []), entry])
+    const outcomes = new Map<string, {result?: EnsureImageResult; error?: PodctlError; events: PodEvent[]}>()
+    for (const image of requested) outcomes.set(image, {events: []})
 
     const spinner = await this.startSpinner(showEvents, requested)
     const printEvent = (event: PodEvent) => {
@@ -124,18 +123,16 @@ attempted even when another fails; the exit code is that of the first failing im
     const manager = new ImageManager(
       () => this.client(),
       (event) => {
-        // Events carry the image in `object`; a name given twice shares one set of events.
-        const owners = byRequest.get(event.object ?? '') ?? []
-        for (const owner of owners) owner.events.push(event)
+        // Events carry the requested image in `object`.
+        outcomes.get(event.object ?? '')?.events.push(event)
         printEvent(event)
       },
       {parallel: flags.parallel},
     )
     const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
-    const unique = [...byRequest.keys()]
+    const unique = [...outcomes.keys()]
     let remaining = unique.length
 
-    const failures = new Map<string, ImageError | PodctlError>()
     try {
       await Promise.all(
         unique.map(async (image) => {
@@ -149,15 +146,14 @@ attempted even when another fails; the exit code is that of the first failing im
               signal: controller.signal,
               eventObject: image,
             })
-            for (const entry of byRequest.get(image) ?? []) Object.assign(entry, result)
+            outcomes.get(image)!.result = result
             if (!machine) {
               spinner?.clear()
               this.log(flags.quiet ? result.imageRef : this.describe(image, result))
             }
           } catch (error) {
             const failure = toPodctlError(error)
-            failures.set(image, failure)
-            for (const entry of byRequest.get(image) ?? []) entry.error = failure.toJSON()
+            outcomes.get(image)!.error = failure
             if (!(error instanceof InterruptedError)) {
               spinner?.clear()
               this.reportFailure(this.withCode(failure))
@@ -175,10 +171,15 @@ attempted even when another fails; the exit code is that of the first failing im
       process.off('SIGTERM', onSignal)
     }
 
-    const result: PullResult = {images: entries}
+    const result: PullResult = {
+      images: requested.map((image) => {
+        const {result: pulled, error, events} = outcomes.get(image)!
+        return {requested: image, image, ...pulled, events, ...(error ? {error: error.toJSON()} : {})}
+      }),
+    }
     if (machine) await this.emit(flags.output, result, () => '')
     if (controller.signal.aborted) throw new InterruptedError('pull interrupted')
-    const first = entries.map((entry) => failures.get(entry.requested)).find((failure) => failure !== undefined)
+    const first = requested.map((image) => outcomes.get(image)!.error).find((error) => error !== undefined)
     if (first) process.exitCode = first.exitCode
     return result
   }
@@ -203,12 +204,13 @@ attempted even when another fails; the exit code is that of the first failing im
   }
 
   private spinnerText(remaining: number, total: number): string {
-    return `Pulling ${remaining} of ${total} image${total === 1 ? '' : 's'}`
+    return `Pulling image${total === 1 ? '' : 's'}: ${total - remaining} of ${total} done`
   }
 
   /** ora only on a terminal (stderr), loaded lazily so non-interactive runs never pay for it. */
   private async startSpinner(enabled: boolean, images: string[]): Promise<Spinner | undefined> {
-    if (!enabled || !process.stderr.isTTY) return undefined
+    // A terminal that reports no width (some pseudo-terminals) would make ora's line counting spin.
+    if (!enabled || !process.stderr.isTTY || !process.stderr.columns) return undefined
     const {default: ora} = await import('ora')
     const total = new Set(images).size
     return ora({text: this.spinnerText(total, total), stream: process.stderr, discardStdin: false}).start()

@@ -159,7 +159,11 @@ export class ImageManager {
    * `client` may be a factory: it is called on the first RPC only, so a command whose images are
    * all invalid never connects to the runtime.
    */
-  constructor(client: CriClient | (() => Promise<CriClient>), private readonly events: EventSink = discardEvents, options: ImageManagerOptions = {}) {
+  constructor(
+    client: CriClient | (() => Promise<CriClient>),
+    private readonly events: EventSink = discardEvents,
+    options: ImageManagerOptions = {},
+  ) {
     let pending: Promise<CriClient> | undefined
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
@@ -216,25 +220,18 @@ export class ImageManager {
     const reference = parseNormalizedReference(image)
     const backOffKey = `${options.podUid ?? ''}_${requested}`
     let attempts = 0
-    let lastFailure: ImageError | undefined
+
+    // Still inside the window an earlier call's failure opened (the kubelet's IsInBackOffSinceUpdate).
+    const inherited = this.backOff.remaining(backOffKey)
+    if (inherited > 0) {
+      const previous = this.lastFailure.get(backOffKey)
+      const message = `Back-off pulling image ${goQuote(requested)}${previous ? `: ${previous.reason}: ${previous.message}` : ''}`
+      emit(normalEvent('BackOff', message))
+      if (!this.fitsBefore(inherited, options.deadline)) throw new ImagePullBackOffError(message, requested)
+      await sleep(inherited, options.signal)
+    }
 
     for (;;) {
-      const waitMs = this.backOff.remaining(backOffKey)
-      if (waitMs > 0) {
-        const previous = lastFailure ?? this.lastFailure.get(backOffKey)
-        const message = `Back-off pulling image ${goQuote(requested)}${previous ? `: ${previous.reason}: ${previous.message}` : ''}`
-        const fits = options.deadline !== undefined && this.now() + waitMs < options.deadline
-        if (!fits) {
-          // Our own attempt failed: report that error. Still in an earlier call's window: ImagePullBackOff, no RPC.
-          if (lastFailure) throw lastFailure
-          emit(normalEvent('BackOff', message))
-          throw new ImagePullBackOffError(message, requested)
-        }
-
-        emit(normalEvent('BackOff', message))
-        await sleep(waitMs, options.signal)
-      }
-
       const attemptStart = this.now()
       emit(normalEvent('Pulling', `Pulling image ${goQuote(requested)}`))
       attempts++
@@ -245,10 +242,14 @@ export class ImageManager {
         if (passThrough(error)) throw error
         const text = errorText(error)
         emit(warningEvent('Failed', `Failed to pull image ${goQuote(requested)}: ${text}`))
-        this.backOff.next(backOffKey)
-        lastFailure = pullFailure(text, requested)
-        if (lastFailure instanceof UnauthorizedError && error instanceof PullFailed) lastFailure = withCredentialHint(lastFailure, error)
-        this.lastFailure.set(backOffKey, lastFailure)
+        let failure = pullFailure(text, requested)
+        if (failure instanceof UnauthorizedError && error instanceof PullFailed) failure = withCredentialHint(failure, error)
+        this.lastFailure.set(backOffKey, failure)
+        // The window is measured from this failure, whatever the clock does while we decide.
+        const windowMs = this.backOff.next(backOffKey)
+        if (!this.fitsBefore(windowMs, options.deadline)) throw failure
+        emit(normalEvent('BackOff', `Back-off pulling image ${goQuote(requested)}: ${failure.reason}: ${failure.message}`))
+        await sleep(windowMs, options.signal)
         continue
       }
 
@@ -275,6 +276,11 @@ export class ImageManager {
     }
   }
 
+  /** A retry after `waitMs` starts before the deadline (no deadline: never retry). */
+  private fitsBefore(waitMs: number, deadline: number | undefined): boolean {
+    return deadline !== undefined && this.now() + waitMs < deadline
+  }
+
   /** One PullImage per image (and credentials) at a time: a concurrent request for the same image joins it. */
   private async pullShared(
     image: string,
@@ -289,7 +295,9 @@ export class ImageManager {
       const created: InflightPull = {controller, waiters: 0, promise: Promise.resolve() as unknown as Promise<PullOutcome>}
       created.promise = this.slots
         .run(() => this.pullWithCredentials(image, spec, reference, options, controller.signal), controller.signal)
-        .finally(() => this.inflight.delete(key))
+        .finally(() => {
+          if (this.inflight.get(key) === created) this.inflight.delete(key)
+        })
       this.inflight.set(key, created)
       entry = created
     }
@@ -301,8 +309,12 @@ export class ImageManager {
     return new Promise<PullOutcome>((resolve, reject) => {
       const onAbort = () => {
         shared.waiters--
-        // Nobody else waits for this pull: cancel the RPC too.
-        if (shared.waiters === 0) shared.controller.abort()
+        // Nobody else waits for this pull: cancel the RPC, and let a later request start afresh.
+        if (shared.waiters === 0) {
+          shared.controller.abort()
+          if (this.inflight.get(key) === shared) this.inflight.delete(key)
+        }
+
         reject(new InterruptedError(`pull of ${image} interrupted`))
       }
 
