@@ -8,7 +8,6 @@ import {
   CONTAINER_STATES,
   containerName,
   containerRefName,
-  displayImage,
   listContainers,
   stateLabel,
   truncateDigest,
@@ -23,13 +22,14 @@ export interface PsResult {
 export default class Ps extends BaseCommand<typeof Ps> {
   static override summary = 'List containers, newest first (running only unless -a).'
 
-  static override description = `One ListContainers and one ListPodSandbox call, whatever the number of containers \
-(-o wide adds one ContainerStatus per exited container, for its exit code). State and labels are filtered by the \
-runtime; --name, --namespace and --image are exact unless they contain "*" (so --name web never matches web2). \
---latest and --last look at every state, like docker. IMAGE is the image as it was asked for; a bare digest is \
-shortened unless --no-trunc. Every filter applies the same way to every output format. JSON and YAML carry the \
-CRI Container objects ({"containers": [...]}, camelCase keys, int64 as strings); -o name prints name_namespace/container, \
-which other commands accept as a container reference.`
+  static override description = `One ListContainers and one ListPodSandbox call (plus one ListImages for the table), \
+whatever the number of containers; -o wide adds one ContainerStatus per exited container, for its exit code. State \
+and labels are filtered by the runtime; --name, --namespace and --image are exact unless they contain "*" (so \
+--name web never matches web2). --latest and --last look at every state, like docker. IMAGE is the image as it was \
+asked for, else a tag of the image (the kubelet creates containers by image ID), else the ID, shortened unless \
+--no-trunc; --image matches any of these. Every filter applies the same way to every output format. JSON and YAML \
+carry the CRI Container objects ({"containers": [...]}, camelCase keys, int64 as strings); -o name prints \
+name_namespace/container, which other commands accept as a container reference.`
 
   static override examples = [
     {description: 'Running containers', command: '<%= config.bin %> <%= command.id %>'},
@@ -77,7 +77,7 @@ which other commands accept as a container reference.`
         latest: flags.latest,
         last: flags.last,
       },
-      {withExitCodes: wide},
+      {withExitCodes: wide, withImageNames: !flags.quiet && (flags.output === undefined || flags.output === 'table' || wide)},
     )
     const result: PsResult = {containers: entries.map((entry) => entry.container)}
 
@@ -102,7 +102,7 @@ which other commands accept as a container reference.`
       const state = stateLabel(container.state)
       const row = [
         truncateId(container.id, noTrunc),
-        displayImage(container, noTrunc),
+        truncateDigest(entry.imageName, noTrunc),
         humanAge(container.createdAt, now),
         state === 'Running' ? chalk.green(state) : state === 'Exited' ? chalk.dim(state) : chalk.yellow(state),
         containerName(container),

@@ -114,7 +114,7 @@ not an error: exit 0 with a note on stderr.`
     }
 
     if (plan.remove.length === 0 && failures.length === 0) {
-      this.note(flags.prune ? 'nothing to remove: every image is in use or pinned' : 'nothing to remove: there are no images')
+      this.note(flags.prune ? "nothing to remove: every image is in use, pinned or the runtime's sandbox image" : 'nothing to remove: there are no images')
     }
 
     // Reported in the order the images were named (then --all/--prune order); the first one sets the exit code.
@@ -123,7 +123,7 @@ not an error: exit 0 with a note on stderr.`
     for (const failure of failures) this.reportFailure(failure.error)
     if (failures.length > 0) process.exitCode = failures[0].error.exitCode
     return {
-      dryRun: flags['dry-run'],
+      dryRun: Boolean(flags['dry-run']),
       deleted,
       failures: failures.map(({ref, error}) => ({ref, ...(error as PodctlError).toJSON()})),
     }

@@ -2,14 +2,15 @@ import {describe, expect, it} from 'vitest'
 
 import {
   containerRefName,
-  displayImage,
+  imageTagsById,
+  imageName,
   selectContainers,
   stateLabel,
   stateToRequest,
   truncateDigest,
 } from '../../src/lib/runtime/container-list.js'
 import {matchContainerRef} from '../../src/lib/runtime/resolve.js'
-import type {Container, PodSandbox} from '../../src/generated/runtime/v1/api.js'
+import type {Container, Image, PodSandbox} from '../../src/generated/runtime/v1/api.js'
 
 const hex = (c: string) => c.repeat(64).slice(0, 64)
 
@@ -119,6 +120,13 @@ describe('selectContainers', () => {
     expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'busybox'}))).toEqual([])
   })
 
+  it('matches --image against the tags of the image a container was created from by ID', () => {
+    const images = [{id: 'sha256:' + hex('f'), repoTags: ['postgres:16'], repoDigests: []} as unknown as Image]
+    expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'postgres:16'}, images))).toEqual(['4'])
+    expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'postgres*'}, images))).toEqual(['4'])
+    expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'postgres:16'}))).toEqual([])
+  })
+
   it('filters by ID prefix and state', () => {
     expect(ids(selectContainers(containers, sandboxes, {all: true, id: '33'}))).toEqual(['3'])
     expect(ids(selectContainers(containers, sandboxes, {state: 'exited'}))).toEqual(['3'])
@@ -140,10 +148,15 @@ describe('selectContainers', () => {
 })
 
 describe('column helpers', () => {
-  it('shows the image as the user gave it, else the spec image, truncating bare digests', () => {
-    expect(displayImage(containers[0])).toBe('localhost:5000/podctl/busybox:1.36')
-    expect(displayImage(containers[3])).toBe('fffffffffffff')
-    expect(displayImage(containers[3], true)).toBe('sha256:' + hex('f'))
+  it('names the image as the user gave it, else by a tag of the image ID, else by the ID', () => {
+    expect(imageName(containers[0])).toBe('localhost:5000/podctl/busybox:1.36')
+    expect(imageName(containers[3])).toBe('sha256:' + hex('f'))
+    const tags = imageTagsById([{id: 'sha256:' + hex('f'), repoTags: ['postgres:16', 'postgres:latest'], repoDigests: []} as unknown as Image])
+    expect(imageName(containers[3], tags)).toBe('postgres:16')
+    const [entry] = selectContainers(containers, sandboxes, {all: true, id: '4'}, [
+      {id: 'sha256:' + hex('f'), repoTags: [], repoDigests: ['postgres@sha256:' + hex('0')]} as unknown as Image,
+    ])
+    expect(entry.imageName).toBe('postgres@sha256:' + hex('0'))
   })
 
   it('truncates only digests, never names or repo@digest references', () => {

@@ -3,7 +3,7 @@ import {mapLimit} from '../concurrency.js'
 import {UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../filters.js'
 import {TRUNCATED_ID_LENGTH} from '../output/format.js'
-import type {Container, ContainerState, PodSandbox} from '../../generated/runtime/v1/api.js'
+import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {ContainerLabel, PodLabel, podFullName} from './labels.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
@@ -45,6 +45,8 @@ export interface ContainerListEntry {
   sandbox?: PodSandbox
   podName: string
   podNamespace: string
+  /** The image as a person would name it: as given at creation, else a tag of the image, else its ID. */
+  imageName: string
   /** Filled for exited containers only when asked for (one ContainerStatus each). */
   exitCode?: number
 }
@@ -69,15 +71,20 @@ export function stateToRequest(filters: ContainerListFilters): ContainerState | 
 export async function listContainers(
   client: CriClient,
   filters: ContainerListFilters,
-  options: {withExitCodes?: boolean} = {},
+  options: {withExitCodes?: boolean; withImageNames?: boolean} = {},
 ): Promise<ContainerListEntry[]> {
   checkFilters(filters)
   const state = stateToRequest(filters)
-  const [{containers}, {items: sandboxes}] = await Promise.all([
+  // The kubelet creates containers with the image ID and runtimes before CRI 1.29 drop the name
+  // the user gave, so one ListImages (never an ImageStatus per container, crictl's `ps -r`) turns
+  // IDs back into tags for the IMAGE column and --image. Only for display: a failure shows IDs.
+  const withImages = options.withImageNames || filters.image !== undefined
+  const [{containers}, {items: sandboxes}, images] = await Promise.all([
     client.runtime('listContainers', {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}),
     client.runtime('listPodSandbox', {}),
+    withImages ? client.image('listImages', {}).then((r) => r.images, () => undefined) : undefined,
   ])
-  const entries = selectContainers(containers, sandboxes, filters)
+  const entries = selectContainers(containers, sandboxes, filters, images)
   if (options.withExitCodes) {
     const exited = entries.filter((entry) => entry.container.state === 'CONTAINER_EXITED')
     await mapLimit(exited, STATUS_CONCURRENCY, async (entry) => {
@@ -101,8 +108,10 @@ export function selectContainers(
   containers: readonly Container[],
   sandboxes: readonly PodSandbox[],
   filters: ContainerListFilters,
+  images?: readonly Image[],
 ): ContainerListEntry[] {
   checkFilters(filters)
+  const tags = imageTagsById(images)
   const byId = new Map(sandboxes.map((pod) => [pod.id, pod]))
   // --pod names a pod, so all its sandboxes (attempts) count; an unknown pod is an error, not an empty list.
   const podIds =
@@ -122,45 +131,67 @@ export function selectContainers(
         (filters.id === undefined || c.id.startsWith(filters.id)) &&
         (podIds === undefined || podIds.has(c.podSandboxId)) &&
         matchName(containerName(c)) &&
-        (filters.image === undefined || imageCandidates(c).some(matchImage)),
+        (filters.image === undefined || imageCandidates(c, tags).some(matchImage)),
     )
-    .map((container) => entryFor(container, byId.get(container.podSandboxId)))
+    .map((container) => entryFor(container, byId.get(container.podSandboxId), tags))
     .filter((entry) => filters.namespace === undefined || matchNamespace(entry.podNamespace))
     .sort((a, b) => newestFirst(a.container, b.container))
   return takeNewest(entries, filters)
 }
 
-function entryFor(container: Container, sandbox: PodSandbox | undefined): ContainerListEntry {
+function entryFor(container: Container, sandbox: PodSandbox | undefined, tags: ReadonlyMap<string, string[]>): ContainerListEntry {
   // The sandbox is authoritative; the kubelet's labels on the container are the fallback once it is gone.
   return {
     container,
     sandbox,
     podName: sandbox?.metadata?.name ?? container.labels[PodLabel.name] ?? '',
     podNamespace: sandbox?.metadata?.namespace ?? container.labels[PodLabel.namespace] ?? '',
+    imageName: imageName(container, tags),
   }
+}
+
+/** Image ID → its tags (else its repo digests), from one ListImages. */
+export function imageTagsById(images: readonly Image[] | undefined): Map<string, string[]> {
+  const tags = new Map<string, string[]>()
+  for (const image of images ?? []) tags.set(image.id, image.repoTags.length > 0 ? image.repoTags : image.repoDigests)
+  return tags
+}
+
+function tagsOf(container: Container, tags: ReadonlyMap<string, string[]>): string[] {
+  return tags.get(container.image?.image ?? '') ?? tags.get(container.imageRef) ?? tags.get(container.imageId) ?? []
+}
+
+/**
+ * What the user would call the image: as given at creation (userSpecifiedImage), else the spec's
+ * image when it is a name, else the first tag of the image it resolved to, else the ID.
+ */
+export function imageName(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string {
+  const specified = container.image?.userSpecifiedImage || container.image?.image || ''
+  if (specified && !isDigest(specified)) return specified
+  return tagsOf(container, tags)[0] ?? (specified || container.imageRef)
 }
 
 export function containerName(container: Container): string {
   return container.metadata?.name || container.labels[ContainerLabel.name] || ''
 }
 
-/** What `--image` matches: the image as the user wrote it, the spec's image and the resolved ref. */
-export function imageCandidates(container: Container): string[] {
-  return [container.image?.userSpecifiedImage, container.image?.image, container.imageRef].filter(
+/** What `--image` matches: the image as the user wrote it, the spec's image, the resolved ref, and the image's tags. */
+export function imageCandidates(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string[] {
+  return [container.image?.userSpecifiedImage, container.image?.image, container.imageRef, ...tagsOf(container, tags)].filter(
     (value): value is string => Boolean(value),
   )
 }
 
-/** The IMAGE column: what the user asked for when the runtime kept it, else the spec's image. */
-export function displayImage(container: Container, noTrunc = false): string {
-  const image = container.image?.userSpecifiedImage || container.image?.image || container.imageRef
-  return truncateDigest(image, noTrunc)
+const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})$/
+
+function isDigest(value: string): boolean {
+  return DIGEST.test(value)
 }
 
 /** crictl's rule: a bare digest (`sha256:<hex>`) is shortened to 13 hex characters; names stay whole. */
 export function truncateDigest(value: string, noTrunc = false): string {
   if (noTrunc) return value
-  const digest = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})$/.exec(value)
+  const digest = DIGEST.exec(value)
   return digest ? digest[1].slice(0, TRUNCATED_ID_LENGTH) : value
 }
 
