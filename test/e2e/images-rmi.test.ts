@@ -129,6 +129,13 @@ describe('podctl images and rmi', () => {
     expect(await present(images.free.id)).toBe(true)
   })
 
+  it("refuses the runtime's sandbox image although containerd 1.6 does not pin it (checked with --dry-run)", async () => {
+    const {code, stdout, stderr} = await podctl(['rmi', '--dry-run', lab().pause], {env})
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toContain(`image ${lab().pause} is pinned by the runtime`)
+  })
+
   it('removes an in-use image with --force, saying every tag that goes', async () => {
     const {code, stdout, stderr} = await podctl(['rmi', '--force', images.used.refs[1]], {env})
     expect(code).toBe(0)

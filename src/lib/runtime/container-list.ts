@@ -1,6 +1,6 @@
 import type {CriClient} from '../cri/client.js'
 import {mapLimit} from '../concurrency.js'
-import {UsageError} from '../errors.js'
+import {NotFoundError, UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../filters.js'
 import {TRUNCATED_ID_LENGTH} from '../output/format.js'
 import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
@@ -88,8 +88,13 @@ export async function listContainers(
   if (options.withExitCodes) {
     const exited = entries.filter((entry) => entry.container.state === 'CONTAINER_EXITED')
     await mapLimit(exited, STATUS_CONCURRENCY, async (entry) => {
-      const {status} = await client.runtime('containerStatus', {containerId: entry.container.id, verbose: false})
-      entry.exitCode = status?.exitCode
+      try {
+        const {status} = await client.runtime('containerStatus', {containerId: entry.container.id, verbose: false})
+        entry.exitCode = status?.exitCode
+      } catch (error) {
+        // Removed since it was listed: the row stays, without an exit code.
+        if (!(error instanceof NotFoundError)) throw error
+      }
     })
   }
 
