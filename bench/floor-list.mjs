@@ -1,11 +1,12 @@
-// The floor for any Node CLI listing pods: grpc-js and one ListPodSandbox call, nothing else
-// (an empty request encodes to zero bytes; the response is left undecoded).
+// The floor for any Node CLI that lists from a CRI runtime: grpc-js and one unary List call,
+// nothing else (an empty request encodes to zero bytes; the response is left undecoded).
+//   node bench/floor-list.mjs ENDPOINT [ListPodSandbox|ListContainers]
 import {Client, credentials} from '@grpc/grpc-js'
 
-const endpoint = process.argv[2] ?? process.env.CONTAINER_RUNTIME_ENDPOINT
+const [endpoint = process.env.CONTAINER_RUNTIME_ENDPOINT, method = 'ListPodSandbox'] = process.argv.slice(2)
 const client = new Client(endpoint, credentials.createInsecure(), {'grpc.max_receive_message_length': 64 << 20})
 client.makeUnaryRequest(
-  '/runtime.v1.RuntimeService/ListPodSandbox',
+  `/runtime.v1.RuntimeService/${method}`,
   () => Buffer.alloc(0),
   (buffer) => buffer,
   {},
