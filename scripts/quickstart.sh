@@ -31,7 +31,7 @@ step "podctl status"
 podctl status
 step "podctl pods"
 podctl pods
-if [ -z "${PODCTL_ENDPOINT:-}" ] && [ -f dist/commands/run.js ]; then
+if [ -z "${PODCTL_ENDPOINT:-}" ]; then
   bash scripts/demo.sh
 fi
 step "Done. Try: CONTAINER_RUNTIME_ENDPOINT=$CONTAINER_RUNTIME_ENDPOINT node bin/run.js --help"
