@@ -62,28 +62,33 @@ export interface SandboxSpec {
   runtimeHandler?: string
 }
 
+/**
+ * The PodSandboxConfig createSandbox sends; CreateContainer needs the same config as its
+ * `sandboxConfig`, so pass the same spec (with a fixed `uid`) to both.
+ */
+export function sandboxConfig(spec: SandboxSpec & {uid: string}) {
+  const {logRoot} = lab()
+  return {
+    metadata: {name: spec.name, namespace: spec.namespace, uid: spec.uid, attempt: spec.attempt ?? 0},
+    hostname: spec.name,
+    logDirectory: `${logRoot}/${spec.namespace}_${spec.name}_${spec.uid}`,
+    labels: {
+      ...spec.labels,
+      [PodLabel.name]: spec.name,
+      [PodLabel.namespace]: spec.namespace,
+      [PodLabel.uid]: spec.uid,
+    },
+    annotations: {},
+    linux: {},
+  }
+}
+
 /** Creates a sandbox straight through the client (not through podctl), labelled like the kubelet does. */
 export async function createSandbox(client: CriClient, spec: SandboxSpec): Promise<string> {
   const uid = spec.uid ?? randomBytes(8).toString('hex')
-  const {logRoot} = lab()
   const response = await client.runtime(
     'runPodSandbox',
-    {
-      config: {
-        metadata: {name: spec.name, namespace: spec.namespace, uid, attempt: spec.attempt ?? 0},
-        hostname: spec.name,
-        logDirectory: `${logRoot}/${spec.namespace}_${spec.name}_${uid}`,
-        labels: {
-          ...spec.labels,
-          [PodLabel.name]: spec.name,
-          [PodLabel.namespace]: spec.namespace,
-          [PodLabel.uid]: uid,
-        },
-        annotations: {},
-        linux: {},
-      },
-      runtimeHandler: spec.runtimeHandler ?? '',
-    },
+    {config: sandboxConfig({...spec, uid}), runtimeHandler: spec.runtimeHandler ?? ''},
     {timeoutMs: 120_000},
   )
   return response.podSandboxId
