@@ -112,9 +112,17 @@ function byContainerId(stats: readonly ContainerStats[]): Map<string, ContainerS
   return new Map(stats.map((s) => [s.attributes?.id ?? '', s]))
 }
 
+/**
+ * ListContainerStats costs the runtime one shim round-trip per container (containerd 1.6), so on
+ * a busy node it is slow; like the kubelet (2 min runtime request timeout) give it room even when
+ * --timeout is short.
+ */
+export const STATS_DEADLINE_FLOOR_MS = 60_000
+
 /** One ListContainerStats call (the label selector is applied by the runtime). */
 export async function sampleStats(client: CriClient, labels: Record<string, string> = {}): Promise<ContainerStats[]> {
-  return (await client.runtime('listContainerStats', {filter: {labelSelector: labels}})).stats
+  const timeoutMs = Math.max(client.deadlineFor('listContainerStats'), STATS_DEADLINE_FLOOR_MS)
+  return (await client.runtime('listContainerStats', {filter: {labelSelector: labels}}, {timeoutMs})).stats
 }
 
 export interface StatsSampler {
