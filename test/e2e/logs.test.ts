@@ -1,7 +1,7 @@
 import {rmSync} from 'node:fs'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ambiguousPrefix, createPod, pullBusybox, runContainer, waitForExit, type TestPod} from '../support/containers.js'
+import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, waitForExit, type TestPod} from '../support/containers.js'
 import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
@@ -26,6 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cleanupNamespace(client, namespace)
+  removePodLogs(pod)
   expect(await sandboxesIn(client, namespace)).toEqual([])
   client.close()
 })

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ambiguousPrefix, createPod, pullBusybox, runContainer, waitForExit, type TestPod} from '../support/containers.js'
+import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, waitForExit, type TestPod} from '../support/containers.js'
 import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
@@ -51,6 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cleanupNamespace(client, namespace)
+  removePodLogs(pod, other)
   expect(await sandboxesIn(client, namespace)).toEqual([])
   client.close()
 })

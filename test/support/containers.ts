@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto'
+import {rmSync} from 'node:fs'
 
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerLabel, PodLabel} from '../../src/lib/runtime/labels.js'
@@ -86,4 +87,9 @@ export async function ambiguousPrefix(client: CriClient, pod: TestPod): Promise<
   }
 
   throw new Error('could not make an ambiguous container ID prefix')
+}
+
+/** Removes the pods' log directories (the runtime leaves them behind; the kubelet would delete them). */
+export function removePodLogs(...pods: Array<TestPod | undefined>): void {
+  for (const pod of pods) if (pod) rmSync(sandboxConfig(pod.spec).logDirectory, {recursive: true, force: true})
 }
