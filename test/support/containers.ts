@@ -71,12 +71,13 @@ export async function pullBusybox(client: CriClient): Promise<void> {
 }
 
 /**
- * An ID prefix that matches at least two containers of the runtime, creating idle containers in
- * `pod` until two IDs share their first character (IDs are random, so this takes a few).
+ * An ID prefix that matches at least two containers of `pod` (so it stays ambiguous whatever
+ * other tests remove meanwhile), creating idle containers there until two IDs share their first
+ * character (IDs are random, so this takes a few).
  */
 export async function ambiguousPrefix(client: CriClient, pod: TestPod): Promise<string> {
   for (let made = 0; made < 20; made++) {
-    const {containers} = await client.runtime('listContainers', {})
+    const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: pod.id}})
     const seen = new Set<string>()
     for (const {id} of containers) {
       if (seen.has(id[0])) return id[0]
