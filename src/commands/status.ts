@@ -110,11 +110,14 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     let report: PodStatusReport | undefined
     if (condition === undefined) report = await getPodStatus(client, sandboxes)
     else {
-      const spinner = await this.waitSpinner(`${pod.name}_${pod.namespace}`, condition)
+      const waiting = `Waiting for pod ${pod.name}_${pod.namespace} to be ${condition}`
+      const spinner = await this.spinner(waiting)
       try {
         report = await waitForPod(client, pod, condition, {
           timeoutMs: flags['wait-timeout'],
-          onPoll: (current) => spinner?.update(describePodState(current)),
+          onPoll: (current) => {
+            if (spinner) spinner.text = `${waiting} (${describePodState(current)})`
+          },
         })
       } finally {
         spinner?.stop()
@@ -134,15 +137,6 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     return result
   }
 
-  /** A spinner on stderr while waiting, only on a terminal (ora loads lazily). */
-  private async waitSpinner(pod: string, condition: string): Promise<{update(state: string): void; stop(): void} | undefined> {
-    // A terminal that reports no width (some pseudo-terminals) makes ora's line counting loop forever.
-    if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
-    const {default: ora} = await import('ora')
-    const text = `Waiting for pod ${pod} to be ${condition}`
-    const spinner = ora({text, stream: process.stderr, discardStdin: false}).start()
-    return {update: (state) => (spinner.text = `${text} (${state})`), stop: () => spinner.stop()}
-  }
 
   private renderPod(report: PodStatusReport): string {
     const {chalk} = this

@@ -152,6 +152,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.finally(error)
   }
 
+  /**
+   * A spinner on stderr for slow steps, or undefined: only on a terminal that reports a width
+   * (ora's line counting loops forever on zero-width pseudo-terminals), never in JSON mode.
+   * ora is loaded here, lazily, so non-interactive runs never pay for it.
+   */
+  protected async spinner(text: string): Promise<import('ora').Ora | undefined> {
+    if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
+    const {default: ora} = await import('ora')
+    return ora({text, stream: process.stderr, discardStdin: false, color: this.wantsColorOnStderr ? 'cyan' : undefined}).start()
+  }
+
   protected debugLine(line: string): void {
     const text = `debug: ${line}`
     process.stderr.write(`${this.wantsColorOnStderr ? makeChalk(true).dim(text) : text}\n`)
