@@ -101,7 +101,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
     const human = !this.jsonEnabled() && (flags.output === undefined || flags.output === 'table')
     // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
-    const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(pods.length) : undefined
+    const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(this.spinnerText(0, pods.length)) : undefined
     let done = 0
     const above = (write: () => void) => {
       spinner?.clear()
@@ -148,13 +148,6 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     return result
   }
 
-  /** ora only on a terminal (stderr), loaded lazily. */
-  private async spinner(total: number): Promise<import('ora').Ora | undefined> {
-    // A terminal that reports no width (some pseudo-terminals) makes ora's line counting loop forever.
-    if (!process.stderr.isTTY || !process.stderr.columns) return undefined
-    const {default: ora} = await import('ora')
-    return ora({text: this.spinnerText(0, total), stream: process.stderr, discardStdin: false}).start()
-  }
 
   private spinnerText(done: number, total: number): string {
     return `Killing ${total} pod${total === 1 ? '' : 's'} (${done} done)`

@@ -28,13 +28,6 @@ export interface PullResult {
   images: PulledImage[]
 }
 
-interface Spinner {
-  text: string
-  clear(): void
-  render(): void
-  stop(): void
-}
-
 export default class Pull extends BaseCommand<typeof Pull> {
   static override summary = 'Pull images the way the kubelet does: pull policy, credentials, events and back-off.'
 
@@ -107,7 +100,8 @@ attempted even when another fails; the exit code is that of the first failing im
     const outcomes = new Map<string, {result?: EnsureImageResult; error?: PodctlError; events: PodEvent[]}>()
     for (const image of requested) outcomes.set(image, {events: []})
 
-    const spinner = await this.startSpinner(showEvents, requested)
+    const pending = new Set(requested).size
+    const spinner = showEvents ? await this.spinner(this.spinnerText(pending, pending)) : undefined
     const printEvent = (event: PodEvent) => {
       if (!showEvents) return
       spinner?.clear()
@@ -207,12 +201,4 @@ attempted even when another fails; the exit code is that of the first failing im
     return `Pulling image${total === 1 ? '' : 's'}: ${total - remaining} of ${total} done`
   }
 
-  /** ora only on a terminal (stderr), loaded lazily so non-interactive runs never pay for it. */
-  private async startSpinner(enabled: boolean, images: string[]): Promise<Spinner | undefined> {
-    // A terminal that reports no width (some pseudo-terminals) would make ora's line counting spin.
-    if (!enabled || !process.stderr.isTTY || !process.stderr.columns) return undefined
-    const {default: ora} = await import('ora')
-    const total = new Set(images).size
-    return ora({text: this.spinnerText(total, total), stream: process.stderr, discardStdin: false}).start()
-  }
 }

@@ -28,7 +28,8 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 2 * 60_000
 export default class Status extends BaseCommand<typeof Status> {
   static override summary = "Show the runtime's health, or with POD one pod's status and phase the kubelet's way."
 
-  static override description = `Without POD: calls Version, Status, ListPodSandbox, ListContainers and ListImages concurrently. \
+  static override description = `Without POD: calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages \
+concurrently (RuntimeConfig is optional: older runtimes answer UNIMPLEMENTED and the cgroup driver shows as not reported). \
 Exits 7 (RuntimeNotReady) when a runtime condition such as RuntimeReady or NetworkReady is false, \
 so CI and node checks can use it as a health probe.
 
@@ -109,11 +110,14 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     let report: PodStatusReport | undefined
     if (condition === undefined) report = await getPodStatus(client, sandboxes)
     else {
-      const spinner = await this.waitSpinner(`${pod.name}_${pod.namespace}`, condition)
+      const waiting = `Waiting for pod ${pod.name}_${pod.namespace} to be ${condition}`
+      const spinner = await this.spinner(waiting)
       try {
         report = await waitForPod(client, pod, condition, {
           timeoutMs: flags['wait-timeout'],
-          onPoll: (current) => spinner?.update(describePodState(current)),
+          onPoll: (current) => {
+            if (spinner) spinner.text = `${waiting} (${describePodState(current)})`
+          },
         })
       } finally {
         spinner?.stop()
@@ -133,15 +137,6 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     return result
   }
 
-  /** A spinner on stderr while waiting, only on a terminal (ora loads lazily). */
-  private async waitSpinner(pod: string, condition: string): Promise<{update(state: string): void; stop(): void} | undefined> {
-    // A terminal that reports no width (some pseudo-terminals) makes ora's line counting loop forever.
-    if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
-    const {default: ora} = await import('ora')
-    const text = `Waiting for pod ${pod} to be ${condition}`
-    const spinner = ora({text, stream: process.stderr, discardStdin: false}).start()
-    return {update: (state) => (spinner.text = `${text} (${state})`), stop: () => spinner.stop()}
-  }
 
   private renderPod(report: PodStatusReport): string {
     const {chalk} = this
@@ -199,6 +194,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
       ['Pods', `${report.pods.ready} ready / ${report.pods.total} total`],
       ['Containers', `${report.containers.running} running / ${report.containers.total} total`],
       ['Images', String(report.images)],
+      ['Cgroup driver', report.cgroupDriver ?? chalk.dim('(not reported: runtime has no RuntimeConfig)')],
     ])
     const conditions = renderTable(
       ['CONDITION', 'STATUS', 'REASON', 'MESSAGE'],

@@ -89,6 +89,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   public override async init(): Promise<void> {
     await super.init()
+    // A parse failure is reported by catch(); mark parsing as attempted so oclif's development
+    // check (NODE_ENV=test/development) does not add a misleading warning under the error.
+    this.parsed = true
     const {args, flags} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
@@ -149,6 +152,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.finally(error)
   }
 
+  /**
+   * A spinner on stderr for slow steps, or undefined: only on a terminal that reports a width
+   * (ora's line counting loops forever on zero-width pseudo-terminals), never in JSON mode.
+   * ora is loaded here, lazily, so non-interactive runs never pay for it.
+   */
+  protected async spinner(text: string): Promise<import('ora').Ora | undefined> {
+    if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
+    const {default: ora} = await import('ora')
+    return ora({text, stream: process.stderr, discardStdin: false, color: this.wantsColorOnStderr ? 'cyan' : undefined}).start()
+  }
+
   protected debugLine(line: string): void {
     const text = `debug: ${line}`
     process.stderr.write(`${this.wantsColorOnStderr ? makeChalk(true).dim(text) : text}\n`)
@@ -184,7 +198,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
 /** Any thrown value → the PodctlError users see; oclif's parse errors are usage errors. */
 export function toPodctlError(error: unknown): PodctlError {
-  if (error instanceof PodctlError) return error
+  if (error instanceof PodctlError) {
+    // oclif rewrites errors thrown by a flag's parse() to "Parsing --x \n\t<message>\nSee more help".
+    const inner = /^Parsing --\S+\s*\n\t(.*?)(\nSee more help.*)?$/s.exec(error.message)
+    if (inner) error.message = inner[1]
+    return error
+  }
+
   const oclifExit = (error as {oclif?: {exit?: number}})?.oclif?.exit
   const message = String((error as Error)?.message ?? error)
   if (oclifExit === 2 || error instanceof Errors.CLIError) {

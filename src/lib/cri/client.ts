@@ -222,15 +222,14 @@ export class CriClient {
       // One shot per command: no background retries or keepalive pings that would hold the process open.
       'grpc.enable_retries': 0,
     })
-    try {
-      await new Promise<void>((resolve, reject) => {
-        client.waitForReady(Date.now() + this.connectTimeoutMs, (error) => (error ? reject(error) : resolve()))
-      })
-    } catch {
+    const outcome = await waitConnected(grpc, client, Date.now() + this.connectTimeoutMs)
+    if (outcome !== 'READY') {
       client.close()
-      this.trace(`connect ${endpoint}`, started, 'TIMEOUT')
+      this.trace(`connect ${endpoint}`, started, outcome)
       throw new RuntimeUnreachableError(
-        `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
+        outcome === 'REFUSED'
+          ? `runtime at ${endpoint} refused the connection (stale socket?); check that the runtime is running`
+          : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
       )
     }
 
@@ -242,6 +241,30 @@ export class CriClient {
     if (!this.debug) return
     this.debug(`${label} ${(performance.now() - started).toFixed(1)}ms ${status}`)
   }
+}
+
+/**
+ * Waits for the channel to be READY. Unlike waitForReady, a refused connection (a stale socket
+ * file with no runtime behind it) fails at once instead of retrying until the deadline.
+ */
+function waitConnected(
+  grpc: GrpcModule,
+  client: InstanceType<GrpcModule['Client']>,
+  deadline: number,
+): Promise<'READY' | 'REFUSED' | 'TIMEOUT'> {
+  const channel = client.getChannel()
+  const {READY, TRANSIENT_FAILURE, SHUTDOWN} = grpc.connectivityState
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const state = channel.getConnectivityState(true)
+      if (state === READY) return resolve('READY')
+      if (state === TRANSIENT_FAILURE || state === SHUTDOWN) return resolve('REFUSED')
+      if (Date.now() >= deadline) return resolve('TIMEOUT')
+      channel.watchConnectivityState(state, deadline, (error) => (error ? resolve('TIMEOUT') : check()))
+    }
+
+    check()
+  })
 }
 
 function grpcCodeName(grpc: GrpcModule, code: number | undefined): string {

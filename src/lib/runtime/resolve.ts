@@ -63,17 +63,28 @@ export function matchPodSandboxes(sandboxes: readonly PodSandbox[], ref: string,
 
 /** One container from an ID prefix or `POD/CONTAINER` (newest attempt). */
 export async function resolveContainer(client: CriClient, ref: string, options: ResolveOptions = {}): Promise<Container> {
-  const slash = ref.indexOf('/')
-  if (slash < 0) {
+  if (!ref.includes('/')) {
     const {containers} = await client.runtime('listContainers', {})
     return matchContainerId(containers, ref)
   }
 
+  const [{items}, {containers}] = await Promise.all([client.runtime('listPodSandbox', {}), client.runtime('listContainers', {})])
+  return matchContainerRef(containers, items, ref, options)
+}
+
+/** Pure matching behind resolveContainer, for callers that listed already (unit tested). */
+export function matchContainerRef(
+  containers: readonly Container[],
+  sandboxes: readonly PodSandbox[],
+  ref: string,
+  options: ResolveOptions = {},
+): Container {
+  const slash = ref.indexOf('/')
+  if (slash < 0) return matchContainerId(containers, ref)
   const [podRef, name] = [ref.slice(0, slash), ref.slice(slash + 1)]
   if (!podRef || !name) throw new UsageError(`container reference "${ref}" must be POD/CONTAINER or a container ID prefix`)
-  const [{items}, {containers}] = await Promise.all([client.runtime('listPodSandbox', {}), client.runtime('listContainers', {})])
-  const sandboxes = matchPodSandboxes(items, podRef, options)
-  const ids = new Set(sandboxes.map((pod) => pod.id))
+  const pods = matchPodSandboxes(sandboxes, podRef, options)
+  const ids = new Set(pods.map((pod) => pod.id))
   const matches = containers
     .filter((c) => ids.has(c.podSandboxId) && (c.metadata?.name === name || c.labels[ContainerLabel.name] === name))
     .sort(newestFirst)

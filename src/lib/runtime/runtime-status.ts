@@ -9,18 +9,21 @@ export interface RuntimeStatusReport {
   pods: {ready: number; total: number}
   containers: {running: number; total: number}
   images: number
+  /** From RuntimeConfig; null when the runtime predates that RPC (containerd 1.6 answers UNIMPLEMENTED). */
+  cgroupDriver: string | null
   /** True when every condition the runtime reports is true. */
   ready: boolean
 }
 
-/** Version, Status and the three list calls, all concurrently: one round-trip of latency. */
+/** Version, Status, RuntimeConfig and the three list calls, all concurrently: one round-trip of latency. */
 export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusReport> {
-  const [version, status, pods, containers, images] = await Promise.all([
+  const [version, status, pods, containers, images, runtimeConfig] = await Promise.all([
     client.runtime('version', {version: '0.1.0'}),
     client.runtime('status', {verbose: false}),
     client.runtime('listPodSandbox', {}),
     client.runtime('listContainers', {}),
     client.image('listImages', {}),
+    client.runtimeOptional('runtimeConfig', {}),
   ])
   const conditions = (status.status?.conditions ?? []).map(({type, status, reason, message}) => ({type, status, reason, message}))
   return {
@@ -39,6 +42,7 @@ export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusRep
       total: containers.containers.length,
     },
     images: images.images.length,
+    cgroupDriver: runtimeConfig?.linux?.cgroupDriver ?? null,
     ready: conditions.length > 0 && conditions.every((condition) => condition.status),
   }
 }

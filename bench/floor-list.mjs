@@ -1,0 +1,23 @@
+// The floor for any Node CLI that lists from a CRI runtime: grpc-js and one unary List call,
+// nothing else (an empty request encodes to zero bytes; the response is left undecoded).
+//   node bench/floor-list.mjs ENDPOINT [ListPodSandbox|ListContainers]
+import {Client, credentials} from '@grpc/grpc-js'
+
+const [endpoint = process.env.CONTAINER_RUNTIME_ENDPOINT, method = 'ListPodSandbox'] = process.argv.slice(2)
+const client = new Client(endpoint, credentials.createInsecure(), {'grpc.max_receive_message_length': 64 << 20})
+client.makeUnaryRequest(
+  `/runtime.v1.RuntimeService/${method}`,
+  () => Buffer.alloc(0),
+  (buffer) => buffer,
+  {},
+  {deadline: Date.now() + 10_000},
+  (error, response) => {
+    client.close()
+    if (error) {
+      console.error(error.message)
+      process.exit(1)
+    }
+
+    console.log(`${response.length} bytes`)
+  },
+)

@@ -1,0 +1,50 @@
+import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+export const PODCTL = `${ROOT}bin/run.js`
+
+export function labEnv() {
+  const env = {}
+  for (const line of readFileSync('/run/podctl-lab/env', 'utf8').split('\n')) {
+    const eq = line.indexOf('=')
+    if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1)
+  }
+
+  return env
+}
+
+/** Wall time of one run of a command, in ms; fails loudly if the command fails. */
+export function timeOnce(argv, env) {
+  const started = process.hrtime.bigint()
+  const result = spawnSync(argv[0], argv.slice(1), {env: {...process.env, ...env}, encoding: 'utf8'})
+  const ms = Number(process.hrtime.bigint() - started) / 1e6
+  if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`)
+  return ms
+}
+
+/**
+ * Runs the cases interleaved (a, b, c, a, b, c, ...) so machine noise hits them alike, and
+ * reports medians; ratios against the floor are what to compare between machines.
+ */
+export function compare(cases, rounds, env) {
+  const samples = Object.fromEntries(cases.map(({name}) => [name, []]))
+  for (const {argv} of cases) timeOnce(argv, env) // warm the file cache
+  for (let round = 0; round < rounds; round++) {
+    for (const {name, argv} of cases) samples[name].push(timeOnce(argv, env))
+  }
+
+  return Object.fromEntries(cases.map(({name}) => [name, median(samples[name])]))
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+export function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => String(row[i]).length)))
+  return rows.map((row) => row.map((cell, i) => String(cell).padEnd(widths[i])).join('   ').trimEnd()).join('\n')
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// Start-up and listing cost, side by side with the Node floor (bench/floor-list.mjs), at the lab's
+// current size and with 100 more pods, each running one container. Not a test: run
+// `npm run bench` with the lab up and podctl built. Prints medians and ratios to the floor.
+//   ROUNDS=15 node bench/listing.mjs
+import {CriClient} from '../dist/lib/cri/client.js'
+import {compare, labEnv, PODCTL, ROOT, table} from './lib.mjs'
+
+const rounds = Number(process.env.ROUNDS ?? 15)
+const env = labEnv()
+const endpoint = env.PODCTL_LAB_ENDPOINT
+const runEnv = {CONTAINER_RUNTIME_ENDPOINT: endpoint, NO_COLOR: '1'}
+const namespace = `bench-list-${process.pid}`
+const node = process.execPath
+const floor = (method) => [node, `${ROOT}bench/floor-list.mjs`, endpoint, method]
+
+const cases = [
+  {name: 'floor: ListPodSandbox', argv: floor('ListPodSandbox')},
+  {name: 'floor: ListContainers', argv: floor('ListContainers')},
+  {name: 'podctl --help', argv: [node, PODCTL, '--help'], floor: 'floor: ListPodSandbox'},
+  {name: 'podctl pods', argv: [node, PODCTL, 'pods'], floor: 'floor: ListPodSandbox'},
+  {name: 'podctl pods -o json', argv: [node, PODCTL, 'pods', '-o', 'json'], floor: 'floor: ListPodSandbox'},
+  {name: 'podctl ps -a', argv: [node, PODCTL, 'ps', '-a'], floor: 'floor: ListContainers'},
+]
+
+const client = new CriClient({runtimeEndpoint: endpoint, callTimeoutMs: 120_000})
+
+async function measure(label) {
+  const [{items}, {containers}] = await Promise.all([client.runtime('listPodSandbox', {}), client.runtime('listContainers', {})])
+  const medians = compare(cases, rounds, runEnv)
+  return [
+    [`${label}: ${items.length} pods, ${containers.length} containers`, 'median ms', 'x floor'],
+    ...cases.map(({name, floor}) => [name, medians[name].toFixed(1), floor ? (medians[name] / medians[floor]).toFixed(2) : '']),
+  ]
+}
+
+async function pool(items, fn) {
+  const queue = [...items]
+  const worker = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item)
+  }
+
+  await Promise.all(Array.from({length: 4}, worker))
+}
+
+async function createPods(n) {
+  await client.image('pullImage', {image: {image: env.PODCTL_LAB_BUSYBOX}}, {timeoutMs: 300_000})
+  const ids = []
+  await pool(Array.from({length: n}, (_, i) => i), async (i) => {
+    const name = `bench-${i}`
+    const uid = `${process.pid}-${i}`
+    const labels = {'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': namespace, 'io.kubernetes.pod.uid': uid}
+    const config = {metadata: {name, namespace, uid}, labels, logDirectory: `${env.PODCTL_LAB_LOG_ROOT}/${namespace}_${name}_${uid}`, linux: {}}
+    const {podSandboxId} = await client.runtime('runPodSandbox', {config})
+    ids.push(podSandboxId)
+    const {containerId} = await client.runtime('createContainer', {
+      podSandboxId,
+      config: {
+        metadata: {name: 'app'},
+        image: {image: env.PODCTL_LAB_BUSYBOX},
+        command: ['sleep', '3600'],
+        labels: {...labels, 'io.kubernetes.container.name': 'app'},
+        logPath: 'app/0.log',
+      },
+      sandboxConfig: config,
+    })
+    await client.runtime('startContainer', {containerId})
+  })
+  return ids
+}
+
+async function removePods(ids) {
+  await pool(ids, async (id) => {
+    await client.runtime('stopPodSandbox', {podSandboxId: id}).catch(() => {})
+    await client.runtime('removePodSandbox', {podSandboxId: id}).catch(() => {})
+  })
+}
+
+let ids = []
+try {
+  const before = await measure('as found')
+  console.error(`creating 100 pods with one container each in ${namespace} ...`)
+  ids = await createPods(100)
+  const after = await measure('+100')
+  console.log(`podctl start-up and listing, ${rounds} interleaved rounds, node ${process.version}\n`)
+  console.log(table(before))
+  console.log()
+  console.log(table(after))
+} finally {
+  console.error(`removing ${ids.length} pods ...`)
+  await removePods(ids)
+  client.close()
+}

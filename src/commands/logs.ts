@@ -1,0 +1,97 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+import {parseDuration} from '../lib/duration.js'
+import {UsageError} from '../lib/errors.js'
+import {parseSince, type LogStream} from '../lib/logs/cri-log.js'
+import {LogFileReader, OrderedWriter, showLog} from '../lib/logs/follow.js'
+import {containerLiveness, containerLogTarget} from '../lib/runtime/container-logs.js'
+import {resolveContainer} from '../lib/runtime/resolve.js'
+
+export interface LogsResult {
+  containerId: string
+  path: string
+  lines: number
+  malformed: number
+}
+
+export default class Logs extends BaseCommand<typeof Logs> {
+  static override summary = "Print a container's logs from its CRI log file."
+
+  static override description = `Asks the runtime for the container's log_path (ContainerStatus) and reads that file \
+from the node's filesystem, so run podctl where the runtime runs, as root. Lines in the CRI log format are joined \
+when the runtime split them (P fragments + F end); Docker JSON-file lines are read too. Lines that are neither are \
+skipped (--debug reports how many).
+
+The container's stdout goes to podctl's stdout and its stderr to podctl's stderr, in the order written, like \
+docker logs. With --stream only that stream is printed, on stdout, so it can be piped. A line the container never \
+ended (it exited mid-line) is printed as it is, without a newline.
+
+--follow keeps printing new lines until the container exits (checked about once a second), and follows the file \
+across log rotation. --tail counts whole lines after --since and --stream are applied.`
+
+  static override examples = [
+    {description: 'Logs of a container, by ID prefix', command: '<%= config.bin %> <%= command.id %> 4f2a9c'},
+    {description: 'Last 20 lines of container "app" of pod web in namespace shop, then follow', command: '<%= config.bin %> <%= command.id %> -n shop web/app --tail 20 -f'},
+    {description: 'Errors of the last 10 minutes, with timestamps', command: '<%= config.bin %> <%= command.id %> 4f2a9c --since 10m --stream stderr -t'},
+    {description: 'Why did it restart? The previous attempt\'s log', command: '<%= config.bin %> <%= command.id %> -n shop web/app --previous'},
+  ]
+
+  static override enableJsonFlag = false
+
+  static override args = {
+    container: Args.string({description: 'Container ID prefix, or POD/CONTAINER (pod name in --namespace).', required: true}),
+  }
+
+  static override flags = {
+    namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
+    follow: Flags.boolean({char: 'f', summary: 'Keep printing new lines until the container exits.'}),
+    tail: Flags.integer({summary: 'Only the last N lines (-1: all).', min: -1, helpValue: 'N'}),
+    since: Flags.string({summary: 'Only lines newer than a duration (10m, 1h30m) or an RFC 3339 time.', helpValue: 'DURATION|TIME'}),
+    timestamps: Flags.boolean({char: 't', summary: 'Prefix each line with its RFC 3339 timestamp (nanoseconds).'}),
+    stream: Flags.option({options: ['stdout', 'stderr'] as const, summary: 'Only this stream (printed on stdout).'})(),
+    previous: Flags.boolean({char: 'p', summary: "The previous attempt's log (the container before its last restart)."}),
+  }
+
+  public async run(): Promise<LogsResult> {
+    const {flags} = this
+    let sinceNanos: bigint | undefined
+    if (flags.since !== undefined) {
+      sinceNanos = parseSince(flags.since, Date.now(), parseDuration)
+      if (sinceNanos === undefined) {
+        throw new UsageError(`--since "${flags.since}" is neither a duration (10m, 1h30m) nor an RFC 3339 time (2024-05-01T10:00:00Z)`)
+      }
+    }
+
+    const client = await this.client()
+    const container = await resolveContainer(client, this.args.container, {namespace: flags.namespace})
+    const target = await containerLogTarget(client, container, {previous: flags.previous})
+    const reader = await LogFileReader.open(target.path)
+    if (flags.debug) this.debugLine(`reading ${target.path}`)
+
+    // EPIPE (e.g. `| head`) means the reader has seen enough: stop quietly, as cat does.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0)
+    })
+
+    const stream: LogStream | undefined = flags.stream
+    const writer = new OrderedWriter(stream ? {stdout: process.stdout, stderr: process.stdout} : {stdout: process.stdout, stderr: process.stderr})
+    try {
+      const shown = await showLog(reader, writer, {
+        sinceNanos,
+        stream,
+        tail: flags.tail,
+        timestamps: flags.timestamps,
+        follow: flags.follow && target.live,
+        isRunning: containerLiveness(client, container.id),
+      })
+      if (flags.debug && shown.malformed > 0) {
+        this.debugLine(`skipped ${shown.malformed} line(s) of ${target.path} that are neither CRI nor Docker JSON log lines`)
+      }
+
+      return {containerId: container.id, path: target.path, ...shown}
+    } finally {
+      await reader.close()
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {parseLabelSelector} from '../lib/filters.js'
+import {humanAge, truncateId} from '../lib/output/format.js'
+import {renderTable} from '../lib/output/table.js'
+import {
+  CONTAINER_STATES,
+  containerName,
+  containerRefName,
+  listContainers,
+  stateLabel,
+  truncateDigest,
+  type ContainerListEntry,
+} from '../lib/runtime/container-list.js'
+import type {Container} from '../generated/runtime/v1/api.js'
+
+export interface PsResult {
+  containers: Container[]
+}
+
+export default class Ps extends BaseCommand<typeof Ps> {
+  static override summary = 'List containers, newest first (running only unless -a).'
+
+  static override description = `One ListContainers and one ListPodSandbox call (plus one ListImages for the table), \
+whatever the number of containers; -o wide adds one ContainerStatus per exited container, for its exit code. State \
+and labels are filtered by the runtime; --name, --namespace and --image are exact unless they contain "*" (so \
+--name web never matches web2). --latest and --last look at every state, like docker. IMAGE is the image as it was \
+asked for, else a tag of the image (the kubelet creates containers by image ID), else the ID, shortened unless \
+--no-trunc; --image matches any of these. Every filter applies the same way to every output format. JSON and YAML \
+carry the CRI Container objects ({"containers": [...]}, camelCase keys, int64 as strings); -o name prints \
+name_namespace/container, which other commands accept as a container reference.`
+
+  static override examples = [
+    {description: 'Running containers', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Every container of one pod, with exit codes', command: '<%= config.bin %> <%= command.id %> -a --pod web -n shop -o wide'},
+    {description: 'Containers that exited, as JSON', command: '<%= config.bin %> <%= command.id %> --state exited -o json'},
+    {description: 'IDs of containers named "app" in any kube-* namespace', command: `<%= config.bin %> <%= command.id %> -a --name app -n 'kube-*' -q`},
+    {description: 'Containers running a busybox image', command: `<%= config.bin %> <%= command.id %> --image '*busybox*'`},
+    {description: 'The container created last, whatever its state', command: '<%= config.bin %> <%= command.id %> --latest'},
+  ]
+
+  static override flags = {
+    all: Flags.boolean({char: 'a', summary: 'Show containers in every state (default: running only).'}),
+    state: Flags.option({options: CONTAINER_STATES, summary: 'Only containers in this state (filtered by the runtime).'})(),
+    name: Flags.string({summary: 'Container name, exact or with * globs.'}),
+    pod: Flags.string({
+      char: 'p',
+      summary: 'Pod name (in --namespace, default "default"), name_namespace, or pod sandbox ID prefix.',
+    }),
+    namespace: Flags.string({char: 'n', summary: 'Pod namespace, exact or with * globs.'}),
+    label: Flags.string({char: 'l', summary: 'Container label selector KEY=VALUE (repeatable; all must match).', multiple: true}),
+    image: Flags.string({summary: 'Image as given at creation, or image ref, exact or with * globs.'}),
+    id: Flags.string({summary: 'Container ID prefix.'}),
+    latest: Flags.boolean({summary: 'Only the most recently created container (any state unless --state).', exclusive: ['last']}),
+    last: Flags.integer({summary: 'Only the N most recently created containers (any state unless --state).', min: 1}),
+    quiet: Flags.boolean({char: 'q', summary: 'Print full container IDs only, one per line.'}),
+    'no-trunc': Flags.boolean({summary: 'Show full IDs and image digests.'}),
+    output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'] as const),
+  }
+
+  public async run(): Promise<PsResult> {
+    const {flags} = this
+    const labels = parseLabelSelector(flags.label)
+    const wide = flags.output === 'wide' && !flags.quiet && !this.jsonEnabled()
+    const entries = await listContainers(
+      await this.client(),
+      {
+        all: flags.all,
+        state: flags.state,
+        labels,
+        name: flags.name,
+        pod: flags.pod,
+        namespace: flags.namespace,
+        image: flags.image,
+        id: flags.id,
+        latest: flags.latest,
+        last: flags.last,
+      },
+      {withExitCodes: wide, withImageNames: !flags.quiet && (flags.output === undefined || flags.output === 'table' || wide)},
+    )
+    const result: PsResult = {containers: entries.map((entry) => entry.container)}
+
+    if (flags.quiet) {
+      if (!this.jsonEnabled()) for (const entry of entries) this.log(entry.container.id)
+      return result
+    }
+
+    await this.emit(flags.output, result, () =>
+      flags.output === 'name' ? entries.map(containerRefName).join('\n') : this.table(entries, wide, flags['no-trunc']),
+    )
+    return result
+  }
+
+  private table(entries: ContainerListEntry[], wide: boolean, noTrunc: boolean): string {
+    const {chalk} = this
+    const now = Date.now()
+    const headers = ['CONTAINER', 'IMAGE', 'CREATED', 'STATE', 'NAME', 'ATTEMPT', 'POD ID', 'POD', 'NAMESPACE']
+    if (wide) headers.push('EXIT CODE', 'IMAGE REF')
+    const rows = entries.map((entry) => {
+      const {container} = entry
+      const state = stateLabel(container.state)
+      const row = [
+        truncateId(container.id, noTrunc),
+        truncateDigest(entry.imageName, noTrunc),
+        humanAge(container.createdAt, now),
+        state === 'Running' ? chalk.green(state) : state === 'Exited' ? chalk.dim(state) : chalk.yellow(state),
+        containerName(container),
+        String(container.metadata?.attempt ?? 0),
+        truncateId(container.podSandboxId, noTrunc),
+        entry.podName || '-',
+        entry.podNamespace || '-',
+      ]
+      if (wide) {
+        const exitCode = entry.exitCode === undefined ? '-' : String(entry.exitCode)
+        row.push(entry.exitCode ? chalk.red(exitCode) : exitCode, truncateDigest(container.imageRef, noTrunc) || '-')
+      }
+
+      return row
+    })
+    return renderTable(headers, rows)
+  }
+}

@@ -1,0 +1,106 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {parseLabelSelector} from '../lib/filters.js'
+import {humanSize, truncateId} from '../lib/output/format.js'
+import {renderTable} from '../lib/output/table.js'
+import {startStatsSampler, type ContainerStatsSummary} from '../lib/runtime/stats.js'
+
+export interface StatsResult {
+  items: ContainerStatsSummary[]
+}
+
+const CLEAR_SCREEN = '\u001B[2J\u001B[H'
+
+export default class Stats extends BaseCommand<typeof Stats> {
+  static override summary = 'Show CPU, memory and disk use of containers.'
+
+  static override description = `Samples ListContainerStats twice, --seconds apart, and shows CPU as the percentage \
+of one core used in between (so the command takes --seconds). MEM is the memory working set, DISK and INODES the \
+container's writable layer. Names come from one ListContainers and one ListPodSandbox call, never a call per \
+container. Only running containers unless -a or a CONTAINER is given.
+
+JSON and YAML carry podctl's summary per container: cpuPercent (number, null without two samples), \
+memoryWorkingSetBytes, writableLayerUsedBytes, writableLayerInodesUsed and cpuUsageCoreNanoSeconds as int64 \
+strings, and timestamp in RFC 3339.`
+
+  static override examples = [
+    {description: 'Running containers on the node', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'One pod, refreshed every 2 seconds until Ctrl-C', command: '<%= config.bin %> <%= command.id %> --pod web -n shop -w -s 2'},
+    {description: 'Containers labelled app=web, for a script', command: '<%= config.bin %> <%= command.id %> -l app=web -o json'},
+    {description: 'One container by ID prefix', command: '<%= config.bin %> <%= command.id %> 4f2a9c'},
+  ]
+
+  static override args = {
+    container: Args.string({description: 'Container ID prefix (an ambiguous prefix is an error).'}),
+  }
+
+  static override flags = {
+    id: Flags.string({summary: 'Only containers whose ID starts with this.'}),
+    pod: Flags.string({char: 'p', summary: 'Only containers of this pod: name (in --namespace), name_namespace or sandbox ID prefix.'}),
+    namespace: Flags.string({char: 'n', summary: 'Only containers of pods in this namespace, exact or with * globs.'}),
+    label: Flags.string({char: 'l', summary: 'Container label selector KEY=VALUE (repeatable; all must match).', multiple: true}),
+    all: Flags.boolean({char: 'a', summary: 'Include containers that are not running.'}),
+    seconds: Flags.integer({char: 's', summary: 'Seconds between the two samples (and between refreshes with --watch).', default: 1, min: 1}),
+    watch: Flags.boolean({char: 'w', summary: 'Refresh every --seconds until Ctrl-C.'}),
+    'no-trunc': Flags.boolean({summary: 'Show full container IDs.'}),
+    output: outputFlag(['table', 'json', 'yaml'] as const),
+  }
+
+  /** Whether --watch has printed a refresh yet (pipes get a separator between refreshes). */
+  private refreshed = false
+
+  public async run(): Promise<StatsResult> {
+    const {flags} = this
+    const labels = parseLabelSelector(flags.label)
+    const client = await this.client()
+    const sampler = await startStatsSampler(client, {
+      container: this.args.container,
+      id: flags.id,
+      pod: flags.pod,
+      namespace: flags.namespace,
+      labels,
+      all: flags.all,
+    })
+    const intervalMs = flags.seconds * 1000
+    for (;;) {
+      const result: StatsResult = {items: await sampler.next(intervalMs)}
+      if (!flags.watch) {
+        await this.emit(flags.output, result, () => this.table(result.items))
+        return result
+      }
+
+      await this.show(result)
+    }
+  }
+
+  /** One --watch refresh: the terminal is redrawn in place; a pipe gets one table (or document) after another. */
+  private async show(result: StatsResult): Promise<void> {
+    if (this.jsonEnabled()) {
+      this.logJson(result)
+      return
+    }
+
+    const tty = Boolean(process.stdout.isTTY)
+    if (tty && (this.flags.output ?? 'table') === 'table') process.stdout.write(CLEAR_SCREEN)
+    else if (this.refreshed) process.stdout.write(this.flags.output === 'yaml' ? '---\n' : '\n')
+    this.refreshed = true
+    await this.emit(this.flags.output, result, () => this.table(result.items))
+  }
+
+  private table(items: ContainerStatsSummary[]): string {
+    const noTrunc = this.flags['no-trunc']
+    const dash = (value: string | null, format: (v: string) => string) => (value === null ? '-' : format(value))
+    const rows = items.map((item) => [
+      truncateId(item.containerId, noTrunc),
+      item.name,
+      item.podName,
+      item.namespace,
+      item.cpuPercent === null ? '-' : item.cpuPercent.toFixed(2),
+      dash(item.memoryWorkingSetBytes, humanSize),
+      dash(item.writableLayerUsedBytes, humanSize),
+      dash(item.writableLayerInodesUsed, String),
+    ])
+    return renderTable(['CONTAINER', 'NAME', 'POD', 'NAMESPACE', 'CPU %', 'MEM', 'DISK', 'INODES'], rows)
+  }
+}

@@ -1,0 +1,76 @@
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {ExitCode} from '../../src/lib/errors.js'
+import {podctl} from '../support/podctl.js'
+import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
+
+const dir = socketDir()
+const notReady = join(dir, 'not-ready.sock')
+const ready = join(dir, 'ready.sock')
+const stops: Array<() => Promise<void>> = []
+const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+
+function runtimeWith(networkReady: boolean, withRuntimeConfig: boolean) {
+  return {
+    version: versionHandler,
+    status: (_call: unknown, cb: (e: null, r: unknown) => void) =>
+      cb(null, {
+        status: {
+          conditions: [
+            {type: 'RuntimeReady', status: true, reason: '', message: ''},
+            {type: 'NetworkReady', status: networkReady, reason: networkReady ? '' : 'NetworkPluginNotReady', message: networkReady ? '' : 'cni config uninitialized'},
+          ],
+        },
+      }),
+    listPodSandbox: (_c: unknown, cb: (e: null, r: unknown) => void) =>
+      cb(null, {items: [{id: 'a', state: 'SANDBOX_READY', createdAt: '1'}, {id: 'b', state: 'SANDBOX_NOTREADY', createdAt: '2'}]}),
+    listContainers: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {containers: [{id: 'c', state: 'CONTAINER_RUNNING', createdAt: '1'}]}),
+    ...(withRuntimeConfig ? {runtimeConfig: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {linux: {cgroupDriver: 'SYSTEMD'}})} : {}),
+  }
+}
+
+beforeAll(async () => {
+  const images = {listImages: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {images: [{id: 'sha256:1'}, {id: 'sha256:2'}, {id: 'sha256:3'}]})}
+  stops.push(await startFakeRuntime(notReady, runtimeWith(false, false) as never, images as never))
+  stops.push(await startFakeRuntime(ready, runtimeWith(true, true) as never, images as never))
+})
+
+afterAll(async () => {
+  await Promise.all(stops.map((stop) => stop()))
+})
+
+describe('podctl status as a health check', () => {
+  it('exits 7 naming the false condition, and still prints the report', async () => {
+    const result = await podctl(['status', '-r', notReady, '-o', 'json'], {env})
+    expect(result.code).toBe(ExitCode.NOT_READY)
+    expect(result.stderr).toBe(
+      `Error: runtime at unix://${notReady} is not ready: NetworkReady (NetworkPluginNotReady: cni config uninitialized)\n`,
+    )
+    const report = JSON.parse(result.stdout)
+    expect(report).toMatchObject({
+      ready: false,
+      pods: {ready: 1, total: 2},
+      containers: {running: 1, total: 1},
+      images: 3,
+      cgroupDriver: null,
+      runtime: {name: 'fake', version: '1.0', apiVersion: 'v1', criVersion: '0.1.0'},
+    })
+  })
+
+  it('shows the table with every condition and the counts', async () => {
+    const result = await podctl(['status', '-r', notReady], {env})
+    expect(result.code).toBe(ExitCode.NOT_READY)
+    expect(result.stdout).toMatch(/^NetworkReady\s+false\s+NetworkPluginNotReady\s+cni config uninitialized$/m)
+    expect(result.stdout).toMatch(/^Pods:\s+1 ready \/ 2 total$/m)
+    expect(result.stdout).toMatch(/^Images:\s+3$/m)
+  })
+
+  it('exits 0 when all conditions hold and reports RuntimeConfig when the runtime has it', async () => {
+    const result = await podctl(['status', '-r', ready, '-o', 'yaml'], {env})
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('cgroupDriver: SYSTEMD')
+    expect(result.stdout).toContain('ready: true')
+  })
+})
