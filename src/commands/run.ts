@@ -27,13 +27,6 @@ export interface DryRunResult {
   pods: PodPlan[]
 }
 
-interface Spinner {
-  text: string
-  clear(): void
-  render(): void
-  stop(): void
-}
-
 const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000
 const DEFAULT_PARALLEL = 3
 
@@ -165,7 +158,9 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
       stripPrefix: pods.length === 1 ? `${podFullName(pods[0].name, pods[0].namespace)}/` : undefined,
       colorWarning: (text) => eventChalk.yellow(text),
     })
-    const spinner = await this.startSpinner(showEvents, pods)
+    const spinner = showEvents
+      ? await this.spinner(pods.length === 1 ? `Starting pod ${podFullName(pods[0].name, pods[0].namespace)}` : `Starting ${pods.length} pods`)
+      : undefined
     const printEvent = (event: PodEvent) => {
       if (!showEvents) return
       spinner?.clear()
@@ -408,13 +403,5 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     const {chalk} = this
     if (state === 'Running') return chalk.green(state)
     return state
-  }
-
-  /** ora only on a sized terminal (stderr; it loops on a zero-width pty), loaded lazily. */
-  private async startSpinner(enabled: boolean, pods: PodModel[]): Promise<Spinner | undefined> {
-    if (!enabled || !process.stderr.isTTY || !process.stderr.columns) return undefined
-    const {default: ora} = await import('ora')
-    const text = pods.length === 1 ? `Starting pod ${podFullName(pods[0].name, pods[0].namespace)}` : `Starting ${pods.length} pods`
-    return ora({text, stream: process.stderr, discardStdin: false}).start()
   }
 }
