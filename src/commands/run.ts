@@ -98,7 +98,9 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     replace: Flags.boolean({summary: 'Kill a pod of the same name first and start a new sandbox with attempt + 1.'}),
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
-    creds: Flags.string({summary: 'Registry credentials USER[:PASSWORD] for the pulls.', helpValue: 'USER[:PASSWORD]', exclusive: ['auth']}),
+    // No oclif `exclusive` with --auth: its error echoes the other flag's value (a secret);
+    // credentialsFromFlags refuses the pair without naming values.
+    creds: Flags.string({summary: 'Registry credentials USER[:PASSWORD] for the pulls.', helpValue: 'USER[:PASSWORD]'}),
     auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD.', helpValue: 'BASE64'}),
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
     'pod-logs-root': Flags.string({

@@ -174,7 +174,7 @@ describe('podctl run', () => {
     expect(result.stderr).toBe('')
     const lines = result.stdout.trimEnd().split('\n')
     expect(lines[0]).toMatch(/^TYPE\s+REASON\s+AGE\s+OBJECT\s+MESSAGE$/)
-    expect(lines).toContainEqual(expect.stringMatching(/^Normal\s+Started\s+\d+\.\ds\s+app\s+Started container app$/))
+    expect(lines).toContainEqual(expect.stringMatching(/^Normal\s+Started\s+(\d+\.\ds|\d+s|\d+m\d+s)\s+app\s+Started container app$/))
     const header = lines.findIndex((line) => line.startsWith('POD '))
     expect(lines[header].split(/\s{2,}/)).toEqual(['POD', 'SANDBOX', 'ATTEMPT', 'IP', 'PHASE', 'CONTAINER', 'TYPE', 'STATE', 'EXIT', 'RESTARTS', 'ID'])
     expect(lines[header + 1]).toMatch(new RegExp(`^plain_${namespace}\\s+[0-9a-f]{13}\\s+0\\s+10\\.234\\.\\S+\\s+Running\\s+app\\s+app\\s+Running\\s+0\\s+[0-9a-f]{13}$`))
@@ -350,6 +350,13 @@ describe('podctl run', () => {
     expect(yaml.stdout).toMatch(/^dryRun: true$/m)
     expect(yaml.stdout).toContain('auth: <redacted>')
     expect(yaml.stdout).not.toContain(Buffer.from('user:secretpass').toString('base64'))
+
+    // Both kinds of credentials at once is refused without echoing either secret.
+    const both = await run(['--dry-run', '--creds', 'user:secretpass', '--auth', Buffer.from('user:secretpass').toString('base64')], manifest)
+    expect(both.code).toBe(2)
+    expect(both.stderr.trim().split('\n')).toHaveLength(1)
+    expect(both.stderr + both.stdout).not.toContain('secretpass')
+    expect(both.stderr + both.stdout).not.toContain(Buffer.from('user:secretpass').toString('base64'))
   })
 
   it('runs every pod of a multi-document manifest', async () => {
