@@ -162,9 +162,12 @@ describe('podctl run', () => {
     expect(described.code, described.stderr).toBe(0)
     expect(JSON.parse(described.stdout)).toMatchObject({phase: 'Running', restartPolicy: 'Always', ip: pod.ip})
 
+    // The emptyDir lives in the pod's directory until kill removes the pod with it.
+    expect(existsSync(join(podDirRoot, pod.uid, 'volumes'))).toBe(true)
     const killed = await podctl(['kill', 'web', '-n', namespace], {env})
     expect(killed.code, killed.stderr).toBe(0)
     expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
+    expect(existsSync(join(podDirRoot, pod.uid))).toBe(false)
   })
 
   it('prints the event timeline and a table on stdout without -o', async () => {

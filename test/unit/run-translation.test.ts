@@ -93,7 +93,7 @@ const POD_DIRS = '/var/lib/podctl/pods'
 
 describe('generatePodSandboxConfig', () => {
   it('builds the kubelet PodSandboxConfig with the contract labels and annotations', async () => {
-    const config = generatePodSandboxConfig(await pod(), {attempt: 2, logsRoot: '/var/log/pods/', hostResolvConf: HOST_RESOLV})
+    const config = generatePodSandboxConfig(await pod(), {attempt: 2, logsRoot: '/var/log/pods/', hostResolvConf: HOST_RESOLV, podDirRoot: POD_DIRS})
     expect(config).toEqual({
       metadata: {name: 'web', uid: UID, namespace: 'shop', attempt: 2},
       hostname: 'web-0',
@@ -108,7 +108,7 @@ describe('generatePodSandboxConfig', () => {
         {protocol: 'UDP', containerPort: 9090, hostPort: 0, hostIp: ''},
       ],
       labels: {app: 'web', 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'shop', 'io.kubernetes.pod.uid': UID},
-      annotations: {team: 'checkout', 'io.podctl.restartPolicy': 'OnFailure'},
+      annotations: {team: 'checkout', 'io.podctl.restartPolicy': 'OnFailure', 'io.podctl.podDirectory': `${POD_DIRS}/${UID}`},
       linux: {
         cgroupParent: '',
         securityContext: {
@@ -135,11 +135,11 @@ spec:
   hostIPC: true
   containers: [{name: a, image: busybox}]
 `)
-    const config = generatePodSandboxConfig(host, {attempt: 0, logsRoot: '/logs', hostResolvConf: ''})
+    const config = generatePodSandboxConfig(host, {attempt: 0, logsRoot: '/logs', hostResolvConf: '', podDirRoot: POD_DIRS})
     expect(config.hostname).toBe('')
     expect(config.linux?.securityContext?.namespaceOptions).toEqual({network: 'NODE', pid: 'NODE', ipc: 'NODE'})
     const shared = await pod(FULL.replace('  hostname: web-0', '  hostname: web-0\n  shareProcessNamespace: true'))
-    expect(generatePodSandboxConfig(shared, {attempt: 0, logsRoot: '/logs', hostResolvConf: ''}).linux?.securityContext?.namespaceOptions?.pid).toBe('POD')
+    expect(generatePodSandboxConfig(shared, {attempt: 0, logsRoot: '/logs', hostResolvConf: '', podDirRoot: POD_DIRS}).linux?.securityContext?.namespaceOptions?.pid).toBe('POD')
   })
 
   it('follows the kubelet DNS policies and hostname rule', async () => {

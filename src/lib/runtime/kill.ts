@@ -3,6 +3,7 @@ import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {discardEvents, normalEvent, warningEvent, type EventSink} from './events.js'
 import {ContainerAnnotation, ContainerLabel, podFullName} from './labels.js'
+import {removeRecordedPodDirectory} from './pod-dirs.js'
 import {newestFirst} from './pods.js'
 
 /**
@@ -286,6 +287,8 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     collect(sandboxRemovals)
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
+    // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
+    if (removed) collect(await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox))))
   }
 
   const result: KillPodResult = {

@@ -34,6 +34,8 @@ export const PodctlAnnotation = {
   restartPolicy: 'io.podctl.restartPolicy',
   /** On a container: init | app (absent → app). */
   containerType: 'io.podctl.containerType',
+  /** On the sandbox: the host directory podctl made for the pod (emptyDir, /etc/hosts), removed with it. */
+  podDirectory: 'io.podctl.podDirectory',
 } as const
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'

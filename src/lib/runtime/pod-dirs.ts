@@ -1,9 +1,10 @@
 import {randomBytes} from 'node:crypto'
 import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
-import {dirname} from 'node:path'
+import {basename, dirname, isAbsolute} from 'node:path'
 
 import {ExitCode, PodctlError} from '../errors.js'
 import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {PodctlAnnotation} from './labels.js'
 
 /**
  * The pod's directory on the host, laid out like the kubelet's /var/lib/kubelet/pods/<uid>:
@@ -126,4 +127,15 @@ export async function createTerminationMessageFile(root: string, uid: string, co
 /** Removes the pod's directory (emptyDir data, etc-hosts, termination files); absent is fine. */
 export async function removePodDirectory(root: string, uid: string): Promise<void> {
   await rm(podDirectory(root, uid), {recursive: true, force: true})
+}
+
+/**
+ * Removes the pod directory `run` recorded on a sandbox, as the kubelet removes a deleted pod's
+ * directory. Only `<root>/<uid>` of that very pod is touched, whatever the annotation says.
+ */
+export async function removeRecordedPodDirectory(sandbox: {annotations: Record<string, string>; metadata?: {uid: string}}): Promise<void> {
+  const path = sandbox.annotations[PodctlAnnotation.podDirectory]
+  const uid = sandbox.metadata?.uid
+  if (!path || !uid || !isAbsolute(path) || basename(path) !== uid || path.split('/').includes('..')) return
+  await rm(path, {recursive: true, force: true})
 }

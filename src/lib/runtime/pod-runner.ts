@@ -227,6 +227,7 @@ export class PodRun {
       attempt: this.attempt,
       logsRoot: this.settings.logsRoot,
       hostResolvConf: this.settings.hostResolvConf,
+      podDirRoot: this.settings.podDirRoot,
     })
     this.step('creating the pod sandbox')
     // Not cancelled mid-call: the runtime would finish creating it anyway; the rollback finds it by uid.

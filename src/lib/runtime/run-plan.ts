@@ -55,6 +55,7 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     attempt: pod.attempt ?? 0,
     logsRoot: settings.logsRoot,
     hostResolvConf: settings.hostResolvConf,
+    podDirRoot: settings.podDirRoot,
   })
   const runtimeHandler = settings.runtimeHandler ?? pod.runtimeClassName ?? ''
   const calls: PlannedCall[] = [

@@ -6,6 +6,7 @@ import type {PodModel} from '../manifest/model.js'
 import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import type {EventSink} from './events.js'
 import {warningEvent} from './events.js'
+import {podDirectory} from './pod-dirs.js'
 import {PodctlAnnotation, PodLabel, podDescription, podFullName} from './labels.js'
 import {sandboxIps} from './pods.js'
 import {sandboxResources} from './resources.js'
@@ -25,6 +26,8 @@ export interface SandboxConfigOptions {
   logsRoot: string
   /** Contents of the host's resolv.conf (the kubelet's --resolv-conf), for dnsPolicy Default/ClusterFirst. */
   hostResolvConf: string
+  /** Root of the pod directories; recorded on the sandbox so `kill` removes the pod's directory too. */
+  podDirRoot: string
 }
 
 /** `<logs root>/<namespace>_<name>_<uid>` (or a crictl config's explicit log_directory). */
@@ -139,7 +142,11 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
     dnsConfig: dns,
     portMappings: podPortMappings(pod),
     labels: sandboxLabels(pod),
-    annotations: {...pod.annotations, [PodctlAnnotation.restartPolicy]: pod.restartPolicy},
+    annotations: {
+      ...pod.annotations,
+      [PodctlAnnotation.restartPolicy]: pod.restartPolicy,
+      [PodctlAnnotation.podDirectory]: podDirectory(options.podDirRoot, pod.uid),
+    },
     linux: {
       cgroupParent: '',
       securityContext: {
