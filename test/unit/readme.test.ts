@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
@@ -9,6 +9,12 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 describe('README stays true', () => {
   it('documents every exit code exactly as the code defines it', () => {
     for (const [code, name, meaning] of EXIT_CODE_DOCS) expect(readme).toContain(`| ${code} | \`${name}\` | ${meaning} |`)
+  })
+
+  it('has a reference entry for every command', () => {
+    const commands = readdirSync(new URL('../../src/commands', import.meta.url)).map((file) => file.replace(/\.ts$/, ''))
+    expect(commands.length).toBeGreaterThan(10)
+    for (const command of commands) expect(readme).toMatch(new RegExp(`^## \`podctl ${command}\\b`, 'm'))
   })
 
   it('has the two-command quick start that CI runs', () => {
