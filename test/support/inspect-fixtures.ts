@@ -4,6 +4,9 @@ import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerLabel, PodLabel} from '../../src/lib/runtime/labels.js'
 import {lab} from './lab.js'
 
+/** Waits until a container has exited (for one whose command ends by itself). */
+export {waitForExit as waitExited} from './containers.js'
+
 /**
  * Containers and images for the ps / images / rmi / inspect end-to-end tests, made straight
  * through the CRI client (not through podctl), the way the kubelet would.
@@ -66,16 +69,6 @@ export async function createContainer(client: CriClient, spec: ContainerSpec): P
   return containerId
 }
 
-/** Waits until a container has exited (for one whose command ends by itself). */
-export async function waitExited(client: CriClient, containerId: string, timeoutMs = 30_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const {status} = await client.runtime('containerStatus', {containerId})
-    if (status?.state === 'CONTAINER_EXITED') return status.exitCode
-    if (Date.now() > deadline) throw new Error(`container ${containerId} did not exit within ${timeoutMs}ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 const MANIFEST_TYPES = 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json'
 

@@ -1,6 +1,9 @@
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/runtime/labels.js'
+import {waitForExit} from './containers.js'
 import {lab, runSandbox} from './lab.js'
+
+export {pullBusybox, waitForExit} from './containers.js'
 
 /**
  * Pods built straight through the CRI client with the labels and annotations `podctl run` writes
@@ -32,9 +35,6 @@ export interface TestPod {
   containerIds: Record<string, string>
 }
 
-export async function pullBusybox(client: CriClient): Promise<void> {
-  await client.image('pullImage', {image: {image: lab().busybox}})
-}
 
 export async function createTestPod(client: CriClient, spec: TestPodSpec): Promise<TestPod> {
   const {id: sandboxId, config} = await runSandbox(client, {
@@ -89,15 +89,6 @@ export async function createTestPod(client: CriClient, spec: TestPodSpec): Promi
   return {sandboxId, uid, containerIds}
 }
 
-export async function waitForExit(client: CriClient, containerId: string, timeoutMs = 30_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const {status} = await client.runtime('containerStatus', {containerId})
-    if (status?.state === 'CONTAINER_EXITED') return status.exitCode
-    if (Date.now() > deadline) throw new Error(`container ${containerId} did not exit within ${timeoutMs}ms`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
 
 /** Sandboxes and containers the runtime still has for a pod uid: both empty once the pod is gone. */
 export async function leftovers(client: CriClient, uid: string): Promise<{sandboxes: string[]; containers: string[]}> {
