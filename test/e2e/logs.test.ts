@@ -19,7 +19,9 @@ beforeAll(async () => {
   pod = await createPod(client, {name: 'web', namespace})
   writer = await runContainer(client, pod, {
     name: 'writer',
-    script: `echo out1; echo err1 >&2; sleep 1.2; echo out2; echo err2 >&2; head -c ${LONG.length} /dev/zero | tr '\\0' a; echo; printf no-newline`,
+    // stdout and stderr are stamped by separate copiers: the pause keeps err2 after out2 in time,
+    // so `--since <out2's time>` must include it.
+    script: `echo out1; echo err1 >&2; sleep 1.2; echo out2; sleep 0.3; echo err2 >&2; head -c ${LONG.length} /dev/zero | tr '\\0' a; echo; printf no-newline`,
   })
   await waitForExit(client, writer)
 })
