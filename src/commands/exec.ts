@@ -2,8 +2,8 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {execInContainer} from '../lib/runtime/exec.js'
-import {resolveContainer} from '../lib/runtime/resolve.js'
+import {execInContainer} from '../lib/node/exec.js'
+import {resolveContainer} from '../lib/node/resolve.js'
 
 export interface ExecResult {
   containerId: string

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, outputFlag} from '../lib/base-command.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
-import {filterImageRows, imageRows, imagesOf, NONE, parseImageFilters, type ImageRow} from '../lib/runtime/images.js'
+import {filterImageRows, imageRows, imagesOf, NONE, parseImageFilters, type ImageRow} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
 
 export interface ImagesResult {

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {parseOutputSpec, renderEach} from '../lib/output/template.js'
-import {runtimeInfo} from '../lib/runtime/runtime-info.js'
+import {runtimeInfo} from '../lib/node/runtime-info.js'
 
 export default class Info extends BaseCommand<typeof Info> {
   static override summary = "Show the runtime's verbose status and configuration as JSON."

@@ -1,13 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, outputFlag} from '../lib/base-command.js'
-import {settleLimit} from '../lib/concurrency.js'
+import {settleLimit} from '../lib/util/concurrency.js'
 import {ExitCode, NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
-import {parseLabelSelector} from '../lib/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {makeChalk} from '../lib/output/color.js'
-import type {PodEvent} from '../lib/runtime/events.js'
-import {KillPodError, killPod, type KillPodResult} from '../lib/runtime/kill.js'
-import {selectPods, validateSelection} from '../lib/runtime/select.js'
+import type {PodEvent} from '../lib/kube/events.js'
+import {KillPodError, killPod, type KillPodResult} from '../lib/kubelet/kill.js'
+import {selectPods, validateSelection} from '../lib/node/select.js'
 
 export interface KillFailure {
   /** The pod's full name, or the reference that matched no pod. */

@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {parseDuration} from '../lib/duration.js'
+import {parseDuration} from '../lib/util/duration.js'
 import {UsageError} from '../lib/errors.js'
 import {parseSince, type LogStream} from '../lib/logs/cri-log.js'
 import {LogFileReader, OrderedWriter, showLog} from '../lib/logs/follow.js'
-import {containerLiveness, containerLogTarget} from '../lib/runtime/container-logs.js'
-import {resolveContainer} from '../lib/runtime/resolve.js'
+import {containerLiveness, containerLogTarget} from '../lib/node/container-logs.js'
+import {resolveContainer} from '../lib/node/resolve.js'
 
 export interface LogsResult {
   containerId: string

@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, outputFlag} from '../lib/base-command.js'
-import {parseLabelSelector} from '../lib/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
-import {podFullName} from '../lib/runtime/labels.js'
-import {listPods, sandboxIps, type PodListEntry} from '../lib/runtime/pods.js'
+import {podFullName} from '../lib/kube/labels.js'
+import {listPods, sandboxIps, type PodListEntry} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 
 export interface PodsResult {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, outputFlag} from '../lib/base-command.js'
-import {parseLabelSelector} from '../lib/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {
@@ -12,7 +12,7 @@ import {
   stateLabel,
   truncateDigest,
   type ContainerListEntry,
-} from '../lib/runtime/container-list.js'
+} from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
 
 export interface PsResult {

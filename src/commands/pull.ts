@@ -1,19 +1,19 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, durationFlag, outputFlag, toPodctlError} from '../lib/base-command.js'
-import {formatGoDuration} from '../lib/duration.js'
+import {formatGoDuration} from '../lib/util/duration.js'
 import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {makeChalk} from '../lib/output/color.js'
 import {truncateId} from '../lib/output/format.js'
-import {credentialsFromFlags} from '../lib/runtime/credentials.js'
-import type {PodEvent} from '../lib/runtime/events.js'
+import {credentialsFromFlags} from '../lib/images/credentials.js'
+import type {PodEvent} from '../lib/kube/events.js'
 import {
   DEFAULT_PARALLEL_PULLS,
   ImageManager,
   PULL_POLICIES,
   type EnsureImageResult,
   type PullPolicy,
-} from '../lib/runtime/image.js'
+} from '../lib/images/image-manager.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */

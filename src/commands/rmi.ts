@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, toPodctlError} from '../lib/base-command.js'
-import {settleLimit} from '../lib/concurrency.js'
+import {settleLimit} from '../lib/util/concurrency.js'
 import {UsageError, type PodctlError} from '../lib/errors.js'
 import {truncateId} from '../lib/output/format.js'
 import {
@@ -11,7 +11,7 @@ import {
   removedNames,
   sandboxImageFromInfo,
   type RemovalFailure,
-} from '../lib/runtime/images.js'
+} from '../lib/images/store.js'
 
 export interface RmiResult {
   dryRun: boolean

@@ -5,18 +5,18 @@ import {totalmem} from 'node:os'
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, durationFlag, outputFlag, toPodctlError} from '../lib/base-command.js'
-import {mapLimit} from '../lib/concurrency.js'
+import {mapLimit} from '../lib/util/concurrency.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {makeChalk} from '../lib/output/color.js'
 import {truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {EventTimeline} from '../lib/output/timeline.js'
-import type {PodEvent} from '../lib/runtime/events.js'
-import {podFullName} from '../lib/runtime/labels.js'
+import type {PodEvent} from '../lib/kube/events.js'
+import {podFullName} from '../lib/kube/labels.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
-import type {PodRunOutcome, PodRunResult, WaitMode} from '../lib/runtime/pod-runner.js'
-import type {PodPlan} from '../lib/runtime/run-plan.js'
+import type {PodRunOutcome, PodRunResult, WaitMode} from '../lib/kubelet/sync-pod.js'
+import type {PodPlan} from '../lib/kubelet/run-plan.js'
 
 export interface RunResult {
   pods: PodRunResult[]
@@ -134,7 +134,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     const wait = this.waitMode()
     const pods = await this.loadPods()
     await this.checkImages(pods)
-    const {credentialsFromFlags} = await import('../lib/runtime/credentials.js')
+    const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const hostResolvConf = await readFile('/etc/resolv.conf', 'utf8').catch(() => '')
     const common = {
@@ -192,7 +192,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
 
     let outcomes: PodRunOutcome[]
     try {
-      const [{ImageManager}, {runPod}] = await Promise.all([import('../lib/runtime/image.js'), import('../lib/runtime/pod-runner.js')])
+      const [{ImageManager}, {runPod}] = await Promise.all([import('../lib/images/image-manager.js'), import('../lib/kubelet/sync-pod.js')])
       const images = new ImageManager(() => this.client(), printEvent, {parallel: flags.parallel})
       const client = await this.client()
       const existing = await this.existingSandboxes(pods)
@@ -288,7 +288,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
 
   /** Invalid image references are refused before anything is created (InvalidImageName, exit 11). */
   private async checkImages(pods: PodModel[]): Promise<void> {
-    const {applyDefaultImageTag} = await import('../lib/runtime/image.js')
+    const {applyDefaultImageTag} = await import('../lib/images/image-manager.js')
     for (const pod of pods) {
       const crictl = pod.logDirectory !== undefined || pod.attempt !== undefined
       for (const [key, list] of [
@@ -321,10 +321,10 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     return found
   }
 
-  private async dryRun(pods: PodModel[], settings: Parameters<typeof import('../lib/runtime/run-plan.js').planPodRun>[1]): Promise<DryRunResult> {
+  private async dryRun(pods: PodModel[], settings: Parameters<typeof import('../lib/kubelet/run-plan.js').planPodRun>[1]): Promise<DryRunResult> {
     const [{planPodRun}, {DockerConfigKeyring}] = await Promise.all([
-      import('../lib/runtime/run-plan.js'),
-      import('../lib/runtime/credentials.js'),
+      import('../lib/kubelet/run-plan.js'),
+      import('../lib/images/credentials.js'),
     ])
     const credentials = new DockerConfigKeyring()
     const plans = await Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))

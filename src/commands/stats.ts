@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, outputFlag} from '../lib/base-command.js'
-import {parseLabelSelector} from '../lib/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
-import {startStatsSampler, type ContainerStatsSummary} from '../lib/runtime/stats.js'
+import {startStatsSampler, type ContainerStatsSummary} from '../lib/node/stats.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]

@@ -4,8 +4,8 @@ import {BaseCommand, durationFlag, outputFlag} from '../lib/base-command.js'
 import {NotFoundError, RuntimeNotReadyError, UsageError} from '../lib/errors.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
-import {resolvePodSandboxes} from '../lib/runtime/resolve.js'
-import {runtimeStatus, type RuntimeStatusReport} from '../lib/runtime/runtime-status.js'
+import {resolvePodSandboxes} from '../lib/node/resolve.js'
+import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
 import {
   describePodFailure,
   describePodState,
@@ -15,7 +15,7 @@ import {
   waitForPod,
   type PodStatusReport,
   type PodWaitCondition,
-} from '../lib/runtime/status.js'
+} from '../lib/kubelet/pod-status.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, toPodctlError} from '../lib/base-command.js'
 import {renderFields} from '../lib/output/table.js'
 import {parseOutputSpec, renderEach} from '../lib/output/template.js'
-import {runtimeVersion, type VersionReport} from '../lib/runtime/runtime-info.js'
+import {runtimeVersion, type VersionReport} from '../lib/node/runtime-info.js'
 
 export default class Version extends BaseCommand<typeof Version> {
   static override summary = "Show podctl's version and the runtime's (CRI Version call)."

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ContainerLabel, PodLabel} from '../../src/lib/runtime/labels.js'
+import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {leftovers, pullBusybox} from '../support/pods.js'

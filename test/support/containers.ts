@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {rmSync} from 'node:fs'
 
 import type {CriClient} from '../../src/lib/cri/client.js'
-import {ContainerLabel, PodLabel} from '../../src/lib/runtime/labels.js'
+import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 import {createSandbox, lab, sandboxConfig, type SandboxSpec} from './lab.js'
 
 /** A sandbox created for a test, with the config its containers must repeat. */

@@ -1,7 +1,7 @@
 import {createHash, randomBytes} from 'node:crypto'
 
 import type {CriClient} from '../../src/lib/cri/client.js'
-import {ContainerLabel, PodLabel} from '../../src/lib/runtime/labels.js'
+import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 import {lab} from './lab.js'
 
 /** Waits until a container has exited (for one whose command ends by itself). */

@@ -2,7 +2,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 
 import {CriClient, type RuntimeRequest} from '../../src/lib/cri/client.js'
-import {PodLabel} from '../../src/lib/runtime/labels.js'
+import {PodLabel} from '../../src/lib/kube/labels.js'
 
 export interface Lab {
   endpoint: string

@@ -1,5 +1,5 @@
 import type {CriClient} from '../../src/lib/cri/client.js'
-import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/runtime/labels.js'
+import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/kube/labels.js'
 import {waitForExit} from './containers.js'
 import {lab, runSandbox} from './lab.js'
 

@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 
 import {UsageError} from '../errors.js'
-import {parseDuration} from '../duration.js'
+import {parseDuration} from '../util/duration.js'
 
 /** crictl's client config (`/etc/crictl.yaml`): the keys podctl honours. */
 export interface CrictlConfig {

@@ -1,4 +1,4 @@
-import type {PodEvent} from '../runtime/events.js'
+import type {PodEvent} from '../kube/events.js'
 
 /**
  * A live event table like the Events section of `kubectl describe pod` (TYPE, REASON, AGE,

@@ -1,0 +1,141 @@
+import {randomBytes} from 'node:crypto'
+import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
+import {basename, dirname, isAbsolute} from 'node:path'
+
+import {ExitCode, PodctlError} from '../errors.js'
+import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {PodctlAnnotation} from '../kube/labels.js'
+
+/**
+ * The pod's directory on the host, laid out like the kubelet's /var/lib/kubelet/pods/<uid>:
+ * volumes/kubernetes.io~empty-dir/<name> for emptyDir volumes, etc-hosts (the managed /etc/hosts)
+ * and containers/<name>/<id> (termination-message files). hostPath volumes are checked against
+ * their declared type, as the kubelet's hostPath plugin does before any container starts.
+ */
+export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
+
+export function podDirectory(root: string, uid: string): string {
+  return `${root.replace(/\/+$/, '')}/${uid}`
+}
+
+/** Host path of every volume, by name (pure: what the mounts will point at). */
+export function volumeHostPaths(pod: PodModel, root: string): Map<string, string> {
+  const paths = new Map<string, string>()
+  for (const volume of pod.volumes) paths.set(volume.name, volumeHostPath(pod, volume, root))
+  return paths
+}
+
+function volumeHostPath(pod: PodModel, volume: VolumeModel, root: string): string {
+  if (volume.hostPath) return volume.hostPath.path
+  return `${podDirectory(root, pod.uid)}/volumes/kubernetes.io~empty-dir/${volume.name}`
+}
+
+export class FailedMountError extends PodctlError {
+  constructor(message: string) {
+    super('FailedMount', ExitCode.POD_FAILED, message)
+  }
+}
+
+/** Creates emptyDir directories and checks (or creates) hostPath volumes; before the sandbox exists, like the kubelet. */
+export async function setUpVolumes(pod: PodModel, root: string): Promise<void> {
+  for (const volume of pod.volumes) {
+    const path = volumeHostPath(pod, volume, root)
+    try {
+      if (volume.emptyDir) {
+        await mkdir(path, {recursive: true})
+        // The kubelet's emptyDir is world-writable so any container user can use it.
+        await chmod(path, 0o777)
+      } else if (volume.hostPath) {
+        await checkHostPath(path, volume.hostPath.type)
+      }
+    } catch (error) {
+      const reason = error instanceof HostPathTypeError ? error.message : `${(error as Error).message}`
+      throw new FailedMountError(`MountVolume.SetUp failed for volume "${volume.name}" : ${reason}`)
+    }
+  }
+}
+
+class HostPathTypeError extends Error {}
+
+const TYPE_CHECKS: Record<Exclude<HostPathType, '' | 'DirectoryOrCreate' | 'FileOrCreate'>, [string, (s: Awaited<ReturnType<typeof stat>>) => boolean]> = {
+  Directory: ['a directory', (s) => s.isDirectory()],
+  File: ['a file', (s) => s.isFile()],
+  Socket: ['a socket', (s) => s.isSocket()],
+  CharDevice: ['a character device', (s) => s.isCharacterDevice()],
+  BlockDevice: ['a block device', (s) => s.isBlockDevice()],
+}
+
+export async function checkHostPath(path: string, type: HostPathType): Promise<void> {
+  if (type === '') return
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined
+    throw error
+  })
+  if (type === 'DirectoryOrCreate') {
+    if (!info) await mkdir(path, {recursive: true, mode: 0o755})
+    else if (!info.isDirectory()) throw new HostPathTypeError(`hostPath type check failed: ${path} is not a directory`)
+    return
+  }
+
+  if (type === 'FileOrCreate') {
+    if (!info) await writeFile(path, '', {mode: 0o644, flag: 'a'})
+    else if (!info.isFile()) throw new HostPathTypeError(`hostPath type check failed: ${path} is not a file`)
+    return
+  }
+
+  const [what, matches] = TYPE_CHECKS[type]
+  if (!info) throw new HostPathTypeError(`hostPath type check failed: ${path} does not exist (type ${type})`)
+  if (!matches(info)) throw new HostPathTypeError(`hostPath type check failed: ${path} is not ${what}`)
+}
+
+/** The kubelet's managed /etc/hosts (kubelet_pods.go managedHostsFileContent). */
+export function managedHostsFile(ips: readonly string[], hostname: string): string {
+  const lines = [
+    '# Kubernetes-managed hosts file.',
+    '127.0.0.1\tlocalhost',
+    '::1\tlocalhost ip6-localhost ip6-loopback',
+    'fe00::0\tip6-localnet',
+    'fe00::0\tip6-mcastprefix',
+    'fe00::1\tip6-allnodes',
+    'fe00::2\tip6-allrouters',
+    ...ips.map((ip) => `${ip}\t${hostname}`),
+  ]
+  return `${lines.join('\n')}\n`
+}
+
+export function etcHostsPath(root: string, uid: string): string {
+  return `${podDirectory(root, uid)}/etc-hosts`
+}
+
+export async function writeEtcHosts(root: string, uid: string, ips: readonly string[], hostname: string): Promise<string> {
+  const path = etcHostsPath(root, uid)
+  await mkdir(dirname(path), {recursive: true})
+  await writeFile(path, managedHostsFile(ips, hostname), {mode: 0o644})
+  return path
+}
+
+/** containers/<name>/<8 hex>: an empty, world-writable file mounted at terminationMessagePath. */
+export async function createTerminationMessageFile(root: string, uid: string, containerName: string): Promise<string> {
+  const directory = `${podDirectory(root, uid)}/containers/${containerName}`
+  await mkdir(directory, {recursive: true})
+  const path = `${directory}/${randomBytes(4).toString('hex')}`
+  await writeFile(path, '', {flag: 'a'})
+  await chmod(path, 0o666)
+  return path
+}
+
+/** Removes the pod's directory (emptyDir data, etc-hosts, termination files); absent is fine. */
+export async function removePodDirectory(root: string, uid: string): Promise<void> {
+  await rm(podDirectory(root, uid), {recursive: true, force: true})
+}
+
+/**
+ * Removes the pod directory `run` recorded on a sandbox, as the kubelet removes a deleted pod's
+ * directory. Only `<root>/<uid>` of that very pod is touched, whatever the annotation says.
+ */
+export async function removeRecordedPodDirectory(sandbox: {annotations: Record<string, string>; metadata?: {uid: string}}): Promise<void> {
+  const path = sandbox.annotations[PodctlAnnotation.podDirectory]
+  const uid = sandbox.metadata?.uid
+  if (!path || !uid || !isAbsolute(path) || basename(path) !== uid || path.split('/').includes('..')) return
+  await rm(path, {recursive: true, force: true})
+}

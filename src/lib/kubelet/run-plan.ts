@@ -1,0 +1,113 @@
+import type {AuthConfig} from '../../generated/runtime/v1/api.js'
+import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
+import {generateContainerConfig} from './container.js'
+import type {CredentialStore, RegistryAuth} from '../images/credentials.js'
+import {applyDefaultImageTag, defaultPullPolicy} from '../images/image-manager.js'
+import {parseNormalizedReference} from '../images/reference.js'
+import {podDirectory, volumeHostPaths} from './pod-dirs.js'
+import {generatePodSandboxConfig} from './sandbox.js'
+
+/**
+ * `run --dry-run`: the CRI requests `run` would send for each pod, in order, built by the same
+ * translation code — without a single runtime call. Values only the runtime can provide (sandbox
+ * and container IDs, the image ID) are shown as <placeholders>; credentials are always redacted.
+ */
+export const REDACTED = '<redacted>'
+
+export interface PlannedCall {
+  /** e.g. "RuntimeService/RunPodSandbox" */
+  rpc: string
+  /** When the call is conditional or repeated. */
+  note?: string
+  request: unknown
+}
+
+export interface PodPlan {
+  pod: string
+  namespace: string
+  uid: string
+  calls: PlannedCall[]
+}
+
+export interface PlanSettings {
+  logsRoot: string
+  podDirRoot: string
+  hostResolvConf: string
+  nodeMemoryBytes: number
+  runtimeHandler?: string
+  /** --creds/--auth; else `credentials` (the docker config files) are consulted per image. */
+  auth?: RegistryAuth
+  credentials?: CredentialStore
+}
+
+/** Every secret field of an AuthConfig replaced; the username and server stay visible. */
+export function redactAuth(auth: RegistryAuth | undefined): Partial<AuthConfig> | null {
+  if (!auth) return null
+  const out: Partial<AuthConfig> = {}
+  if (auth.username) out.username = auth.username
+  if (auth.serverAddress) out.serverAddress = auth.serverAddress
+  for (const key of ['password', 'auth', 'identityToken', 'registryToken'] as const) if (auth[key]) out[key] = REDACTED
+  return out
+}
+
+export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise<PodPlan> {
+  const sandboxConfig = generatePodSandboxConfig(pod, {
+    attempt: pod.attempt ?? 0,
+    logsRoot: settings.logsRoot,
+    hostResolvConf: settings.hostResolvConf,
+    podDirRoot: settings.podDirRoot,
+  })
+  const runtimeHandler = settings.runtimeHandler ?? pod.runtimeClassName ?? ''
+  const calls: PlannedCall[] = [
+    {rpc: 'RuntimeService/RunPodSandbox', request: {config: sandboxConfig, runtimeHandler}},
+    {rpc: 'RuntimeService/PodSandboxStatus', request: {podSandboxId: '<sandbox id>', verbose: false}},
+  ]
+  const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
+  const containers: Array<[ContainerModel, ContainerType]> = [
+    ...pod.initContainers.map((container): [ContainerModel, ContainerType] => [container, 'init']),
+    ...pod.containers.map((container): [ContainerModel, ContainerType] => [container, 'app']),
+  ]
+  for (const [container, type] of containers) {
+    const image = applyDefaultImageTag(container.image)
+    const policy = container.imagePullPolicy ?? defaultPullPolicy(container.image)
+    const spec = {image, annotations: sandboxConfig.annotations, runtimeHandler}
+    if (policy !== 'Always') {
+      calls.push({rpc: 'ImageService/ImageStatus', note: `pull policy ${policy}`, request: {image: spec, verbose: false}})
+    }
+
+    if (policy !== 'Never') {
+      const auth = settings.auth ?? (await settings.credentials?.lookup(parseNormalizedReference(image)))?.[0]?.auth
+      calls.push({
+        rpc: 'ImageService/PullImage',
+        note: policy === 'IfNotPresent' ? 'only when ImageStatus finds no image' : `pull policy ${policy}`,
+        request: {image: spec, auth: redactAuth(auth), sandboxConfig},
+      })
+    }
+
+    const config = generateContainerConfig(pod, container, {
+      type,
+      attempt: 0,
+      imageRef: `<image ID of ${image}>`,
+      volumePaths,
+      terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
+      nodeMemoryBytes: settings.nodeMemoryBytes,
+    })
+    calls.push(
+      {rpc: 'RuntimeService/CreateContainer', request: {podSandboxId: '<sandbox id>', config, sandboxConfig}},
+      {
+        rpc: 'RuntimeService/StartContainer',
+        ...(type === 'init' ? {note: 'then ContainerStatus until it exits 0 (restarts per restartPolicy)'} : {}),
+        request: {containerId: `<container id of ${container.name}>`},
+      },
+    )
+    if (container.lifecycle.postStart) {
+      calls.push({
+        rpc: 'RuntimeService/ExecSync',
+        note: 'postStart hook',
+        request: {containerId: `<container id of ${container.name}>`, cmd: container.lifecycle.postStart.exec.command},
+      })
+    }
+  }
+
+  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls}
+}

@@ -1,0 +1,229 @@
+import {mkdir} from 'node:fs/promises'
+
+import type {CriClient, RuntimeRequest} from '../cri/client.js'
+import {PodctlError, ExitCode} from '../errors.js'
+import type {PodModel} from '../manifest/model.js'
+import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
+import type {EventSink} from '../kube/events.js'
+import {warningEvent} from '../kube/events.js'
+import {podDirectory} from './pod-dirs.js'
+import {PodctlAnnotation, PodLabel, podDescription, podFullName} from '../kube/labels.js'
+import {sandboxIps} from '../node/pods.js'
+import {sandboxResources} from './resources.js'
+
+/**
+ * The kubelet's createPodSandbox (kuberuntime_sandbox.go): generatePodSandboxConfig, the log
+ * directory, RunPodSandbox with the runtime handler, then PodSandboxStatus for the pod IP.
+ */
+export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
+
+export const DEFAULT_POD_LOGS_ROOT = '/var/log/pods'
+/** The kubelet's hostname limit (truncatePodHostnameIfNeeded). */
+const HOSTNAME_MAX_LENGTH = 63
+
+export interface SandboxConfigOptions {
+  attempt: number
+  logsRoot: string
+  /** Contents of the host's resolv.conf (the kubelet's --resolv-conf), for dnsPolicy Default/ClusterFirst. */
+  hostResolvConf: string
+  /** Root of the pod directories; recorded on the sandbox so `kill` removes the pod's directory too. */
+  podDirRoot: string
+}
+
+/** `<logs root>/<namespace>_<name>_<uid>` (or a crictl config's explicit log_directory). */
+export function podLogDirectory(pod: PodModel, logsRoot: string): string {
+  return pod.logDirectory ?? `${logsRoot.replace(/\/+$/, '')}/${pod.namespace}_${pod.name}_${pod.uid}`
+}
+
+/** GeneratePodHostNameAndDomain: spec.hostname or the pod name, cut to 63 characters without a trailing '-' or '.'. */
+export function podHostname(pod: PodModel): string {
+  const name = pod.hostname ?? pod.name
+  if (name.length <= HOSTNAME_MAX_LENGTH) return name
+  return name.slice(0, HOSTNAME_MAX_LENGTH).replace(/[-.]+$/, '')
+}
+
+/** Namespace modes (runtimeutil.NamespacesForPod): NODE for host namespaces; PID is per container unless shared. */
+export function podNamespaceOptions(pod: PodModel): {network: NamespaceMode; pid: NamespaceMode; ipc: NamespaceMode} {
+  const mode = (value: 'POD' | 'CONTAINER' | 'NODE') => value as NamespaceMode
+  return {
+    network: mode(pod.hostNetwork ? 'NODE' : 'POD'),
+    pid: mode(pod.hostPID ? 'NODE' : pod.shareProcessNamespace ? 'POD' : 'CONTAINER'),
+    ipc: mode(pod.hostIPC ? 'NODE' : 'POD'),
+  }
+}
+
+export interface ResolvConf {
+  servers: string[]
+  searches: string[]
+  options: string[]
+}
+
+export function parseResolvConf(text: string): ResolvConf {
+  const result: ResolvConf = {servers: [], searches: [], options: []}
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/[#;].*$/, '').trim()
+    const [keyword, ...fields] = line.split(/\s+/)
+    if (keyword === 'nameserver' && fields[0]) result.servers.push(fields[0])
+    // The last search line wins, as in the resolver.
+    else if (keyword === 'search') result.searches = fields
+    else if (keyword === 'options') result.options.push(...fields)
+  }
+
+  return result
+}
+
+/**
+ * The kubelet's GetPodDNS without cluster DNS: ClusterFirst falls back to Default (the host's
+ * resolv.conf), None uses only dnsConfig; dnsConfig is appended (servers and searches
+ * de-duplicated, options merged by name).
+ */
+export function podDnsConfig(pod: PodModel, hostResolvConf: string): ResolvConf {
+  const base = pod.dnsPolicy === 'None' ? {servers: [], searches: [], options: []} : parseResolvConf(hostResolvConf)
+  const extra = pod.dnsConfig
+  if (!extra) return base
+  const unique = (values: string[]) => [...new Set(values)]
+  const options = new Map<string, string>()
+  for (const option of base.options) {
+    const colon = option.indexOf(':')
+    if (colon < 0) options.set(option, '')
+    else options.set(option.slice(0, colon), option.slice(colon + 1))
+  }
+
+  for (const option of extra.options) options.set(option.name, option.value ?? '')
+  return {
+    servers: unique([...base.servers, ...extra.nameservers]),
+    searches: unique([...base.searches, ...extra.searches]),
+    options: [...options].map(([name, value]) => (value === '' ? name : `${name}:${value}`)),
+  }
+}
+
+/**
+ * Port mappings for every declared port of every app container (kubecontainer.MakePortMappings,
+ * de-duplicated per container by name); runtimes only act on those with a hostPort.
+ */
+export function podPortMappings(pod: PodModel): NonNullable<SandboxConfig['portMappings']> {
+  const mappings: NonNullable<SandboxConfig['portMappings']> = []
+  for (const container of pod.containers) {
+    const names = new Set<string>()
+    for (const port of container.ports) {
+      const family = port.hostIP === undefined ? 'any' : port.hostIP.includes(':') ? 'v6' : 'v4'
+      const key = port.name ?? `${family}-${port.protocol}-${port.hostIP ?? ''}:${port.containerPort}`
+      if (names.has(key)) continue
+      names.add(key)
+      mappings.push({
+        protocol: port.protocol as Protocol,
+        containerPort: port.containerPort,
+        hostPort: port.hostPort ?? 0,
+        hostIp: port.hostIP ?? '',
+      })
+    }
+  }
+
+  return mappings
+}
+
+/** The sandbox is privileged when any container is (the runtime refuses privileged containers otherwise). */
+export function hasPrivilegedContainer(pod: PodModel): boolean {
+  return [...pod.initContainers, ...pod.containers].some((container) => container.securityContext?.privileged === true)
+}
+
+/** Sandbox labels: the pod's labels plus the kubelet's three (which win). */
+export function sandboxLabels(pod: PodModel): Record<string, string> {
+  return {...pod.labels, [PodLabel.name]: pod.name, [PodLabel.namespace]: pod.namespace, [PodLabel.uid]: pod.uid}
+}
+
+export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOptions): SandboxConfig {
+  const dns = podDnsConfig(pod, options.hostResolvConf)
+  return {
+    metadata: {name: pod.name, uid: pod.uid, namespace: pod.namespace, attempt: options.attempt},
+    // Host-network pods keep the node's hostname.
+    hostname: pod.hostNetwork ? '' : podHostname(pod),
+    logDirectory: podLogDirectory(pod, options.logsRoot),
+    dnsConfig: dns,
+    portMappings: podPortMappings(pod),
+    labels: sandboxLabels(pod),
+    annotations: {
+      ...pod.annotations,
+      [PodctlAnnotation.restartPolicy]: pod.restartPolicy,
+      [PodctlAnnotation.podDirectory]: podDirectory(options.podDirRoot, pod.uid),
+    },
+    linux: {
+      cgroupParent: '',
+      securityContext: {
+        namespaceOptions: podNamespaceOptions(pod),
+        privileged: hasPrivilegedContainer(pod),
+        // The kubelet always runs the sandbox (pause) under the runtime's default seccomp profile.
+        seccomp: {profileType: 'RuntimeDefault' as SecurityProfile_ProfileType},
+      },
+      sysctls: {},
+      overhead: {},
+      resources: sandboxResources(pod),
+    },
+  }
+}
+
+export interface CreatedSandbox {
+  sandboxId: string
+  /** Pod IPs (network.ip then additional IPs); empty for host-network pods, as the kubelet reports them. */
+  ips: string[]
+  status?: PodSandboxStatus
+}
+
+export interface CreateSandboxOptions {
+  runtimeHandler: string
+  events: EventSink
+  signal?: AbortSignal
+  /** Called with the ID as soon as the runtime returns it, so an interrupt can still roll it back. */
+  onCreated?: (sandboxId: string) => void
+}
+
+/** mkdir -p the log directory, RunPodSandbox, PodSandboxStatus (the kubelet's order and messages). */
+export async function createPodSandbox(
+  client: CriClient,
+  pod: PodModel,
+  config: SandboxConfig,
+  options: CreateSandboxOptions,
+): Promise<CreatedSandbox> {
+  const described = podDescription(pod.name, pod.namespace, pod.uid)
+  const object = podFullName(pod.name, pod.namespace)
+  try {
+    await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
+  } catch (error) {
+    throw new PodctlError(
+      'CreatePodSandboxError',
+      ExitCode.POD_FAILED,
+      `Create pod log directory for pod "${described}" failed: ${(error as Error).message}; pass --pod-logs-root to use another directory`,
+    )
+  }
+
+  let sandboxId: string
+  try {
+    const response = await client.runtime('runPodSandbox', {config, runtimeHandler: options.runtimeHandler}, {signal: options.signal})
+    sandboxId = response.podSandboxId
+  } catch (error) {
+    const message = (error as Error).message
+    options.events(warningEvent('FailedCreatePodSandBox', `Failed to create pod sandbox: ${message}`, object))
+    throw wrapRuntimeFailure(error, 'CreatePodSandboxError', `Failed to create sandbox for pod "${described}": ${message}`)
+  }
+
+  if (!sandboxId) throw new PodctlError('CreatePodSandboxError', ExitCode.POD_FAILED, `PodSandboxId is not set for sandbox "${described}"`)
+  options.onCreated?.(sandboxId)
+  try {
+    const {status} = await client.runtime('podSandboxStatus', {podSandboxId: sandboxId, verbose: false}, {signal: options.signal})
+    return {sandboxId, ips: pod.hostNetwork ? [] : sandboxIps(status), status}
+  } catch (error) {
+    const message = (error as Error).message
+    options.events(warningEvent('FailedPodSandBoxStatus', `Unable to get pod sandbox status: ${message}`, object))
+    throw wrapRuntimeFailure(error, 'CreatePodSandboxError', `Unable to get pod sandbox status for pod "${described}": ${message}`)
+  }
+}
+
+/**
+ * A step of the pod failed: keep the class of transport failures (unreachable, deadline,
+ * interrupted) so their exit codes stay meaningful; everything else is the kubelet's reason
+ * with the PodFailed exit code.
+ */
+export function wrapRuntimeFailure(error: unknown, reason: string, message: string): PodctlError {
+  if (error instanceof PodctlError && ['RuntimeUnreachable', 'DeadlineExceeded', 'Interrupted'].includes(error.code)) return error
+  return new PodctlError(reason, ExitCode.POD_FAILED, message)
+}

@@ -1,0 +1,221 @@
+import type {CriClient} from '../cri/client.js'
+import {mapLimit} from '../util/concurrency.js'
+import {NotFoundError, UsageError} from '../errors.js'
+import {nameMatcher, takeNewest} from '../util/filters.js'
+import {TRUNCATED_ID_LENGTH} from '../output/format.js'
+import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
+import {ContainerLabel, PodLabel, podFullName} from '../kube/labels.js'
+import {newestFirst} from './pods.js'
+import {matchPodSandboxes} from './resolve.js'
+
+export const CONTAINER_STATES = ['created', 'running', 'exited', 'unknown'] as const
+export type ContainerStateName = (typeof CONTAINER_STATES)[number]
+
+const STATE_VALUES: Record<ContainerStateName, ContainerState> = {
+  created: 'CONTAINER_CREATED' as ContainerState,
+  running: 'CONTAINER_RUNNING' as ContainerState,
+  exited: 'CONTAINER_EXITED' as ContainerState,
+  unknown: 'CONTAINER_UNKNOWN' as ContainerState,
+}
+
+export interface ContainerListFilters {
+  /** All states; without it (and without state/latest/last) only running containers are listed. */
+  all?: boolean
+  /** Sent to the runtime. */
+  state?: ContainerStateName
+  /** Sent to the runtime as the label selector. */
+  labels?: Record<string, string>
+  /** Container name, exact or a `*` glob. */
+  name?: string
+  /** Pod name (in `namespace`, default "default"), `name_namespace`, or sandbox ID prefix. */
+  pod?: string
+  /** Pod namespace, exact or a `*` glob. */
+  namespace?: string
+  /** The image as the user gave it, or the image ref, exact or a `*` glob. */
+  image?: string
+  /** Container ID prefix. */
+  id?: string
+  latest?: boolean
+  last?: number
+}
+
+export interface ContainerListEntry {
+  container: Container
+  /** The container's sandbox when it is still listed. */
+  sandbox?: PodSandbox
+  podName: string
+  podNamespace: string
+  /** The image as a person would name it: as given at creation, else a tag of the image, else its ID. */
+  imageName: string
+  /** Filled for exited containers only when asked for (one ContainerStatus each). */
+  exitCode?: number
+}
+
+/** At most this many ContainerStatus calls in flight for `ps -o wide`. */
+export const STATUS_CONCURRENCY = 8
+
+/**
+ * The state the runtime is asked for. Like crictl and docker, `--latest`/`--last` look at every
+ * state ("the last container I started" is usually one that just exited).
+ */
+export function stateToRequest(filters: ContainerListFilters): ContainerState | undefined {
+  if (filters.state !== undefined) return STATE_VALUES[filters.state]
+  if (filters.all || filters.latest || filters.last !== undefined) return undefined
+  return STATE_VALUES.running
+}
+
+/**
+ * One ListContainers (state and labels filtered by the runtime) and one ListPodSandbox for pod
+ * names, concurrently; everything else is filtered here so every output format sees the same list.
+ */
+export async function listContainers(
+  client: CriClient,
+  filters: ContainerListFilters,
+  options: {withExitCodes?: boolean; withImageNames?: boolean} = {},
+): Promise<ContainerListEntry[]> {
+  checkFilters(filters)
+  const state = stateToRequest(filters)
+  // The kubelet creates containers with the image ID and runtimes before CRI 1.29 drop the name
+  // the user gave, so one ListImages (never an ImageStatus per container, crictl's `ps -r`) turns
+  // IDs back into tags for the IMAGE column and --image. Only for display: a failure shows IDs.
+  const withImages = options.withImageNames || filters.image !== undefined
+  const [{containers}, {items: sandboxes}, images] = await Promise.all([
+    client.runtime('listContainers', {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}),
+    client.runtime('listPodSandbox', {}),
+    withImages ? client.image('listImages', {}).then((r) => r.images, () => undefined) : undefined,
+  ])
+  const entries = selectContainers(containers, sandboxes, filters, images)
+  if (options.withExitCodes) {
+    const exited = entries.filter((entry) => entry.container.state === 'CONTAINER_EXITED')
+    await mapLimit(exited, STATUS_CONCURRENCY, async (entry) => {
+      try {
+        const {status} = await client.runtime('containerStatus', {containerId: entry.container.id, verbose: false})
+        entry.exitCode = status?.exitCode
+      } catch (error) {
+        // Removed since it was listed: the row stays, without an exit code.
+        if (!(error instanceof NotFoundError)) throw error
+      }
+    })
+  }
+
+  return entries
+}
+
+/** Usage mistakes caught before any runtime call. */
+export function checkFilters(filters: ContainerListFilters): void {
+  if (filters.pod !== undefined && filters.namespace?.includes('*')) {
+    throw new UsageError(`--pod cannot be combined with a glob --namespace "${filters.namespace}"; give an exact namespace or use name_namespace`)
+  }
+}
+
+/** The client-side half of listContainers: pure, unit tested. Newest first. */
+export function selectContainers(
+  containers: readonly Container[],
+  sandboxes: readonly PodSandbox[],
+  filters: ContainerListFilters,
+  images?: readonly Image[],
+): ContainerListEntry[] {
+  checkFilters(filters)
+  const tags = imageTagsById(images)
+  const byId = new Map(sandboxes.map((pod) => [pod.id, pod]))
+  // --pod names a pod, so all its sandboxes (attempts) count; an unknown pod is an error, not an empty list.
+  const podIds =
+    filters.pod === undefined
+      ? undefined
+      : new Set(matchPodSandboxes(sandboxes, filters.pod, {namespace: filters.namespace}).map((pod) => pod.id))
+  const wantedState = stateToRequest(filters)
+  const matchName = nameMatcher(filters.name)
+  const matchNamespace = nameMatcher(filters.namespace)
+  const matchImage = nameMatcher(filters.image)
+
+  const entries = containers
+    .filter(
+      (c) =>
+        // The runtime filtered already; checking again keeps the pure function honest on its own.
+        (wantedState === undefined || c.state === wantedState) &&
+        (filters.id === undefined || c.id.startsWith(filters.id)) &&
+        (podIds === undefined || podIds.has(c.podSandboxId)) &&
+        matchName(containerName(c)) &&
+        (filters.image === undefined || imageCandidates(c, tags).some(matchImage)),
+    )
+    .map((container) => entryFor(container, byId.get(container.podSandboxId), tags))
+    .filter((entry) => filters.namespace === undefined || matchNamespace(entry.podNamespace))
+    .sort((a, b) => newestFirst(a.container, b.container))
+  return takeNewest(entries, filters)
+}
+
+function entryFor(container: Container, sandbox: PodSandbox | undefined, tags: ReadonlyMap<string, string[]>): ContainerListEntry {
+  // The sandbox is authoritative; the kubelet's labels on the container are the fallback once it is gone.
+  return {
+    container,
+    sandbox,
+    podName: sandbox?.metadata?.name ?? container.labels[PodLabel.name] ?? '',
+    podNamespace: sandbox?.metadata?.namespace ?? container.labels[PodLabel.namespace] ?? '',
+    imageName: imageName(container, tags),
+  }
+}
+
+/** Image ID → its tags (else its repo digests), from one ListImages. */
+export function imageTagsById(images: readonly Image[] | undefined): Map<string, string[]> {
+  const tags = new Map<string, string[]>()
+  for (const image of images ?? []) tags.set(image.id, image.repoTags.length > 0 ? image.repoTags : image.repoDigests)
+  return tags
+}
+
+function tagsOf(container: Container, tags: ReadonlyMap<string, string[]>): string[] {
+  return tags.get(container.image?.image ?? '') ?? tags.get(container.imageRef) ?? tags.get(container.imageId) ?? []
+}
+
+/**
+ * What the user would call the image: as given at creation (userSpecifiedImage), else the spec's
+ * image when it is a name, else the first tag of the image it resolved to, else the ID.
+ */
+export function imageName(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string {
+  const specified = container.image?.userSpecifiedImage || container.image?.image || ''
+  if (specified && !isDigest(specified)) return specified
+  return tagsOf(container, tags)[0] ?? (specified || container.imageRef)
+}
+
+export function containerName(container: Container): string {
+  return container.metadata?.name || container.labels[ContainerLabel.name] || ''
+}
+
+/** What `--image` matches: the image as the user wrote it, the spec's image, the resolved ref, and the image's tags. */
+export function imageCandidates(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string[] {
+  return [container.image?.userSpecifiedImage, container.image?.image, container.imageRef, ...tagsOf(container, tags)].filter(
+    (value): value is string => Boolean(value),
+  )
+}
+
+const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})$/
+
+function isDigest(value: string): boolean {
+  return DIGEST.test(value)
+}
+
+/** crictl's rule: a bare digest (`sha256:<hex>`) is shortened to 13 hex characters; names stay whole. */
+export function truncateDigest(value: string, noTrunc = false): string {
+  if (noTrunc) return value
+  const digest = DIGEST.exec(value)
+  return digest ? digest[1].slice(0, TRUNCATED_ID_LENGTH) : value
+}
+
+const STATE_LABELS: Partial<Record<string, string>> = {
+  CONTAINER_CREATED: 'Created',
+  CONTAINER_RUNNING: 'Running',
+  CONTAINER_EXITED: 'Exited',
+}
+
+export function stateLabel(state: ContainerState | string): string {
+  return STATE_LABELS[state] ?? 'Unknown'
+}
+
+/**
+ * `name_namespace/container`: the form resolveContainer accepts back (POD/CONTAINER with the
+ * kubelet's full pod name), so `-o name` output can feed other commands. Without a pod, the ID.
+ */
+export function containerRefName(entry: ContainerListEntry): string {
+  const name = containerName(entry.container)
+  if (!entry.podName || !entry.podNamespace || !name) return entry.container.id
+  return `${podFullName(entry.podName, entry.podNamespace)}/${name}`
+}

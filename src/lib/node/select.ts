@@ -1,0 +1,87 @@
+import {PodctlError, UsageError} from '../errors.js'
+import {nameMatcher} from '../util/filters.js'
+import type {PodSandbox} from '../../generated/runtime/v1/api.js'
+import {podFullName} from '../kube/labels.js'
+import {newestFirst} from './pods.js'
+import {matchPodSandboxes} from './resolve.js'
+
+/**
+ * Choosing the pods a bulk command (kill) acts on, from ONE ListPodSandbox: pod references
+ * (name with --namespace, name_namespace, sandbox ID prefix), a label selector, or --all, each
+ * restricted by --namespace. A pod is all sandboxes (attempts) sharing name and namespace.
+ */
+export interface PodSelection {
+  refs: readonly string[]
+  /** Exact, or a `*` glob for --all / --label; the namespace of bare names (default "default"). */
+  namespace?: string
+  labels?: Readonly<Record<string, string>>
+  all?: boolean
+}
+
+export interface SelectedPod {
+  /** name_namespace */
+  fullName: string
+  /** Every attempt, newest first. */
+  sandboxes: PodSandbox[]
+}
+
+export interface SelectionOutcome {
+  pods: SelectedPod[]
+  /** References that matched nothing (NotFound) or too much (Ambiguous), in input order. */
+  failures: Array<{ref: string; error: PodctlError}>
+}
+
+/** Refuses selections that mix modes or select nothing; a usage error names the flags. */
+export function validateSelection(selection: PodSelection): void {
+  const labels = Object.keys(selection.labels ?? {}).length > 0
+  if (selection.refs.length > 0 && selection.all) {
+    throw new UsageError('give either POD names or --all, not both; --all -n NAMESPACE kills every pod of one namespace')
+  }
+
+  if (selection.refs.length > 0 && labels) throw new UsageError('give either POD names or --label, not both')
+  if (selection.all && labels) throw new UsageError('give either --all or --label, not both')
+  if (selection.refs.length === 0 && !selection.all && !labels) {
+    throw new UsageError('no pods given; name them (POD, name_namespace or sandbox ID prefix), or use --label KEY=VALUE or --all')
+  }
+}
+
+export function selectPods(sandboxes: readonly PodSandbox[], selection: PodSelection): SelectionOutcome {
+  validateSelection(selection)
+  if (selection.refs.length === 0) {
+    const matchNamespace = nameMatcher(selection.namespace)
+    const labels = Object.entries(selection.labels ?? {})
+    const chosen = sandboxes.filter(
+      (sandbox) =>
+        matchNamespace(sandbox.metadata?.namespace ?? '') && labels.every(([key, value]) => sandbox.labels[key] === value),
+    )
+    return {pods: groupByPod(chosen), failures: []}
+  }
+
+  const pods = new Map<string, SelectedPod>()
+  const failures: SelectionOutcome['failures'] = []
+  for (const ref of selection.refs) {
+    try {
+      const found = matchPodSandboxes(sandboxes, ref, {namespace: selection.namespace})
+      const fullName = podFullName(found[0].metadata?.name ?? '', found[0].metadata?.namespace ?? '')
+      if (!pods.has(fullName)) pods.set(fullName, {fullName, sandboxes: found})
+    } catch (error) {
+      if (!(error instanceof PodctlError) || error instanceof UsageError) throw error
+      failures.push({ref, error})
+    }
+  }
+
+  return {pods: [...pods.values()], failures}
+}
+
+/** Sandboxes grouped into pods by name and namespace; the pod with the newest sandbox first. */
+export function groupByPod(sandboxes: readonly PodSandbox[]): SelectedPod[] {
+  const pods = new Map<string, SelectedPod>()
+  for (const sandbox of [...sandboxes].sort(newestFirst)) {
+    const fullName = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
+    const pod = pods.get(fullName)
+    if (pod) pod.sandboxes.push(sandbox)
+    else pods.set(fullName, {fullName, sandboxes: [sandbox]})
+  }
+
+  return [...pods.values()]
+}

@@ -1,0 +1,282 @@
+import {describe, expect, it} from 'vitest'
+
+import type {CriClient} from '../../../src/lib/cri/client.js'
+import {NotFoundError, RuntimeError} from '../../../src/lib/errors.js'
+import type {PodEvent} from '../../../src/lib/kube/events.js'
+import {
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  gracePeriodFor,
+  KillPodError,
+  killPod,
+  parsePreStopHandler,
+  stopTimeoutSeconds,
+} from '../../../src/lib/kubelet/kill.js'
+import type {Container, PodSandbox} from '../../../src/generated/runtime/v1/api.js'
+
+describe('gracePeriodFor', () => {
+  it('prefers the override, then the pod annotation, then 30', () => {
+    const annotations = {'io.kubernetes.pod.terminationGracePeriod': '7'}
+    expect(gracePeriodFor(annotations, 3)).toBe(3)
+    expect(gracePeriodFor(annotations, 0)).toBe(0)
+    expect(gracePeriodFor(annotations)).toBe(7)
+    expect(gracePeriodFor({})).toBe(DEFAULT_GRACE_PERIOD_SECONDS)
+    expect(DEFAULT_GRACE_PERIOD_SECONDS).toBe(30)
+  })
+
+  it('ignores an annotation that is not a whole number of seconds', () => {
+    for (const bad of ['', '-5', 'ten', '1.5', '5s']) {
+      expect(gracePeriodFor({'io.kubernetes.pod.terminationGracePeriod': bad})).toBe(30)
+    }
+
+    expect(gracePeriodFor({'io.kubernetes.pod.terminationGracePeriod': ' 12 '})).toBe(12)
+  })
+})
+
+describe('stopTimeoutSeconds', () => {
+  it('subtracts the whole seconds the preStop hook took', () => {
+    expect(stopTimeoutSeconds(30, 0)).toBe(30)
+    expect(stopTimeoutSeconds(30, 999)).toBe(30)
+    expect(stopTimeoutSeconds(30, 1000)).toBe(29)
+    expect(stopTimeoutSeconds(30, 5900)).toBe(25)
+  })
+
+  it('never goes below 2 s unless forced', () => {
+    expect(stopTimeoutSeconds(5, 4500)).toBe(2)
+    expect(stopTimeoutSeconds(1, 0)).toBe(2)
+    expect(stopTimeoutSeconds(0, 0)).toBe(2)
+    expect(stopTimeoutSeconds(10, 60_000)).toBe(2)
+  })
+
+  it('is 0 when forced, whatever the grace period', () => {
+    expect(stopTimeoutSeconds(30, 0, true)).toBe(0)
+    expect(stopTimeoutSeconds(0, 0, true)).toBe(0)
+  })
+})
+
+describe('parsePreStopHandler', () => {
+  it('reads an exec handler', () => {
+    expect(parsePreStopHandler('{"exec":{"command":["sh","-c","sleep 2"]}}')).toEqual({type: 'exec', command: ['sh', '-c', 'sleep 2']})
+  })
+
+  it('is undefined when there is no hook', () => {
+    expect(parsePreStopHandler(undefined)).toBeUndefined()
+    expect(parsePreStopHandler('')).toBeUndefined()
+    expect(parsePreStopHandler('null')).toBeUndefined()
+    expect(parsePreStopHandler('{}')).toBeUndefined()
+  })
+
+  it('names handlers podctl cannot run', () => {
+    expect(parsePreStopHandler('{"httpGet":{"path":"/quit","port":8080}}')).toEqual({type: 'unsupported', handler: 'httpGet'})
+    expect(parsePreStopHandler('{"sleep":{"seconds":5}}')).toEqual({type: 'unsupported', handler: 'sleep'})
+  })
+
+  it('reports broken annotations instead of throwing', () => {
+    expect(parsePreStopHandler('{exec')).toMatchObject({type: 'invalid'})
+    expect(parsePreStopHandler('[1]')).toMatchObject({type: 'invalid'})
+    expect(parsePreStopHandler('{"exec":{"command":[]}}')).toMatchObject({type: 'invalid'})
+    expect(parsePreStopHandler('{"exec":{"command":"echo hi"}}')).toMatchObject({type: 'invalid'})
+  })
+})
+
+// A scripted runtime: records every call and answers from the handlers given.
+interface Call {
+  method: string
+  request: Record<string, unknown>
+  timeoutMs?: number
+  at: number
+}
+
+function fakeClient(containers: Container[], handlers: Record<string, (request: Record<string, unknown>) => unknown> = {}) {
+  const calls: Call[] = []
+  const started = Date.now()
+  const client = {
+    deadlineFor: () => 120_000,
+    async runtime(method: string, request: Record<string, unknown>, options: {timeoutMs?: number} = {}) {
+      calls.push({method, request, timeoutMs: options.timeoutMs, at: Date.now() - started})
+      if (method === 'listContainers') return {containers}
+      const handler = handlers[method]
+      return handler ? handler(request) : {}
+    },
+  }
+  return {client: client as unknown as CriClient, calls}
+}
+
+function sandbox(id: string, createdAt: string, attempt = 0): PodSandbox {
+  return {
+    id,
+    metadata: {name: 'web', namespace: 'default', uid: 'u1', attempt},
+    state: 'SANDBOX_READY' as PodSandbox['state'],
+    createdAt,
+    labels: {},
+    annotations: {},
+    runtimeHandler: '',
+  }
+}
+
+function container(id: string, podSandboxId: string, state: string, annotations: Record<string, string> = {}): Container {
+  return {
+    id,
+    podSandboxId,
+    metadata: {name: id, attempt: 0},
+    image: undefined,
+    imageRef: '',
+    state: state as Container['state'],
+    createdAt: '1',
+    labels: {'io.kubernetes.container.name': `name-${id}`},
+    annotations,
+    imageId: '',
+  }
+}
+
+describe('killPod', () => {
+  const sandboxes = [sandbox('old', '100', 0), sandbox('new', '200', 1)]
+
+  it('stops running containers, then every sandbox, then removes containers and sandboxes', async () => {
+    const {client, calls} = fakeClient([
+      container('c1', 'new', 'CONTAINER_RUNNING', {'io.kubernetes.pod.terminationGracePeriod': '9'}),
+      container('c2', 'old', 'CONTAINER_EXITED'),
+      container('other', 'someone-else', 'CONTAINER_RUNNING'),
+    ])
+    const events: PodEvent[] = []
+    const result = await killPod(client, sandboxes, {events: (event) => events.push(event)})
+
+    expect(result).toMatchObject({pod: 'web_default', sandboxIds: ['new', 'old'], containersStopped: 1, removed: true})
+    expect(calls.map((call) => `${call.method} ${String(call.request.containerId ?? call.request.podSandboxId ?? '')}`.trim())).toEqual([
+      'listContainers',
+      'stopContainer c1',
+      'stopPodSandbox new',
+      'stopPodSandbox old',
+      'removeContainer c1',
+      'removeContainer c2',
+      'removePodSandbox new',
+      'removePodSandbox old',
+    ])
+    const stop = calls.find((call) => call.method === 'stopContainer')!
+    expect(stop.request.timeout).toBe('9')
+    // The RPC deadline outlives the grace period.
+    expect(stop.timeoutMs).toBe(120_000 + 9000)
+    expect(events).toEqual([expect.objectContaining({type: 'Normal', reason: 'Killing', message: 'Stopping container name-c1'})])
+  })
+
+  it('keep: stops but removes nothing', async () => {
+    const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING')])
+    const result = await killPod(client, sandboxes, {keep: true, gracePeriodSeconds: 4})
+    expect(result.removed).toBe(false)
+    expect(calls.some((call) => call.method.startsWith('remove'))).toBe(false)
+    expect(calls.find((call) => call.method === 'stopContainer')!.request.timeout).toBe('4')
+  })
+
+  it('force: StopContainer timeout 0 and no preStop hook', async () => {
+    const hook = {'io.kubernetes.container.preStopHandler': '{"exec":{"command":["sleep","1"]}}'}
+    const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING', hook)])
+    await killPod(client, sandboxes, {force: true})
+    expect(calls.some((call) => call.method === 'execSync')).toBe(false)
+    expect(calls.find((call) => call.method === 'stopContainer')!.request.timeout).toBe('0')
+  })
+
+  it('runs the exec preStop hook with the grace period as timeout, then stops', async () => {
+    const hook = {
+      'io.kubernetes.container.preStopHandler': '{"exec":{"command":["sh","-c","echo bye"]}}',
+      'io.kubernetes.pod.terminationGracePeriod': '5',
+    }
+    const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING', hook)], {
+      execSync: () => ({exitCode: 0, stdout: Buffer.from(''), stderr: Buffer.from('')}),
+    })
+    await killPod(client, sandboxes)
+    const exec = calls.find((call) => call.method === 'execSync')!
+    expect(exec.request).toEqual({containerId: 'c1', cmd: ['sh', '-c', 'echo bye'], timeout: '5'})
+    expect(calls.findIndex((call) => call.method === 'execSync')).toBeLessThan(calls.findIndex((call) => call.method === 'stopContainer'))
+  })
+
+  it('waits at most the grace period for a hung preStop hook, warns, and stops with the 2 s minimum', async () => {
+    const hook = {
+      'io.kubernetes.container.preStopHandler': '{"exec":{"command":["sleep","100"]}}',
+      'io.kubernetes.pod.terminationGracePeriod': '1',
+    }
+    const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING', hook)], {
+      execSync: () => new Promise(() => {}),
+    })
+    const events: PodEvent[] = []
+    const started = Date.now()
+    await killPod(client, sandboxes, {events: (event) => events.push(event)})
+    const took = Date.now() - started
+    expect(took).toBeGreaterThanOrEqual(990)
+    expect(took).toBeLessThan(3000)
+    expect(calls.find((call) => call.method === 'stopContainer')!.request.timeout).toBe('2')
+    expect(events.map((event) => `${event.type} ${event.reason}`)).toEqual(['Normal Killing', 'Warning FailedPreStopHook'])
+  })
+
+  it('warns on a failing or unsupported hook and still stops the container', async () => {
+    const {client, calls} = fakeClient(
+      [
+        container('c1', 'new', 'CONTAINER_RUNNING', {'io.kubernetes.container.preStopHandler': '{"exec":{"command":["false"]}}'}),
+        container('c2', 'new', 'CONTAINER_RUNNING', {'io.kubernetes.container.preStopHandler': '{"httpGet":{"port":80}}'}),
+      ],
+      {execSync: () => ({exitCode: 1, stdout: Buffer.from(''), stderr: Buffer.from('nope')})},
+    )
+    const events: PodEvent[] = []
+    const result = await killPod(client, sandboxes, {events: (event) => events.push(event)})
+    expect(result.containersStopped).toBe(2)
+    const warnings = events.filter((event) => event.type === 'Warning')
+    expect(warnings).toHaveLength(2)
+    expect(warnings.every((event) => event.reason === 'FailedPreStopHook')).toBe(true)
+    expect(warnings.map((event) => event.message).join('\n')).toMatch(/exited with 1.*nope/)
+    expect(warnings.map((event) => event.message).join('\n')).toMatch(/httpGet/)
+    expect(calls.filter((call) => call.method === 'stopContainer')).toHaveLength(2)
+  })
+
+  it('counts NotFound as done at every step', async () => {
+    const gone = () => {
+      throw new NotFoundError('gone')
+    }
+
+    const {client} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING')], {
+      stopContainer: gone,
+      stopPodSandbox: gone,
+      removeContainer: gone,
+      removePodSandbox: gone,
+    })
+    await expect(killPod(client, sandboxes)).resolves.toMatchObject({removed: true})
+  })
+
+  it('still stops and removes the sandboxes when a container fails to stop, then reports the failure with the result', async () => {
+    const {client, calls} = fakeClient(
+      [container('c1', 'new', 'CONTAINER_RUNNING'), container('c2', 'new', 'CONTAINER_RUNNING')],
+      {
+        stopContainer: (request) => {
+          if (request.containerId === 'c1') throw new RuntimeError('StopContainer failed: boom')
+          return {}
+        },
+      },
+    )
+    const error = await killPod(client, sandboxes).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(KillPodError)
+    const failure = error as KillPodError
+    expect(failure.exitCode).toBe(9)
+    expect(failure.message).toContain('web_default')
+    expect(failure.message).toContain('boom')
+    expect(failure.result).toMatchObject({containersStopped: 1, removed: true})
+    expect(calls.filter((call) => call.method === 'stopPodSandbox')).toHaveLength(2)
+    expect(calls.filter((call) => call.method === 'removePodSandbox')).toHaveLength(2)
+  })
+
+  it('does not remove a sandbox that failed to stop', async () => {
+    const {client, calls} = fakeClient([], {
+      stopPodSandbox: (request) => {
+        if (request.podSandboxId === 'old') throw new RuntimeError('cannot stop')
+        return {}
+      },
+    })
+    const failure = (await killPod(client, sandboxes).catch((thrown: unknown) => thrown)) as KillPodError
+    expect(failure.result.removed).toBe(false)
+    expect(calls.filter((call) => call.method === 'removePodSandbox').map((call) => call.request.podSandboxId)).toEqual(['new'])
+  })
+
+  it('uses a shared ListContainers result when given one', async () => {
+    const {client, calls} = fakeClient([])
+    const result = await killPod(client, sandboxes, {containers: [container('c9', 'old', 'CONTAINER_RUNNING')]})
+    expect(result.containersStopped).toBe(1)
+    expect(calls.some((call) => call.method === 'listContainers')).toBe(false)
+    expect(calls.find((call) => call.method === 'stopContainer')!.request.containerId).toBe('c9')
+  })
+})

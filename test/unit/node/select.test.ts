@@ -1,0 +1,87 @@
+import {describe, expect, it} from 'vitest'
+
+import {AmbiguousError, NotFoundError, UsageError} from '../../../src/lib/errors.js'
+import {groupByPod, selectPods, validateSelection} from '../../../src/lib/node/select.js'
+import type {PodSandbox} from '../../../src/generated/runtime/v1/api.js'
+
+function sandbox(id: string, name: string, namespace: string, createdAt: string, labels: Record<string, string> = {}): PodSandbox {
+  return {
+    id,
+    metadata: {name, namespace, uid: `${name}-${namespace}`, attempt: 0},
+    state: 'SANDBOX_READY' as PodSandbox['state'],
+    createdAt,
+    labels,
+    annotations: {},
+    runtimeHandler: '',
+  }
+}
+
+const sandboxes = [
+  sandbox('aaa111', 'web', 'default', '100', {app: 'web'}),
+  sandbox('aaa222', 'web', 'default', '300', {app: 'web'}),
+  sandbox('bbb111', 'web', 'prod', '200', {app: 'web'}),
+  sandbox('ccc111', 'db', 'prod', '400', {app: 'db'}),
+  sandbox('ddd111', 'job', 'ci-1', '50'),
+]
+
+const names = (outcome: ReturnType<typeof selectPods>) => outcome.pods.map((pod) => pod.fullName)
+
+describe('validateSelection', () => {
+  it('refuses nothing selected and mixed modes', () => {
+    expect(() => validateSelection({refs: []})).toThrow(UsageError)
+    expect(() => validateSelection({refs: ['web'], all: true})).toThrow(/either POD names or --all/)
+    expect(() => validateSelection({refs: ['web'], labels: {app: 'web'}})).toThrow(/--label/)
+    expect(() => validateSelection({refs: [], all: true, labels: {app: 'web'}})).toThrow(UsageError)
+    expect(() => validateSelection({refs: [], all: true})).not.toThrow()
+    expect(() => validateSelection({refs: [], labels: {app: 'web'}})).not.toThrow()
+  })
+})
+
+describe('selectPods', () => {
+  it('names resolve in the default namespace, or -n, with all attempts newest first', () => {
+    const outcome = selectPods(sandboxes, {refs: ['web']})
+    expect(names(outcome)).toEqual(['web_default'])
+    expect(outcome.pods[0].sandboxes.map((s) => s.id)).toEqual(['aaa222', 'aaa111'])
+    expect(names(selectPods(sandboxes, {refs: ['web'], namespace: 'prod'}))).toEqual(['web_prod'])
+  })
+
+  it('accepts full names and ID prefixes, once per pod', () => {
+    expect(names(selectPods(sandboxes, {refs: ['web_prod', 'ccc', 'db_prod', 'aaa2']}))).toEqual(['web_prod', 'db_prod', 'web_default'])
+  })
+
+  it('collects unknown references without stopping the others', () => {
+    const outcome = selectPods(sandboxes, {refs: ['nope', 'web', 'db', 'zzz', 'web_staging']})
+    expect(names(outcome)).toEqual(['web_default'])
+    expect(outcome.failures.map((failure) => failure.ref)).toEqual(['nope', 'db', 'zzz', 'web_staging'])
+    expect(outcome.failures.every((failure) => failure.error instanceof NotFoundError)).toBe(true)
+    // A prefix that names one pod is that pod; db lives in prod, so a bare "db" is not in default.
+    expect(names(selectPods(sandboxes, {refs: ['b', 'aaa']}))).toEqual(['web_prod', 'web_default'])
+  })
+
+  it('an ID prefix shared by two pods is ambiguous', () => {
+    const outcome = selectPods([...sandboxes, sandbox('aaa999', 'other', 'default', '10')], {refs: ['aaa']})
+    expect(outcome.pods).toEqual([])
+    expect(outcome.failures[0].error).toBeInstanceOf(AmbiguousError)
+  })
+
+  it('--all selects every pod, or one namespace with -n (exact or glob)', () => {
+    expect(names(selectPods(sandboxes, {refs: [], all: true}))).toEqual(['db_prod', 'web_default', 'web_prod', 'job_ci-1'])
+    expect(names(selectPods(sandboxes, {refs: [], all: true, namespace: 'prod'}))).toEqual(['db_prod', 'web_prod'])
+    expect(names(selectPods(sandboxes, {refs: [], all: true, namespace: 'ci-*'}))).toEqual(['job_ci-1'])
+    expect(names(selectPods(sandboxes, {refs: [], all: true, namespace: 'nothing'}))).toEqual([])
+  })
+
+  it('--label matches every pair, restricted by -n', () => {
+    expect(names(selectPods(sandboxes, {refs: [], labels: {app: 'web'}}))).toEqual(['web_default', 'web_prod'])
+    expect(names(selectPods(sandboxes, {refs: [], labels: {app: 'web'}, namespace: 'prod'}))).toEqual(['web_prod'])
+    expect(names(selectPods(sandboxes, {refs: [], labels: {app: 'web', tier: 'x'}}))).toEqual([])
+  })
+})
+
+describe('groupByPod', () => {
+  it('groups attempts by name and namespace', () => {
+    const pods = groupByPod(sandboxes)
+    expect(pods.find((pod) => pod.fullName === 'web_default')!.sandboxes.map((s) => s.id)).toEqual(['aaa222', 'aaa111'])
+    expect(pods).toHaveLength(4)
+  })
+})
