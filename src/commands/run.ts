@@ -288,7 +288,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
 
   /** Invalid image references are refused before anything is created (InvalidImageName, exit 11). */
   private async checkImages(pods: PodModel[]): Promise<void> {
-    const {applyDefaultImageTag} = await import('../lib/images/image-manager.js')
+    const {applyDefaultImageTag} = await import('../lib/images/reference.js')
     for (const pod of pods) {
       const crictl = pod.logDirectory !== undefined || pod.attempt !== undefined
       for (const [key, list] of [

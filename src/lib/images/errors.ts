@@ -4,7 +4,7 @@
  * the message is the kubelet's message. Unauthorized is podctl's own refinement of ErrImagePull
  * (the kubelet reports it as ErrImagePull, kept in `reason`) so scripts can tell bad credentials apart.
  */
-import {ExitCode, PodctlError} from '../errors.js'
+import {ExitCode, InterruptedError, PodctlError, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
 
 /** A failure of the ensure-image flow. `reason` is the kubelet's container waiting reason. */
 export abstract class ImageError extends PodctlError {
@@ -135,4 +135,35 @@ export function pullFailure(errText: string, image: string): ImageError {
 
   if (UNAUTHORIZED_PATTERN.test(errText)) return new UnauthorizedError(errText, image)
   return new ErrImagePullError(errText, image)
+}
+
+/** A failed PullImage (every credential tried), with what the kubelet would print and which credentials were used. */
+export class PullFailed extends Error {
+  constructor(
+    readonly text: string,
+    readonly sources: string[],
+    readonly registry: string,
+  ) {
+    super(text)
+  }
+}
+
+/** Says which credentials were refused (by origin, never content), or that none were found. */
+export function withCredentialHint(failure: UnauthorizedError, pull: PullFailed): UnauthorizedError {
+  const hint = pull.sources.length
+    ? `credentials from ${pull.sources.join(', ')} were refused`
+    : `no credentials found for ${pull.registry}; pass --creds or --auth, or log in to write a docker config file`
+  return new UnauthorizedError(`${failure.message} (${hint})`, failure.image)
+}
+
+/** Failures that are not about the image (no runtime, interrupted, no image service) keep their own class. */
+export function passThrough(error: unknown): boolean {
+  return error instanceof InterruptedError || error instanceof RuntimeUnreachableError || error instanceof UnimplementedError
+}
+
+/** The error text the kubelet would print: the runtime's status as its CRI client formats it. */
+export function pullErrorText(error: unknown): string {
+  if (error instanceof PullFailed) return error.text
+  if (error instanceof PodctlError && error.grpc) return kubeletErrorText(error.grpc.code, error.grpc.details)
+  return error instanceof Error ? error.message : String(error)
 }

@@ -4,26 +4,27 @@
  * events and error names, and its per-pod-and-image back-off ladder (10 s doubling to 300 s).
  */
 import type {CriClient} from '../cri/client.js'
-import {InterruptedError, PodctlError, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
+import {InterruptedError} from '../errors.js'
 import {formatGoDuration} from '../util/duration.js'
-import type {AuthConfig, DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
+import type {DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
 import {BackOff} from '../kube/backoff.js'
-import {DockerConfigKeyring, type CredentialStore, type RegistryAuth, type RegistryCredential} from './credentials.js'
+import {DockerConfigKeyring, type CredentialStore, type RegistryAuth} from './credentials.js'
 import {
   ErrImageNeverPullError,
   ImageInspectError,
   ImagePullBackOffError,
   InvalidImageNameError,
-  kubeletErrorText,
+  passThrough,
+  PullFailed,
+  pullErrorText,
   pullFailure,
   UnauthorizedError,
+  withCredentialHint,
   type ImageError,
 } from './errors.js'
-import {ImageReferenceSyntaxError, parseNormalizedReference, type ImageReference} from './reference.js'
+import {ImagePuller, type PullOutcome} from './puller.js'
+import {applyDefaultImageTag, defaultPullPolicy, goQuote, parseNormalizedReference, type PullPolicy} from './reference.js'
 import {discardEvents, normalEvent, warningEvent, type EventSink, type PodEvent} from '../kube/events.js'
-
-export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never'
-export const PULL_POLICIES: readonly PullPolicy[] = ['Always', 'IfNotPresent', 'Never']
 
 /** The kubelet's image back-off (pkg/kubelet/kubelet.go: imageBackOffPeriod, MaxImageBackOff). */
 export const IMAGE_BACKOFF_INITIAL_MS = 10_000
@@ -34,51 +35,6 @@ export const IMAGE_BACKOFF_MAX_MS = 300_000
  */
 export const BACKOFF_BASE_ENV = 'PODCTL_BACKOFF_BASE_MS'
 export const DEFAULT_PARALLEL_PULLS = 3
-
-/** parsers.ParseImageName: the parsed reference plus the tag the kubelet assumes ("latest" when neither tag nor digest). */
-export function parseImageName(image: string): ImageReference & {defaultedTag: string} {
-  let reference: ImageReference
-  try {
-    reference = parseNormalizedReference(image)
-  } catch (error) {
-    if (error instanceof ImageReferenceSyntaxError) {
-      throw new InvalidImageNameError(`couldn't parse image name ${goQuote(image)}: ${error.message}`, image)
-    }
-
-    throw error
-  }
-
-  const defaultedTag = reference.tag ?? (reference.digest === undefined ? 'latest' : '')
-  return {...reference, defaultedTag}
-}
-
-/** Append ":latest" only when the reference has neither tag nor digest; no docker.io rewriting. Throws InvalidImageNameError. */
-export function applyDefaultImageTag(image: string): string {
-  let parsed: ReturnType<typeof parseImageName>
-  try {
-    parsed = parseImageName(image)
-  } catch (error) {
-    if (error instanceof InvalidImageNameError) {
-      throw new InvalidImageNameError(`Failed to apply default image tag ${goQuote(image)}: ${error.message}`, image)
-    }
-
-    throw error
-  }
-
-  const {digest, defaultedTag} = parsed
-  // Concatenated rather than rebuilt from the parsed name, which would qualify "busybox" as docker.io/library/busybox.
-  if (digest === undefined && defaultedTag !== '' && !image.endsWith(`:${defaultedTag}`)) return `${image}:${defaultedTag}`
-  return image
-}
-
-/** As the API server defaults it: no tag or ":latest" → Always, else IfNotPresent (digest → IfNotPresent). */
-export function defaultPullPolicy(image: string): PullPolicy {
-  try {
-    return parseImageName(image).defaultedTag === 'latest' ? 'Always' : 'IfNotPresent'
-  } catch {
-    return 'IfNotPresent'
-  }
-}
 
 export interface EnsureImageOptions {
   /** Exactly as the user wrote it (event messages and the back-off key use it). */
@@ -133,24 +89,10 @@ export interface ImageManagerOptions {
   now?: () => number
 }
 
-interface PullOutcome {
-  imageRef: string
-  pullMs: number
-  credentialSource?: string
-}
-
-interface InflightPull {
-  promise: Promise<PullOutcome>
-  controller: AbortController
-  waiters: number
-}
-
 export class ImageManager {
   private readonly backOff: BackOff
   private readonly lastFailure = new Map<string, ImageError>()
-  private readonly inflight = new Map<string, InflightPull>()
-  private readonly slots: Limiter
-  private readonly credentials: CredentialStore
+  private readonly puller: ImagePuller
   private readonly now: () => number
 
   private readonly getClient: () => Promise<CriClient>
@@ -168,8 +110,7 @@ export class ImageManager {
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
     this.backOff = new BackOff({...(options.backOff ?? backOffFromEnv()), now: this.now})
-    this.slots = new Limiter(Math.max(1, options.parallel ?? DEFAULT_PARALLEL_PULLS))
-    this.credentials = options.credentials ?? new DockerConfigKeyring()
+    this.puller = new ImagePuller(this.getClient, options.credentials ?? new DockerConfigKeyring(), options.parallel ?? DEFAULT_PARALLEL_PULLS)
   }
 
   async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
@@ -199,7 +140,7 @@ export class ImageManager {
         present = status.image?.id ? {id: status.image.id, size: status.image.size} : undefined
       } catch (error) {
         if (passThrough(error)) throw error
-        const message = `Failed to inspect image ${goQuote(requested)}: ${errorText(error)}`
+        const message = `Failed to inspect image ${goQuote(requested)}: ${pullErrorText(error)}`
         emit(warningEvent('InspectFailed', message))
         throw new ImageInspectError(message, requested)
       }
@@ -237,10 +178,10 @@ export class ImageManager {
       attempts++
       let outcome: PullOutcome
       try {
-        outcome = await this.pullShared(image, spec, reference, options)
+        outcome = await this.puller.pull(image, spec, reference, options)
       } catch (error) {
         if (passThrough(error)) throw error
-        const text = errorText(error)
+        const text = pullErrorText(error)
         emit(warningEvent('Failed', `Failed to pull image ${goQuote(requested)}: ${text}`))
         let failure = pullFailure(text, requested)
         if (failure instanceof UnauthorizedError && error instanceof PullFailed) failure = withCredentialHint(failure, error)
@@ -281,98 +222,6 @@ export class ImageManager {
     return deadline !== undefined && this.now() + waitMs < deadline
   }
 
-  /** One PullImage per image (and credentials) at a time: a concurrent request for the same image joins it. */
-  private async pullShared(
-    image: string,
-    spec: DeepPartial<ImageSpec>,
-    reference: ImageReference,
-    options: EnsureImageOptions,
-  ): Promise<PullOutcome> {
-    const key = `${image}\u0000${options.auth ? JSON.stringify(options.auth) : ''}`
-    let entry = this.inflight.get(key)
-    if (!entry) {
-      const controller = new AbortController()
-      const created: InflightPull = {controller, waiters: 0, promise: Promise.resolve() as unknown as Promise<PullOutcome>}
-      created.promise = this.slots
-        .run(() => this.pullWithCredentials(image, spec, reference, options, controller.signal), controller.signal)
-        .finally(() => {
-          if (this.inflight.get(key) === created) this.inflight.delete(key)
-        })
-      this.inflight.set(key, created)
-      entry = created
-    }
-
-    const shared = entry
-    shared.waiters++
-    const signal = options.signal
-    if (!signal) return shared.promise.finally(() => shared.waiters--)
-    return new Promise<PullOutcome>((resolve, reject) => {
-      const onAbort = () => {
-        shared.waiters--
-        // Nobody else waits for this pull: cancel the RPC, and let a later request start afresh.
-        if (shared.waiters === 0) {
-          shared.controller.abort()
-          if (this.inflight.get(key) === shared) this.inflight.delete(key)
-        }
-
-        reject(new InterruptedError(`pull of ${image} interrupted`))
-      }
-
-      signal.addEventListener('abort', onAbort, {once: true})
-      shared.promise.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort)
-          shared.waiters--
-          resolve(value)
-        },
-        (error) => {
-          signal.removeEventListener('abort', onAbort)
-          shared.waiters--
-          reject(error)
-        },
-      )
-    })
-  }
-
-  /** The kubelet's PullImage: each matching credential in order, first success wins; none → anonymous. */
-  private async pullWithCredentials(
-    image: string,
-    spec: DeepPartial<ImageSpec>,
-    reference: ImageReference,
-    options: EnsureImageOptions,
-    signal: AbortSignal,
-  ): Promise<PullOutcome> {
-    const candidates: Array<RegistryCredential | undefined> = options.auth
-      ? [{auth: options.auth, source: options.authSource ?? 'explicit credentials'}]
-      : await this.credentials.lookup(reference)
-    if (candidates.length === 0) candidates.push(undefined)
-    const sources = candidates.flatMap((credential) => (credential ? [credential.source] : []))
-    const failures: string[] = []
-    for (const credential of candidates) {
-      const started = performance.now()
-      try {
-        const response = await (await this.getClient()).image(
-          'pullImage',
-          {image: spec, auth: credential?.auth as DeepPartial<AuthConfig> | undefined, sandboxConfig: options.sandboxConfig},
-          {signal},
-        )
-        const pullMs = Math.trunc(performance.now() - started)
-        if (!response.imageRef) {
-          failures.push(`imageRef of image ${goQuote(image)} is not set`)
-          continue
-        }
-
-        return {imageRef: response.imageRef, pullMs, credentialSource: credential?.source}
-      } catch (error) {
-        if (passThrough(error)) throw error
-        failures.push(errorText(error))
-      }
-    }
-
-    // One failure reads as itself; several as utilerrors.NewAggregate prints them.
-    throw new PullFailed(failures.length === 1 ? failures[0] : `[${failures.join(', ')}]`, sources, reference.domain)
-  }
-
   /** Best effort, like the kubelet: a failed ImageStatus after a good pull only loses the size. */
   private async imageSize(imageRef: string, spec: DeepPartial<ImageSpec>, signal?: AbortSignal): Promise<string | undefined> {
     try {
@@ -393,42 +242,6 @@ function backOffFromEnv(env: NodeJS.ProcessEnv = process.env): {initialMs: numbe
   return {initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS}
 }
 
-/** A failed PullImage (every credential tried), with what the kubelet would print and which credentials were used. */
-class PullFailed extends Error {
-  constructor(
-    readonly text: string,
-    readonly sources: string[],
-    readonly registry: string,
-  ) {
-    super(text)
-  }
-}
-
-/** Says which credentials were refused (by origin, never content), or that none were found. */
-function withCredentialHint(failure: UnauthorizedError, pull: PullFailed): UnauthorizedError {
-  const hint = pull.sources.length
-    ? `credentials from ${pull.sources.join(', ')} were refused`
-    : `no credentials found for ${pull.registry}; pass --creds or --auth, or log in to write a docker config file`
-  return new UnauthorizedError(`${failure.message} (${hint})`, failure.image)
-}
-
-/** Failures that are not about the image (no runtime, interrupted, no image service) keep their own class. */
-function passThrough(error: unknown): boolean {
-  return error instanceof InterruptedError || error instanceof RuntimeUnreachableError || error instanceof UnimplementedError
-}
-
-/** The error text the kubelet would print: the runtime's status as its CRI client formats it. */
-function errorText(error: unknown): string {
-  if (error instanceof PullFailed) return error.text
-  if (error instanceof PodctlError && error.grpc) return kubeletErrorText(error.grpc.code, error.grpc.details)
-  return error instanceof Error ? error.message : String(error)
-}
-
-/** Go's %q for the strings we quote (image names): double quotes, backslash escapes. */
-export function goQuote(text: string): string {
-  return JSON.stringify(text)
-}
-
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new InterruptedError('interrupted')
 }
@@ -447,43 +260,4 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms)
     signal?.addEventListener('abort', onAbort, {once: true})
   })
-}
-
-/** At most `limit` tasks at once, FIFO; a task whose signal aborts while queued never starts. */
-class Limiter {
-  private active = 0
-  private readonly queue: Array<() => void> = []
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    throwIfAborted(signal)
-    if (this.active < this.limit) this.active++
-    else {
-      // A finishing task hands its slot straight to us, so the count never overshoots.
-      await new Promise<void>((resolve, reject) => {
-        const start = () => {
-          signal?.removeEventListener('abort', onAbort)
-          resolve()
-        }
-
-        const onAbort = () => {
-          const index = this.queue.indexOf(start)
-          if (index !== -1) this.queue.splice(index, 1)
-          reject(new InterruptedError('interrupted while waiting to pull'))
-        }
-
-        this.queue.push(start)
-        signal?.addEventListener('abort', onAbort, {once: true})
-      })
-    }
-
-    try {
-      return await task()
-    } finally {
-      const next = this.queue.shift()
-      if (next) next()
-      else this.active--
-    }
-  }
 }

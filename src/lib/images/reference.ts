@@ -4,6 +4,8 @@
  * invalid name fails here — before any RPC — with the message `kubectl describe` would show.
  */
 
+import {InvalidImageNameError} from './errors.js'
+
 const ALPHANUMERIC = '[a-z0-9]+'
 const SEPARATOR = '(?:[._]|__|[-]+)'
 const PATH_COMPONENT = `${ALPHANUMERIC}(?:${SEPARATOR}${ALPHANUMERIC})*`
@@ -108,4 +110,57 @@ function validateDigest(digest: string): void {
   if (length === undefined) throw new ImageReferenceSyntaxError('unsupported digest algorithm')
   if (hex.length !== length) throw new ImageReferenceSyntaxError('invalid checksum digest length')
   if (!/^[a-f0-9]+$/.test(hex)) throw new ImageReferenceSyntaxError('invalid checksum digest format')
+}
+
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never'
+export const PULL_POLICIES: readonly PullPolicy[] = ['Always', 'IfNotPresent', 'Never']
+
+/** parsers.ParseImageName: the parsed reference plus the tag the kubelet assumes ("latest" when neither tag nor digest). */
+export function parseImageName(image: string): ImageReference & {defaultedTag: string} {
+  let reference: ImageReference
+  try {
+    reference = parseNormalizedReference(image)
+  } catch (error) {
+    if (error instanceof ImageReferenceSyntaxError) {
+      throw new InvalidImageNameError(`couldn't parse image name ${goQuote(image)}: ${error.message}`, image)
+    }
+
+    throw error
+  }
+
+  const defaultedTag = reference.tag ?? (reference.digest === undefined ? 'latest' : '')
+  return {...reference, defaultedTag}
+}
+
+/** Append ":latest" only when the reference has neither tag nor digest; no docker.io rewriting. Throws InvalidImageNameError. */
+export function applyDefaultImageTag(image: string): string {
+  let parsed: ReturnType<typeof parseImageName>
+  try {
+    parsed = parseImageName(image)
+  } catch (error) {
+    if (error instanceof InvalidImageNameError) {
+      throw new InvalidImageNameError(`Failed to apply default image tag ${goQuote(image)}: ${error.message}`, image)
+    }
+
+    throw error
+  }
+
+  const {digest, defaultedTag} = parsed
+  // Concatenated rather than rebuilt from the parsed name, which would qualify "busybox" as docker.io/library/busybox.
+  if (digest === undefined && defaultedTag !== '' && !image.endsWith(`:${defaultedTag}`)) return `${image}:${defaultedTag}`
+  return image
+}
+
+/** As the API server defaults it: no tag or ":latest" → Always, else IfNotPresent (digest → IfNotPresent). */
+export function defaultPullPolicy(image: string): PullPolicy {
+  try {
+    return parseImageName(image).defaultedTag === 'latest' ? 'Always' : 'IfNotPresent'
+  } catch {
+    return 'IfNotPresent'
+  }
+}
+
+/** Go's %q for the strings we quote (image names): double quotes, backslash escapes. */
+export function goQuote(text: string): string {
+  return JSON.stringify(text)
 }

@@ -1,3 +1,5 @@
+import {InterruptedError} from '../errors.js'
+
 /** Maps with at most `limit` calls in flight, keeping input order; used for bulk runtime calls. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length)
@@ -25,4 +27,43 @@ export function settleLimit<T, R>(
       (reason): PromiseSettledResult<R> => ({status: 'rejected', reason}),
     ),
   )
+}
+
+/** At most `limit` tasks at once, FIFO; a task whose signal aborts while queued never starts. */
+export class Limiter {
+  private active = 0
+  private readonly queue: Array<() => void> = []
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new InterruptedError('interrupted')
+    if (this.active < this.limit) this.active++
+    else {
+      // A finishing task hands its slot straight to us, so the count never overshoots.
+      await new Promise<void>((resolve, reject) => {
+        const start = () => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve()
+        }
+
+        const onAbort = () => {
+          const index = this.queue.indexOf(start)
+          if (index !== -1) this.queue.splice(index, 1)
+          reject(new InterruptedError('interrupted while waiting to pull'))
+        }
+
+        this.queue.push(start)
+        signal?.addEventListener('abort', onAbort, {once: true})
+      })
+    }
+
+    try {
+      return await task()
+    } finally {
+      const next = this.queue.shift()
+      if (next) next()
+      else this.active--
+    }
+  }
 }

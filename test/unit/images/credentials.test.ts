@@ -14,7 +14,7 @@ import {
   parseRegistryKey,
   registryKeyMatches,
 } from '../../../src/lib/images/credentials.js'
-import {parseImageName} from '../../../src/lib/images/image-manager.js'
+import {parseImageName} from '../../../src/lib/images/reference.js'
 
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 

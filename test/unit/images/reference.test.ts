@@ -1,7 +1,7 @@
 import {describe, expect, test} from 'vitest'
 
 import {ExitCode} from '../../../src/lib/errors.js'
-import {applyDefaultImageTag, defaultPullPolicy, parseImageName} from '../../../src/lib/images/image-manager.js'
+import {applyDefaultImageTag, defaultPullPolicy, parseImageName} from '../../../src/lib/images/reference.js'
 import {InvalidImageNameError} from '../../../src/lib/images/errors.js'
 
 const SHA = `sha256:${'0123456789abcdef'.repeat(4)}`
