@@ -1,9 +1,8 @@
 import type {CriClient} from '../cri/client.js'
-import {nameMatcher} from '../util/filters.js'
 import {nanosToIso} from '../output/format.js'
 import type {Container, ContainerStats, CpuUsage, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {matchContainerId, matchPodSandboxes} from './resolve.js'
-import {newestFirst} from './pods.js'
+import {selectContainers as selectListedContainers} from './containers.js'
+import {matchContainerId} from './resolve.js'
 
 export interface StatsFilters {
   /** A container reference (ID prefix); an ambiguous or unknown one is an error. */
@@ -39,26 +38,15 @@ export interface ContainerStatsSummary {
   timestamp: string | null
 }
 
-/** The containers stats are shown for, resolved from one ListContainers and one ListPodSandbox. */
+/**
+ * The containers stats are shown for: ps's selection (the same flags mean the same thing), plus
+ * stats' positional container reference, which must name exactly one container.
+ */
 export function selectContainers(containers: readonly Container[], sandboxes: readonly PodSandbox[], filters: StatsFilters): Container[] {
-  let selected = [...containers]
-  if (filters.container !== undefined) selected = [matchContainerId(selected, filters.container)]
-  const {id} = filters
-  if (id !== undefined) selected = selected.filter((c) => c.id.startsWith(id))
-  if (filters.pod !== undefined) {
-    const namespace = filters.namespace?.includes('*') ? undefined : filters.namespace
-    const podIds = new Set(matchPodSandboxes(sandboxes, filters.pod, {namespace}).map((pod) => pod.id))
-    selected = selected.filter((c) => podIds.has(c.podSandboxId))
-  }
-
-  if (filters.namespace !== undefined) {
-    const matches = nameMatcher(filters.namespace)
-    const namespaceOf = new Map(sandboxes.map((pod) => [pod.id, pod.metadata?.namespace ?? '']))
-    selected = selected.filter((c) => matches(namespaceOf.get(c.podSandboxId) ?? ''))
-  }
-
-  if (!filters.all && filters.container === undefined) selected = selected.filter((c) => c.state === 'CONTAINER_RUNNING')
-  return selected.sort(newestFirst)
+  const {container, id, pod, namespace, all} = filters
+  const candidates = container === undefined ? containers : [matchContainerId(containers, container)]
+  const entries = selectListedContainers(candidates, sandboxes, {id, pod, namespace, all: all || container !== undefined})
+  return entries.map((entry) => entry.container)
 }
 
 /**

@@ -66,6 +66,10 @@ describe('selectContainers', () => {
   it('fails on an unknown --pod', () => {
     expect(() => selectContainers(containers, sandboxes, {pod: 'nope'})).toThrow(NotFoundError)
   })
+
+  it('refuses --pod with a glob --namespace, as ps does', () => {
+    expect(() => selectContainers(containers, sandboxes, {pod: 'web', namespace: 'sh*'})).toThrow(expect.objectContaining({exitCode: 2}))
+  })
 })
 
 const stats = (id: string, seconds: bigint, usage: bigint, memory?: string): ContainerStats =>
