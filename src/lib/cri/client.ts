@@ -10,6 +10,9 @@ import {
 import type * as api from '../../generated/runtime/v1/api.js'
 import {socketPath} from './endpoint.js'
 
+/** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
+export const CRI_CLIENT_VERSION = '0.1.0'
+
 type GrpcModule = typeof import('@grpc/grpc-js')
 type ApiModule = typeof import('../../generated/runtime/v1/api.js')
 type RuntimeDef = typeof api.RuntimeServiceService

@@ -1,5 +1,5 @@
 import {PodctlError, RuntimeUnreachableError} from '../errors.js'
-import {CriClient, type ClientOptions} from './client.js'
+import {CRI_CLIENT_VERSION, CriClient, type ClientOptions} from './client.js'
 import {DEFAULT_RUNTIME_ENDPOINTS, type EndpointPlan, type EndpointSource} from './endpoint.js'
 
 export interface ConnectedClient {
@@ -40,7 +40,7 @@ export async function connectPlan(plan: EndpointPlan, settings: Settings): Promi
 export async function probeEndpoints(candidates: readonly string[], settings: Settings): Promise<CriClient> {
   const clients = candidates.map((endpoint) => new CriClient({...settings, runtimeEndpoint: endpoint, debug: settings.debug}))
   const attempts = clients.map(async (client) => {
-    await client.runtime('version', {version: '0.1.0'}, {timeoutMs: client.connectTimeoutMs})
+    await client.runtime('version', {version: CRI_CLIENT_VERSION}, {timeoutMs: client.connectTimeoutMs})
     return client
   })
   try {

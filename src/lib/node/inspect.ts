@@ -8,6 +8,7 @@ import {containerName} from './containers.js'
 import {imageLabel, resolveImage} from '../images/store.js'
 import {podFullName} from '../kube/labels.js'
 import {matchContainerRef, matchPodSandboxes, type ResolveOptions} from './resolve.js'
+import {withVerboseInfo} from './verbose-info.js'
 
 /**
  * `inspect`: the runtime's full status of a container, pod or image, with its verbose `info`
@@ -57,24 +58,6 @@ export function rewriteTimestamps(value: unknown): unknown {
 }
 
 /**
- * The verbose `info` map is string → string, but runtimes put JSON documents in the values
- * (containerd: `info` holds the OCI spec, pid, snapshotter…). Values that parse as JSON become
- * JSON; anything else stays the string it was.
- */
-export function parseVerboseInfo(info: Readonly<Record<string, string>> | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [key, text] of Object.entries(info ?? {})) {
-    try {
-      out[key] = JSON.parse(text)
-    } catch {
-      out[key] = text
-    }
-  }
-
-  return out
-}
-
-/**
  * `{status, ...info}`: the CRI status (timestamps as RFC 3339) with each info key at the top
  * level. An info key that would overwrite one of ours is kept under `<key>Info` instead.
  */
@@ -83,12 +66,7 @@ export function statusDocument(
   info: Readonly<Record<string, string>> | undefined,
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const document: Record<string, unknown> = {status: rewriteTimestamps(toPlain(status)), ...extra}
-  for (const [key, value] of Object.entries(parseVerboseInfo(info))) {
-    document[key in document ? `${key}Info` : key] = value
-  }
-
-  return document
+  return withVerboseInfo({status: rewriteTimestamps(toPlain(status)), ...extra}, info)
 }
 
 export interface InspectTarget {

@@ -1,9 +1,6 @@
-import type {CriClient} from '../cri/client.js'
+import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
 import type {StatusResponse, VersionResponse} from '../../generated/runtime/v1/api.js'
-import {parseVerboseInfo} from './inspect.js'
-
-/** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
-export const CRI_CLIENT_VERSION = '0.1.0'
+import {withVerboseInfo} from './verbose-info.js'
 
 export interface VersionReport {
   client: {version: string}
@@ -21,10 +18,7 @@ export async function runtimeVersion(client: CriClient): Promise<VersionResponse
  * golang, lastCNILoadStatus…), then runtimeHandlers and features when the runtime reports them.
  */
 export function runtimeInfoDocument(response: StatusResponse): Record<string, unknown> {
-  const document: Record<string, unknown> = {status: {conditions: response.status?.conditions ?? []}}
-  for (const [key, value] of Object.entries(parseVerboseInfo(response.info))) {
-    document[key in document ? `${key}Info` : key] = value
-  }
+  const document = withVerboseInfo({status: {conditions: response.status?.conditions ?? []}}, response.info)
 
   if (response.runtimeHandlers.length > 0) document.runtimeHandlers = response.runtimeHandlers
   if (response.features) document.features = response.features

@@ -1,4 +1,4 @@
-import type {CriClient} from '../cri/client.js'
+import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
 import type {RuntimeCondition} from '../../generated/runtime/v1/api.js'
 
 export interface RuntimeStatusReport {
@@ -18,7 +18,7 @@ export interface RuntimeStatusReport {
 /** Version, Status, RuntimeConfig and the three list calls, all concurrently: one round-trip of latency. */
 export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusReport> {
   const [version, status, pods, containers, images, runtimeConfig] = await Promise.all([
-    client.runtime('version', {version: '0.1.0'}),
+    client.runtime('version', {version: CRI_CLIENT_VERSION}),
     client.runtime('status', {verbose: false}),
     client.runtime('listPodSandbox', {}),
     client.runtime('listContainers', {}),

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {nanosToRfc3339, parseVerboseInfo, resolveInspectTarget, rewriteTimestamps, statusDocument} from '../../../src/lib/node/inspect.js'
+import {nanosToRfc3339, resolveInspectTarget, rewriteTimestamps, statusDocument} from '../../../src/lib/node/inspect.js'
+import {parseVerboseInfo} from '../../../src/lib/node/verbose-info.js'
 import {runtimeInfoDocument} from '../../../src/lib/node/runtime-info.js'
 import type {Container, Image, PodSandbox, StatusResponse} from '../../../src/generated/runtime/v1/api.js'
 
