@@ -1,6 +1,7 @@
 import {stat} from 'node:fs/promises'
 
 import {
+  DeadlineExceededError,
   fromGrpcError,
   formatMs,
   RuntimeUnreachableError,
@@ -38,6 +39,8 @@ export type ImageResponse<M extends ImageMethod> = ResponseOf<ImageDef, M>
 export const MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024 * 1024
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000
+/** setTimeout's ceiling (about 24.8 days): grpc-js arms a timer per deadline, and a longer one fires at once. */
+export const MAX_DEADLINE_MS = 2 ** 31 - 1
 
 /**
  * Calls that legitimately take long get at least these deadlines whatever --timeout says, so a
@@ -59,6 +62,11 @@ export interface ClientOptions {
   imageEndpoint?: string
   connectTimeoutMs?: number
   callTimeoutMs?: number
+  /**
+   * Epoch ms: the whole command's upper bound (the user's --timeout). No call's deadline reaches past
+   * it, whatever its floor, except calls that clean up what the command created (`cleanup`).
+   */
+  commandDeadline?: number
   /** Receives one line per RPC: method, duration, status. Never request bodies (they may hold credentials). */
   debug?: (line: string) => void
 }
@@ -67,6 +75,8 @@ export interface CallOptions {
   /** Overrides the deadline of this call (ms). */
   timeoutMs?: number
   signal?: AbortSignal
+  /** Rollback and cleanup: may outlive the command deadline (bounded by its own timeoutMs). */
+  cleanup?: boolean
 }
 
 interface Channel {
@@ -95,6 +105,7 @@ export class CriClient {
   readonly imageEndpoint: string
   readonly connectTimeoutMs: number
   readonly callTimeoutMs: number
+  readonly commandDeadline?: number
   private readonly debug?: (line: string) => void
   private readonly channels = new Map<string, Promise<Channel>>()
 
@@ -103,6 +114,7 @@ export class CriClient {
     this.imageEndpoint = options.imageEndpoint ?? options.runtimeEndpoint
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    this.commandDeadline = options.commandDeadline
     this.debug = options.debug
   }
 
@@ -145,9 +157,11 @@ export class CriClient {
     this.channels.clear()
   }
 
-  deadlineFor(method: string, override?: number): number {
-    if (override !== undefined) return override
-    return Math.max(this.callTimeoutMs, SLOW_CALL_FLOOR_MS[method] ?? 0)
+  /** The deadline (ms from now) of one call: its override or the default with its floor, within the command deadline. */
+  deadlineFor(method: string, override?: number, cleanup = false): number {
+    const wanted = override ?? Math.max(this.callTimeoutMs, SLOW_CALL_FLOOR_MS[method] ?? 0)
+    const left = cleanup || this.commandDeadline === undefined ? Infinity : this.commandDeadline - Date.now()
+    return Math.max(0, Math.min(wanted, left, MAX_DEADLINE_MS))
   }
 
   private async call(
@@ -167,7 +181,11 @@ export class CriClient {
     const label = `${service}/${rpcName}`
     // Requests are DeepPartial; fromPartial fills proto3 defaults so encode never sees undefined.
     const requestType = (api as unknown as Record<string, {fromPartial(v: unknown): unknown}>)[`${rpcName}Request`]
-    const timeoutMs = this.deadlineFor(method, options.timeoutMs)
+    const timeoutMs = this.deadlineFor(method, options.timeoutMs, options.cleanup)
+    if (timeoutMs === 0) {
+      throw new DeadlineExceededError(`--timeout ran out before ${label} could be sent to ${endpoint}`)
+    }
+
     const started = performance.now()
     const channel = await this.channel(endpoint)
 
@@ -225,7 +243,7 @@ export class CriClient {
       // One shot per command: no background retries or keepalive pings that would hold the process open.
       'grpc.enable_retries': 0,
     })
-    const outcome = await waitConnected(grpc, client, Date.now() + this.connectTimeoutMs)
+    const outcome = await waitConnected(grpc, client, Date.now() + Math.min(this.connectTimeoutMs, MAX_DEADLINE_MS))
     if (outcome !== 'READY') {
       client.close()
       this.trace(`connect ${endpoint}`, started, outcome)

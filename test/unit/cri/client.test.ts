@@ -61,6 +61,31 @@ const client = (path: string, extra: Partial<ConstructorParameters<typeof CriCli
   new CriClient({runtimeEndpoint: `unix://${path}`, connectTimeoutMs: 500, callTimeoutMs: 500, ...extra})
 
 describe('CriClient against fake runtimes', () => {
+  it('clamps a deadline beyond what timers accept instead of expiring it at once', async () => {
+    const c = client(paths.ok)
+    // 999999999999 s of grace as a deadline: grpc-js would arm an overflowing timer that fires at once.
+    expect(await c.runtime('listPodSandbox', {}, {timeoutMs: 999_999_999_999_000})).toEqual({items: []})
+    c.close()
+  })
+
+  it('bounds every call by the command deadline, floors and overrides included', async () => {
+    const c = client(paths.hung, {commandDeadline: Date.now() + 300})
+    const started = Date.now()
+    await expect(c.runtime('listPodSandbox', {}, {timeoutMs: 120_000})).rejects.toBeInstanceOf(DeadlineExceededError)
+    expect(Date.now() - started).toBeLessThan(5000)
+    // Past the command deadline nothing more is sent.
+    await new Promise((resolve) => setTimeout(resolve, 350))
+    await expect(c.runtime('listContainers', {})).rejects.toThrow(/--timeout ran out before RuntimeService\/ListContainers/)
+    c.close()
+  })
+
+  it('lets cleanup calls outlive the command deadline', async () => {
+    const c = client(paths.ok, {commandDeadline: Date.now() - 1})
+    await expect(c.runtime('listPodSandbox', {})).rejects.toBeInstanceOf(DeadlineExceededError)
+    expect(await c.runtime('listPodSandbox', {}, {cleanup: true})).toEqual({items: []})
+    c.close()
+  })
+
   it('answers typed responses', async () => {
     const c = client(paths.ok)
     expect(await c.runtime('version', {version: '0.1.0'})).toEqual({
