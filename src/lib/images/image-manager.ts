@@ -5,9 +5,10 @@
  */
 import type {CriClient} from '../cri/client.js'
 import {InterruptedError, PodctlError, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
+import {sleep} from '../util/concurrency.js'
 import {formatGoDuration} from '../util/duration.js'
 import type {AuthConfig, DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
-import {BackOff} from '../kube/backoff.js'
+import {BackOff, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
 import {DockerConfigKeyring, type CredentialStore, type RegistryAuth, type RegistryCredential} from './credentials.js'
 import {
   ErrImageNeverPullError,
@@ -25,14 +26,6 @@ import {discardEvents, normalEvent, warningEvent, type EventSink, type PodEvent}
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never'
 export const PULL_POLICIES: readonly PullPolicy[] = ['Always', 'IfNotPresent', 'Never']
 
-/** The kubelet's image back-off (pkg/kubelet/kubelet.go: imageBackOffPeriod, MaxImageBackOff). */
-export const IMAGE_BACKOFF_INITIAL_MS = 10_000
-export const IMAGE_BACKOFF_MAX_MS = 300_000
-/**
- * Testing knob: shrinks the back-off ladder's first step (the cap stays 30 × it, as 10 s → 300 s),
- * so end-to-end tests see real retries and BackOff events without waiting 10 s each.
- */
-export const BACKOFF_BASE_ENV = 'PODCTL_BACKOFF_BASE_MS'
 export const DEFAULT_PARALLEL_PULLS = 3
 
 /** parsers.ParseImageName: the parsed reference plus the tag the kubelet assumes ("latest" when neither tag nor digest). */
@@ -167,7 +160,7 @@ export class ImageManager {
     let pending: Promise<CriClient> | undefined
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
-    this.backOff = new BackOff({...(options.backOff ?? backOffFromEnv()), now: this.now})
+    this.backOff = new BackOff({...(options.backOff ?? ladderFromEnv(IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS)), now: this.now})
     this.slots = new Limiter(Math.max(1, options.parallel ?? DEFAULT_PARALLEL_PULLS))
     this.credentials = options.credentials ?? new DockerConfigKeyring()
   }
@@ -384,15 +377,6 @@ export class ImageManager {
   }
 }
 
-function backOffFromEnv(env: NodeJS.ProcessEnv = process.env): {initialMs: number; maxMs: number} {
-  const base = Number(env[BACKOFF_BASE_ENV])
-  if (env[BACKOFF_BASE_ENV] && Number.isFinite(base) && base > 0) {
-    return {initialMs: base, maxMs: base * (IMAGE_BACKOFF_MAX_MS / IMAGE_BACKOFF_INITIAL_MS)}
-  }
-
-  return {initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS}
-}
-
 /** A failed PullImage (every credential tried), with what the kubelet would print and which credentials were used. */
 class PullFailed extends Error {
   constructor(
@@ -431,22 +415,6 @@ export function goQuote(text: string): string {
 
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new InterruptedError('interrupted')
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError('interrupted while backing off'))
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new InterruptedError('interrupted while backing off'))
-    }
-
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, {once: true})
-  })
 }
 
 /** At most `limit` tasks at once, FIFO; a task whose signal aborts while queued never starts. */

@@ -1,3 +1,9 @@
+/**
+ * The kubelet's startContainer (kuberuntime_container.go) for one container: ensure the image,
+ * generateContainerConfig, CreateContainer, StartContainer, then the postStart hook — with its
+ * events (Created, Started, Failed, FailedPostStartHook) and error names (CreateContainerConfigError,
+ * CreateContainerError, RunContainerError, PostStartHookError).
+ */
 import {readdir} from 'node:fs/promises'
 
 import type {CriClient, RuntimeRequest} from '../cri/client.js'
@@ -5,17 +11,12 @@ import {ExitCode, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
+import {buildContainerLogsPath, podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
+import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
-import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, podDescription, podFullName} from '../kube/labels.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
 import {podNamespaceOptions, wrapRuntimeFailure, type SandboxConfig} from './sandbox.js'
 
-/**
- * The kubelet's startContainer (kuberuntime_container.go) for one container: ensure the image,
- * generateContainerConfig, CreateContainer, StartContainer, then the postStart hook — with its
- * events (Created, Started, Failed, FailedPostStartHook) and error names (CreateContainerConfigError,
- * CreateContainerError, RunContainerError, PostStartHookError).
- */
 export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
 
 /** securitycontext defaults for the default proc mount (what the kubelet sends for every container). */
@@ -57,20 +58,12 @@ export interface ContainerConfigOptions {
  * an earlier attempt's log file.
  */
 export async function restartCountFromLogs(containerLogDirectory: string): Promise<number> {
-  let names: string[]
   try {
-    names = (await readdir(containerLogDirectory, {withFileTypes: true})).filter((entry) => !entry.isDirectory()).map((entry) => entry.name)
+    const entries = await readdir(containerLogDirectory, {withFileTypes: true})
+    return restartCountFromLogFiles(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name))
   } catch {
     return 0
   }
-
-  let count = 0
-  for (const name of names) {
-    const match = /^(\d+)\.log(\..*)?$/.exec(name)
-    if (match) count = Math.max(count, Number(match[1]) + 1)
-  }
-
-  return count
 }
 
 /** `$(VAR)` references as the kubelet expands them (third_party/forked/golang/expansion): unknown stay, `$$` is `$`. */
@@ -118,59 +111,6 @@ export function containerEnvironment(container: ContainerModel): Array<{name: st
   })
 }
 
-/** FNV-1a (32-bit) over the container spec: a stable hash, compared only with itself (annotation io.kubernetes.container.hash). */
-export function containerHash(container: ContainerModel): string {
-  const text = JSON.stringify(container)
-  let hash = 0x811c9dc5
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= byte
-    hash = Math.imul(hash, 0x01000193) >>> 0
-  }
-
-  return hash.toString(16)
-}
-
-/** JSON of the ports as the kubelet writes v1.ContainerPort (Go field order, omitempty). */
-export function portsAnnotation(container: ContainerModel): string {
-  return JSON.stringify(
-    container.ports.map((port) => ({
-      ...(port.name === undefined ? {} : {name: port.name}),
-      ...(port.hostPort === undefined ? {} : {hostPort: port.hostPort}),
-      containerPort: port.containerPort,
-      protocol: port.protocol,
-      ...(port.hostIP === undefined ? {} : {hostIP: port.hostIP}),
-    })),
-  )
-}
-
-export function containerLabels(pod: PodModel, container: ContainerModel): Record<string, string> {
-  return {
-    ...container.extraLabels,
-    [PodLabel.name]: pod.name,
-    [PodLabel.namespace]: pod.namespace,
-    [PodLabel.uid]: pod.uid,
-    [ContainerLabel.name]: container.name,
-  }
-}
-
-export function containerAnnotations(pod: PodModel, container: ContainerModel, type: ContainerType, attempt: number): Record<string, string> {
-  const annotations: Record<string, string> = {
-    ...container.extraAnnotations,
-    [ContainerAnnotation.hash]: containerHash(container),
-    [ContainerAnnotation.restartCount]: String(attempt),
-    [ContainerAnnotation.terminationMessagePath]: container.terminationMessagePath,
-    [ContainerAnnotation.terminationMessagePolicy]: container.terminationMessagePolicy,
-    [PodctlAnnotation.containerType]: type,
-  }
-  if (pod.terminationGracePeriodSeconds !== undefined) {
-    annotations[ContainerAnnotation.podTerminationGracePeriod] = String(pod.terminationGracePeriodSeconds)
-  }
-
-  if (container.lifecycle.preStop) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.lifecycle.preStop)
-  if (container.ports.length > 0) annotations[ContainerAnnotation.ports] = portsAnnotation(container)
-  return annotations
-}
-
 /** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
 export function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
   const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
@@ -213,12 +153,12 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
     command: container.command.map(expand),
     args: container.args.map(expand),
     workingDir: container.workingDir ?? '',
-    labels: containerLabels(pod, container),
-    annotations: containerAnnotations(pod, container, options.type, options.attempt),
+    labels: newContainerLabels(pod, container),
+    annotations: newContainerAnnotations(pod, container, options.type, options.attempt),
     devices: [],
     CDIDevices: [],
     mounts: containerMounts(container, options),
-    logPath: container.logPath ?? `${container.name}/${options.attempt}.log`,
+    logPath: container.logPath ?? buildContainerLogsPath(container.name, options.attempt),
     stdin: false,
     stdinOnce: false,
     tty: false,

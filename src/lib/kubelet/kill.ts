@@ -1,20 +1,17 @@
-import type {CriClient} from '../cri/client.js'
-import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
-import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {discardEvents, normalEvent, warningEvent, type EventSink} from '../kube/events.js'
-import {ContainerAnnotation, ContainerLabel, podFullName} from '../kube/labels.js'
-import {removeRecordedPodDirectory} from './pod-dirs.js'
-import {newestFirst} from '../node/pods.js'
-
 /**
  * Killing a pod the kubelet's way (kuberuntime_manager.go killPodWithSyncResult and
  * kuberuntime_container.go killContainer), working only from what the runtime stores: grace
  * period and preStop hook come from the container annotations the kubelet (and `podctl run`)
  * write, so pods made by the kubelet or crictl are killed the same way.
  */
+import type {CriClient} from '../cri/client.js'
+import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
+import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
+import {discardEvents, normalEvent, warningEvent, type EventSink} from '../kube/events.js'
+import {newestFirst, podFullName} from '../kube/helpers.js'
+import {containerName, gracePeriodFor, preStopHandlerOf} from '../kube/labels.js'
+import {removeRecordedPodDirectory} from './pod-dirs.js'
 
-/** Kubernetes' default terminationGracePeriodSeconds. */
-export const DEFAULT_GRACE_PERIOD_SECONDS = 30
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
 export const MIN_GRACE_PERIOD_SECONDS = 2
 
@@ -75,14 +72,6 @@ export class KillPodError extends PodctlError {
   }
 }
 
-/** The grace period the kubelet would use for this container (setTerminationGracePeriod, restored from annotations). */
-export function gracePeriodFor(annotations: Readonly<Record<string, string>>, override?: number): number {
-  if (override !== undefined) return Math.max(0, Math.floor(override))
-  const value = annotations[ContainerAnnotation.podTerminationGracePeriod]
-  if (value !== undefined && /^\d+$/.test(value.trim())) return Number(value.trim())
-  return DEFAULT_GRACE_PERIOD_SECONDS
-}
-
 /**
  * StopContainer's timeout: the grace period minus the whole seconds the preStop hook took (the
  * kubelet truncates), never below 2 s unless forced; forced means 0 (the runtime kills at once).
@@ -91,45 +80,6 @@ export function stopTimeoutSeconds(gracePeriodSeconds: number, elapsedMs: number
   if (force) return 0
   const remaining = gracePeriodSeconds - Math.floor(Math.max(0, elapsedMs) / 1000)
   return Math.max(MIN_GRACE_PERIOD_SECONDS, remaining)
-}
-
-export type PreStopHook =
-  | {type: 'exec'; command: string[]}
-  /** httpGet, tcpSocket, sleep: podctl cannot run these from the runtime alone. */
-  | {type: 'unsupported'; handler: string}
-  | {type: 'invalid'; reason: string}
-
-/** Parses the io.kubernetes.container.preStopHandler annotation (JSON of a Kubernetes LifecycleHandler). */
-export function parsePreStopHandler(value: string | undefined): PreStopHook | undefined {
-  if (value === undefined || value.trim() === '' || value.trim() === 'null') return undefined
-  let handler: unknown
-  try {
-    handler = JSON.parse(value)
-  } catch (error) {
-    return {type: 'invalid', reason: `not JSON (${(error as Error).message})`}
-  }
-
-  if (typeof handler !== 'object' || handler === null || Array.isArray(handler)) {
-    return {type: 'invalid', reason: 'not a LifecycleHandler object'}
-  }
-
-  const {exec, ...others} = handler as {exec?: {command?: unknown}}
-  if (exec !== undefined && exec !== null) {
-    const command = exec.command
-    if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
-      return {type: 'invalid', reason: 'exec.command must be a non-empty list of strings'}
-    }
-
-    return {type: 'exec', command}
-  }
-
-  const kinds = Object.keys(others).filter((key) => (others as Record<string, unknown>)[key] != null)
-  if (kinds.length === 0) return undefined
-  return {type: 'unsupported', handler: kinds.join(', ')}
-}
-
-export function containerName(container: Pick<Container, 'labels' | 'metadata'>): string {
-  return container.labels[ContainerLabel.name] || container.metadata?.name || ''
 }
 
 /**
@@ -150,7 +100,7 @@ export async function killContainer(
 
   events(normalEvent('Killing', `Stopping container ${name}`, object))
 
-  const hook = parsePreStopHandler(container.annotations[ContainerAnnotation.preStopHandler])
+  const hook = preStopHandlerOf(container.annotations)
   if (hook && grace > 0) {
     if (hook.type === 'exec') {
       const failure = await runPreStopExec(client, container.id, hook.command, grace, options.signal)

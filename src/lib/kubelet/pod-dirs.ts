@@ -1,17 +1,17 @@
-import {randomBytes} from 'node:crypto'
-import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
-import {basename, dirname, isAbsolute} from 'node:path'
-
-import {ExitCode, PodctlError} from '../errors.js'
-import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
-import {PodctlAnnotation} from '../kube/labels.js'
-
 /**
  * The pod's directory on the host, laid out like the kubelet's /var/lib/kubelet/pods/<uid>:
  * volumes/kubernetes.io~empty-dir/<name> for emptyDir volumes, etc-hosts (the managed /etc/hosts)
  * and containers/<name>/<id> (termination-message files). hostPath volumes are checked against
  * their declared type, as the kubelet's hostPath plugin does before any container starts.
  */
+import {randomBytes} from 'node:crypto'
+import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
+import {basename, dirname, isAbsolute} from 'node:path'
+
+import {ExitCode, PodctlError} from '../errors.js'
+import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {podDirectoryOf} from '../kube/labels.js'
+
 export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
 
 export function podDirectory(root: string, uid: string): string {
@@ -134,7 +134,7 @@ export async function removePodDirectory(root: string, uid: string): Promise<voi
  * directory. Only `<root>/<uid>` of that very pod is touched, whatever the annotation says.
  */
 export async function removeRecordedPodDirectory(sandbox: {annotations: Record<string, string>; metadata?: {uid: string}}): Promise<void> {
-  const path = sandbox.annotations[PodctlAnnotation.podDirectory]
+  const path = podDirectoryOf(sandbox.annotations)
   const uid = sandbox.metadata?.uid
   if (!path || !uid || !isAbsolute(path) || basename(path) !== uid || path.split('/').includes('..')) return
   await rm(path, {recursive: true, force: true})

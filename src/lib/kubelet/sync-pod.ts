@@ -10,14 +10,14 @@ import {
   PodctlError,
 } from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import {truncateId} from '../output/format.js'
 import type {ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {containerHash, containerObject, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
+import {containerObject, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
 import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
 import type {EnsureImageResult} from '../images/image-manager.js'
 import {killContainer, killPod} from './kill.js'
-import {PodLabel, podDescription, podFullName} from '../kube/labels.js'
-import {newestFirst} from '../node/pods.js'
+import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
+import {newestFirst, podDescription, podFullName, shortId, stableKey} from '../kube/helpers.js'
+import {PodLabel} from '../kube/labels.js'
 import {
   createTerminationMessageFile,
   removePodDirectory,
@@ -25,7 +25,6 @@ import {
   volumeHostPaths,
   writeEtcHosts,
 } from './pod-dirs.js'
-import {RestartBackOff} from './restart-backoff.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, type SandboxConfig} from './sandbox.js'
 import {getPodStatus, type PodPhase} from './pod-status.js'
 
@@ -57,7 +56,7 @@ export interface PodRunSettings {
   nodeMemoryBytes: number
   auth?: Parameters<ImageEnsurer['ensureImage']>[0]['auth']
   authSource?: string
-  restartBackOff?: RestartBackOff
+  restartBackOff?: BackOff
   /** How often container states are polled while waiting (ms). */
   pollMs?: number
 }
@@ -120,7 +119,7 @@ export class PodRun {
   private etcHostsPath?: string
   private readonly tracked = new Map<string, Tracked>()
   private readonly controller = new AbortController()
-  private readonly backOff: RestartBackOff
+  private readonly backOff: BackOff
   private readonly volumePaths: Map<string, string>
   private readonly runtimeHandler: string
 
@@ -131,7 +130,7 @@ export class PodRun {
     private readonly settings: PodRunSettings,
     private readonly deps: PodRunDeps,
   ) {
-    this.backOff = settings.restartBackOff ?? RestartBackOff.fromEnv()
+    this.backOff = settings.restartBackOff ?? new BackOff(ladderFromEnv(CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS))
     this.volumePaths = volumeHostPaths(pod, settings.podDirRoot)
     this.runtimeHandler = settings.runtimeHandler ?? pod.runtimeClassName ?? ''
     // Every pull, wait and call of this pod listens on this signal; that is expected, not a leak.
@@ -207,7 +206,7 @@ export class PodRun {
     const latest = [...this.existing].sort(newestFirst)[0]
     if (!this.settings.replace) {
       throw new AlreadyExistsError(
-        `pod "${this.pod.name}" already exists in namespace "${this.pod.namespace}" (sandbox ${truncateId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
+        `pod "${this.pod.name}" already exists in namespace "${this.pod.namespace}" (sandbox ${shortId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
           `pass --replace to kill it and start a new one, or remove it with: podctl kill ${this.pod.name} -n ${this.pod.namespace}`,
       )
     }
@@ -346,7 +345,7 @@ export class PodRun {
   }
 
   private backOffKey(container: ContainerModel): string {
-    return `${this.pod.name}_${this.pod.namespace}_${this.pod.uid}_${container.name}_${containerHash(container)}`
+    return stableKey(this.pod, container)
   }
 
   /** --wait running: every app container running; ones that already exited are restarted per restartPolicy (crash back-off). */
@@ -436,7 +435,7 @@ export class PodRun {
   private async backOffBeforeRestart(container: ContainerModel, status: ContainerStatus | undefined): Promise<void> {
     const key = this.backOffKey(container)
     const finishedAt = status?.finishedAt && status.finishedAt !== '0' ? Number(BigInt(status.finishedAt) / 1_000_000n) : Date.now()
-    const delay = this.backOff.delay(key, finishedAt)
+    const delay = this.backOff.delaySince(key, finishedAt)
     if (delay > 0) {
       const described = podDescription(this.pod.name, this.pod.namespace, this.pod.uid)
       this.deps.events(
@@ -455,7 +454,7 @@ export class PodRun {
       await this.sleep(delay, `the back-off of ${container.name}`)
     }
 
-    this.backOff.record(key, finishedAt)
+    this.backOff.next(key, finishedAt)
   }
 
   // -------------------------------------------------------------------------------------------

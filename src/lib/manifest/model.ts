@@ -3,11 +3,14 @@
  * Kubernetes v1 Pod that podctl supports. Both input forms (a Pod manifest, crictl's pair of
  * config files) are translated into this one model; the runtime layer only ever sees it.
  */
-export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
-export type PullPolicyName = 'Always' | 'IfNotPresent' | 'Never'
+import type {PullPolicy} from '../images/image-manager.js'
+import type {ContainerType, RestartPolicy} from '../kube/labels.js'
+
+// One definition each: the label readers and the image manager use the same values.
+export type {ContainerType, RestartPolicy}
+export type PullPolicyName = PullPolicy
 export type DnsPolicy = 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None'
 export type HostPathType = '' | 'DirectoryOrCreate' | 'Directory' | 'FileOrCreate' | 'File' | 'Socket' | 'CharDevice' | 'BlockDevice'
-export type ContainerType = 'init' | 'app'
 export type PortProtocol = 'TCP' | 'UDP' | 'SCTP'
 
 export interface ExecHandler {

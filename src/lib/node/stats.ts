@@ -1,6 +1,6 @@
 import type {CriClient} from '../cri/client.js'
 import {nameMatcher} from '../util/filters.js'
-import {nanosToIso} from '../output/format.js'
+import {nanosToIso} from '../util/time.js'
 import type {Container, ContainerStats, CpuUsage, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {matchContainerId, matchPodSandboxes} from './resolve.js'
 import {newestFirst} from './pods.js'
