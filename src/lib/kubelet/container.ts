@@ -7,7 +7,7 @@
 import {readdir} from 'node:fs/promises'
 
 import type {CriClient, RuntimeRequest} from '../cri/client.js'
-import {ExitCode, PodctlError} from '../errors.js'
+import {InterruptedError, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
@@ -15,7 +15,8 @@ import {buildContainerLogsPath, podDescription, podFullName, restartCountFromLog
 import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
-import {podNamespaceOptions, wrapRuntimeFailure, type SandboxConfig} from './sandbox.js'
+import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
+import {podNamespaceOptions, type SandboxConfig} from './sandbox.js'
 
 export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
 
@@ -240,18 +241,6 @@ export interface StartedContainer {
   imageRef: string
 }
 
-/** The waiting reason and message the kubelet would record, as a PodctlError (exit 14 unless an image or transport error). */
-export class ContainerStartError extends PodctlError {
-  constructor(
-    code: string,
-    message: string,
-    readonly containerName: string,
-    readonly containerId?: string,
-  ) {
-    super(code, ExitCode.POD_FAILED, message)
-  }
-}
-
 /** The object events name (as podctl kill does): `name_namespace/container`. */
 export function containerObject(pod: PodModel, container: ContainerModel): string {
   return `${podFullName(pod.name, pod.namespace)}/${container.name}`
@@ -279,7 +268,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
         eventObject: object,
       }))
   } catch (error) {
-    if (error instanceof PodctlError && error.code !== 'Interrupted') failed(error.code)
+    if (error instanceof PodctlError && !(error instanceof InterruptedError)) failed(error.code)
     throw error
   }
 
@@ -288,7 +277,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   const nonRoot = verifyRunAsNonRoot(pod, container, imageUser)
   if (nonRoot) {
     failed(nonRoot)
-    throw new ContainerStartError('CreateContainerConfigError', nonRoot, container.name)
+    throw new PodFailedError(nonRoot, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
   let terminationMessageFile: string | undefined
@@ -297,7 +286,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   } catch (error) {
     const message = `cannot create the termination message file: ${(error as Error).message}; pass --pod-dir-root to use another directory`
     failed(message)
-    throw new ContainerStartError('CreateContainerConfigError', message, container.name)
+    throw new PodFailedError(message, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
   const config = generateContainerConfig(pod, container, {
@@ -322,7 +311,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   } catch (error) {
     const message = (error as Error).message
     failed(message)
-    throw asContainerFailure(error, 'CreateContainerError', message, container.name)
+    throw asPodFailure(error, message, {reason: PodFailureReason.CreateContainerError, container: container.name})
   }
 
   ctx.onCreated?.(containerId)
@@ -334,7 +323,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   } catch (error) {
     const message = (error as Error).message
     failed(message)
-    throw asContainerFailure(error, 'RunContainerError', message, container.name, containerId)
+    throw asPodFailure(error, message, {reason: PodFailureReason.RunContainerError, container: container.name, containerId})
   }
 
   events(normalEvent('Started', `Started container ${container.name}`, object))
@@ -345,11 +334,9 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
     const failure = await runExecHook(client, containerId, hook.exec.command, ctx.deadline, signal)
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
-      throw new ContainerStartError(
-        'PostStartHookError',
+      throw new PodFailedError(
         `Exec lifecycle hook (${goList(hook.exec.command)}) for Container "${container.name}" in Pod "${podDescription(pod.name, pod.namespace, pod.uid)}" failed - error: ${failure}`,
-        container.name,
-        containerId,
+        {reason: PodFailureReason.PostStartHookError, container: container.name, containerId},
       )
     }
   }
@@ -364,7 +351,7 @@ async function imageUserOf(client: CriClient, imageRef: string, signal?: AbortSi
     if (!image) return undefined
     return {uid: image.uid ? Number(image.uid.value) : undefined, username: image.username || undefined}
   } catch (error) {
-    if (error instanceof PodctlError && error.code === 'Interrupted') throw error
+    if (error instanceof InterruptedError) throw error
     return undefined
   }
 }
@@ -392,14 +379,9 @@ export async function runExecHook(
     const stderr = Buffer.from(response.stderr ?? []).toString('utf8').trim().split('\n')[0]?.slice(0, 200) ?? ''
     return `command '${command.join(' ')}' exited with ${response.exitCode}: ${stderr}`
   } catch (error) {
-    if (error instanceof PodctlError && error.code === 'Interrupted') throw error
+    if (error instanceof InterruptedError) throw error
     return (error as Error).message
   }
-}
-
-function asContainerFailure(error: unknown, code: string, message: string, name: string, id?: string): PodctlError {
-  const wrapped = wrapRuntimeFailure(error, code, message)
-  return wrapped.code === code ? new ContainerStartError(code, message, name, id) : wrapped
 }
 
 /** Go's %v of a []string: [a b c]. */

@@ -5,12 +5,16 @@
  * write, so pods made by the kubelet or crictl are killed the same way.
  */
 import type {CriClient} from '../cri/client.js'
-import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
+import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {discardEvents, normalEvent, warningEvent, type EventSink} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
 import {containerName, gracePeriodFor, preStopHandlerOf} from '../kube/labels.js'
 import {removeRecordedPodDirectory} from './pod-dirs.js'
+import {KillPodError} from './reasons.js'
+
+// Callers catch the kill's failure from here, with killPod.
+export {KillPodError} from './reasons.js'
 
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
 export const MIN_GRACE_PERIOD_SECONDS = 2
@@ -56,20 +60,6 @@ export interface KillContainerOutcome {
   gracePeriodSeconds: number
   /** The timeout sent with StopContainer, after the preStop hook's time was subtracted. */
   stopTimeoutSeconds: number
-}
-
-/** One pod's kill that failed somewhere; `result` still says what was done, `causes` lists every failed step. */
-export class KillPodError extends PodctlError {
-  readonly result: KillPodResult
-  readonly causes: PodctlError[]
-
-  constructor(result: KillPodResult, causes: PodctlError[]) {
-    const [first] = causes
-    const more = causes.length > 1 ? ` (and ${causes.length - 1} more failure${causes.length > 2 ? 's' : ''})` : ''
-    super(first.code, first.exitCode, `killing pod ${result.pod}: ${first.message}${more}`)
-    this.result = result
-    this.causes = causes
-  }
 }
 
 /**
@@ -258,9 +248,4 @@ async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error
   }
-}
-
-function asPodctlError(error: unknown): PodctlError {
-  if (error instanceof PodctlError) return error
-  return new PodctlError('InternalError', ExitCode.INTERNAL, String((error as Error)?.message ?? error))
 }

@@ -4,12 +4,13 @@
  * and restart policy come from podctl's annotations, with the Kubernetes defaults when absent.
  */
 import type {CriClient} from '../cri/client.js'
-import {DeadlineExceededError, ExitCode, formatMs, NotFoundError, PodctlError} from '../errors.js'
+import {DeadlineExceededError, formatMs, NotFoundError} from '../errors.js'
 import type {ContainerStatus, PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {newestFirst, podFullName, sandboxIps, toKubeContainerState, type KubeContainerState} from '../kube/helpers.js'
 import {containerName, containerTypeOf, podUidOf, restartPolicyOf, type ContainerType, type RestartPolicy} from '../kube/labels.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT, sleep} from '../util/concurrency.js'
 import {nanosToIso} from '../util/time.js'
+import {PodFailedError} from './reasons.js'
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'
 export type SandboxStateName = 'Ready' | 'NotReady'
@@ -253,13 +254,6 @@ function latestByName(containers: PhaseInput['containers']): Map<string, NamedCo
   }
 
   return byName
-}
-
-/** A pod or container failed to run: exit code 14 (PodFailed). */
-export class PodFailedError extends PodctlError {
-  constructor(message: string) {
-    super('PodFailed', ExitCode.POD_FAILED, message)
-  }
 }
 
 export type PodWaitCondition = 'running' | 'ready' | 'completed' | 'deleted'

@@ -5,13 +5,13 @@
 import {mkdir} from 'node:fs/promises'
 
 import type {CriClient, RuntimeRequest} from '../cri/client.js'
-import {ExitCode, PodctlError} from '../errors.js'
 import type {PodModel} from '../manifest/model.js'
 import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {warningEvent, type EventSink} from '../kube/events.js'
 import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../kube/helpers.js'
 import {newPodAnnotations, newPodLabels} from '../kube/labels.js'
 import {podDirectory} from './pod-dirs.js'
+import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import {sandboxResources} from './resources.js'
 
 export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
@@ -179,10 +179,9 @@ export async function createPodSandbox(
   try {
     await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
   } catch (error) {
-    throw new PodctlError(
-      'CreatePodSandboxError',
-      ExitCode.POD_FAILED,
+    throw new PodFailedError(
       `Create pod log directory for pod "${described}" failed: ${(error as Error).message}; pass --pod-logs-root to use another directory`,
+      {reason: PodFailureReason.CreatePodSandboxError},
     )
   }
 
@@ -193,10 +192,10 @@ export async function createPodSandbox(
   } catch (error) {
     const message = (error as Error).message
     options.events(warningEvent('FailedCreatePodSandBox', `Failed to create pod sandbox: ${message}`, object))
-    throw wrapRuntimeFailure(error, 'CreatePodSandboxError', `Failed to create sandbox for pod "${described}": ${message}`)
+    throw asPodFailure(error, `Failed to create sandbox for pod "${described}": ${message}`, {reason: PodFailureReason.CreatePodSandboxError})
   }
 
-  if (!sandboxId) throw new PodctlError('CreatePodSandboxError', ExitCode.POD_FAILED, `PodSandboxId is not set for sandbox "${described}"`)
+  if (!sandboxId) throw new PodFailedError(`PodSandboxId is not set for sandbox "${described}"`, {reason: PodFailureReason.CreatePodSandboxError})
   options.onCreated?.(sandboxId)
   try {
     const {status} = await client.runtime('podSandboxStatus', {podSandboxId: sandboxId, verbose: false}, {signal: options.signal})
@@ -204,16 +203,8 @@ export async function createPodSandbox(
   } catch (error) {
     const message = (error as Error).message
     options.events(warningEvent('FailedPodSandBoxStatus', `Unable to get pod sandbox status: ${message}`, object))
-    throw wrapRuntimeFailure(error, 'CreatePodSandboxError', `Unable to get pod sandbox status for pod "${described}": ${message}`)
+    throw asPodFailure(error, `Unable to get pod sandbox status for pod "${described}": ${message}`, {
+      reason: PodFailureReason.CreatePodSandboxError,
+    })
   }
-}
-
-/**
- * A step of the pod failed: keep the class of transport failures (unreachable, deadline,
- * interrupted) so their exit codes stay meaningful; everything else is the kubelet's reason
- * with the PodFailed exit code.
- */
-export function wrapRuntimeFailure(error: unknown, reason: string, message: string): PodctlError {
-  if (error instanceof PodctlError && ['RuntimeUnreachable', 'DeadlineExceeded', 'Interrupted'].includes(error.code)) return error
-  return new PodctlError(reason, ExitCode.POD_FAILED, message)
 }

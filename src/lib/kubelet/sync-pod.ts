@@ -1,14 +1,7 @@
 import {setMaxListeners} from 'node:events'
 
 import type {CriClient} from '../cri/client.js'
-import {
-  AlreadyExistsError,
-  DeadlineExceededError,
-  ExitCode,
-  formatMs,
-  InterruptedError,
-  PodctlError,
-} from '../errors.js'
+import {AlreadyExistsError, asPodctlError, DeadlineExceededError, formatMs, InterruptedError, NotFoundError, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import type {ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {containerObject, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
@@ -27,6 +20,7 @@ import {
 } from './pod-dirs.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, type SandboxConfig} from './sandbox.js'
 import {getPodStatus, type PodPhase} from './pod-status.js'
+import {initReason, PodFailedError, PodFailureReason} from './reasons.js'
 
 /**
  * `podctl run` for one pod, in the kubelet's order (SyncPod for a new pod): an existing pod is
@@ -296,7 +290,7 @@ export class PodRun {
     }).catch(async (error: unknown) => {
       // A failed postStart kills its container (the kubelet's order); the rollback would too, but
       // with --keep-on-failure it is the only kill.
-      if (error instanceof PodctlError && error.code === 'PostStartHookError' && this.settings.keepOnFailure) {
+      if (error instanceof PodFailedError && error.reason === PodFailureReason.PostStartHookError && this.settings.keepOnFailure) {
         await this.killOne(container.name).catch(() => {})
       }
 
@@ -320,7 +314,10 @@ export class PodRun {
       if (status.exitCode === 0) return
       const reason = status.reason || 'Error'
       if (this.pod.restartPolicy === 'Never') {
-        throw new PodctlError(`Init:${reason}`, ExitCode.POD_FAILED, `init container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`)
+        throw new PodFailedError(`init container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`, {
+          reason: initReason(reason),
+          container: container.name,
+        })
       }
 
       await this.backOffBeforeRestart(container, status)
@@ -336,11 +333,10 @@ export class PodRun {
   private crashLoop(container: ContainerModel, lastExit: ContainerStatus | undefined, restarts: number): PodctlError {
     const key = this.backOffKey(container)
     const described = podDescription(this.pod.name, this.pod.namespace, this.pod.uid)
-    return new PodctlError(
-      'CrashLoopBackOff',
-      ExitCode.POD_FAILED,
+    return new PodFailedError(
       `back-off ${formatMs(this.backOff.window(key))} restarting failed container=${container.name} pod=${described}: ` +
         `it exited with code ${lastExit?.exitCode ?? 'unknown'} and was restarted ${restarts} time${restarts === 1 ? '' : 's'} before --timeout ran out`,
+      {reason: PodFailureReason.CrashLoopBackOff, container: container.name},
     )
   }
 
@@ -380,7 +376,10 @@ export class PodRun {
         }
 
         if (policy === 'Never') {
-          throw new PodctlError(reason, ExitCode.POD_FAILED, `container "${container.name}" exited with code ${exitCode} (${reason}) and restartPolicy is Never`)
+          throw new PodFailedError(`container "${container.name}" exited with code ${exitCode} (${reason}) and restartPolicy is Never`, {
+            reason,
+            container: container.name,
+          })
         }
 
         await this.backOffBeforeRestart(container, status)
@@ -442,11 +441,10 @@ export class PodRun {
         warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, containerObject(this.pod, container)),
       )
       if (this.settings.deadline !== undefined && Date.now() + delay >= this.settings.deadline) {
-        throw new PodctlError(
-          'CrashLoopBackOff',
-          ExitCode.POD_FAILED,
+        throw new PodFailedError(
           `back-off ${formatMs(this.backOff.window(key))} restarting failed container=${container.name} pod=${described}: ` +
             `it exited with code ${status?.exitCode ?? 'unknown'} and the next restart would come after --timeout`,
+          {reason: PodFailureReason.CrashLoopBackOff, container: container.name},
         )
       }
 
@@ -471,7 +469,7 @@ export class PodRun {
     for (;;) {
       this.checkInterrupted()
       const status = await this.containerStatus(containerId)
-      if (!status) throw new PodctlError('ContainerMissing', ExitCode.POD_FAILED, `${what} disappeared from the runtime while podctl waited for it`)
+      if (!status) throw new PodFailedError(`${what} disappeared from the runtime while podctl waited for it`, {reason: PodFailureReason.ContainerMissing})
       if (status.state === 'CONTAINER_EXITED') return status
       await this.sleep(pollMs, what)
       pollMs = Math.min(pollMs * 2, this.settings.pollMs ?? DEFAULT_POLL_MS)
@@ -482,7 +480,7 @@ export class PodRun {
     try {
       return (await this.client.runtime('containerStatus', {containerId, verbose: false}, {signal: this.signal})).status
     } catch (error) {
-      if (error instanceof PodctlError && error.code === 'NotFound') return undefined
+      if (error instanceof NotFoundError) return undefined
       throw error
     }
   }
@@ -529,11 +527,7 @@ export class PodRun {
 
   private async fail(error: unknown): Promise<PodRunOutcome> {
     const interrupted = this.deps.signal.aborted
-    let failure: PodctlError = interrupted
-      ? new InterruptedError(`run of pod ${this.object} was interrupted`)
-      : error instanceof PodctlError
-        ? error
-        : new PodctlError('InternalError', ExitCode.INTERNAL, String((error as Error)?.message ?? error))
+    let failure = interrupted ? new InterruptedError(`run of pod ${this.object} was interrupted`) : asPodctlError(error)
     // Stop pulls and waits still in flight for this pod.
     this.controller.abort()
 
