@@ -6,52 +6,16 @@
  */
 import {readdir} from 'node:fs/promises'
 
-import type {CriClient, RuntimeRequest} from '../cri/client.js'
+import type {CriClient} from '../cri/client.js'
 import {InterruptedError, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
-import {buildContainerLogsPath, podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
-import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
+import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
-import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
+import {generateContainerConfig} from './container-config.js'
+import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
-import {podNamespaceOptions, type SandboxConfig} from './sandbox.js'
-
-export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
-
-/** securitycontext defaults for the default proc mount (what the kubelet sends for every container). */
-export const DEFAULT_MASKED_PATHS = [
-  '/proc/asound',
-  '/proc/acpi',
-  '/proc/kcore',
-  '/proc/keys',
-  '/proc/latency_stats',
-  '/proc/timer_list',
-  '/proc/timer_stats',
-  '/proc/sched_debug',
-  '/proc/scsi',
-  '/sys/firmware',
-  '/sys/devices/virtual/powercap',
-]
-export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger']
-
-export interface ContainerConfigOptions {
-  type: ContainerType
-  /** The restart count: ContainerMetadata.attempt, the restartCount annotation and the log file name. */
-  attempt: number
-  /** The image ID from the ensure-image flow. */
-  imageRef: string
-  /** The image's user (ImageStatus image.uid / image.username): used when runAsUser is not set. */
-  imageUser?: {uid?: number; username?: string}
-  /** Host path of each volume, by name. */
-  volumePaths: Map<string, string>
-  /** Host file with the kubelet-managed /etc/hosts, when the pod has an IP. */
-  etcHostsPath?: string
-  /** Host file mounted at terminationMessagePath. */
-  terminationMessageFile?: string
-  nodeMemoryBytes: number
-}
+import type {SandboxConfig} from './sandbox.js'
 
 /**
  * The kubelet's calcRestartCountByLogDir: a container with no status yet continues after the
@@ -64,126 +28,6 @@ export async function restartCountFromLogs(containerLogDirectory: string): Promi
     return restartCountFromLogFiles(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name))
   } catch {
     return 0
-  }
-}
-
-/** `$(VAR)` references as the kubelet expands them (third_party/forked/golang/expansion): unknown stay, `$$` is `$`. */
-export function expandReferences(input: string, lookup: (name: string) => string | undefined): string {
-  let out = ''
-  let index = 0
-  while (index < input.length) {
-    const char = input[index]
-    if (char !== '$' || index + 1 >= input.length) {
-      out += char
-      index++
-      continue
-    }
-
-    const next = input[index + 1]
-    if (next === '$') {
-      out += '$'
-      index += 2
-    } else if (next === '(') {
-      const close = input.indexOf(')', index + 2)
-      if (close < 0) {
-        out += '$('
-        index += 2
-      } else {
-        const name = input.slice(index + 2, close)
-        out += lookup(name) ?? `$(${name})`
-        index = close + 1
-      }
-    } else {
-      out += `$${next}`
-      index += 2
-    }
-  }
-
-  return out
-}
-
-/** The container's environment in order, each value expanded against the variables before it. */
-export function containerEnvironment(container: ContainerModel): Array<{name: string; value: string}> {
-  const defined = new Map<string, string>()
-  return container.env.map(({name, value}) => {
-    const expanded = expandReferences(value, (ref) => defined.get(ref))
-    defined.set(name, expanded)
-    return {name, value: expanded}
-  })
-}
-
-/** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
-export function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
-  const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
-  const mounts: NonNullable<ContainerConfig['mounts']> = container.volumeMounts.map((mount) => ({
-    containerPath: mount.mountPath,
-    hostPath: options.volumePaths.get(mount.name) ?? '',
-    readonly: mount.readOnly,
-    selinuxRelabel: false,
-    propagation: privateMount,
-  }))
-  const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
-  if (options.etcHostsPath && !mountsEtcHosts) {
-    mounts.push({containerPath: '/etc/hosts', hostPath: options.etcHostsPath, readonly: false, selinuxRelabel: false, propagation: privateMount})
-  }
-
-  if (options.terminationMessageFile) {
-    mounts.push({
-      containerPath: container.terminationMessagePath,
-      hostPath: options.terminationMessageFile,
-      readonly: false,
-      selinuxRelabel: false,
-      propagation: privateMount,
-    })
-  }
-
-  return mounts
-}
-
-/** The kubelet's generateContainerConfig + generateLinuxContainerConfig. */
-export function generateContainerConfig(pod: PodModel, container: ContainerModel, options: ContainerConfigOptions): ContainerConfig {
-  const env = containerEnvironment(container)
-  const values = new Map(env.map(({name, value}) => [name, value]))
-  const expand = (text: string) => expandReferences(text, (name) => values.get(name))
-  const sc = container.securityContext
-  const resources = effectiveResources(container)
-  const runAsUser = sc?.runAsUser ?? options.imageUser?.uid
-  return {
-    metadata: {name: container.name, attempt: options.attempt},
-    image: {image: options.imageRef, userSpecifiedImage: container.image},
-    command: container.command.map(expand),
-    args: container.args.map(expand),
-    workingDir: container.workingDir ?? '',
-    labels: newContainerLabels(pod, container),
-    annotations: newContainerAnnotations(pod, container, options.type, options.attempt),
-    devices: [],
-    CDIDevices: [],
-    mounts: containerMounts(container, options),
-    logPath: container.logPath ?? buildContainerLogsPath(container.name, options.attempt),
-    stdin: false,
-    stdinOnce: false,
-    tty: false,
-    linux: {
-      resources: {
-        ...linuxResources(resources.cpuRequestMilli, resources.cpuLimitMilli, resources.memoryLimitBytes),
-        oomScoreAdj: String(containerOomScoreAdj(pod, container, options.nodeMemoryBytes)),
-      },
-      securityContext: {
-        ...(sc?.capabilities ? {capabilities: {addCapabilities: sc.capabilities.add, dropCapabilities: sc.capabilities.drop}} : {}),
-        privileged: sc?.privileged ?? false,
-        namespaceOptions: podNamespaceOptions(pod),
-        ...(runAsUser === undefined ? {} : {runAsUser: {value: String(runAsUser)}}),
-        ...(sc?.runAsGroup === undefined ? {} : {runAsGroup: {value: String(sc.runAsGroup)}}),
-        runAsUsername: sc?.runAsUser === undefined && options.imageUser?.uid === undefined ? (options.imageUser?.username ?? '') : '',
-        readonlyRootfs: sc?.readOnlyRootFilesystem ?? false,
-        noNewPrivs: sc?.allowPrivilegeEscalation === false,
-        maskedPaths: DEFAULT_MASKED_PATHS,
-        readonlyPaths: DEFAULT_READONLY_PATHS,
-        // Without a seccompProfile the kubelet (SeccompDefault off) runs containers Unconfined.
-        seccomp: {profileType: 'Unconfined' as SecurityProfile_ProfileType},
-      },
-    },
-    envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),
   }
 }
 
@@ -273,7 +117,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   }
 
   // 2. Create: the image's user (for runAsUser and runAsNonRoot), then the config, then CreateContainer.
-  const imageUser = await imageUserOf(client, ensured.imageRef, signal)
+  const imageUser = await getImageUser(client, ensured.imageRef, signal)
   const nonRoot = verifyRunAsNonRoot(pod, container, imageUser)
   if (nonRoot) {
     failed(nonRoot)
@@ -331,7 +175,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   // 4. postStart.
   const hook = container.lifecycle.postStart
   if (hook) {
-    const failure = await runExecHook(client, containerId, hook.exec.command, ctx.deadline, signal)
+    const failure = await runPostStartHook(client, containerId, hook.exec.command, {deadline: ctx.deadline, signal})
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
       throw new PodFailedError(
@@ -345,7 +189,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
 }
 
 /** The kubelet's getImageUser: ImageStatus → uid (numeric user) or username; best effort. */
-async function imageUserOf(client: CriClient, imageRef: string, signal?: AbortSignal): Promise<{uid?: number; username?: string} | undefined> {
+async function getImageUser(client: CriClient, imageRef: string, signal?: AbortSignal): Promise<{uid?: number; username?: string} | undefined> {
   try {
     const {image} = await client.image('imageStatus', {image: {image: imageRef}}, {signal})
     if (!image) return undefined
@@ -353,34 +197,6 @@ async function imageUserOf(client: CriClient, imageRef: string, signal?: AbortSi
   } catch (error) {
     if (error instanceof InterruptedError) throw error
     return undefined
-  }
-}
-
-/**
- * Runs an exec hook with ExecSync; resolves undefined on success, else the failure text
- * ("command 'x' exited with 1: <stderr>", as the kubelet's CRI client words it).
- */
-export async function runExecHook(
-  client: CriClient,
-  containerId: string,
-  command: string[],
-  deadline: number | undefined,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  // The kubelet gives hooks no timeout of their own; podctl bounds them by the run's deadline.
-  const remainingSeconds = deadline === undefined ? 0 : Math.max(1, Math.ceil((deadline - Date.now()) / 1000))
-  try {
-    const response = await client.runtime(
-      'execSync',
-      {containerId, cmd: command, timeout: String(remainingSeconds)},
-      {signal, timeoutMs: remainingSeconds === 0 ? undefined : remainingSeconds * 1000 + 10_000},
-    )
-    if (response.exitCode === 0) return undefined
-    const stderr = Buffer.from(response.stderr ?? []).toString('utf8').trim().split('\n')[0]?.slice(0, 200) ?? ''
-    return `command '${command.join(' ')}' exited with ${response.exitCode}: ${stderr}`
-  } catch (error) {
-    if (error instanceof InterruptedError) throw error
-    return (error as Error).message
   }
 }
 

@@ -7,9 +7,10 @@
 import type {CriClient} from '../cri/client.js'
 import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {discardEvents, normalEvent, warningEvent, type EventSink} from '../kube/events.js'
+import {discardEvents, normalEvent, type EventSink} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
-import {containerName, gracePeriodFor, preStopHandlerOf} from '../kube/labels.js'
+import {containerName, gracePeriodFor} from '../kube/labels.js'
+import {executePreStopHook} from './hooks.js'
 import {removeRecordedPodDirectory} from './pod-dirs.js'
 import {KillPodError} from './reasons.js'
 
@@ -90,27 +91,14 @@ export async function killContainer(
 
   events(normalEvent('Killing', `Stopping container ${name}`, object))
 
-  const hook = preStopHandlerOf(container.annotations)
-  if (hook && grace > 0) {
-    if (hook.type === 'exec') {
-      const failure = await runPreStopExec(client, container.id, hook.command, grace, options.signal)
-      if (failure) {
-        events(
-          warningEvent(
-            'FailedPreStopHook',
-            `Exec lifecycle hook (${JSON.stringify(hook.command)}) for Container "${name}" in Pod "${options.pod ?? container.podSandboxId}" failed - ${failure}`,
-            object,
-          ),
-        )
-      }
-    } else if (hook.type === 'unsupported') {
-      events(
-        warningEvent('FailedPreStopHook', `PreStop hook (${hook.handler}) of container "${name}" skipped: podctl runs only exec hooks`, object),
-      )
-    } else {
-      events(warningEvent('FailedPreStopHook', `PreStop hook annotation of container "${name}" ignored: ${hook.reason}`, object))
-    }
-  }
+  await executePreStopHook(client, container, {
+    graceSeconds: grace,
+    name,
+    object,
+    pod: options.pod ?? container.podSandboxId,
+    events,
+    signal: options.signal,
+  })
 
   const timeout = stopTimeoutSeconds(grace, performance.now() - started, force)
   let stopped = true
@@ -127,48 +115,6 @@ export async function killContainer(
   }
 
   return {containerId: container.id, name, stopped, gracePeriodSeconds: grace, stopTimeoutSeconds: timeout}
-}
-
-/**
- * Runs the preStop exec hook, waiting at most `graceSeconds` (the kubelet's executePreStopHook).
- * Resolves to a failure description, or undefined when the hook succeeded.
- */
-async function runPreStopExec(
-  client: CriClient,
-  containerId: string,
-  command: string[],
-  graceSeconds: number,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  const abort = new AbortController()
-  const onParentAbort = () => abort.abort()
-  signal?.addEventListener('abort', onParentAbort, {once: true})
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`error: hook did not complete within the grace period of ${graceSeconds}s`), graceSeconds * 1000)
-  })
-  const exec = client
-    .runtime(
-      'execSync',
-      {containerId, cmd: command, timeout: String(graceSeconds)},
-      // A little over the exec's own timeout so the runtime's answer, not our deadline, ends it.
-      {timeoutMs: graceSeconds * 1000 + 5000, signal: abort.signal},
-    )
-    .then(
-      (response) => {
-        if (response.exitCode === 0) return undefined
-        const output = Buffer.concat([response.stdout, response.stderr]).toString('utf8').trim()
-        return `error: command exited with ${response.exitCode}, message: ${JSON.stringify(output)}`
-      },
-      (error: Error) => `error: ${error.message}`,
-    )
-  try {
-    return await Promise.race([exec, timedOut])
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onParentAbort)
-    abort.abort()
-  }
 }
 
 /**

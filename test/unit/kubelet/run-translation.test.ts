@@ -7,14 +7,9 @@ import {describe, expect, it} from 'vitest'
 import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
-import {
-  DEFAULT_MASKED_PATHS,
-  DEFAULT_READONLY_PATHS,
-  expandReferences,
-  generateContainerConfig,
-  restartCountFromLogs,
-  verifyRunAsNonRoot,
-} from '../../../src/lib/kubelet/container.js'
+import {expandReferences} from '../../../src/lib/kube/expansion.js'
+import {restartCountFromLogs, verifyRunAsNonRoot} from '../../../src/lib/kubelet/container.js'
+import {DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS, generateContainerConfig} from '../../../src/lib/kubelet/container-config.js'
 import {checkHostPath, managedHostsFile, volumeHostPaths} from '../../../src/lib/kubelet/pod-dirs.js'
 import {containerOomScoreAdj, podQosClass, sandboxResources} from '../../../src/lib/kubelet/resources.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS} from '../../../src/lib/kube/backoff.js'
