@@ -8,7 +8,7 @@ import {truncateId} from '../lib/output/format.js'
 import {credentialsFromFlags} from '../lib/images/credentials.js'
 import type {PodEvent} from '../lib/kube/events.js'
 import {DEFAULT_PARALLEL_PULLS, ImageManager, type EnsureImageResult} from '../lib/images/image-manager.js'
-import {PULL_POLICIES, type PullPolicy} from '../lib/images/reference.js'
+import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */

@@ -10,12 +10,12 @@ import {
   describePodFailure,
   describePodState,
   getPodStatus,
-  PodFailedError,
   POD_WAIT_CONDITIONS,
   waitForPod,
   type PodStatusReport,
   type PodWaitCondition,
 } from '../lib/kubelet/pod-status.js'
+import {PodFailedError} from '../lib/kubelet/reasons.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {

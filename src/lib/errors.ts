@@ -118,6 +118,12 @@ export class InterruptedError extends PodctlError {
   }
 }
 
+/** Any thrown value as a PodctlError: itself, or an InternalError (a bug in podctl) with its message. */
+export function asPodctlError(error: unknown): PodctlError {
+  if (error instanceof PodctlError) return error
+  return new PodctlError('InternalError', ExitCode.INTERNAL, String((error as Error)?.message ?? error))
+}
+
 /** An ID prefix or name that matches several objects; the message lists them so the user can pick. */
 export class AmbiguousError extends PodctlError {
   constructor(message: string) {

@@ -5,9 +5,10 @@
  */
 import type {CriClient} from '../cri/client.js'
 import {InterruptedError} from '../errors.js'
+import {sleep} from '../util/concurrency.js'
 import {formatGoDuration} from '../util/duration.js'
 import type {DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
-import {BackOff} from '../kube/backoff.js'
+import {BackOff, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
 import {DockerConfigKeyring, type CredentialStore, type RegistryAuth} from './credentials.js'
 import {
   ErrImageNeverPullError,
@@ -23,17 +24,10 @@ import {
   type ImageError,
 } from './errors.js'
 import {ImagePuller, type PullOutcome} from './puller.js'
-import {applyDefaultImageTag, defaultPullPolicy, goQuote, parseNormalizedReference, type PullPolicy} from './reference.js'
+import type {PullPolicy} from '../kube/labels.js'
+import {applyDefaultImageTag, defaultPullPolicy, goQuote, parseNormalizedReference} from './reference.js'
 import {discardEvents, normalEvent, warningEvent, type EventSink, type PodEvent} from '../kube/events.js'
 
-/** The kubelet's image back-off (pkg/kubelet/kubelet.go: imageBackOffPeriod, MaxImageBackOff). */
-export const IMAGE_BACKOFF_INITIAL_MS = 10_000
-export const IMAGE_BACKOFF_MAX_MS = 300_000
-/**
- * Testing knob: shrinks the back-off ladder's first step (the cap stays 30 × it, as 10 s → 300 s),
- * so end-to-end tests see real retries and BackOff events without waiting 10 s each.
- */
-export const BACKOFF_BASE_ENV = 'PODCTL_BACKOFF_BASE_MS'
 export const DEFAULT_PARALLEL_PULLS = 3
 
 export interface EnsureImageOptions {
@@ -109,7 +103,7 @@ export class ImageManager {
     let pending: Promise<CriClient> | undefined
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
-    this.backOff = new BackOff({...(options.backOff ?? backOffFromEnv()), now: this.now})
+    this.backOff = new BackOff({...(options.backOff ?? ladderFromEnv(IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS)), now: this.now})
     this.puller = new ImagePuller(this.getClient, options.credentials ?? new DockerConfigKeyring(), options.parallel ?? DEFAULT_PARALLEL_PULLS)
   }
 
@@ -233,31 +227,6 @@ export class ImageManager {
   }
 }
 
-function backOffFromEnv(env: NodeJS.ProcessEnv = process.env): {initialMs: number; maxMs: number} {
-  const base = Number(env[BACKOFF_BASE_ENV])
-  if (env[BACKOFF_BASE_ENV] && Number.isFinite(base) && base > 0) {
-    return {initialMs: base, maxMs: base * (IMAGE_BACKOFF_MAX_MS / IMAGE_BACKOFF_INITIAL_MS)}
-  }
-
-  return {initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS}
-}
-
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new InterruptedError('interrupted')
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError('interrupted while backing off'))
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new InterruptedError('interrupted while backing off'))
-    }
-
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, {once: true})
-  })
 }

@@ -4,6 +4,7 @@
  * invalid name fails here — before any RPC — with the message `kubectl describe` would show.
  */
 
+import type {PullPolicy} from '../kube/labels.js'
 import {InvalidImageNameError} from './errors.js'
 
 const ALPHANUMERIC = '[a-z0-9]+'
@@ -111,9 +112,6 @@ function validateDigest(digest: string): void {
   if (hex.length !== length) throw new ImageReferenceSyntaxError('invalid checksum digest length')
   if (!/^[a-f0-9]+$/.test(hex)) throw new ImageReferenceSyntaxError('invalid checksum digest format')
 }
-
-export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never'
-export const PULL_POLICIES: readonly PullPolicy[] = ['Always', 'IfNotPresent', 'Never']
 
 /** parsers.ParseImageName: the parsed reference plus the tag the kubelet assumes ("latest" when neither tag nor digest). */
 export function parseImageName(image: string): ImageReference & {defaultedTag: string} {

@@ -2,7 +2,7 @@ import {AmbiguousError, ExitCode, NotFoundError, PodctlError, UsageError} from '
 import {nameMatcher} from '../util/filters.js'
 import {truncateId} from '../output/format.js'
 import type {Container, Image} from '../../generated/runtime/v1/api.js'
-import {containerName} from '../node/containers.js'
+import {containerName} from '../kube/labels.js'
 
 /**
  * The local image store as users see it: one row per tag, docker-like filters, references

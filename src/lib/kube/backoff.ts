@@ -1,8 +1,35 @@
 /**
  * client-go's flowcontrol.Backoff as the kubelet uses it (no jitter): per key, the first failure
  * opens a window of `initialMs`, each further failure doubles it up to `maxMs`; an entry untouched
- * for 2 × maxMs starts over. The kubelet's image pulls use 10 s → 300 s, keyed "<podUID>_<image>".
+ * for 2 × maxMs starts over. One class for both of the kubelet's ladders, each 10 s → 300 s: image
+ * pulls keyed "<podUID>_<image>" and measured from the failure, crash loops keyed by getStableKey
+ * and measured from the moment the container finished.
  */
+
+/** The kubelet's image back-off (pkg/kubelet/kubelet.go: imageBackOffPeriod, MaxImageBackOff). */
+export const IMAGE_BACKOFF_INITIAL_MS = 10_000
+export const IMAGE_BACKOFF_MAX_MS = 300_000
+/** The kubelet's crash-loop back-off (pkg/kubelet/kubelet.go: backOffPeriod, MaxContainerBackOff). */
+export const CRASH_BACKOFF_INITIAL_MS = 10_000
+export const CRASH_BACKOFF_MAX_MS = 300_000
+/**
+ * Testing knob: shrinks a ladder's first step (the cap keeps its ratio, as 10 s → 300 s), so
+ * end-to-end tests see real retries and BackOff events without waiting 10 s each.
+ */
+export const BACKOFF_BASE_ENV = 'PODCTL_BACKOFF_BASE_MS'
+
+export interface BackOffLadder {
+  initialMs: number
+  maxMs: number
+}
+
+/** The ladder, or its shrunk copy when PODCTL_BACKOFF_BASE_MS is set. */
+export function ladderFromEnv(initialMs: number, maxMs: number, env: NodeJS.ProcessEnv = process.env): BackOffLadder {
+  const base = Number(env[BACKOFF_BASE_ENV])
+  if (env[BACKOFF_BASE_ENV] && Number.isFinite(base) && base > 0) return {initialMs: base, maxMs: base * (maxMs / initialMs)}
+  return {initialMs, maxMs}
+}
+
 export interface BackOffOptions {
   initialMs: number
   maxMs: number
@@ -26,7 +53,7 @@ export class BackOff {
     this.now = options.now ?? Date.now
   }
 
-  /** Records a failure: returns the new window length (ms). */
+  /** Records a failure (Next): returns the new window length (ms). `at` is when the window starts. */
   next(key: string, at = this.now()): number {
     const entry = this.entries.get(key)
     if (!entry || this.expired(entry, at)) {
@@ -46,6 +73,21 @@ export class BackOff {
     return at - entry.lastUpdate < entry.backoffMs
   }
 
+  /**
+   * IsInBackOffSince(key, finishedAt), as a wait: how long until the window that started when the
+   * container finished closes (0: restart now). The first restart is immediate, since no window exists yet.
+   */
+  delaySince(key: string, finishedAt: number, at = this.now()): number {
+    const entry = this.entries.get(key)
+    if (!entry || this.expired(entry, finishedAt)) return 0
+    return Math.max(0, entry.backoffMs - (at - finishedAt))
+  }
+
+  /** The window currently open for the key (0 when none), for messages. */
+  window(key: string): number {
+    return this.entries.get(key)?.backoffMs ?? 0
+  }
+
   /** Milliseconds until the current window closes (0 when not in back-off). */
   remaining(key: string, at = this.now()): number {
     const entry = this.entries.get(key)
@@ -58,10 +100,6 @@ export class BackOff {
     const entry = this.entries.get(key)
     if (!entry || this.expired(entry, at)) return this.initialMs
     return Math.min(entry.backoffMs * 2, this.maxMs)
-  }
-
-  reset(key: string): void {
-    this.entries.delete(key)
   }
 
   /** Drops expired entries (the kubelet calls GC after each successful pull). */

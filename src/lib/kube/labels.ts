@@ -1,4 +1,11 @@
-/** The labels and annotations the kubelet puts on sandboxes and containers (kuberuntime labels.go). */
+/**
+ * The kubelet's labels.go: every io.kubernetes.* and io.podctl.* key podctl puts on sandboxes and
+ * containers, the writers that build those maps and the readers that get the values back. The
+ * kubelet keeps the pod spec in memory; podctl only has the runtime, so `run` records here what
+ * `kill` and `status POD` read back here to behave like the kubelet later.
+ */
+import type {Container} from '../../generated/runtime/v1/api.js'
+
 export const PodLabel = {
   name: 'io.kubernetes.pod.name',
   namespace: 'io.kubernetes.pod.namespace',
@@ -20,15 +27,6 @@ export const ContainerAnnotation = {
   podTerminationGracePeriod: 'io.kubernetes.pod.terminationGracePeriod',
 } as const
 
-/** The kubelet's pod full name (kubecontainer.GetPodFullName): `name_namespace`. */
-export function podFullName(name: string, namespace: string): string {
-  return `${name}_${namespace}`
-}
-
-/**
- * podctl's own annotations. The kubelet keeps the pod spec in memory; podctl only has the runtime,
- * so `run` records what `kill` and `status POD` need to behave like the kubelet later.
- */
 export const PodctlAnnotation = {
   /** On the sandbox: Always | OnFailure | Never (absent → Always, the Kubernetes default). */
   restartPolicy: 'io.podctl.restartPolicy',
@@ -40,8 +38,187 @@ export const PodctlAnnotation = {
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
 export type ContainerType = 'init' | 'app'
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never'
+export const PULL_POLICIES: readonly PullPolicy[] = ['Always', 'IfNotPresent', 'Never']
 
-/** The kubelet's pod description in messages (format.Pod): `name_namespace(uid)`. */
-export function podDescription(name: string, namespace: string, uid: string): string {
-  return `${name}_${namespace}(${uid})`
+/** Kubernetes' default terminationGracePeriodSeconds. */
+export const DEFAULT_GRACE_PERIOD_SECONDS = 30
+
+type StringMap = Readonly<Record<string, string>>
+
+/** What the writers read from a pod: fields of the manifest's PodModel (kube sits below the manifest). */
+export interface LabeledPod {
+  name: string
+  namespace: string
+  uid: string
+  labels: StringMap
+  annotations: StringMap
+  restartPolicy: RestartPolicy
+  terminationGracePeriodSeconds?: number
+}
+
+/** What the writers read from a container: fields of the manifest's ContainerModel. */
+export interface LabeledContainer {
+  name: string
+  terminationMessagePath: string
+  terminationMessagePolicy: string
+  lifecycle: {preStop?: unknown}
+  ports: ReadonlyArray<{name?: string; hostPort?: number; containerPort: number; protocol: string; hostIP?: string}>
+  /** crictl container configs only: labels and annotations of their own (the kubelet's keys win). */
+  extraLabels?: StringMap
+  extraAnnotations?: StringMap
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writers
+
+/** newPodLabels: the pod's labels plus the kubelet's three (which win). */
+export function newPodLabels(pod: LabeledPod): Record<string, string> {
+  return {...pod.labels, [PodLabel.name]: pod.name, [PodLabel.namespace]: pod.namespace, [PodLabel.uid]: pod.uid}
+}
+
+/** newPodAnnotations: the pod's annotations plus what `kill` and `status POD` need from podctl. */
+export function newPodAnnotations(pod: LabeledPod, podDirectory: string): Record<string, string> {
+  return {...pod.annotations, [PodctlAnnotation.restartPolicy]: pod.restartPolicy, [PodctlAnnotation.podDirectory]: podDirectory}
+}
+
+export function newContainerLabels(pod: LabeledPod, container: LabeledContainer): Record<string, string> {
+  return {
+    ...container.extraLabels,
+    [PodLabel.name]: pod.name,
+    [PodLabel.namespace]: pod.namespace,
+    [PodLabel.uid]: pod.uid,
+    [ContainerLabel.name]: container.name,
+  }
+}
+
+export function newContainerAnnotations(
+  pod: LabeledPod,
+  container: LabeledContainer,
+  type: ContainerType,
+  restartCount: number,
+): Record<string, string> {
+  const annotations: Record<string, string> = {
+    ...container.extraAnnotations,
+    [ContainerAnnotation.hash]: containerHash(container),
+    [ContainerAnnotation.restartCount]: String(restartCount),
+    [ContainerAnnotation.terminationMessagePath]: container.terminationMessagePath,
+    [ContainerAnnotation.terminationMessagePolicy]: container.terminationMessagePolicy,
+    [PodctlAnnotation.containerType]: type,
+  }
+  if (pod.terminationGracePeriodSeconds !== undefined) {
+    annotations[ContainerAnnotation.podTerminationGracePeriod] = String(pod.terminationGracePeriodSeconds)
+  }
+
+  if (container.lifecycle.preStop) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.lifecycle.preStop)
+  if (container.ports.length > 0) annotations[ContainerAnnotation.ports] = portsAnnotation(container)
+  return annotations
+}
+
+/** FNV-1a (32-bit) over the container spec: a stable hash, compared only with itself (annotation io.kubernetes.container.hash). */
+export function containerHash(container: object): string {
+  const text = JSON.stringify(container)
+  let hash = 0x811c9dc5
+  for (const byte of Buffer.from(text, 'utf8')) {
+    hash ^= byte
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+
+  return hash.toString(16)
+}
+
+/** JSON of the ports as the kubelet writes v1.ContainerPort (Go field order, omitempty). */
+function portsAnnotation(container: LabeledContainer): string {
+  return JSON.stringify(
+    container.ports.map((port) => ({
+      ...(port.name === undefined ? {} : {name: port.name}),
+      ...(port.hostPort === undefined ? {} : {hostPort: port.hostPort}),
+      containerPort: port.containerPort,
+      protocol: port.protocol,
+      ...(port.hostIP === undefined ? {} : {hostIP: port.hostIP}),
+    })),
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readers
+
+/**
+ * A container's name: the kubelet's label first (getContainerInfoFromLabels), then the CRI
+ * metadata, for containers made by other tools. podctl and the kubelet always write both the same.
+ */
+export function containerName(container: Pick<Container, 'labels' | 'metadata'>): string {
+  return container.labels[ContainerLabel.name] || container.metadata?.name || ''
+}
+
+/** The io.kubernetes.pod.uid label (the kubelet's GetPodUID); '' when absent (e.g. made by crictl). */
+export function podUidOf(labels: StringMap): string {
+  return labels[PodLabel.uid] ?? ''
+}
+
+/** Absent or unknown → app, as for containers podctl did not make. */
+export function containerTypeOf(annotations: StringMap): ContainerType {
+  return annotations[PodctlAnnotation.containerType] === 'init' ? 'init' : 'app'
+}
+
+export function parseRestartPolicy(value: string | undefined): RestartPolicy {
+  return value === 'Never' || value === 'OnFailure' ? value : 'Always'
+}
+
+/** The restart policy recorded on the first sandbox annotations that have one; else Always. */
+export function restartPolicyOf(...annotationSets: StringMap[]): RestartPolicy {
+  return parseRestartPolicy(annotationSets.map((annotations) => annotations[PodctlAnnotation.restartPolicy]).find((value) => value !== undefined))
+}
+
+/** The host directory `run` recorded on a sandbox, if any. */
+export function podDirectoryOf(annotations: StringMap): string | undefined {
+  return annotations[PodctlAnnotation.podDirectory]
+}
+
+/** The grace period the kubelet would use for this container (setTerminationGracePeriod, restored from annotations). */
+export function gracePeriodFor(annotations: StringMap, override?: number): number {
+  if (override !== undefined) return Math.max(0, Math.floor(override))
+  const value = annotations[ContainerAnnotation.podTerminationGracePeriod]
+  if (value !== undefined && /^\d+$/.test(value.trim())) return Number(value.trim())
+  return DEFAULT_GRACE_PERIOD_SECONDS
+}
+
+export type PreStopHook =
+  | {type: 'exec'; command: string[]}
+  /** httpGet, tcpSocket, sleep: podctl cannot run these from the runtime alone. */
+  | {type: 'unsupported'; handler: string}
+  | {type: 'invalid'; reason: string}
+
+/** The preStop handler recorded on a container (io.kubernetes.container.preStopHandler), parsed. */
+export function preStopHandlerOf(annotations: StringMap): PreStopHook | undefined {
+  return parsePreStopHandler(annotations[ContainerAnnotation.preStopHandler])
+}
+
+/** Parses the io.kubernetes.container.preStopHandler annotation (JSON of a Kubernetes LifecycleHandler). */
+export function parsePreStopHandler(value: string | undefined): PreStopHook | undefined {
+  if (value === undefined || value.trim() === '' || value.trim() === 'null') return undefined
+  let handler: unknown
+  try {
+    handler = JSON.parse(value)
+  } catch (error) {
+    return {type: 'invalid', reason: `not JSON (${(error as Error).message})`}
+  }
+
+  if (typeof handler !== 'object' || handler === null || Array.isArray(handler)) {
+    return {type: 'invalid', reason: 'not a LifecycleHandler object'}
+  }
+
+  const {exec, ...others} = handler as {exec?: {command?: unknown}}
+  if (exec !== undefined && exec !== null) {
+    const command = exec.command
+    if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
+      return {type: 'invalid', reason: 'exec.command must be a non-empty list of strings'}
+    }
+
+    return {type: 'exec', command}
+  }
+
+  const kinds = Object.keys(others).filter((key) => (others as Record<string, unknown>)[key] != null)
+  if (kinds.length === 0) return undefined
+  return {type: 'unsupported', handler: kinds.join(', ')}
 }

@@ -1,55 +1,21 @@
-import {readdir} from 'node:fs/promises'
-
-import type {CriClient, RuntimeRequest} from '../cri/client.js'
-import {ExitCode, PodctlError} from '../errors.js'
-import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
-import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
-import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
-import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, podDescription, podFullName} from '../kube/labels.js'
-import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
-import {podNamespaceOptions, wrapRuntimeFailure, type SandboxConfig} from './sandbox.js'
-
 /**
  * The kubelet's startContainer (kuberuntime_container.go) for one container: ensure the image,
  * generateContainerConfig, CreateContainer, StartContainer, then the postStart hook — with its
  * events (Created, Started, Failed, FailedPostStartHook) and error names (CreateContainerConfigError,
  * CreateContainerError, RunContainerError, PostStartHookError).
  */
-export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
+import {readdir} from 'node:fs/promises'
 
-/** securitycontext defaults for the default proc mount (what the kubelet sends for every container). */
-export const DEFAULT_MASKED_PATHS = [
-  '/proc/asound',
-  '/proc/acpi',
-  '/proc/kcore',
-  '/proc/keys',
-  '/proc/latency_stats',
-  '/proc/timer_list',
-  '/proc/timer_stats',
-  '/proc/sched_debug',
-  '/proc/scsi',
-  '/sys/firmware',
-  '/sys/devices/virtual/powercap',
-]
-export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger']
-
-export interface ContainerConfigOptions {
-  type: ContainerType
-  /** The restart count: ContainerMetadata.attempt, the restartCount annotation and the log file name. */
-  attempt: number
-  /** The image ID from the ensure-image flow. */
-  imageRef: string
-  /** The image's user (ImageStatus image.uid / image.username): used when runAsUser is not set. */
-  imageUser?: {uid?: number; username?: string}
-  /** Host path of each volume, by name. */
-  volumePaths: Map<string, string>
-  /** Host file with the kubelet-managed /etc/hosts, when the pod has an IP. */
-  etcHostsPath?: string
-  /** Host file mounted at terminationMessagePath. */
-  terminationMessageFile?: string
-  nodeMemoryBytes: number
-}
+import type {CriClient} from '../cri/client.js'
+import {InterruptedError, PodctlError} from '../errors.js'
+import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
+import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
+import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
+import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
+import {generateContainerConfig} from './container-config.js'
+import {runPostStartHook} from './hooks.js'
+import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
+import type {SandboxConfig} from './sandbox.js'
 
 /**
  * The kubelet's calcRestartCountByLogDir: a container with no status yet continues after the
@@ -57,192 +23,11 @@ export interface ContainerConfigOptions {
  * an earlier attempt's log file.
  */
 export async function restartCountFromLogs(containerLogDirectory: string): Promise<number> {
-  let names: string[]
   try {
-    names = (await readdir(containerLogDirectory, {withFileTypes: true})).filter((entry) => !entry.isDirectory()).map((entry) => entry.name)
+    const entries = await readdir(containerLogDirectory, {withFileTypes: true})
+    return restartCountFromLogFiles(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name))
   } catch {
     return 0
-  }
-
-  let count = 0
-  for (const name of names) {
-    const match = /^(\d+)\.log(\..*)?$/.exec(name)
-    if (match) count = Math.max(count, Number(match[1]) + 1)
-  }
-
-  return count
-}
-
-/** `$(VAR)` references as the kubelet expands them (third_party/forked/golang/expansion): unknown stay, `$$` is `$`. */
-export function expandReferences(input: string, lookup: (name: string) => string | undefined): string {
-  let out = ''
-  let index = 0
-  while (index < input.length) {
-    const char = input[index]
-    if (char !== '$' || index + 1 >= input.length) {
-      out += char
-      index++
-      continue
-    }
-
-    const next = input[index + 1]
-    if (next === '$') {
-      out += '$'
-      index += 2
-    } else if (next === '(') {
-      const close = input.indexOf(')', index + 2)
-      if (close < 0) {
-        out += '$('
-        index += 2
-      } else {
-        const name = input.slice(index + 2, close)
-        out += lookup(name) ?? `$(${name})`
-        index = close + 1
-      }
-    } else {
-      out += `$${next}`
-      index += 2
-    }
-  }
-
-  return out
-}
-
-/** The container's environment in order, each value expanded against the variables before it. */
-export function containerEnvironment(container: ContainerModel): Array<{name: string; value: string}> {
-  const defined = new Map<string, string>()
-  return container.env.map(({name, value}) => {
-    const expanded = expandReferences(value, (ref) => defined.get(ref))
-    defined.set(name, expanded)
-    return {name, value: expanded}
-  })
-}
-
-/** FNV-1a (32-bit) over the container spec: a stable hash, compared only with itself (annotation io.kubernetes.container.hash). */
-export function containerHash(container: ContainerModel): string {
-  const text = JSON.stringify(container)
-  let hash = 0x811c9dc5
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= byte
-    hash = Math.imul(hash, 0x01000193) >>> 0
-  }
-
-  return hash.toString(16)
-}
-
-/** JSON of the ports as the kubelet writes v1.ContainerPort (Go field order, omitempty). */
-export function portsAnnotation(container: ContainerModel): string {
-  return JSON.stringify(
-    container.ports.map((port) => ({
-      ...(port.name === undefined ? {} : {name: port.name}),
-      ...(port.hostPort === undefined ? {} : {hostPort: port.hostPort}),
-      containerPort: port.containerPort,
-      protocol: port.protocol,
-      ...(port.hostIP === undefined ? {} : {hostIP: port.hostIP}),
-    })),
-  )
-}
-
-export function containerLabels(pod: PodModel, container: ContainerModel): Record<string, string> {
-  return {
-    ...container.extraLabels,
-    [PodLabel.name]: pod.name,
-    [PodLabel.namespace]: pod.namespace,
-    [PodLabel.uid]: pod.uid,
-    [ContainerLabel.name]: container.name,
-  }
-}
-
-export function containerAnnotations(pod: PodModel, container: ContainerModel, type: ContainerType, attempt: number): Record<string, string> {
-  const annotations: Record<string, string> = {
-    ...container.extraAnnotations,
-    [ContainerAnnotation.hash]: containerHash(container),
-    [ContainerAnnotation.restartCount]: String(attempt),
-    [ContainerAnnotation.terminationMessagePath]: container.terminationMessagePath,
-    [ContainerAnnotation.terminationMessagePolicy]: container.terminationMessagePolicy,
-    [PodctlAnnotation.containerType]: type,
-  }
-  if (pod.terminationGracePeriodSeconds !== undefined) {
-    annotations[ContainerAnnotation.podTerminationGracePeriod] = String(pod.terminationGracePeriodSeconds)
-  }
-
-  if (container.lifecycle.preStop) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.lifecycle.preStop)
-  if (container.ports.length > 0) annotations[ContainerAnnotation.ports] = portsAnnotation(container)
-  return annotations
-}
-
-/** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
-export function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
-  const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
-  const mounts: NonNullable<ContainerConfig['mounts']> = container.volumeMounts.map((mount) => ({
-    containerPath: mount.mountPath,
-    hostPath: options.volumePaths.get(mount.name) ?? '',
-    readonly: mount.readOnly,
-    selinuxRelabel: false,
-    propagation: privateMount,
-  }))
-  const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
-  if (options.etcHostsPath && !mountsEtcHosts) {
-    mounts.push({containerPath: '/etc/hosts', hostPath: options.etcHostsPath, readonly: false, selinuxRelabel: false, propagation: privateMount})
-  }
-
-  if (options.terminationMessageFile) {
-    mounts.push({
-      containerPath: container.terminationMessagePath,
-      hostPath: options.terminationMessageFile,
-      readonly: false,
-      selinuxRelabel: false,
-      propagation: privateMount,
-    })
-  }
-
-  return mounts
-}
-
-/** The kubelet's generateContainerConfig + generateLinuxContainerConfig. */
-export function generateContainerConfig(pod: PodModel, container: ContainerModel, options: ContainerConfigOptions): ContainerConfig {
-  const env = containerEnvironment(container)
-  const values = new Map(env.map(({name, value}) => [name, value]))
-  const expand = (text: string) => expandReferences(text, (name) => values.get(name))
-  const sc = container.securityContext
-  const resources = effectiveResources(container)
-  const runAsUser = sc?.runAsUser ?? options.imageUser?.uid
-  return {
-    metadata: {name: container.name, attempt: options.attempt},
-    image: {image: options.imageRef, userSpecifiedImage: container.image},
-    command: container.command.map(expand),
-    args: container.args.map(expand),
-    workingDir: container.workingDir ?? '',
-    labels: containerLabels(pod, container),
-    annotations: containerAnnotations(pod, container, options.type, options.attempt),
-    devices: [],
-    CDIDevices: [],
-    mounts: containerMounts(container, options),
-    logPath: container.logPath ?? `${container.name}/${options.attempt}.log`,
-    stdin: false,
-    stdinOnce: false,
-    tty: false,
-    linux: {
-      resources: {
-        ...linuxResources(resources.cpuRequestMilli, resources.cpuLimitMilli, resources.memoryLimitBytes),
-        oomScoreAdj: String(containerOomScoreAdj(pod, container, options.nodeMemoryBytes)),
-      },
-      securityContext: {
-        ...(sc?.capabilities ? {capabilities: {addCapabilities: sc.capabilities.add, dropCapabilities: sc.capabilities.drop}} : {}),
-        privileged: sc?.privileged ?? false,
-        namespaceOptions: podNamespaceOptions(pod),
-        ...(runAsUser === undefined ? {} : {runAsUser: {value: String(runAsUser)}}),
-        ...(sc?.runAsGroup === undefined ? {} : {runAsGroup: {value: String(sc.runAsGroup)}}),
-        runAsUsername: sc?.runAsUser === undefined && options.imageUser?.uid === undefined ? (options.imageUser?.username ?? '') : '',
-        readonlyRootfs: sc?.readOnlyRootFilesystem ?? false,
-        noNewPrivs: sc?.allowPrivilegeEscalation === false,
-        maskedPaths: DEFAULT_MASKED_PATHS,
-        readonlyPaths: DEFAULT_READONLY_PATHS,
-        // Without a seccompProfile the kubelet (SeccompDefault off) runs containers Unconfined.
-        seccomp: {profileType: 'Unconfined' as SecurityProfile_ProfileType},
-      },
-    },
-    envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),
   }
 }
 
@@ -300,18 +85,6 @@ export interface StartedContainer {
   imageRef: string
 }
 
-/** The waiting reason and message the kubelet would record, as a PodctlError (exit 14 unless an image or transport error). */
-export class ContainerStartError extends PodctlError {
-  constructor(
-    code: string,
-    message: string,
-    readonly containerName: string,
-    readonly containerId?: string,
-  ) {
-    super(code, ExitCode.POD_FAILED, message)
-  }
-}
-
 /** The object events name (as podctl kill does): `name_namespace/container`. */
 export function containerObject(pod: PodModel, container: ContainerModel): string {
   return `${podFullName(pod.name, pod.namespace)}/${container.name}`
@@ -339,16 +112,16 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
         eventObject: object,
       }))
   } catch (error) {
-    if (error instanceof PodctlError && error.code !== 'Interrupted') failed(error.code)
+    if (error instanceof PodctlError && !(error instanceof InterruptedError)) failed(error.code)
     throw error
   }
 
   // 2. Create: the image's user (for runAsUser and runAsNonRoot), then the config, then CreateContainer.
-  const imageUser = await imageUserOf(client, ensured.imageRef, signal)
+  const imageUser = await getImageUser(client, ensured.imageRef, signal)
   const nonRoot = verifyRunAsNonRoot(pod, container, imageUser)
   if (nonRoot) {
     failed(nonRoot)
-    throw new ContainerStartError('CreateContainerConfigError', nonRoot, container.name)
+    throw new PodFailedError(nonRoot, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
   let terminationMessageFile: string | undefined
@@ -357,7 +130,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   } catch (error) {
     const message = `cannot create the termination message file: ${(error as Error).message}; pass --pod-dir-root to use another directory`
     failed(message)
-    throw new ContainerStartError('CreateContainerConfigError', message, container.name)
+    throw new PodFailedError(message, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
   const config = generateContainerConfig(pod, container, {
@@ -382,7 +155,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   } catch (error) {
     const message = (error as Error).message
     failed(message)
-    throw asContainerFailure(error, 'CreateContainerError', message, container.name)
+    throw asPodFailure(error, message, {reason: PodFailureReason.CreateContainerError, container: container.name})
   }
 
   ctx.onCreated?.(containerId)
@@ -394,7 +167,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   } catch (error) {
     const message = (error as Error).message
     failed(message)
-    throw asContainerFailure(error, 'RunContainerError', message, container.name, containerId)
+    throw asPodFailure(error, message, {reason: PodFailureReason.RunContainerError, container: container.name, containerId})
   }
 
   events(normalEvent('Started', `Started container ${container.name}`, object))
@@ -402,14 +175,12 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   // 4. postStart.
   const hook = container.lifecycle.postStart
   if (hook) {
-    const failure = await runExecHook(client, containerId, hook.exec.command, ctx.deadline, signal)
+    const failure = await runPostStartHook(client, containerId, hook.exec.command, {deadline: ctx.deadline, signal})
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
-      throw new ContainerStartError(
-        'PostStartHookError',
+      throw new PodFailedError(
         `Exec lifecycle hook (${goList(hook.exec.command)}) for Container "${container.name}" in Pod "${podDescription(pod.name, pod.namespace, pod.uid)}" failed - error: ${failure}`,
-        container.name,
-        containerId,
+        {reason: PodFailureReason.PostStartHookError, container: container.name, containerId},
       )
     }
   }
@@ -418,48 +189,15 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
 }
 
 /** The kubelet's getImageUser: ImageStatus → uid (numeric user) or username; best effort. */
-async function imageUserOf(client: CriClient, imageRef: string, signal?: AbortSignal): Promise<{uid?: number; username?: string} | undefined> {
+async function getImageUser(client: CriClient, imageRef: string, signal?: AbortSignal): Promise<{uid?: number; username?: string} | undefined> {
   try {
     const {image} = await client.image('imageStatus', {image: {image: imageRef}}, {signal})
     if (!image) return undefined
     return {uid: image.uid ? Number(image.uid.value) : undefined, username: image.username || undefined}
   } catch (error) {
-    if (error instanceof PodctlError && error.code === 'Interrupted') throw error
+    if (error instanceof InterruptedError) throw error
     return undefined
   }
-}
-
-/**
- * Runs an exec hook with ExecSync; resolves undefined on success, else the failure text
- * ("command 'x' exited with 1: <stderr>", as the kubelet's CRI client words it).
- */
-export async function runExecHook(
-  client: CriClient,
-  containerId: string,
-  command: string[],
-  deadline: number | undefined,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  // The kubelet gives hooks no timeout of their own; podctl bounds them by the run's deadline.
-  const remainingSeconds = deadline === undefined ? 0 : Math.max(1, Math.ceil((deadline - Date.now()) / 1000))
-  try {
-    const response = await client.runtime(
-      'execSync',
-      {containerId, cmd: command, timeout: String(remainingSeconds)},
-      {signal, timeoutMs: remainingSeconds === 0 ? undefined : remainingSeconds * 1000 + 10_000},
-    )
-    if (response.exitCode === 0) return undefined
-    const stderr = Buffer.from(response.stderr ?? []).toString('utf8').trim().split('\n')[0]?.slice(0, 200) ?? ''
-    return `command '${command.join(' ')}' exited with ${response.exitCode}: ${stderr}`
-  } catch (error) {
-    if (error instanceof PodctlError && error.code === 'Interrupted') throw error
-    return (error as Error).message
-  }
-}
-
-function asContainerFailure(error: unknown, code: string, message: string, name: string, id?: string): PodctlError {
-  const wrapped = wrapRuntimeFailure(error, code, message)
-  return wrapped.code === code ? new ContainerStartError(code, message, name, id) : wrapped
 }
 
 /** Go's %v of a []string: [a b c]. */

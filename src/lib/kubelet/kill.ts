@@ -1,20 +1,22 @@
-import type {CriClient} from '../cri/client.js'
-import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
-import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {discardEvents, normalEvent, warningEvent, type EventSink} from '../kube/events.js'
-import {ContainerAnnotation, ContainerLabel, podFullName} from '../kube/labels.js'
-import {removeRecordedPodDirectory} from './pod-dirs.js'
-import {newestFirst} from '../node/pods.js'
-
 /**
  * Killing a pod the kubelet's way (kuberuntime_manager.go killPodWithSyncResult and
  * kuberuntime_container.go killContainer), working only from what the runtime stores: grace
  * period and preStop hook come from the container annotations the kubelet (and `podctl run`)
  * write, so pods made by the kubelet or crictl are killed the same way.
  */
+import type {CriClient} from '../cri/client.js'
+import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
+import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
+import {discardEvents, normalEvent, type EventSink} from '../kube/events.js'
+import {newestFirst, podFullName} from '../kube/helpers.js'
+import {containerName, gracePeriodFor} from '../kube/labels.js'
+import {executePreStopHook} from './hooks.js'
+import {removeRecordedPodDirectory} from './pod-dirs.js'
+import {KillPodError} from './reasons.js'
 
-/** Kubernetes' default terminationGracePeriodSeconds. */
-export const DEFAULT_GRACE_PERIOD_SECONDS = 30
+// Callers catch the kill's failure from here, with killPod.
+export {KillPodError} from './reasons.js'
+
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
 export const MIN_GRACE_PERIOD_SECONDS = 2
 
@@ -61,28 +63,6 @@ export interface KillContainerOutcome {
   stopTimeoutSeconds: number
 }
 
-/** One pod's kill that failed somewhere; `result` still says what was done, `causes` lists every failed step. */
-export class KillPodError extends PodctlError {
-  readonly result: KillPodResult
-  readonly causes: PodctlError[]
-
-  constructor(result: KillPodResult, causes: PodctlError[]) {
-    const [first] = causes
-    const more = causes.length > 1 ? ` (and ${causes.length - 1} more failure${causes.length > 2 ? 's' : ''})` : ''
-    super(first.code, first.exitCode, `killing pod ${result.pod}: ${first.message}${more}`)
-    this.result = result
-    this.causes = causes
-  }
-}
-
-/** The grace period the kubelet would use for this container (setTerminationGracePeriod, restored from annotations). */
-export function gracePeriodFor(annotations: Readonly<Record<string, string>>, override?: number): number {
-  if (override !== undefined) return Math.max(0, Math.floor(override))
-  const value = annotations[ContainerAnnotation.podTerminationGracePeriod]
-  if (value !== undefined && /^\d+$/.test(value.trim())) return Number(value.trim())
-  return DEFAULT_GRACE_PERIOD_SECONDS
-}
-
 /**
  * StopContainer's timeout: the grace period minus the whole seconds the preStop hook took (the
  * kubelet truncates), never below 2 s unless forced; forced means 0 (the runtime kills at once).
@@ -91,45 +71,6 @@ export function stopTimeoutSeconds(gracePeriodSeconds: number, elapsedMs: number
   if (force) return 0
   const remaining = gracePeriodSeconds - Math.floor(Math.max(0, elapsedMs) / 1000)
   return Math.max(MIN_GRACE_PERIOD_SECONDS, remaining)
-}
-
-export type PreStopHook =
-  | {type: 'exec'; command: string[]}
-  /** httpGet, tcpSocket, sleep: podctl cannot run these from the runtime alone. */
-  | {type: 'unsupported'; handler: string}
-  | {type: 'invalid'; reason: string}
-
-/** Parses the io.kubernetes.container.preStopHandler annotation (JSON of a Kubernetes LifecycleHandler). */
-export function parsePreStopHandler(value: string | undefined): PreStopHook | undefined {
-  if (value === undefined || value.trim() === '' || value.trim() === 'null') return undefined
-  let handler: unknown
-  try {
-    handler = JSON.parse(value)
-  } catch (error) {
-    return {type: 'invalid', reason: `not JSON (${(error as Error).message})`}
-  }
-
-  if (typeof handler !== 'object' || handler === null || Array.isArray(handler)) {
-    return {type: 'invalid', reason: 'not a LifecycleHandler object'}
-  }
-
-  const {exec, ...others} = handler as {exec?: {command?: unknown}}
-  if (exec !== undefined && exec !== null) {
-    const command = exec.command
-    if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
-      return {type: 'invalid', reason: 'exec.command must be a non-empty list of strings'}
-    }
-
-    return {type: 'exec', command}
-  }
-
-  const kinds = Object.keys(others).filter((key) => (others as Record<string, unknown>)[key] != null)
-  if (kinds.length === 0) return undefined
-  return {type: 'unsupported', handler: kinds.join(', ')}
-}
-
-export function containerName(container: Pick<Container, 'labels' | 'metadata'>): string {
-  return container.labels[ContainerLabel.name] || container.metadata?.name || ''
 }
 
 /**
@@ -150,27 +91,14 @@ export async function killContainer(
 
   events(normalEvent('Killing', `Stopping container ${name}`, object))
 
-  const hook = parsePreStopHandler(container.annotations[ContainerAnnotation.preStopHandler])
-  if (hook && grace > 0) {
-    if (hook.type === 'exec') {
-      const failure = await runPreStopExec(client, container.id, hook.command, grace, options.signal)
-      if (failure) {
-        events(
-          warningEvent(
-            'FailedPreStopHook',
-            `Exec lifecycle hook (${JSON.stringify(hook.command)}) for Container "${name}" in Pod "${options.pod ?? container.podSandboxId}" failed - ${failure}`,
-            object,
-          ),
-        )
-      }
-    } else if (hook.type === 'unsupported') {
-      events(
-        warningEvent('FailedPreStopHook', `PreStop hook (${hook.handler}) of container "${name}" skipped: podctl runs only exec hooks`, object),
-      )
-    } else {
-      events(warningEvent('FailedPreStopHook', `PreStop hook annotation of container "${name}" ignored: ${hook.reason}`, object))
-    }
-  }
+  await executePreStopHook(client, container, {
+    graceSeconds: grace,
+    name,
+    object,
+    pod: options.pod ?? container.podSandboxId,
+    events,
+    signal: options.signal,
+  })
 
   const timeout = stopTimeoutSeconds(grace, performance.now() - started, force)
   let stopped = true
@@ -187,48 +115,6 @@ export async function killContainer(
   }
 
   return {containerId: container.id, name, stopped, gracePeriodSeconds: grace, stopTimeoutSeconds: timeout}
-}
-
-/**
- * Runs the preStop exec hook, waiting at most `graceSeconds` (the kubelet's executePreStopHook).
- * Resolves to a failure description, or undefined when the hook succeeded.
- */
-async function runPreStopExec(
-  client: CriClient,
-  containerId: string,
-  command: string[],
-  graceSeconds: number,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  const abort = new AbortController()
-  const onParentAbort = () => abort.abort()
-  signal?.addEventListener('abort', onParentAbort, {once: true})
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`error: hook did not complete within the grace period of ${graceSeconds}s`), graceSeconds * 1000)
-  })
-  const exec = client
-    .runtime(
-      'execSync',
-      {containerId, cmd: command, timeout: String(graceSeconds)},
-      // A little over the exec's own timeout so the runtime's answer, not our deadline, ends it.
-      {timeoutMs: graceSeconds * 1000 + 5000, signal: abort.signal},
-    )
-    .then(
-      (response) => {
-        if (response.exitCode === 0) return undefined
-        const output = Buffer.concat([response.stdout, response.stderr]).toString('utf8').trim()
-        return `error: command exited with ${response.exitCode}, message: ${JSON.stringify(output)}`
-      },
-      (error: Error) => `error: ${error.message}`,
-    )
-  try {
-    return await Promise.race([exec, timedOut])
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onParentAbort)
-    abort.abort()
-  }
 }
 
 /**
@@ -308,9 +194,4 @@ async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error
   }
-}
-
-function asPodctlError(error: unknown): PodctlError {
-  if (error instanceof PodctlError) return error
-  return new PodctlError('InternalError', ExitCode.INTERNAL, String((error as Error)?.message ?? error))
 }

@@ -1,17 +1,17 @@
-import {randomBytes} from 'node:crypto'
-import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
-import {basename, dirname, isAbsolute} from 'node:path'
-
-import {ExitCode, PodctlError} from '../errors.js'
-import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
-import {PodctlAnnotation} from '../kube/labels.js'
-
 /**
  * The pod's directory on the host, laid out like the kubelet's /var/lib/kubelet/pods/<uid>:
  * volumes/kubernetes.io~empty-dir/<name> for emptyDir volumes, etc-hosts (the managed /etc/hosts)
  * and containers/<name>/<id> (termination-message files). hostPath volumes are checked against
  * their declared type, as the kubelet's hostPath plugin does before any container starts.
  */
+import {randomBytes} from 'node:crypto'
+import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
+import {basename, dirname, isAbsolute} from 'node:path'
+
+import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {podDirectoryOf} from '../kube/labels.js'
+import {PodFailedError, PodFailureReason} from './reasons.js'
+
 export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
 
 export function podDirectory(root: string, uid: string): string {
@@ -30,12 +30,6 @@ function volumeHostPath(pod: PodModel, volume: VolumeModel, root: string): strin
   return `${podDirectory(root, pod.uid)}/volumes/kubernetes.io~empty-dir/${volume.name}`
 }
 
-export class FailedMountError extends PodctlError {
-  constructor(message: string) {
-    super('FailedMount', ExitCode.POD_FAILED, message)
-  }
-}
-
 /** Creates emptyDir directories and checks (or creates) hostPath volumes; before the sandbox exists, like the kubelet. */
 export async function setUpVolumes(pod: PodModel, root: string): Promise<void> {
   for (const volume of pod.volumes) {
@@ -49,13 +43,12 @@ export async function setUpVolumes(pod: PodModel, root: string): Promise<void> {
         await checkHostPath(path, volume.hostPath.type)
       }
     } catch (error) {
-      const reason = error instanceof HostPathTypeError ? error.message : `${(error as Error).message}`
-      throw new FailedMountError(`MountVolume.SetUp failed for volume "${volume.name}" : ${reason}`)
+      throw new PodFailedError(`MountVolume.SetUp failed for volume "${volume.name}" : ${(error as Error).message}`, {
+        reason: PodFailureReason.FailedMount,
+      })
     }
   }
 }
-
-class HostPathTypeError extends Error {}
 
 const TYPE_CHECKS: Record<Exclude<HostPathType, '' | 'DirectoryOrCreate' | 'FileOrCreate'>, [string, (s: Awaited<ReturnType<typeof stat>>) => boolean]> = {
   Directory: ['a directory', (s) => s.isDirectory()],
@@ -73,19 +66,19 @@ export async function checkHostPath(path: string, type: HostPathType): Promise<v
   })
   if (type === 'DirectoryOrCreate') {
     if (!info) await mkdir(path, {recursive: true, mode: 0o755})
-    else if (!info.isDirectory()) throw new HostPathTypeError(`hostPath type check failed: ${path} is not a directory`)
+    else if (!info.isDirectory()) throw new Error(`hostPath type check failed: ${path} is not a directory`)
     return
   }
 
   if (type === 'FileOrCreate') {
     if (!info) await writeFile(path, '', {mode: 0o644, flag: 'a'})
-    else if (!info.isFile()) throw new HostPathTypeError(`hostPath type check failed: ${path} is not a file`)
+    else if (!info.isFile()) throw new Error(`hostPath type check failed: ${path} is not a file`)
     return
   }
 
   const [what, matches] = TYPE_CHECKS[type]
-  if (!info) throw new HostPathTypeError(`hostPath type check failed: ${path} does not exist (type ${type})`)
-  if (!matches(info)) throw new HostPathTypeError(`hostPath type check failed: ${path} is not ${what}`)
+  if (!info) throw new Error(`hostPath type check failed: ${path} does not exist (type ${type})`)
+  if (!matches(info)) throw new Error(`hostPath type check failed: ${path} is not ${what}`)
 }
 
 /** The kubelet's managed /etc/hosts (kubelet_pods.go managedHostsFileContent). */
@@ -134,7 +127,7 @@ export async function removePodDirectory(root: string, uid: string): Promise<voi
  * directory. Only `<root>/<uid>` of that very pod is touched, whatever the annotation says.
  */
 export async function removeRecordedPodDirectory(sandbox: {annotations: Record<string, string>; metadata?: {uid: string}}): Promise<void> {
-  const path = sandbox.annotations[PodctlAnnotation.podDirectory]
+  const path = podDirectoryOf(sandbox.annotations)
   const uid = sandbox.metadata?.uid
   if (!path || !uid || !isAbsolute(path) || basename(path) !== uid || path.split('/').includes('..')) return
   await rm(path, {recursive: true, force: true})

@@ -1,21 +1,19 @@
-import type {CriClient} from '../cri/client.js'
-import {mapLimit} from '../util/concurrency.js'
-import {DeadlineExceededError, ExitCode, formatMs, InterruptedError, NotFoundError, PodctlError} from '../errors.js'
-import {nanosToIso} from '../output/format.js'
-import type {ContainerStatus, PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
-import {containerName} from './kill.js'
-import {PodctlAnnotation, PodLabel, podFullName, type ContainerType, type RestartPolicy} from '../kube/labels.js'
-import {newestFirst, sandboxIps} from '../node/pods.js'
-
 /**
  * One pod's status the kubelet's way (kuberuntime_manager.go GetPodStatus) plus the phase its
  * getPhase (pkg/kubelet/kubelet_pods.go) would compute, from the runtime alone: the container type
  * and restart policy come from podctl's annotations, with the Kubernetes defaults when absent.
  */
+import type {CriClient} from '../cri/client.js'
+import {DeadlineExceededError, formatMs, NotFoundError} from '../errors.js'
+import type {ContainerStatus, PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
+import {newestFirst, podFullName, sandboxIps, toKubeContainerState, type KubeContainerState} from '../kube/helpers.js'
+import {containerName, containerTypeOf, podUidOf, restartPolicyOf, type ContainerType, type RestartPolicy} from '../kube/labels.js'
+import {mapLimit, RUNTIME_CALLS_IN_FLIGHT, sleep} from '../util/concurrency.js'
+import {nanosToIso} from '../util/time.js'
+import {PodFailedError} from './reasons.js'
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'
 export type SandboxStateName = 'Ready' | 'NotReady'
-export type ContainerStateName = 'Created' | 'Running' | 'Exited' | 'Unknown'
 
 export interface SandboxReport {
   id: string
@@ -30,7 +28,7 @@ export interface ContainerReport {
   name: string
   id: string
   podSandboxId: string
-  state: ContainerStateName
+  state: KubeContainerState
   type: ContainerType
   image: string
   imageRef: string
@@ -59,14 +57,11 @@ export interface PodStatusReport {
   containers: ContainerReport[]
 }
 
-/** At most this many PodSandboxStatus / ContainerStatus calls in flight. */
-export const STATUS_CONCURRENCY = 8
-
 /** The kubelet's GetPodStatus for the sandboxes of one pod (all attempts), plus a phase computed the kubelet's way. */
 export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): Promise<PodStatusReport> {
   const ordered = [...sandboxes].sort(newestFirst)
   const [sandboxStatuses, {containers: listed}] = await Promise.all([
-    mapLimit(ordered, STATUS_CONCURRENCY, (sandbox) =>
+    mapLimit(ordered, RUNTIME_CALLS_IN_FLIGHT, (sandbox) =>
       skipNotFound(client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}).then((r) => r.status)),
     ),
     client.runtime('listContainers', {filter: {}}),
@@ -82,11 +77,11 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
   const ids = new Set(ordered.map((sandbox) => sandbox.id))
   const uids = new Set(ordered.map((sandbox) => sandbox.metadata?.uid).filter((uid): uid is string => Boolean(uid)))
   const ofPod = listed.filter((container) => {
-    const uid = container.labels[PodLabel.uid]
+    const uid = podUidOf(container.labels)
     return uid ? uids.has(uid) : ids.has(container.podSandboxId)
   })
   const containerStatuses = (
-    await mapLimit(ofPod, STATUS_CONCURRENCY, async (container) => {
+    await mapLimit(ofPod, RUNTIME_CALLS_IN_FLIGHT, async (container) => {
       const status = await skipNotFound(
         client.runtime('containerStatus', {containerId: container.id, verbose: false}).then((r) => r.status),
       )
@@ -95,7 +90,7 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
   ).filter((entry): entry is {status: ContainerStatus; podSandboxId: string} => Boolean(entry))
 
   const newest = statuses[0]
-  const restartPolicy = parseRestartPolicy(newest.annotations[PodctlAnnotation.restartPolicy] ?? ordered[0].annotations[PodctlAnnotation.restartPolicy])
+  const restartPolicy = restartPolicyOf(newest.annotations, ordered[0].annotations)
   const ips = newest.state === 'SANDBOX_READY' ? sandboxIps(newest) : []
   const containers = containerStatuses
     .sort((a, b) => newestFirst(a.status, b.status))
@@ -128,18 +123,14 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
   }
 }
 
-export function parseRestartPolicy(value: string | undefined): RestartPolicy {
-  return value === 'Never' || value === 'OnFailure' ? value : 'Always'
-}
-
 function toContainerReport(status: ContainerStatus, podSandboxId: string): ContainerReport {
-  const state = containerStateName(status.state)
+  const state = toKubeContainerState(status.state)
   return {
     name: containerName(status),
     id: status.id,
     podSandboxId,
     state,
-    type: status.annotations[PodctlAnnotation.containerType] === 'init' ? 'init' : 'app',
+    type: containerTypeOf(status.annotations),
     image: status.image?.userSpecifiedImage || status.image?.image || '',
     imageRef: status.imageRef || status.imageId,
     attempt: status.metadata?.attempt ?? 0,
@@ -150,19 +141,6 @@ function toContainerReport(status: ContainerStatus, podSandboxId: string): Conta
     exitCode: state === 'Exited' ? status.exitCode : null,
     reason: status.reason,
     message: status.message,
-  }
-}
-
-function containerStateName(state: ContainerStatus['state']): ContainerStateName {
-  switch (state) {
-    case 'CONTAINER_CREATED':
-      return 'Created'
-    case 'CONTAINER_RUNNING':
-      return 'Running'
-    case 'CONTAINER_EXITED':
-      return 'Exited'
-    default:
-      return 'Unknown'
   }
 }
 
@@ -185,7 +163,7 @@ export interface PhaseInput {
 
 interface NamedContainerState {
   /** The newest attempt's state. */
-  state: ContainerStateName
+  state: KubeContainerState
   exitCode: number | null
   /** The exit code of the newest earlier attempt that exited (the kubelet's LastTerminationState). */
   lastExitCode: number | null
@@ -278,13 +256,6 @@ function latestByName(containers: PhaseInput['containers']): Map<string, NamedCo
   return byName
 }
 
-/** A pod or container failed to run: exit code 14 (PodFailed). */
-export class PodFailedError extends PodctlError {
-  constructor(message: string) {
-    super('PodFailed', ExitCode.POD_FAILED, message)
-  }
-}
-
 export type PodWaitCondition = 'running' | 'ready' | 'completed' | 'deleted'
 export const POD_WAIT_CONDITIONS: readonly PodWaitCondition[] = ['running', 'ready', 'completed', 'deleted']
 
@@ -361,7 +332,7 @@ export async function waitForPod(
       )
     }
 
-    await delay(Math.min(options.intervalMs ?? 500, left), options.signal)
+    await sleep(Math.min(options.intervalMs ?? 500, left), options.signal)
   }
 }
 
@@ -375,20 +346,4 @@ export async function currentPodStatus(
   const sandboxes = items.filter((sandbox) => sandbox.metadata?.name === pod.name && sandbox.metadata?.namespace === pod.namespace)
   if (sandboxes.length === 0) return undefined
   return skipNotFound(getPodStatus(client, sandboxes))
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError())
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new InterruptedError())
-    }
-
-    signal?.addEventListener('abort', onAbort, {once: true})
-  })
 }

@@ -1,6 +1,6 @@
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import {generateContainerConfig} from './container.js'
+import {generateContainerConfig} from './container-config.js'
 import type {CredentialStore, RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy} from '../images/reference.js'
 import {parseNormalizedReference} from '../images/reference.js'

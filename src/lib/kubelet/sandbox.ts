@@ -1,20 +1,19 @@
-import {mkdir} from 'node:fs/promises'
-
-import type {CriClient, RuntimeRequest} from '../cri/client.js'
-import {PodctlError, ExitCode} from '../errors.js'
-import type {PodModel} from '../manifest/model.js'
-import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
-import type {EventSink} from '../kube/events.js'
-import {warningEvent} from '../kube/events.js'
-import {podDirectory} from './pod-dirs.js'
-import {PodctlAnnotation, PodLabel, podDescription, podFullName} from '../kube/labels.js'
-import {sandboxIps} from '../node/pods.js'
-import {sandboxResources} from './resources.js'
-
 /**
  * The kubelet's createPodSandbox (kuberuntime_sandbox.go): generatePodSandboxConfig, the log
  * directory, RunPodSandbox with the runtime handler, then PodSandboxStatus for the pod IP.
  */
+import {mkdir} from 'node:fs/promises'
+
+import type {CriClient, RuntimeRequest} from '../cri/client.js'
+import type {PodModel} from '../manifest/model.js'
+import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
+import {warningEvent, type EventSink} from '../kube/events.js'
+import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../kube/helpers.js'
+import {newPodAnnotations, newPodLabels} from '../kube/labels.js'
+import {podDirectory} from './pod-dirs.js'
+import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
+import {sandboxResources} from './resources.js'
+
 export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
 
 export const DEFAULT_POD_LOGS_ROOT = '/var/log/pods'
@@ -32,7 +31,7 @@ export interface SandboxConfigOptions {
 
 /** `<logs root>/<namespace>_<name>_<uid>` (or a crictl config's explicit log_directory). */
 export function podLogDirectory(pod: PodModel, logsRoot: string): string {
-  return pod.logDirectory ?? `${logsRoot.replace(/\/+$/, '')}/${pod.namespace}_${pod.name}_${pod.uid}`
+  return pod.logDirectory ?? buildPodLogsDirectory(logsRoot, pod.namespace, pod.name, pod.uid)
 }
 
 /** GeneratePodHostNameAndDomain: spec.hostname or the pod name, cut to 63 characters without a trailing '-' or '.'. */
@@ -127,11 +126,6 @@ export function hasPrivilegedContainer(pod: PodModel): boolean {
   return [...pod.initContainers, ...pod.containers].some((container) => container.securityContext?.privileged === true)
 }
 
-/** Sandbox labels: the pod's labels plus the kubelet's three (which win). */
-export function sandboxLabels(pod: PodModel): Record<string, string> {
-  return {...pod.labels, [PodLabel.name]: pod.name, [PodLabel.namespace]: pod.namespace, [PodLabel.uid]: pod.uid}
-}
-
 export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOptions): SandboxConfig {
   const dns = podDnsConfig(pod, options.hostResolvConf)
   return {
@@ -141,12 +135,8 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
     logDirectory: podLogDirectory(pod, options.logsRoot),
     dnsConfig: dns,
     portMappings: podPortMappings(pod),
-    labels: sandboxLabels(pod),
-    annotations: {
-      ...pod.annotations,
-      [PodctlAnnotation.restartPolicy]: pod.restartPolicy,
-      [PodctlAnnotation.podDirectory]: podDirectory(options.podDirRoot, pod.uid),
-    },
+    labels: newPodLabels(pod),
+    annotations: newPodAnnotations(pod, podDirectory(options.podDirRoot, pod.uid)),
     linux: {
       cgroupParent: '',
       securityContext: {
@@ -189,10 +179,9 @@ export async function createPodSandbox(
   try {
     await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
   } catch (error) {
-    throw new PodctlError(
-      'CreatePodSandboxError',
-      ExitCode.POD_FAILED,
+    throw new PodFailedError(
       `Create pod log directory for pod "${described}" failed: ${(error as Error).message}; pass --pod-logs-root to use another directory`,
+      {reason: PodFailureReason.CreatePodSandboxError},
     )
   }
 
@@ -203,10 +192,10 @@ export async function createPodSandbox(
   } catch (error) {
     const message = (error as Error).message
     options.events(warningEvent('FailedCreatePodSandBox', `Failed to create pod sandbox: ${message}`, object))
-    throw wrapRuntimeFailure(error, 'CreatePodSandboxError', `Failed to create sandbox for pod "${described}": ${message}`)
+    throw asPodFailure(error, `Failed to create sandbox for pod "${described}": ${message}`, {reason: PodFailureReason.CreatePodSandboxError})
   }
 
-  if (!sandboxId) throw new PodctlError('CreatePodSandboxError', ExitCode.POD_FAILED, `PodSandboxId is not set for sandbox "${described}"`)
+  if (!sandboxId) throw new PodFailedError(`PodSandboxId is not set for sandbox "${described}"`, {reason: PodFailureReason.CreatePodSandboxError})
   options.onCreated?.(sandboxId)
   try {
     const {status} = await client.runtime('podSandboxStatus', {podSandboxId: sandboxId, verbose: false}, {signal: options.signal})
@@ -214,16 +203,8 @@ export async function createPodSandbox(
   } catch (error) {
     const message = (error as Error).message
     options.events(warningEvent('FailedPodSandBoxStatus', `Unable to get pod sandbox status: ${message}`, object))
-    throw wrapRuntimeFailure(error, 'CreatePodSandboxError', `Unable to get pod sandbox status for pod "${described}": ${message}`)
+    throw asPodFailure(error, `Unable to get pod sandbox status for pod "${described}": ${message}`, {
+      reason: PodFailureReason.CreatePodSandboxError,
+    })
   }
-}
-
-/**
- * A step of the pod failed: keep the class of transport failures (unreachable, deadline,
- * interrupted) so their exit codes stay meaningful; everything else is the kubelet's reason
- * with the PodFailed exit code.
- */
-export function wrapRuntimeFailure(error: unknown, reason: string, message: string): PodctlError {
-  if (error instanceof PodctlError && ['RuntimeUnreachable', 'DeadlineExceeded', 'Interrupted'].includes(error.code)) return error
-  return new PodctlError(reason, ExitCode.POD_FAILED, message)
 }

@@ -1,23 +1,16 @@
 import {setMaxListeners} from 'node:events'
 
 import type {CriClient} from '../cri/client.js'
-import {
-  AlreadyExistsError,
-  DeadlineExceededError,
-  ExitCode,
-  formatMs,
-  InterruptedError,
-  PodctlError,
-} from '../errors.js'
+import {AlreadyExistsError, asPodctlError, DeadlineExceededError, formatMs, InterruptedError, NotFoundError, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import {truncateId} from '../output/format.js'
 import type {ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {containerHash, containerObject, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
+import {containerObject, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
 import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
 import type {EnsureImageResult} from '../images/image-manager.js'
 import {killContainer, killPod} from './kill.js'
-import {PodLabel, podDescription, podFullName} from '../kube/labels.js'
-import {newestFirst} from '../node/pods.js'
+import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
+import {newestFirst, podDescription, podFullName, shortId, stableKey} from '../kube/helpers.js'
+import {PodLabel} from '../kube/labels.js'
 import {
   createTerminationMessageFile,
   removePodDirectory,
@@ -25,9 +18,9 @@ import {
   volumeHostPaths,
   writeEtcHosts,
 } from './pod-dirs.js'
-import {RestartBackOff} from './restart-backoff.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, type SandboxConfig} from './sandbox.js'
 import {getPodStatus, type PodPhase} from './pod-status.js'
+import {initReason, PodFailedError, PodFailureReason} from './reasons.js'
 
 /**
  * `podctl run` for one pod, in the kubelet's order (SyncPod for a new pod): an existing pod is
@@ -57,7 +50,7 @@ export interface PodRunSettings {
   nodeMemoryBytes: number
   auth?: Parameters<ImageEnsurer['ensureImage']>[0]['auth']
   authSource?: string
-  restartBackOff?: RestartBackOff
+  restartBackOff?: BackOff
   /** How often container states are polled while waiting (ms). */
   pollMs?: number
 }
@@ -120,7 +113,7 @@ export class PodRun {
   private etcHostsPath?: string
   private readonly tracked = new Map<string, Tracked>()
   private readonly controller = new AbortController()
-  private readonly backOff: RestartBackOff
+  private readonly backOff: BackOff
   private readonly volumePaths: Map<string, string>
   private readonly runtimeHandler: string
 
@@ -131,7 +124,7 @@ export class PodRun {
     private readonly settings: PodRunSettings,
     private readonly deps: PodRunDeps,
   ) {
-    this.backOff = settings.restartBackOff ?? RestartBackOff.fromEnv()
+    this.backOff = settings.restartBackOff ?? new BackOff(ladderFromEnv(CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS))
     this.volumePaths = volumeHostPaths(pod, settings.podDirRoot)
     this.runtimeHandler = settings.runtimeHandler ?? pod.runtimeClassName ?? ''
     // Every pull, wait and call of this pod listens on this signal; that is expected, not a leak.
@@ -207,7 +200,7 @@ export class PodRun {
     const latest = [...this.existing].sort(newestFirst)[0]
     if (!this.settings.replace) {
       throw new AlreadyExistsError(
-        `pod "${this.pod.name}" already exists in namespace "${this.pod.namespace}" (sandbox ${truncateId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
+        `pod "${this.pod.name}" already exists in namespace "${this.pod.namespace}" (sandbox ${shortId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
           `pass --replace to kill it and start a new one, or remove it with: podctl kill ${this.pod.name} -n ${this.pod.namespace}`,
       )
     }
@@ -297,7 +290,7 @@ export class PodRun {
     }).catch(async (error: unknown) => {
       // A failed postStart kills its container (the kubelet's order); the rollback would too, but
       // with --keep-on-failure it is the only kill.
-      if (error instanceof PodctlError && error.code === 'PostStartHookError' && this.settings.keepOnFailure) {
+      if (error instanceof PodFailedError && error.reason === PodFailureReason.PostStartHookError && this.settings.keepOnFailure) {
         await this.killOne(container.name).catch(() => {})
       }
 
@@ -321,7 +314,10 @@ export class PodRun {
       if (status.exitCode === 0) return
       const reason = status.reason || 'Error'
       if (this.pod.restartPolicy === 'Never') {
-        throw new PodctlError(`Init:${reason}`, ExitCode.POD_FAILED, `init container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`)
+        throw new PodFailedError(`init container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`, {
+          reason: initReason(reason),
+          container: container.name,
+        })
       }
 
       await this.backOffBeforeRestart(container, status)
@@ -337,16 +333,15 @@ export class PodRun {
   private crashLoop(container: ContainerModel, lastExit: ContainerStatus | undefined, restarts: number): PodctlError {
     const key = this.backOffKey(container)
     const described = podDescription(this.pod.name, this.pod.namespace, this.pod.uid)
-    return new PodctlError(
-      'CrashLoopBackOff',
-      ExitCode.POD_FAILED,
+    return new PodFailedError(
       `back-off ${formatMs(this.backOff.window(key))} restarting failed container=${container.name} pod=${described}: ` +
         `it exited with code ${lastExit?.exitCode ?? 'unknown'} and was restarted ${restarts} time${restarts === 1 ? '' : 's'} before --timeout ran out`,
+      {reason: PodFailureReason.CrashLoopBackOff, container: container.name},
     )
   }
 
   private backOffKey(container: ContainerModel): string {
-    return `${this.pod.name}_${this.pod.namespace}_${this.pod.uid}_${container.name}_${containerHash(container)}`
+    return stableKey(this.pod, container)
   }
 
   /** --wait running: every app container running; ones that already exited are restarted per restartPolicy (crash back-off). */
@@ -381,7 +376,10 @@ export class PodRun {
         }
 
         if (policy === 'Never') {
-          throw new PodctlError(reason, ExitCode.POD_FAILED, `container "${container.name}" exited with code ${exitCode} (${reason}) and restartPolicy is Never`)
+          throw new PodFailedError(`container "${container.name}" exited with code ${exitCode} (${reason}) and restartPolicy is Never`, {
+            reason,
+            container: container.name,
+          })
         }
 
         await this.backOffBeforeRestart(container, status)
@@ -436,18 +434,17 @@ export class PodRun {
   private async backOffBeforeRestart(container: ContainerModel, status: ContainerStatus | undefined): Promise<void> {
     const key = this.backOffKey(container)
     const finishedAt = status?.finishedAt && status.finishedAt !== '0' ? Number(BigInt(status.finishedAt) / 1_000_000n) : Date.now()
-    const delay = this.backOff.delay(key, finishedAt)
+    const delay = this.backOff.delaySince(key, finishedAt)
     if (delay > 0) {
       const described = podDescription(this.pod.name, this.pod.namespace, this.pod.uid)
       this.deps.events(
         warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, containerObject(this.pod, container)),
       )
       if (this.settings.deadline !== undefined && Date.now() + delay >= this.settings.deadline) {
-        throw new PodctlError(
-          'CrashLoopBackOff',
-          ExitCode.POD_FAILED,
+        throw new PodFailedError(
           `back-off ${formatMs(this.backOff.window(key))} restarting failed container=${container.name} pod=${described}: ` +
             `it exited with code ${status?.exitCode ?? 'unknown'} and the next restart would come after --timeout`,
+          {reason: PodFailureReason.CrashLoopBackOff, container: container.name},
         )
       }
 
@@ -455,7 +452,7 @@ export class PodRun {
       await this.sleep(delay, `the back-off of ${container.name}`)
     }
 
-    this.backOff.record(key, finishedAt)
+    this.backOff.next(key, finishedAt)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -472,7 +469,7 @@ export class PodRun {
     for (;;) {
       this.checkInterrupted()
       const status = await this.containerStatus(containerId)
-      if (!status) throw new PodctlError('ContainerMissing', ExitCode.POD_FAILED, `${what} disappeared from the runtime while podctl waited for it`)
+      if (!status) throw new PodFailedError(`${what} disappeared from the runtime while podctl waited for it`, {reason: PodFailureReason.ContainerMissing})
       if (status.state === 'CONTAINER_EXITED') return status
       await this.sleep(pollMs, what)
       pollMs = Math.min(pollMs * 2, this.settings.pollMs ?? DEFAULT_POLL_MS)
@@ -483,7 +480,7 @@ export class PodRun {
     try {
       return (await this.client.runtime('containerStatus', {containerId, verbose: false}, {signal: this.signal})).status
     } catch (error) {
-      if (error instanceof PodctlError && error.code === 'NotFound') return undefined
+      if (error instanceof NotFoundError) return undefined
       throw error
     }
   }
@@ -530,11 +527,7 @@ export class PodRun {
 
   private async fail(error: unknown): Promise<PodRunOutcome> {
     const interrupted = this.deps.signal.aborted
-    let failure: PodctlError = interrupted
-      ? new InterruptedError(`run of pod ${this.object} was interrupted`)
-      : error instanceof PodctlError
-        ? error
-        : new PodctlError('InternalError', ExitCode.INTERNAL, String((error as Error)?.message ?? error))
+    let failure = interrupted ? new InterruptedError(`run of pod ${this.object} was interrupted`) : asPodctlError(error)
     // Stop pulls and waits still in flight for this pod.
     this.controller.abort()
 

@@ -3,11 +3,12 @@
  * Kubernetes v1 Pod that podctl supports. Both input forms (a Pod manifest, crictl's pair of
  * config files) are translated into this one model; the runtime layer only ever sees it.
  */
-export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
-export type PullPolicyName = 'Always' | 'IfNotPresent' | 'Never'
+import type {ContainerType, PullPolicy, RestartPolicy} from '../kube/labels.js'
+
+// One definition each: the label readers and the image manager use the same values.
+export type {ContainerType, PullPolicy, RestartPolicy}
 export type DnsPolicy = 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None'
 export type HostPathType = '' | 'DirectoryOrCreate' | 'Directory' | 'FileOrCreate' | 'File' | 'Socket' | 'CharDevice' | 'BlockDevice'
-export type ContainerType = 'init' | 'app'
 export type PortProtocol = 'TCP' | 'UDP' | 'SCTP'
 
 export interface ExecHandler {
@@ -49,7 +50,7 @@ export interface ContainerModel {
   /** As written in the manifest (the kubelet's requestedImage). */
   image: string
   /** Absent → defaulted from the image tag at run time (the API server's rule). */
-  imagePullPolicy?: PullPolicyName
+  imagePullPolicy?: PullPolicy
   command: string[]
   args: string[]
   workingDir?: string

@@ -1,5 +1,6 @@
 import {randomUUID} from 'node:crypto'
 
+import {PULL_POLICIES} from '../kube/labels.js'
 import {FieldReader, type Json, type JsonObject} from './fields.js'
 import type {
   ContainerModel,
@@ -9,7 +10,7 @@ import type {
   HostPathType,
   PodModel,
   PortProtocol,
-  PullPolicyName,
+  PullPolicy,
   ResourceListModel,
   RestartPolicy,
   SecurityContextModel,
@@ -28,7 +29,6 @@ export const DEFAULT_NAMESPACE = 'default'
 export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log'
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const
-const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const
 const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const
 const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] as const
@@ -376,7 +376,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   return {
     name,
     image,
-    imagePullPolicy: r.oneOf<PullPolicyName>(c.imagePullPolicy, `${path}.imagePullPolicy`, PULL_POLICIES),
+    imagePullPolicy: r.oneOf<PullPolicy>(c.imagePullPolicy, `${path}.imagePullPolicy`, PULL_POLICIES),
     command: r.strings(c.command, `${path}.command`),
     args: r.strings(c.args, `${path}.args`),
     workingDir: r.string(c.workingDir, `${path}.workingDir`) || undefined,

@@ -1,12 +1,16 @@
 import type {CriClient} from '../cri/client.js'
-import {mapLimit} from '../util/concurrency.js'
+import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {NotFoundError, UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
 import {TRUNCATED_ID_LENGTH} from '../output/format.js'
 import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {ContainerLabel, PodLabel, podFullName} from '../kube/labels.js'
+import {podFullName} from '../kube/helpers.js'
+import {containerName, PodLabel} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
+
+// ps has always imported the container name reader from here.
+export {containerName} from '../kube/labels.js'
 
 export const CONTAINER_STATES = ['created', 'running', 'exited', 'unknown'] as const
 export type ContainerStateName = (typeof CONTAINER_STATES)[number]
@@ -51,9 +55,6 @@ export interface ContainerListEntry {
   exitCode?: number
 }
 
-/** At most this many ContainerStatus calls in flight for `ps -o wide`. */
-export const STATUS_CONCURRENCY = 8
-
 /**
  * The state the runtime is asked for. Like crictl and docker, `--latest`/`--last` look at every
  * state ("the last container I started" is usually one that just exited).
@@ -87,7 +88,7 @@ export async function listContainers(
   const entries = selectContainers(containers, sandboxes, filters, images)
   if (options.withExitCodes) {
     const exited = entries.filter((entry) => entry.container.state === 'CONTAINER_EXITED')
-    await mapLimit(exited, STATUS_CONCURRENCY, async (entry) => {
+    await mapLimit(exited, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {
       try {
         const {status} = await client.runtime('containerStatus', {containerId: entry.container.id, verbose: false})
         entry.exitCode = status?.exitCode
@@ -176,9 +177,6 @@ export function imageName(container: Container, tags: ReadonlyMap<string, string
   return tagsOf(container, tags)[0] ?? (specified || container.imageRef)
 }
 
-export function containerName(container: Container): string {
-  return container.metadata?.name || container.labels[ContainerLabel.name] || ''
-}
 
 /** What `--image` matches: the image as the user wrote it, the spec's image, the resolved ref, and the image's tags. */
 export function imageCandidates(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string[] {

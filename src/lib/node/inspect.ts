@@ -3,10 +3,11 @@ import {settleLimit} from '../util/concurrency.js'
 import {AmbiguousError, NotFoundError, PodctlError} from '../errors.js'
 import {truncateId} from '../output/format.js'
 import {toPlain} from '../output/serialize.js'
+import {nanosToRfc3339} from '../util/time.js'
 import type {Container, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {containerName} from './containers.js'
 import {imageLabel, resolveImage} from '../images/store.js'
-import {podFullName} from '../kube/labels.js'
+import {podFullName} from '../kube/helpers.js'
 import {matchContainerRef, matchPodSandboxes, type ResolveOptions} from './resolve.js'
 import {withVerboseInfo} from './verbose-info.js'
 
@@ -21,26 +22,6 @@ export type InspectKind = (typeof INSPECT_KINDS)[number]
 
 /** At most this many *Status calls in flight. */
 export const INSPECT_CONCURRENCY = 8
-
-/**
- * int64 nanoseconds → RFC 3339 with nanosecond precision (trailing zeros dropped, as Go's
- * RFC3339Nano); 0 means "never" and becomes null.
- */
-export function nanosToRfc3339(nanos: string | number | bigint): string | null {
-  const value = BigInt(nanos)
-  if (value === 0n) return null
-  const seconds = value / 1_000_000_000n
-  let fraction = value % 1_000_000_000n
-  let whole = seconds
-  if (fraction < 0n) {
-    fraction += 1_000_000_000n
-    whole -= 1n
-  }
-
-  const base = new Date(Number(whole) * 1000).toISOString().slice(0, 19)
-  const digits = fraction.toString().padStart(9, '0').replace(/0+$/, '')
-  return `${base}${digits ? `.${digits}` : ''}Z`
-}
 
 const INT64 = /^-?\d+$/
 

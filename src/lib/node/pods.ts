@@ -1,8 +1,11 @@
 import type {CriClient} from '../cri/client.js'
-import {mapLimit} from '../util/concurrency.js'
+import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
-import {compareNanosDesc} from '../output/format.js'
 import type {Container, PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
+import {newestFirst} from '../kube/helpers.js'
+
+// The pod vocabulary read-side callers have always imported from here.
+export {newestFirst, sandboxIps} from '../kube/helpers.js'
 
 export interface PodListFilters {
   /** Exact, or a `*` glob. */
@@ -23,9 +26,6 @@ export interface PodListEntry {
   /** Filled only when asked for (needs one PodSandboxStatus per pod). */
   status?: PodSandboxStatus
 }
-
-/** At most this many PodSandboxStatus calls in flight for `-o wide`. */
-export const STATUS_CONCURRENCY = 8
 
 /**
  * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
@@ -63,16 +63,12 @@ export async function listPods(
     containers: counts.get(sandbox.id) ?? {running: 0, total: 0},
   }))
   if (options.withStatus) {
-    await mapLimit(entries, STATUS_CONCURRENCY, async (entry) => {
+    await mapLimit(entries, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {
       entry.status = (await client.runtime('podSandboxStatus', {podSandboxId: entry.sandbox.id, verbose: false})).status
     })
   }
 
   return entries
-}
-
-export function newestFirst(a: {createdAt: string; id: string}, b: {createdAt: string; id: string}): number {
-  return compareNanosDesc(a.createdAt, b.createdAt) || a.id.localeCompare(b.id)
 }
 
 export function countContainers(containers: readonly Container[]): Map<string, {running: number; total: number}> {
@@ -85,10 +81,4 @@ export function countContainers(containers: readonly Container[]): Map<string, {
   }
 
   return counts
-}
-
-/** The pod IP as the kubelet reads it: `network.ip`, then the additional IPs. */
-export function sandboxIps(status: PodSandboxStatus | undefined): string[] {
-  if (!status?.network?.ip) return []
-  return [status.network.ip, ...status.network.additionalIps.map((ip) => ip.ip)]
 }

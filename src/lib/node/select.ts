@@ -1,7 +1,7 @@
 import {PodctlError, UsageError} from '../errors.js'
 import {nameMatcher} from '../util/filters.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
-import {podFullName} from '../kube/labels.js'
+import {podFullName} from '../kube/helpers.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
 

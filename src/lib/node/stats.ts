@@ -1,5 +1,5 @@
 import type {CriClient} from '../cri/client.js'
-import {nanosToIso} from '../output/format.js'
+import {nanosToIso} from '../util/time.js'
 import type {Container, ContainerStats, CpuUsage, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {selectContainers as selectListedContainers} from './containers.js'
 import {matchContainerId} from './resolve.js'

@@ -1,4 +1,8 @@
 /** Text formatting shared by every table: IDs, ages, sizes. Pure functions, unit tested. */
+import {nanosToMs} from '../util/time.js'
+
+// Tables and commands have always taken these from here; they live with the other time conversions.
+export {compareNanosDesc, nanosToIso, nanosToMs} from '../util/time.js'
 
 export const TRUNCATED_ID_LENGTH = 13
 
@@ -7,16 +11,6 @@ export function truncateId(id: string, noTrunc = false): string {
   if (noTrunc) return id
   const bare = id.replace(/^[a-z0-9]+:/, '')
   return bare.slice(0, TRUNCATED_ID_LENGTH)
-}
-
-/** int64 nanoseconds (as the string the client decodes) → milliseconds since the epoch. */
-export function nanosToMs(nanos: string | number | bigint): number {
-  return Number(BigInt(nanos) / 1_000_000n)
-}
-
-export function nanosToIso(nanos: string | number | bigint): string | null {
-  if (BigInt(nanos) === 0n) return null
-  return new Date(nanosToMs(nanos)).toISOString()
 }
 
 /**
@@ -56,11 +50,4 @@ export function humanSize(bytes: number | string | bigint): string {
   }
 
   return `${Number(size.toPrecision(3))}${DECIMAL_UNITS[unit]}`
-}
-
-/** Compares int64 nanosecond strings without losing precision; newest first when used in sort. */
-export function compareNanosDesc(a: string, b: string): number {
-  const x = BigInt(a)
-  const y = BigInt(b)
-  return x === y ? 0 : x > y ? -1 : 1
 }

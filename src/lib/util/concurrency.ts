@@ -1,4 +1,10 @@
+/** Bounded concurrency and abortable waiting for bulk runtime calls. */
+import {setTimeout as delay} from 'node:timers/promises'
+
 import {InterruptedError} from '../errors.js'
+
+/** At most this many status calls (PodSandboxStatus, ContainerStatus, ...) in flight per listing. */
+export const RUNTIME_CALLS_IN_FLIGHT = 8
 
 /** Maps with at most `limit` calls in flight, keeping input order; used for bulk runtime calls. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -65,5 +71,15 @@ export class Limiter {
       if (next) next()
       else this.active--
     }
+  }
+}
+
+/** Waits `ms`, or rejects with InterruptedError as soon as `signal` aborts (also when it already has). */
+export async function sleep(ms: number, signal?: AbortSignal, interruptedMessage = 'interrupted'): Promise<void> {
+  try {
+    await delay(ms, undefined, {signal})
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError(interruptedMessage)
+    throw error
   }
 }

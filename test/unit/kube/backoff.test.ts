@@ -1,7 +1,6 @@
 import {describe, expect, test} from 'vitest'
 
-import {BackOff} from '../../../src/lib/kube/backoff.js'
-import {IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS} from '../../../src/lib/images/image-manager.js'
+import {BackOff, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS} from '../../../src/lib/kube/backoff.js'
 
 describe('BackOff (client-go flowcontrol, as the kubelet configures it for images)', () => {
   test('the ladder is 10s, 20s, 40s, 80s, 160s, then capped at 300s', () => {

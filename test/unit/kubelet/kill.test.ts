@@ -3,14 +3,8 @@ import {describe, expect, it} from 'vitest'
 import type {CriClient} from '../../../src/lib/cri/client.js'
 import {NotFoundError, RuntimeError} from '../../../src/lib/errors.js'
 import type {PodEvent} from '../../../src/lib/kube/events.js'
-import {
-  DEFAULT_GRACE_PERIOD_SECONDS,
-  gracePeriodFor,
-  KillPodError,
-  killPod,
-  parsePreStopHandler,
-  stopTimeoutSeconds,
-} from '../../../src/lib/kubelet/kill.js'
+import {DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodFor, parsePreStopHandler} from '../../../src/lib/kube/labels.js'
+import {KillPodError, killPod, stopTimeoutSeconds} from '../../../src/lib/kubelet/kill.js'
 import type {Container, PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 
 describe('gracePeriodFor', () => {

@@ -5,11 +5,11 @@ import {
   describePodFailure,
   describePodState,
   isPodReady,
-  parseRestartPolicy,
   podConditionMet,
   type PhaseInput,
   type PodStatusReport,
 } from '../../../src/lib/kubelet/pod-status.js'
+import {parseRestartPolicy} from '../../../src/lib/kube/labels.js'
 
 type C = PhaseInput['containers'][number]
 const app = (name: string, state: C['state'], exitCode: number | null = state === 'Exited' ? 0 : null): C => ({name, type: 'app', state, exitCode})

@@ -7,18 +7,13 @@ import {describe, expect, it} from 'vitest'
 import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
-import {
-  containerHash,
-  DEFAULT_MASKED_PATHS,
-  DEFAULT_READONLY_PATHS,
-  expandReferences,
-  generateContainerConfig,
-  restartCountFromLogs,
-  verifyRunAsNonRoot,
-} from '../../../src/lib/kubelet/container.js'
+import {expandReferences} from '../../../src/lib/kube/expansion.js'
+import {restartCountFromLogs, verifyRunAsNonRoot} from '../../../src/lib/kubelet/container.js'
+import {DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS, generateContainerConfig} from '../../../src/lib/kubelet/container-config.js'
 import {checkHostPath, managedHostsFile, volumeHostPaths} from '../../../src/lib/kubelet/pod-dirs.js'
 import {containerOomScoreAdj, podQosClass, sandboxResources} from '../../../src/lib/kubelet/resources.js'
-import {RestartBackOff} from '../../../src/lib/kubelet/restart-backoff.js'
+import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS} from '../../../src/lib/kube/backoff.js'
+import {containerHash} from '../../../src/lib/kube/labels.js'
 import {planPodRun, REDACTED, redactAuth} from '../../../src/lib/kubelet/run-plan.js'
 import {generatePodSandboxConfig, parseResolvConf, podDnsConfig, podHostname} from '../../../src/lib/kubelet/sandbox.js'
 import {eventAge, EventTimeline} from '../../../src/lib/output/timeline.js'
@@ -365,21 +360,21 @@ describe('host-side pod files', () => {
   })
 })
 
-describe('RestartBackOff (crash-loop back-off from the finish time)', () => {
+describe('BackOff.delaySince (crash-loop back-off from the finish time)', () => {
   it('restarts at once the first time, then waits 10 s, 20 s ... capped at 300 s', () => {
-    const backOff = new RestartBackOff()
+    const backOff = new BackOff({initialMs: CRASH_BACKOFF_INITIAL_MS, maxMs: CRASH_BACKOFF_MAX_MS})
     const key = 'web_shop_uid_app_hash'
     let t = 1_000_000
-    expect(backOff.delay(key, t, t)).toBe(0)
-    expect(backOff.record(key, t)).toBe(10_000)
+    expect(backOff.delaySince(key, t, t)).toBe(0)
+    expect(backOff.next(key, t)).toBe(10_000)
     t += 1000
-    expect(backOff.delay(key, t, t)).toBe(10_000)
-    expect(backOff.delay(key, t, t + 4000)).toBe(6000)
-    expect(backOff.record(key, t)).toBe(20_000)
-    for (const expected of [40_000, 80_000, 160_000, 300_000, 300_000]) expect(backOff.record(key, (t += 1000))).toBe(expected)
+    expect(backOff.delaySince(key, t, t)).toBe(10_000)
+    expect(backOff.delaySince(key, t, t + 4000)).toBe(6000)
+    expect(backOff.next(key, t)).toBe(20_000)
+    for (const expected of [40_000, 80_000, 160_000, 300_000, 300_000]) expect(backOff.next(key, (t += 1000))).toBe(expected)
     // Untouched for more than 2 × max: the ladder starts over.
-    expect(backOff.delay(key, t + 600_001, t + 600_001)).toBe(0)
-    expect(backOff.record(key, t + 600_001)).toBe(10_000)
+    expect(backOff.delaySince(key, t + 600_001, t + 600_001)).toBe(0)
+    expect(backOff.next(key, t + 600_001)).toBe(10_000)
   })
 })
 

@@ -1,0 +1,90 @@
+/**
+ * The small shared vocabulary of the kubelet's kuberuntime helpers.go and kubecontainer: sort
+ * orders, pod IPs, pod names in messages, short IDs, log paths, the restart count left in a log
+ * directory, the crash back-off key and container states. Pure: no runtime calls, no files.
+ */
+import type {ContainerState, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
+import {compareNanosDesc} from '../util/time.js'
+import {containerHash} from './labels.js'
+
+/** A pod's identity, as every message and key names it. */
+export interface PodIdentity {
+  name: string
+  namespace: string
+  uid: string
+}
+
+/** The kubelet's sort order for sandboxes and containers (podSandboxByCreated, containerStatusByCreated): newest first, then by ID. */
+export function newestFirst(a: {createdAt: string; id: string}, b: {createdAt: string; id: string}): number {
+  return compareNanosDesc(a.createdAt, b.createdAt) || a.id.localeCompare(b.id)
+}
+
+/** The pod IP as the kubelet reads it: `network.ip`, then the additional IPs. */
+export function sandboxIps(status: PodSandboxStatus | undefined): string[] {
+  if (!status?.network?.ip) return []
+  return [status.network.ip, ...status.network.additionalIps.map((ip) => ip.ip)]
+}
+
+/** The kubelet's pod full name (kubecontainer.GetPodFullName): `name_namespace`. */
+export function podFullName(name: string, namespace: string): string {
+  return `${name}_${namespace}`
+}
+
+/** The kubelet's pod description in messages (format.Pod): `name_namespace(uid)`. */
+export function podDescription(name: string, namespace: string, uid: string): string {
+  return `${name}_${namespace}(${uid})`
+}
+
+/** The length crictl and podctl shorten IDs to. */
+export const SHORT_ID_LENGTH = 13
+
+/** An ID as messages show it: without an algorithm prefix ("sha256:"), 13 characters. */
+export function shortId(id: string): string {
+  return id.replace(/^[a-z0-9]+:/, '').slice(0, SHORT_ID_LENGTH)
+}
+
+/** The kubelet's BuildPodLogsDirectory: `<logs root>/<namespace>_<name>_<uid>`. */
+export function buildPodLogsDirectory(logsRoot: string, namespace: string, name: string, uid: string): string {
+  return `${logsRoot.replace(/\/+$/, '')}/${namespace}_${name}_${uid}`
+}
+
+/** The kubelet's buildContainerLogsPath, relative to the pod's log directory: `<container>/<restart count>.log`. */
+export function buildContainerLogsPath(containerName: string, restartCount: number): string {
+  return `${containerName}/${restartCount}.log`
+}
+
+/**
+ * The counting half of the kubelet's calcRestartCountByLogDir: a container with no status yet
+ * continues after the highest `N.log` (or rotated `N.log.*`) among its log directory's files, so a
+ * replaced pod never appends to an earlier attempt's log file.
+ */
+export function restartCountFromLogFiles(fileNames: readonly string[]): number {
+  let count = 0
+  for (const name of fileNames) {
+    const match = /^(\d+)\.log(\..*)?$/.exec(name)
+    if (match) count = Math.max(count, Number(match[1]) + 1)
+  }
+
+  return count
+}
+
+/** The kubelet's getStableKey: the crash back-off key of one container spec in one pod. */
+export function stableKey(pod: PodIdentity, container: {name: string}): string {
+  return `${pod.name}_${pod.namespace}_${pod.uid}_${container.name}_${containerHash(container)}`
+}
+
+/** A container's state as podctl reports it (the kubelet's toKubeContainerState, capitalised for display). */
+export type KubeContainerState = 'Created' | 'Running' | 'Exited' | 'Unknown'
+
+export function toKubeContainerState(state: ContainerState | string): KubeContainerState {
+  switch (state) {
+    case 'CONTAINER_CREATED':
+      return 'Created'
+    case 'CONTAINER_RUNNING':
+      return 'Running'
+    case 'CONTAINER_EXITED':
+      return 'Exited'
+    default:
+      return 'Unknown'
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The kubelet's generateContainerConfig (kuberuntime_container.go and _linux.go): the CreateContainer
+ * config of one container, a pure function of the pod, the container and what the runtime told
+ * us (image ID and user), shared by `run` and `run --dry-run`.
+ */
+import type {RuntimeRequest} from '../cri/client.js'
+import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
+import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
+import {expandReferences} from '../kube/expansion.js'
+import {buildContainerLogsPath} from '../kube/helpers.js'
+import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
+import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
+import {podNamespaceOptions} from './sandbox.js'
+
+export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
+
+/** securitycontext defaults for the default proc mount (what the kubelet sends for every container). */
+export const DEFAULT_MASKED_PATHS = [
+  '/proc/asound',
+  '/proc/acpi',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/sys/firmware',
+  '/sys/devices/virtual/powercap',
+]
+export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger']
+
+export interface ContainerConfigOptions {
+  type: ContainerType
+  /** The restart count: ContainerMetadata.attempt, the restartCount annotation and the log file name. */
+  attempt: number
+  /** The image ID from the ensure-image flow. */
+  imageRef: string
+  /** The image's user (ImageStatus image.uid / image.username): used when runAsUser is not set. */
+  imageUser?: {uid?: number; username?: string}
+  /** Host path of each volume, by name. */
+  volumePaths: Map<string, string>
+  /** Host file with the kubelet-managed /etc/hosts, when the pod has an IP. */
+  etcHostsPath?: string
+  /** Host file mounted at terminationMessagePath. */
+  terminationMessageFile?: string
+  nodeMemoryBytes: number
+}
+
+/** The container's environment in order, each value expanded against the variables before it. */
+export function containerEnvironment(container: ContainerModel): Array<{name: string; value: string}> {
+  const defined = new Map<string, string>()
+  return container.env.map(({name, value}) => {
+    const expanded = expandReferences(value, (ref) => defined.get(ref))
+    defined.set(name, expanded)
+    return {name, value: expanded}
+  })
+}
+
+/** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
+export function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
+  const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
+  const mounts: NonNullable<ContainerConfig['mounts']> = container.volumeMounts.map((mount) => ({
+    containerPath: mount.mountPath,
+    hostPath: options.volumePaths.get(mount.name) ?? '',
+    readonly: mount.readOnly,
+    selinuxRelabel: false,
+    propagation: privateMount,
+  }))
+  const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
+  if (options.etcHostsPath && !mountsEtcHosts) {
+    mounts.push({containerPath: '/etc/hosts', hostPath: options.etcHostsPath, readonly: false, selinuxRelabel: false, propagation: privateMount})
+  }
+
+  if (options.terminationMessageFile) {
+    mounts.push({
+      containerPath: container.terminationMessagePath,
+      hostPath: options.terminationMessageFile,
+      readonly: false,
+      selinuxRelabel: false,
+      propagation: privateMount,
+    })
+  }
+
+  return mounts
+}
+
+/** The kubelet's generateContainerConfig + generateLinuxContainerConfig. */
+export function generateContainerConfig(pod: PodModel, container: ContainerModel, options: ContainerConfigOptions): ContainerConfig {
+  const env = containerEnvironment(container)
+  const values = new Map(env.map(({name, value}) => [name, value]))
+  const expand = (text: string) => expandReferences(text, (name) => values.get(name))
+  const sc = container.securityContext
+  const resources = effectiveResources(container)
+  const runAsUser = sc?.runAsUser ?? options.imageUser?.uid
+  return {
+    metadata: {name: container.name, attempt: options.attempt},
+    image: {image: options.imageRef, userSpecifiedImage: container.image},
+    command: container.command.map(expand),
+    args: container.args.map(expand),
+    workingDir: container.workingDir ?? '',
+    labels: newContainerLabels(pod, container),
+    annotations: newContainerAnnotations(pod, container, options.type, options.attempt),
+    devices: [],
+    CDIDevices: [],
+    mounts: containerMounts(container, options),
+    logPath: container.logPath ?? buildContainerLogsPath(container.name, options.attempt),
+    stdin: false,
+    stdinOnce: false,
+    tty: false,
+    linux: {
+      resources: {
+        ...linuxResources(resources.cpuRequestMilli, resources.cpuLimitMilli, resources.memoryLimitBytes),
+        oomScoreAdj: String(containerOomScoreAdj(pod, container, options.nodeMemoryBytes)),
+      },
+      securityContext: {
+        ...(sc?.capabilities ? {capabilities: {addCapabilities: sc.capabilities.add, dropCapabilities: sc.capabilities.drop}} : {}),
+        privileged: sc?.privileged ?? false,
+        namespaceOptions: podNamespaceOptions(pod),
+        ...(runAsUser === undefined ? {} : {runAsUser: {value: String(runAsUser)}}),
+        ...(sc?.runAsGroup === undefined ? {} : {runAsGroup: {value: String(sc.runAsGroup)}}),
+        runAsUsername: sc?.runAsUser === undefined && options.imageUser?.uid === undefined ? (options.imageUser?.username ?? '') : '',
+        readonlyRootfs: sc?.readOnlyRootFilesystem ?? false,
+        noNewPrivs: sc?.allowPrivilegeEscalation === false,
+        maskedPaths: DEFAULT_MASKED_PATHS,
+        readonlyPaths: DEFAULT_READONLY_PATHS,
+        // Without a seccompProfile the kubelet (SeccompDefault off) runs containers Unconfined.
+        seccomp: {profileType: 'Unconfined' as SecurityProfile_ProfileType},
+      },
+    },
+    envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The CRI's timestamps are int64 nanoseconds since the epoch, decoded as strings. Converting them is
+ * not presentation: the domain code (status reports, sort orders) needs it as much as the tables.
+ */
+
+/** int64 nanoseconds (as the string the client decodes) → milliseconds since the epoch. */
+export function nanosToMs(nanos: string | number | bigint): number {
+  return Number(BigInt(nanos) / 1_000_000n)
+}
+
+/** ISO 8601 with milliseconds; 0 means "never" and becomes null. */
+export function nanosToIso(nanos: string | number | bigint): string | null {
+  if (BigInt(nanos) === 0n) return null
+  return new Date(nanosToMs(nanos)).toISOString()
+}
+
+/**
+ * int64 nanoseconds → RFC 3339 with nanosecond precision (trailing zeros dropped, as Go's
+ * RFC3339Nano); 0 means "never" and becomes null.
+ */
+export function nanosToRfc3339(nanos: string | number | bigint): string | null {
+  const value = BigInt(nanos)
+  if (value === 0n) return null
+  const seconds = value / 1_000_000_000n
+  let fraction = value % 1_000_000_000n
+  let whole = seconds
+  if (fraction < 0n) {
+    fraction += 1_000_000_000n
+    whole -= 1n
+  }
+
+  const base = new Date(Number(whole) * 1000).toISOString().slice(0, 19)
+  const digits = fraction.toString().padStart(9, '0').replace(/0+$/, '')
+  return `${base}${digits ? `.${digits}` : ''}Z`
+}
+
+/** Compares int64 nanosecond strings without losing precision; newest first when used in sort. */
+export function compareNanosDesc(a: string, b: string): number {
+  const x = BigInt(a)
+  const y = BigInt(b)
+  return x === y ? 0 : x > y ? -1 : 1
+}
