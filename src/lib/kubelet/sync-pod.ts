@@ -19,7 +19,8 @@ import {
   writeEtcHosts,
 } from './pod-dirs.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, type SandboxConfig} from './sandbox.js'
-import {getPodStatus, type PodPhase} from './pod-status.js'
+import type {PodPhase} from './pod-phase.js'
+import {getPodStatus} from './pod-status.js'
 import {initReason, PodFailedError, PodFailureReason} from './reasons.js'
 
 /**
