@@ -39,7 +39,7 @@ export interface ContainerConfigOptions {
   /** The image's user (ImageStatus image.uid / image.username): used when runAsUser is not set. */
   imageUser?: {uid?: number; username?: string}
   /** Host path of each volume, by name. */
-  volumePaths: Map<string, string>
+  volumePaths: ReadonlyMap<string, string>
   /** Host file with the kubelet-managed /etc/hosts, when the pod has an IP. */
   etcHostsPath?: string
   /** Host file mounted at terminationMessagePath. */

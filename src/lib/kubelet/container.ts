@@ -15,7 +15,7 @@ import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manage
 import {generateContainerConfig} from './container-config.js'
 import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
-import type {SandboxConfig} from './sandbox.js'
+import type {SandboxContext} from './sandbox.js'
 
 /**
  * The kubelet's calcRestartCountByLogDir: a container with no status yet continues after the
@@ -52,32 +52,39 @@ export interface ImageEnsurer {
   ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult>
 }
 
-export interface StartContainerContext {
-  client: CriClient
-  images: ImageEnsurer
-  pod: PodModel
-  container: ContainerModel
+export interface StartContainerOptions {
   type: ContainerType
+  /** The restart count (ContainerMetadata.attempt). */
   attempt: number
-  sandboxId: string
-  sandboxConfig: SandboxConfig
-  runtimeHandler: string
-  /** Everything generateContainerConfig needs besides the image. */
-  volumePaths: Map<string, string>
-  etcHostsPath?: string
+  /** The container's image being ensured; pulls of every container start ahead, in parallel. */
+  image: Promise<EnsureImageResult>
+  nodeMemoryBytes: number
   /** Makes the termination-message file (skipped when undefined, e.g. in tests). */
   terminationMessageFile?: (containerName: string) => Promise<string>
-  nodeMemoryBytes: number
-  auth?: EnsureImageOptions['auth']
-  authSource?: string
   events: EventSink
-  /** Epoch ms; bounds image back-off and the postStart hook. */
+  /** Epoch ms; bounds the postStart hook. */
   deadline?: number
   signal?: AbortSignal
-  /** An already-ensured image (init/app pulls may run ahead in parallel). */
-  ensured?: Promise<EnsureImageResult>
   /** Called as soon as CreateContainer returns, so a later failure can still clean up. */
   onCreated?: (containerId: string) => void
+}
+
+/** The EnsureImageExists request for one container of a pod in its sandbox. */
+export function ensureImageOptions(
+  pod: PodModel,
+  container: ContainerModel,
+  sandbox: Pick<SandboxContext, 'config' | 'runtimeHandler'>,
+  options: Pick<EnsureImageOptions, 'auth' | 'authSource' | 'deadline' | 'signal'>,
+): EnsureImageOptions {
+  return {
+    image: container.image,
+    policy: container.imagePullPolicy,
+    podUid: pod.uid,
+    sandboxConfig: sandbox.config,
+    runtimeHandler: sandbox.runtimeHandler,
+    ...options,
+    eventObject: containerObject(pod, container),
+  }
 }
 
 export interface StartedContainer {
@@ -90,27 +97,21 @@ export function containerObject(pod: PodModel, container: ContainerModel): strin
   return `${podFullName(pod.name, pod.namespace)}/${container.name}`
 }
 
-export async function startContainer(ctx: StartContainerContext): Promise<StartedContainer> {
-  const {client, pod, container, events, signal} = ctx
+export async function startContainer(
+  client: CriClient,
+  pod: PodModel,
+  container: ContainerModel,
+  sandbox: SandboxContext,
+  options: StartContainerOptions,
+): Promise<StartedContainer> {
+  const {events, signal} = options
   const object = containerObject(pod, container)
   const failed = (message: string) => events(warningEvent('Failed', `Error: ${message}`, object))
 
   // 1. Image.
   let ensured: EnsureImageResult
   try {
-    ensured = await (ctx.ensured ??
-      ctx.images.ensureImage({
-        image: container.image,
-        policy: container.imagePullPolicy,
-        podUid: pod.uid,
-        sandboxConfig: ctx.sandboxConfig,
-        runtimeHandler: ctx.runtimeHandler,
-        auth: ctx.auth,
-        authSource: ctx.authSource,
-        deadline: ctx.deadline,
-        signal,
-        eventObject: object,
-      }))
+    ensured = await options.image
   } catch (error) {
     if (error instanceof PodctlError && !(error instanceof InterruptedError)) failed(error.code)
     throw error
@@ -126,7 +127,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
 
   let terminationMessageFile: string | undefined
   try {
-    terminationMessageFile = await ctx.terminationMessageFile?.(container.name)
+    terminationMessageFile = await options.terminationMessageFile?.(container.name)
   } catch (error) {
     const message = `cannot create the termination message file: ${(error as Error).message}; pass --pod-dir-root to use another directory`
     failed(message)
@@ -134,21 +135,21 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   }
 
   const config = generateContainerConfig(pod, container, {
-    type: ctx.type,
-    attempt: ctx.attempt,
+    type: options.type,
+    attempt: options.attempt,
     imageRef: ensured.imageRef,
     imageUser,
-    volumePaths: ctx.volumePaths,
-    etcHostsPath: ctx.etcHostsPath,
+    volumePaths: sandbox.volumePaths,
+    etcHostsPath: sandbox.etcHostsPath,
     terminationMessageFile,
-    nodeMemoryBytes: ctx.nodeMemoryBytes,
+    nodeMemoryBytes: options.nodeMemoryBytes,
   })
 
   let containerId: string
   try {
     const response = await client.runtime(
       'createContainer',
-      {podSandboxId: ctx.sandboxId, config, sandboxConfig: ctx.sandboxConfig},
+      {podSandboxId: sandbox.id, config, sandboxConfig: sandbox.config},
       {signal},
     )
     containerId = response.containerId
@@ -158,7 +159,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
     throw asPodFailure(error, message, {reason: PodFailureReason.CreateContainerError, container: container.name})
   }
 
-  ctx.onCreated?.(containerId)
+  options.onCreated?.(containerId)
   events(normalEvent('Created', `Created container: ${container.name}`, object))
 
   // 3. Start.
@@ -175,7 +176,7 @@ export async function startContainer(ctx: StartContainerContext): Promise<Starte
   // 4. postStart.
   const hook = container.lifecycle.postStart
   if (hook) {
-    const failure = await runPostStartHook(client, containerId, hook.exec.command, {deadline: ctx.deadline, signal})
+    const failure = await runPostStartHook(client, containerId, hook.exec.command, {deadline: options.deadline, signal})
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
       throw new PodFailedError(

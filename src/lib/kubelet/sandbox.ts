@@ -6,10 +6,10 @@ import {mkdir} from 'node:fs/promises'
 
 import type {CriClient, RuntimeRequest} from '../cri/client.js'
 import type {PodModel} from '../manifest/model.js'
-import type {NamespaceMode, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
+import type {NamespaceMode, PodSandbox, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {warningEvent, type EventSink} from '../kube/events.js'
 import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../kube/helpers.js'
-import {newPodAnnotations, newPodLabels} from '../kube/labels.js'
+import {newPodAnnotations, newPodLabels, PodLabel} from '../kube/labels.js'
 import {podDirectory} from './pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import {sandboxResources} from './resources.js'
@@ -152,6 +152,17 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
   }
 }
 
+/** What every container of a pod needs from its sandbox, built once when the sandbox exists. */
+export interface SandboxContext {
+  id: string
+  config: SandboxConfig
+  runtimeHandler: string
+  /** The kubelet-managed /etc/hosts, when the pod has an IP. */
+  etcHostsPath?: string
+  /** Host path of each volume, by name. */
+  volumePaths: ReadonlyMap<string, string>
+}
+
 export interface CreatedSandbox {
   sandboxId: string
   /** Pod IPs (network.ip then additional IPs); empty for host-network pods, as the kubelet reports them. */
@@ -207,4 +218,11 @@ export async function createPodSandbox(
       reason: PodFailureReason.CreatePodSandboxError,
     })
   }
+}
+
+/** Every sandbox of this pod (all attempts), found by the uid label so nothing half-made escapes. */
+export async function podSandboxes(client: CriClient, pod: Pick<PodModel, 'name' | 'namespace' | 'uid'>): Promise<PodSandbox[]> {
+  const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.uid]: pod.uid}}})
+  const byId = new Map(items.map((sandbox) => [sandbox.id, sandbox]))
+  return [...byId.values()].filter((sandbox) => sandbox.metadata?.name === pod.name && sandbox.metadata?.namespace === pod.namespace)
 }

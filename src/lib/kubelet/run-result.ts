@@ -1,0 +1,99 @@
+/**
+ * What `run` reports for one pod: the pod as the runtime now holds it (getPodStatus, newest
+ * instance of each container in spec order) and, when the run failed, the failure with what the
+ * rollback did.
+ */
+import type {CriClient} from '../cri/client.js'
+import type {PodctlError} from '../errors.js'
+import type {PodModel} from '../manifest/model.js'
+import type {ContainerType} from '../kube/labels.js'
+import type {PodPhase} from './pod-phase.js'
+import {getPodStatus} from './pod-status.js'
+import {podLogDirectory, podSandboxes} from './sandbox.js'
+
+export interface RunContainerResult {
+  name: string
+  id: string
+  type: ContainerType
+  state: string
+  exitCode: number | null
+  attempt: number
+  reason: string
+}
+
+export interface PodRunResult {
+  pod: string
+  namespace: string
+  uid: string
+  sandboxId: string | null
+  attempt: number
+  ip: string | null
+  containers: RunContainerResult[]
+  phase: PodPhase | null
+  logDirectory: string
+  /** With --wait completed: the first failing app container's exit code (spec order), 0 when all succeeded. */
+  exitCode: number | null
+  rolledBack: boolean
+  removed: boolean
+  error: ReturnType<PodctlError['toJSON']> | null
+}
+
+export interface PodRunOutcome {
+  result: PodRunResult
+  failure?: PodctlError
+}
+
+/** What the run got to, which is all a result can say before the runtime is asked. */
+export interface RunProgress {
+  pod: PodModel
+  attempt: number
+  sandboxId?: string
+  ips: readonly string[]
+}
+
+export function emptyResult(progress: RunProgress, logsRoot: string): PodRunResult {
+  const {pod} = progress
+  return {
+    pod: pod.name,
+    namespace: pod.namespace,
+    uid: pod.uid,
+    sandboxId: progress.sandboxId ?? null,
+    attempt: progress.attempt,
+    ip: progress.ips[0] ?? null,
+    containers: [],
+    phase: null,
+    logDirectory: podLogDirectory(pod, logsRoot),
+    exitCode: null,
+    rolledBack: false,
+    removed: false,
+    error: null,
+  }
+}
+
+/** The pod as the runtime now reports it (getPodStatus): newest instance of each container, spec order. */
+export async function reportResult(client: CriClient, progress: RunProgress, logsRoot: string, exitCode: number | null): Promise<PodRunResult> {
+  const result = emptyResult(progress, logsRoot)
+  result.exitCode = exitCode
+  const {pod, sandboxId} = progress
+  const sandboxes = (await podSandboxes(client, pod)).filter((sandbox) => sandbox.id === sandboxId)
+  if (sandboxes.length === 0) return result
+  const status = await getPodStatus(client, sandboxes)
+  result.phase = status.phase
+  result.ip = status.ip ?? result.ip
+  for (const {name} of [...pod.initContainers, ...pod.containers]) {
+    const newest = status.containers.find((container) => container.name === name && container.podSandboxId === sandboxId)
+    if (!newest) continue
+    const {id, type, state, exitCode: code, attempt, reason} = newest
+    result.containers.push({name, id, type, state, exitCode: code, attempt, reason})
+  }
+
+  return result
+}
+
+/** The same failure (code, exit code, class for instanceof checks) with another message. */
+export function withMessage(failure: PodctlError, message: string): PodctlError {
+  const copy = Object.create(Object.getPrototypeOf(failure)) as PodctlError
+  Object.assign(copy, failure)
+  Object.defineProperty(copy, 'message', {value: message, enumerable: false, writable: true, configurable: true})
+  return copy
+}

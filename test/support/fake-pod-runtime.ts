@@ -1,0 +1,231 @@
+import {join} from 'node:path'
+
+import type * as grpc from '@grpc/grpc-js'
+
+import {CriClient} from '../../src/lib/cri/client.js'
+import {socketDir, startFakeRuntime} from './fake-runtime.js'
+
+/**
+ * A recording, stateful CRI runtime in process (over the real wire protocol, through
+ * startFakeRuntime): sandboxes and containers live in maps, every RPC is logged in arrival order,
+ * and a test can script a failure for the next call of a method. Init containers exit 0 as soon as
+ * they start, app containers keep running, so a pod's lifecycle runs without a real runtime.
+ */
+
+export interface FakeCall {
+  method: string
+  request: any
+}
+
+export interface FakeSandbox {
+  id: string
+  metadata: {name: string; namespace: string; uid: string; attempt: number}
+  state: 'SANDBOX_READY' | 'SANDBOX_NOTREADY'
+  createdAt: string
+  labels: Record<string, string>
+  annotations: Record<string, string>
+  runtimeHandler: string
+}
+
+export interface FakeContainer {
+  id: string
+  podSandboxId: string
+  metadata: {name: string; attempt: number}
+  image: {image: string}
+  imageRef: string
+  state: 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED'
+  createdAt: string
+  startedAt: string
+  finishedAt: string
+  exitCode: number
+  reason: string
+  labels: Record<string, string>
+  annotations: Record<string, string>
+  mounts: Array<{containerPath: string; hostPath: string}>
+}
+
+type Failure = {code: grpc.status; details: string}
+
+const POD_IP = '10.88.0.9'
+
+export class FakePodRuntime {
+  readonly calls: FakeCall[] = []
+  readonly sandboxes = new Map<string, FakeSandbox>()
+  readonly containers = new Map<string, FakeContainer>()
+  client!: CriClient
+  private readonly failures = new Map<string, Failure[]>()
+  private stop?: () => Promise<void>
+  private counter = 0
+
+  async start(): Promise<this> {
+    const path = join(socketDir(), 'cri.sock')
+    this.stop = await startFakeRuntime(path, this.runtimeHandlers() as never, this.imageHandlers() as never)
+    this.client = new CriClient({runtimeEndpoint: `unix://${path}`, callTimeoutMs: 5000})
+    return this
+  }
+
+  async close(): Promise<void> {
+    this.client.close()
+    await this.stop?.()
+  }
+
+  reset(): void {
+    this.calls.length = 0
+    this.sandboxes.clear()
+    this.containers.clear()
+    this.failures.clear()
+  }
+
+  /** The next call of `method` answers with this gRPC failure. */
+  failNext(method: string, code: grpc.status, details: string): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), {code, details}])
+  }
+
+  methods(): string[] {
+    return this.calls.map((call) => call.method)
+  }
+
+  /** A sandbox that already exists (an earlier run of the pod). */
+  addSandbox(metadata: FakeSandbox['metadata']): FakeSandbox {
+    const sandbox: FakeSandbox = {
+      id: this.newId('sb'),
+      metadata,
+      state: 'SANDBOX_READY',
+      createdAt: this.now(),
+      labels: {'io.kubernetes.pod.name': metadata.name, 'io.kubernetes.pod.namespace': metadata.namespace, 'io.kubernetes.pod.uid': metadata.uid},
+      annotations: {},
+      runtimeHandler: '',
+    }
+    this.sandboxes.set(sandbox.id, sandbox)
+    return sandbox
+  }
+
+  private newId(prefix: string): string {
+    return `${prefix}${String(++this.counter).padStart(4, '0')}${'0'.repeat(58)}`
+  }
+
+  /** Strictly increasing nanosecond timestamps, so newest-first orders are deterministic. */
+  private now(): string {
+    return String(BigInt(Date.now()) * 1_000_000n + BigInt(++this.counter))
+  }
+
+  private handler(method: string, answer: (request: any) => unknown): grpc.handleUnaryCall<any, any> {
+    return (call, callback) => {
+      this.calls.push({method, request: call.request})
+      const failure = this.failures.get(method)?.shift()
+      if (failure) return callback({code: failure.code, details: failure.details, name: 'Error', message: failure.details}, null)
+      try {
+        callback(null, answer(call.request))
+      } catch (error) {
+        callback({code: 5 as grpc.status, details: (error as Error).message, name: 'Error', message: (error as Error).message}, null)
+      }
+    }
+  }
+
+  private sandbox(id: string): FakeSandbox {
+    const sandbox = this.sandboxes.get(id)
+    if (!sandbox) throw new Error(`sandbox ${id} not found`)
+    return sandbox
+  }
+
+  private container(id: string): FakeContainer {
+    const container = this.containers.get(id)
+    if (!container) throw new Error(`container ${id} not found`)
+    return container
+  }
+
+  private runtimeHandlers(): Record<string, grpc.handleUnaryCall<any, any>> {
+    const matches = (labels: Record<string, string>, selector: Record<string, string> = {}) =>
+      Object.entries(selector).every(([key, value]) => labels[key] === value)
+    return {
+      runPodSandbox: this.handler('runPodSandbox', ({config, runtimeHandler}) => {
+        const sandbox: FakeSandbox = {
+          id: this.newId('sb'),
+          metadata: config.metadata,
+          state: 'SANDBOX_READY',
+          createdAt: this.now(),
+          labels: config.labels,
+          annotations: config.annotations,
+          runtimeHandler,
+        }
+        this.sandboxes.set(sandbox.id, sandbox)
+        return {podSandboxId: sandbox.id}
+      }),
+      podSandboxStatus: this.handler('podSandboxStatus', ({podSandboxId}) => ({
+        status: {...this.sandbox(podSandboxId), network: {ip: POD_IP, additionalIps: []}},
+      })),
+      listPodSandbox: this.handler('listPodSandbox', ({filter}) => ({
+        items: [...this.sandboxes.values()].filter((sandbox) => matches(sandbox.labels, filter?.labelSelector)),
+      })),
+      stopPodSandbox: this.handler('stopPodSandbox', ({podSandboxId}) => {
+        this.sandbox(podSandboxId).state = 'SANDBOX_NOTREADY'
+        for (const container of this.containers.values()) if (container.podSandboxId === podSandboxId) this.exit(container, 137)
+        return {}
+      }),
+      removePodSandbox: this.handler('removePodSandbox', ({podSandboxId}) => {
+        this.sandboxes.delete(podSandboxId)
+        return {}
+      }),
+      createContainer: this.handler('createContainer', ({podSandboxId, config}) => {
+        this.sandbox(podSandboxId)
+        const container: FakeContainer = {
+          id: this.newId('c'),
+          podSandboxId,
+          metadata: config.metadata,
+          image: {image: config.image.image},
+          imageRef: config.image.image,
+          state: 'CONTAINER_CREATED',
+          createdAt: this.now(),
+          startedAt: '0',
+          finishedAt: '0',
+          exitCode: 0,
+          reason: '',
+          labels: config.labels,
+          annotations: config.annotations,
+          mounts: config.mounts,
+        }
+        this.containers.set(container.id, container)
+        return {containerId: container.id}
+      }),
+      startContainer: this.handler('startContainer', ({containerId}) => {
+        const container = this.container(containerId)
+        container.state = 'CONTAINER_RUNNING'
+        container.startedAt = this.now()
+        if (container.annotations['io.podctl.containerType'] === 'init') this.exit(container, 0)
+        return {}
+      }),
+      stopContainer: this.handler('stopContainer', ({containerId}) => {
+        this.exit(this.container(containerId), 137)
+        return {}
+      }),
+      removeContainer: this.handler('removeContainer', ({containerId}) => {
+        this.containers.delete(containerId)
+        return {}
+      }),
+      listContainers: this.handler('listContainers', ({filter}) => ({
+        containers: [...this.containers.values()].filter(
+          (container) =>
+            (!filter?.id || container.id === filter.id) &&
+            (!filter?.podSandboxId || container.podSandboxId === filter.podSandboxId) &&
+            matches(container.labels, filter?.labelSelector),
+        ),
+      })),
+      containerStatus: this.handler('containerStatus', ({containerId}) => ({status: this.container(containerId)})),
+      execSync: this.handler('execSync', () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})),
+    }
+  }
+
+  private imageHandlers(): Record<string, grpc.handleUnaryCall<any, any>> {
+    return {
+      imageStatus: this.handler('imageStatus', ({image}) => ({image: {id: image.image, repoTags: [], repoDigests: [], size: '1'}})),
+    }
+  }
+
+  private exit(container: FakeContainer, exitCode: number): void {
+    if (container.state === 'CONTAINER_EXITED') return
+    container.state = 'CONTAINER_EXITED'
+    container.finishedAt = this.now()
+    container.exitCode = exitCode
+    container.reason = exitCode === 0 ? 'Completed' : 'Error'
+  }
+}

@@ -1,0 +1,184 @@
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {status as GrpcStatus} from '@grpc/grpc-js'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {AlreadyExistsError, ExitCode, InterruptedError} from '../../../src/lib/errors.js'
+import type {EnsureImageOptions, EnsureImageResult} from '../../../src/lib/images/image-manager.js'
+import type {PodEvent} from '../../../src/lib/kube/events.js'
+import {parseDocuments} from '../../../src/lib/manifest/load.js'
+import type {PodModel} from '../../../src/lib/manifest/model.js'
+import {parsePod} from '../../../src/lib/manifest/pod.js'
+import {PodFailedError} from '../../../src/lib/kubelet/reasons.js'
+import {runPod, type PodRunDeps, type PodRunSettings} from '../../../src/lib/kubelet/sync-pod.js'
+import {FakePodRuntime} from '../../support/fake-pod-runtime.js'
+
+const POD = `
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: shop}
+spec:
+  volumes:
+  - {name: cache, emptyDir: {}}
+  initContainers:
+  - {name: setup, image: "busybox:1.36", command: ["true"]}
+  containers:
+  - name: app
+    image: "nginx:1.27"
+    lifecycle: {postStart: {exec: {command: [sh, -c, "echo hi"]}}}
+    volumeMounts: [{name: cache, mountPath: /cache}]
+`
+
+let fake: FakePodRuntime
+let ensured: string[]
+let events: PodEvent[]
+
+beforeAll(async () => {
+  fake = await new FakePodRuntime().start()
+})
+
+afterEach(() => fake.reset())
+
+afterAll(async () => {
+  await fake.close()
+})
+
+async function pod(uid = 'new-uid'): Promise<PodModel> {
+  const [document] = await parseDocuments(POD, 'pod.yaml')
+  return parsePod(document, 'pod.yaml', {newUid: () => uid})
+}
+
+function settings(overrides: Partial<PodRunSettings> = {}): PodRunSettings {
+  const root = mkdtempSync(join(tmpdir(), 'podctl-sync-pod-'))
+  return {
+    wait: 'running',
+    replace: false,
+    keepOnFailure: false,
+    remove: false,
+    logsRoot: join(root, 'logs'),
+    podDirRoot: join(root, 'pods'),
+    hostResolvConf: 'nameserver 10.0.0.2\n',
+    nodeMemoryBytes: 1024 ** 3,
+    pollMs: 20,
+    ...overrides,
+  }
+}
+
+/** An image manager that finds every image present, recording what it was asked for among the RPCs. */
+function deps(signal = new AbortController().signal): PodRunDeps {
+  ensured = []
+  events = []
+  return {
+    client: fake.client,
+    images: {
+      async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
+        fake.calls.push({method: `ensureImage ${options.image}`, request: options})
+        ensured.push(options.image)
+        return {image: options.image, imageRef: `sha256:${options.image}`, pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
+      },
+    },
+    events: (event) => events.push(event),
+    signal,
+  }
+}
+
+const reasons = () => events.map((event) => `${event.type} ${event.reason} ${event.object ?? ''}`.trim())
+
+describe('runPod (SyncPod against the in-process fake runtime)', () => {
+  it('sends the RPCs in the kubelet order: sandbox, images ahead, init to completion, app with its postStart, then the wait', async () => {
+    const outcome = await runPod(await pod(), [], settings(), deps())
+    expect(outcome.failure).toBeUndefined()
+    const sync = fake.methods().slice(0, fake.methods().indexOf('execSync') + 2)
+    expect(sync).toEqual([
+      'runPodSandbox',
+      'podSandboxStatus',
+      'ensureImage busybox:1.36',
+      'ensureImage nginx:1.27',
+      'imageStatus',
+      'createContainer',
+      'startContainer',
+      'containerStatus',
+      'imageStatus',
+      'createContainer',
+      'startContainer',
+      'execSync',
+      'listContainers',
+    ])
+    expect(outcome.result).toMatchObject({
+      pod: 'web',
+      namespace: 'shop',
+      uid: 'new-uid',
+      attempt: 0,
+      ip: '10.88.0.9',
+      phase: 'Running',
+      rolledBack: false,
+      containers: [
+        {name: 'setup', type: 'init', state: 'Exited', exitCode: 0, attempt: 0},
+        {name: 'app', type: 'app', state: 'Running', exitCode: null, attempt: 0},
+      ],
+    })
+    expect(reasons()).toEqual(['Normal Created web_shop/setup', 'Normal Started web_shop/setup', 'Normal Created web_shop/app', 'Normal Started web_shop/app'])
+  })
+
+  it('rolls the pod back when CreateContainer fails, with the kubelet reason and exit code 14', async () => {
+    fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
+    const outcome = await runPod(await pod(), [], settings(), deps())
+    expect(outcome.failure).toBeInstanceOf(PodFailedError)
+    expect(outcome.failure).toMatchObject({code: 'CreateContainerError', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    expect(outcome.failure!.message).toMatch(/no space left on device \(rolled back\)$/)
+    const failedAt = fake.methods().indexOf('createContainer')
+    expect(fake.methods().slice(failedAt + 1)).toEqual(['listPodSandbox', 'listContainers', 'stopPodSandbox', 'removePodSandbox'])
+    expect(fake.sandboxes.size).toBe(0)
+    expect(outcome.result).toMatchObject({rolledBack: true, phase: 'Failed', error: {code: 'CreateContainerError', exitCode: 14}})
+    expect(reasons()).toContain('Warning Failed web_shop/setup')
+  })
+
+  it('rolls back what it made when interrupted mid-run, and reports the interrupt', async () => {
+    const controller = new AbortController()
+    const run = deps(controller.signal)
+    const seen = run.events
+    // Interrupted once the app container has started: the wait for completion is under way.
+    run.events = (event) => {
+      seen(event)
+      if (event.reason === 'Started' && event.object === 'web_shop/app') controller.abort()
+    }
+
+    const outcome = await runPod(await pod(), [], settings({wait: 'completed'}), run)
+    expect(outcome.failure).toBeInstanceOf(InterruptedError)
+    expect(outcome.failure!.exitCode).toBe(ExitCode.INTERRUPTED)
+    expect(outcome.result.rolledBack).toBe(true)
+    expect(fake.methods()).toContain('stopContainer')
+    expect(fake.sandboxes.size).toBe(0)
+    expect(fake.containers.size).toBe(0)
+    expect(reasons()).toContain('Normal Killing web_shop/app')
+  })
+
+  it('--replace kills the existing pod and starts attempt + 1 with its uid, leaving the input model untouched', async () => {
+    const old = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 2})
+    const input = await pod('new-uid')
+    const before = structuredClone(input)
+    const options = settings({replace: true})
+    const outcome = await runPod(input, [old as never], options, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(input).toEqual(before)
+    expect(fake.methods().slice(0, 3)).toEqual(['listContainers', 'stopPodSandbox', 'removePodSandbox'])
+    const created = fake.calls.find((call) => call.method === 'runPodSandbox')!.request
+    expect(created.config.metadata).toMatchObject({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 3})
+    expect(outcome.result).toMatchObject({uid: 'old-uid', attempt: 3})
+    // The emptyDir is mounted from the directory set up for the reused uid.
+    const app = fake.calls.filter((call) => call.method === 'createContainer')[1].request
+    expect(app.config.mounts[0].hostPath).toBe(join(options.podDirRoot, 'old-uid/volumes/kubernetes.io~empty-dir/cache'))
+    expect(reasons()[0]).toBe('Normal SandboxChanged web_shop')
+  })
+
+  it('refuses an existing pod without --replace and touches nothing', async () => {
+    const old = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 0})
+    const outcome = await runPod(await pod(), [old as never], settings(), deps())
+    expect(outcome.failure).toBeInstanceOf(AlreadyExistsError)
+    expect(outcome.result.rolledBack).toBe(false)
+    expect(fake.methods()).toEqual([])
+    expect(fake.sandboxes.size).toBe(1)
+  })
+})
