@@ -5,6 +5,7 @@ import {discardEvents, normalEvent, warningEvent, type EventSink} from '../kube/
 import {ContainerAnnotation, ContainerLabel, podFullName} from '../kube/labels.js'
 import {removeRecordedPodDirectory} from './pod-dirs.js'
 import {newestFirst} from '../node/pods.js'
+import {clampTimerSeconds} from '../util/duration.js'
 
 /**
  * Killing a pod the kubelet's way (kuberuntime_manager.go killPodWithSyncResult and
@@ -77,9 +78,9 @@ export class KillPodError extends PodctlError {
 
 /** The grace period the kubelet would use for this container (setTerminationGracePeriod, restored from annotations). */
 export function gracePeriodFor(annotations: Readonly<Record<string, string>>, override?: number): number {
-  if (override !== undefined) return Math.max(0, Math.floor(override))
+  if (override !== undefined) return clampTimerSeconds(Math.max(0, Math.floor(override)))
   const value = annotations[ContainerAnnotation.podTerminationGracePeriod]
-  if (value !== undefined && /^\d+$/.test(value.trim())) return Number(value.trim())
+  if (value !== undefined && /^\d+$/.test(value.trim())) return clampTimerSeconds(Number(value.trim()))
   return DEFAULT_GRACE_PERIOD_SECONDS
 }
 
