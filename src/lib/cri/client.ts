@@ -129,9 +129,9 @@ export class CriClient {
     }
   }
 
-  /** Waits until the runtime channel is connected (bounded by the connect timeout). */
-  async connect(): Promise<void> {
-    await this.channel(this.runtimeEndpoint)
+  /** Waits until the runtime (or the given, e.g. the image) channel is connected, bounded by the connect timeout. */
+  async connect(endpoint: string = this.runtimeEndpoint): Promise<void> {
+    await this.channel(endpoint)
   }
 
   close(): void {
