@@ -5,10 +5,11 @@ import {formatGoDuration} from '../lib/util/duration.js'
 import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {makeChalk} from '../lib/output/color.js'
 import {truncateId} from '../lib/output/format.js'
-import {credentialsFromFlags} from '../lib/images/credentials.js'
+import {checkCredentialArgv, credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import type {PodEvent} from '../lib/kube/events.js'
 import {DEFAULT_PARALLEL_PULLS, ImageManager, type EnsureImageResult} from '../lib/images/image-manager.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
+import {applyDefaultImageTag} from '../lib/images/reference.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */
@@ -84,12 +85,25 @@ attempted even when another fails; the exit code is that of the first failing im
     output: outputFlag(['json', 'yaml'] as const),
   }
 
+  public override async init(): Promise<void> {
+    // Before oclif parses: a mistyped credential flag must not turn a password into an image name.
+    this.parsed = true // as BaseCommand.init does: a refusal here is no forgotten parse
+    checkCredentialArgv(this.argv, namesRegistryHost, 'an image with a registry host (such as registry.example.com/app:v1)')
+    await super.init()
+  }
+
   public async run(): Promise<PullResult> {
     const {flags} = this
     const {argv} = await this.parse(Pull)
     // A name given twice is pulled and reported once, in order of first mention.
     const requested = [...new Set(argv as string[])]
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
+    // Connect (and read --config) first: an unreachable runtime or a bad config file is reported
+    // as itself, before any "Pulling" event. Only invalid names need no runtime (exit 11 without one).
+    if (requested.some((image) => validReference(image))) {
+      const client = await this.client()
+      await client.connect(client.imageEndpoint)
+    }
     const machine = this.jsonEnabled() || flags.output === 'json' || flags.output === 'yaml'
     const showEvents = !machine && !flags.quiet
     const outcomes = new Map<string, {result?: EnsureImageResult; error?: PodctlError; events: PodEvent[]}>()
@@ -196,4 +210,13 @@ attempted even when another fails; the exit code is that of the first failing im
     return `Pulling image${total === 1 ? '' : 's'}: ${total - remaining} of ${total} done`
   }
 
+}
+
+function validReference(image: string): boolean {
+  try {
+    applyDefaultImageTag(image)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -1,4 +1,5 @@
 import {setMaxListeners} from 'node:events'
+import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {totalmem} from 'node:os'
 
@@ -124,6 +125,10 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   private runTimeoutMs = DEFAULT_RUN_TIMEOUT_MS
 
   public override async init(): Promise<void> {
+    // Before oclif parses: a mistyped credential flag must not turn a password into a file name.
+    const {checkCredentialArgv} = await import('../lib/images/credentials.js')
+    this.parsed = true // as BaseCommand.init does: a refusal here is no forgotten parse
+    checkCredentialArgv(this.argv, (token) => token === '-' || existsSync(token), 'an existing manifest file')
     await super.init()
     this.runTimeoutMs = this.flags.timeout ?? DEFAULT_RUN_TIMEOUT_MS
     ;(this.flags as {timeout?: number}).timeout = undefined

@@ -3,7 +3,7 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {loadConfig, locateConfig, type CrictlConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
-import {parseDuration} from './util/duration.js'
+import {clampTimerMs, parseDuration} from './util/duration.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {toJson, toYaml} from './output/serialize.js'
@@ -11,12 +11,12 @@ import {toJson, toYaml} from './output/serialize.js'
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
-/** A duration flag ("10s", "500ms", "2m" or seconds) parsed to milliseconds. */
+/** A duration flag ("10s", "500ms", "2m" or seconds) parsed to milliseconds, clamped to what timers accept (~24.8 days). */
 export const durationFlag = Flags.custom<number>({
   async parse(input, _context, opts) {
     const ms = parseDuration(input)
     if (ms === undefined) throw new UsageError(`--${opts.name} "${input}" is not a duration; use e.g. 10s, 500ms or 2m`)
-    return ms
+    return clampTimerMs(ms)
   },
 })
 

@@ -9,6 +9,7 @@ import {
   type GrpcFailure,
 } from '../errors.js'
 import type * as api from '../../generated/runtime/v1/api.js'
+import {clampTimerMs} from '../util/duration.js'
 import {socketPath} from './endpoint.js'
 
 /** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
@@ -39,8 +40,6 @@ export type ImageResponse<M extends ImageMethod> = ResponseOf<ImageDef, M>
 export const MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024 * 1024
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000
-/** setTimeout's ceiling (about 24.8 days): grpc-js arms a timer per deadline, and a longer one fires at once. */
-export const MAX_DEADLINE_MS = 2 ** 31 - 1
 
 /**
  * Calls that legitimately take long get at least these deadlines whatever --timeout says, so a
@@ -144,9 +143,9 @@ export class CriClient {
     }
   }
 
-  /** Waits until the runtime channel is connected (bounded by the connect timeout). */
-  async connect(): Promise<void> {
-    await this.channel(this.runtimeEndpoint)
+  /** Waits until the runtime (or the given, e.g. the image) channel is connected, bounded by the connect timeout. */
+  async connect(endpoint: string = this.runtimeEndpoint): Promise<void> {
+    await this.channel(endpoint)
   }
 
   close(): void {
@@ -161,7 +160,8 @@ export class CriClient {
   deadlineFor(method: string, override?: number, cleanup = false): number {
     const wanted = override ?? Math.max(this.callTimeoutMs, SLOW_CALL_FLOOR_MS[method] ?? 0)
     const left = cleanup || this.commandDeadline === undefined ? Infinity : this.commandDeadline - Date.now()
-    return Math.max(0, Math.min(wanted, left, MAX_DEADLINE_MS))
+    // Clamped: grpc-js arms a timer per deadline, and one past setTimeout's ceiling fires at once.
+    return Math.max(0, clampTimerMs(Math.min(wanted, left)))
   }
 
   private async call(
@@ -243,7 +243,7 @@ export class CriClient {
       // One shot per command: no background retries or keepalive pings that would hold the process open.
       'grpc.enable_retries': 0,
     })
-    const outcome = await waitConnected(grpc, client, Date.now() + Math.min(this.connectTimeoutMs, MAX_DEADLINE_MS))
+    const outcome = await waitConnected(grpc, client, Date.now() + clampTimerMs(this.connectTimeoutMs))
     if (outcome !== 'READY') {
       client.close()
       this.trace(`connect ${endpoint}`, started, outcome)

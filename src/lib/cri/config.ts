@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 
 import {UsageError} from '../errors.js'
-import {parseDuration} from '../util/duration.js'
+import {clampTimerMs, parseDuration} from '../util/duration.js'
 
 /** crictl's client config (`/etc/crictl.yaml`): the keys podctl honours. */
 export interface CrictlConfig {
@@ -135,10 +135,10 @@ function configBool(value: unknown, key: string, path: string): boolean | undefi
 /** crictl stores whole seconds; a duration string ("30s") is accepted too. 0 means "default". */
 function configTimeout(value: unknown, path: string): number | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value === 'number' && value >= 0) return value === 0 ? undefined : value * 1000
+  if (typeof value === 'number' && value >= 0) return value === 0 ? undefined : clampTimerMs(value * 1000)
   if (typeof value === 'string') {
     const ms = parseDuration(value)
-    if (ms !== undefined) return ms === 0 ? undefined : ms
+    if (ms !== undefined) return ms === 0 ? undefined : clampTimerMs(ms)
   }
 
   throw new UsageError(`config file ${path}: "timeout" must be a number of seconds or a duration like 10s`)

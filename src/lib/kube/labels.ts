@@ -5,6 +5,7 @@
  * `kill` and `status POD` read back here to behave like the kubelet later.
  */
 import type {Container} from '../../generated/runtime/v1/api.js'
+import {clampTimerSeconds} from '../util/duration.js'
 
 export const PodLabel = {
   name: 'io.kubernetes.pod.name',
@@ -177,9 +178,10 @@ export function podDirectoryOf(annotations: StringMap): string | undefined {
 
 /** The grace period the kubelet would use for this container (setTerminationGracePeriod, restored from annotations). */
 export function gracePeriodFor(annotations: StringMap, override?: number): number {
-  if (override !== undefined) return Math.max(0, Math.floor(override))
+  // Clamped: a grace period beyond what timers accept would fire at once (or crash) mid-kill.
+  if (override !== undefined) return clampTimerSeconds(Math.max(0, Math.floor(override)))
   const value = annotations[ContainerAnnotation.podTerminationGracePeriod]
-  if (value !== undefined && /^\d+$/.test(value.trim())) return Number(value.trim())
+  if (value !== undefined && /^\d+$/.test(value.trim())) return clampTimerSeconds(Number(value.trim()))
   return DEFAULT_GRACE_PERIOD_SECONDS
 }
 

@@ -1,9 +1,9 @@
 import {randomUUID} from 'node:crypto'
 
-import {FieldReader, type Json} from './fields.js'
+import {describe, FieldReader, UINT32, type Json} from './fields.js'
 import type {ContainerModel, ContainerPortModel, PodModel, PortProtocol, VolumeModel} from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, labelValue, qualifiedName} from './names.js'
-import {DEFAULT_NAMESPACE, DEFAULT_TERMINATION_MESSAGE_PATH} from './pod.js'
+import {checkAnnotationSize, checkResourceTotals, DEFAULT_NAMESPACE, DEFAULT_TERMINATION_MESSAGE_PATH} from './pod.js'
 
 /**
  * crictl's pair of config files (`crictl run container-config.json pod-config.json`), read with
@@ -99,7 +99,7 @@ export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () =
   problem(pr, 'metadata.namespace', namespace, dns1123Label(namespace))
   const givenUid = pr.string(metadata.uid, 'metadata.uid') || undefined
   if (givenUid) problem(pr, 'metadata.uid', givenUid, labelValue(givenUid))
-  const attempt = pr.integer(metadata.attempt, 'metadata.attempt', {min: 0, max: 4_294_967_295})
+  const attempt = pr.integer(metadata.attempt, 'metadata.attempt', UINT32)
 
   const linux = pr.object(pod.linux, 'linux', POD_LINUX_RULE)
   const security = pr.object(linux.security_context, 'linux.security_context', POD_SECURITY_RULE)
@@ -135,6 +135,10 @@ export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () =
   const volumes: VolumeModel[] = []
   const container = readContainer(cr, input.containerConfig, volumes)
   container.ports = ports
+  checkResourceTotals(cr, [container], 'linux.resources')
+  const annotations = pr.stringMap(pod.annotations, 'annotations', (key, _value, path) => keyProblem(pr, path, key))
+  checkAnnotationSize(pr, 'annotations', annotations)
+  checkAnnotationSize(cr, 'annotations', container.extraAnnotations ?? {})
 
   return {
     source: input.podSource,
@@ -143,7 +147,7 @@ export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () =
     uid: givenUid ?? (options.newUid ?? randomUUID)(),
     uidGenerated: !givenUid,
     labels: pr.stringMap(pod.labels, 'labels', (key, _value, path) => keyProblem(pr, path, key)),
-    annotations: pr.stringMap(pod.annotations, 'annotations', (key, _value, path) => keyProblem(pr, path, key)),
+    annotations,
     restartPolicy: 'Never',
     hostNetwork: namespaces.network === 'NODE',
     hostPID: namespaces.pid === 'NODE',
@@ -166,7 +170,7 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
   const metadata = r.object(c.metadata, 'metadata', CONTAINER_METADATA_RULE)
   const name = r.requiredString(metadata.name, 'metadata.name')
   problem(r, 'metadata.name', name, dns1123Label(name))
-  r.integer(metadata.attempt, 'metadata.attempt', {min: 0})
+  r.integer(metadata.attempt, 'metadata.attempt', UINT32)
   if (c.image === undefined || c.image === null) r.fail('image', 'is required (image.image)')
   const image = r.object(c.image, 'image', IMAGE_RULE)
   const imageName = r.requiredString(image.image, 'image.image')
@@ -200,7 +204,8 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
   const resources = r.object(linux.resources, 'linux.resources', RESOURCES_RULE)
   const limits: ContainerModel['resources']['limits'] = {}
   const requests: ContainerModel['resources']['requests'] = {}
-  const int64 = (value: Json | undefined, path: string) => r.integer(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value, path, {min: 0})
+  // Go's encoding/json writes int64 as a number; protojson as a decimal string. Either way: int64, not negative.
+  const int64 = (value: Json | undefined, path: string) => r.integer(typeof value === 'string' && /^\d+$/.test(value) ? BigInt(value) : value, path, {min: 0})
   const quota = int64(resources.cpu_quota, 'linux.resources.cpu_quota')
   const period = int64(resources.cpu_period, 'linux.resources.cpu_period') || 100_000
   if (quota) limits.cpu = `${Math.ceil((quota * 1000) / period)}m`
@@ -276,7 +281,7 @@ function readEnum<T extends string>(r: FieldReader, value: Json | undefined, pat
   if (value === undefined || value === null) return undefined
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < names.length) return names[value]
   if (typeof value === 'string' && (names as readonly string[]).includes(value)) return value as T
-  return r.fail(path, `must be one of ${names.map((n, i) => `${n} (${i})`).join(', ')}, not ${JSON.stringify(value)}`)
+  return r.fail(path, `must be one of ${names.map((n, i) => `${n} (${i})`).join(', ')}, not ${describe(value)}`)
 }
 
 function problem(r: FieldReader, path: string, value: string, reason: string | undefined): void {

@@ -7,9 +7,38 @@ import {closestName} from './names.js'
  * file and the field path, before anything is created (a silently ignored field is a bug the
  * user finds much later).
  */
-export class ManifestError extends UsageError {}
+export class ManifestError extends UsageError {
+  constructor(message: string) {
+    // Keys and values quoted from a manifest may hold terminal escape sequences or newlines: show them escaped.
+    super(escapeControl(message))
+  }
+}
 
-export type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
+/**
+ * Control characters (C0, DEL, C1) and Unicode bidi overrides, written as visible escapes ("\x1b",
+ * "\n", "\u202e") so a quoted value can neither drive the terminal nor break the one-line message.
+ */
+export function escapeControl(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
+    const named: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
+    if (named[char]) return named[char]
+    const code = char.charCodeAt(0)
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+  })
+}
+
+/** Integers the YAML reader could not hold exactly in a number (beyond ±2^53) stay bigints. */
+export type Json = null | boolean | number | bigint | string | Json[] | {[key: string]: Json}
+
+/** The ranges of the wire types behind manifest fields (Kubernetes int32/int64, CRI uint32/int64). */
+export const INT32 = {min: -(2 ** 31), max: 2 ** 31 - 1}
+export const UINT32 = {min: 0, max: 2 ** 32 - 1}
+export const INT64 = {min: -(2n ** 63n), max: 2n ** 63n - 1n}
+
+export interface IntegerRange {
+  min?: number | bigint
+  max?: number | bigint
+}
 export type JsonObject = {[key: string]: Json}
 
 export interface ObjectRule {
@@ -35,7 +64,8 @@ export class FieldReader {
     for (const key of Object.keys(value)) {
       if (rule.supported.includes(key) || rule.ignored?.includes(key)) continue
       const where = path === '' ? key : `${path}.${key}`
-      const hint = rule.unsupported?.[key]
+      // Own keys only: "__proto__" or "constructor" must not find Object.prototype's members.
+      const hint = rule.unsupported && Object.hasOwn(rule.unsupported, key) ? rule.unsupported[key] : undefined
       if (hint !== undefined) this.fail(where, `is not supported by podctl${hint ? `; ${hint}` : ''}`)
       const guess = closestName(key, rule.supported)
       this.fail(where, `is not a known field${guess ? `; did you mean ${guess}?` : ` (podctl reads: ${rule.supported.join(', ')})`}`)
@@ -57,7 +87,7 @@ export class FieldReader {
     }
 
     if (typeof value !== 'string') {
-      const quote = typeof value === 'number' || typeof value === 'boolean' ? `; quote it: "${String(value)}"` : ''
+      const quote = typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? `; quote it: "${String(value)}"` : ''
       this.fail(path, `must be a string, not ${describe(value)}${quote}`)
     }
 
@@ -75,12 +105,28 @@ export class FieldReader {
     return value
   }
 
-  integer(value: Json | undefined, path: string, range: {min?: number; max?: number} = {}): number | undefined {
+  /**
+   * An integer within `range` (default: int64, the widest Kubernetes and CRI integer), so a value
+   * the runtime would refuse ("invalid int64") is refused here, before anything is created.
+   * Values beyond ±2^53 that are still in range are refused too: podctl cannot carry them exactly.
+   */
+  integer(value: Json | undefined, path: string, range: IntegerRange = {}): number | undefined {
     if (value === undefined || value === null) return undefined
-    if (typeof value !== 'number' || !Number.isInteger(value)) this.fail(path, `must be an integer, not ${describe(value)}`)
-    if (range.min !== undefined && value < range.min) this.fail(path, `must be ${rangeText(range)}, not ${value}`)
-    if (range.max !== undefined && value > range.max) this.fail(path, `must be ${rangeText(range)}, not ${value}`)
-    return value
+    const exact = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : undefined
+    if (exact === undefined) this.fail(path, `must be an integer, not ${describe(value)}`)
+    const min = BigInt(range.min ?? INT64.min)
+    const max = BigInt(range.max ?? INT64.max)
+    const shown = typeof value === 'number' && !Number.isSafeInteger(value) ? String(value) : String(exact)
+    if (exact < min || exact > max) {
+      const bounds = range.min !== undefined && range.max !== undefined ? `between ${min} and ${max}` : exact < min ? `at least ${min}` : `at most ${max}`
+      this.fail(path, `must be ${bounds}, not ${shown}`)
+    }
+
+    if (exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < BigInt(Number.MIN_SAFE_INTEGER)) {
+      this.fail(path, `${shown} is too large for podctl; use at most ${Number.MAX_SAFE_INTEGER}`)
+    }
+
+    return Number(exact)
   }
 
   oneOf<T extends string>(value: Json | undefined, path: string, allowed: readonly T[]): T | undefined {
@@ -107,12 +153,6 @@ export class FieldReader {
 
     return out
   }
-}
-
-function rangeText(range: {min?: number; max?: number}): string {
-  if (range.min !== undefined && range.max !== undefined) return `between ${range.min} and ${range.max}`
-  if (range.min !== undefined) return `at least ${range.min}`
-  return `at most ${range.max}`
 }
 
 export function describe(value: Json | undefined): string {

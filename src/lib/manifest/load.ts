@@ -1,4 +1,8 @@
-import {readFile} from 'node:fs/promises'
+import {constants, open as openFd, read as readFd, close as closeFd, createReadStream, type Stats} from 'node:fs'
+import {readFile, stat} from 'node:fs/promises'
+import {Socket} from 'node:net'
+import {Readable} from 'node:stream'
+import {isatty} from 'node:tty'
 
 import {parseCrictlConfigs} from './crictl.js'
 import {ManifestError, type Json} from './fields.js'
@@ -12,15 +16,96 @@ import {parsePod, type ParsePodOptions} from './pod.js'
  */
 export const STDIN = '-'
 
+/** The API server's request body limit: no real Pod comes near it, and parsing stays within a few hundred MB. */
+export const MAX_MANIFEST_BYTES = 3 * 1024 * 1024
+
+/** The whole input as text; files, pipes, FIFOs and devices alike are read at most MAX_MANIFEST_BYTES far. */
 export async function readInput(path: string, stdin: () => Promise<string> = readStdin): Promise<string> {
   if (path === STDIN) return stdin()
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
+  const cannot = (error: unknown): never => {
     const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code
-    throw new ManifestError(`${path}: cannot read the manifest (${why})`)
+    const reasons: Record<string, string> = {ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied', ENOTDIR: 'no such file', ENXIO: 'no such device'}
+    throw new ManifestError(`${path}: cannot read the manifest (${(code && reasons[code]) ?? code ?? firstLine(error)})`)
   }
+
+  const info = await stat(path).catch(cannot)
+  if (info.isDirectory()) return cannot(Object.assign(new Error('is a directory'), {code: 'EISDIR'}))
+  if (info.isFile()) {
+    if (info.size > MAX_MANIFEST_BYTES) throw tooLarge(path)
+    const bytes = await readFile(path).catch(cannot)
+    if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(path)
+    return bytes.toString('utf8')
+  }
+
+  const stream = await openStream(path, info).catch((error: unknown) => (error instanceof ManifestError ? Promise.reject(error) : cannot(error)))
+  return collect(stream, path)
+}
+
+/**
+ * Devices and FIFOs are streamed. A FIFO is opened without blocking, so one that no process writes
+ * to is reported instead of hanging forever; a pipe from `<(...)` has its writer and is read to
+ * the end. A terminal is refused.
+ */
+async function openStream(path: string, info: Stats): Promise<Readable> {
+  if (info.isSocket()) throw new ManifestError(`${path}: cannot read the manifest (it is a socket); pass a file, or - for stdin`)
+  const fifo = info.isFIFO()
+  const fd = await new Promise<number>((resolve, reject) =>
+    openFd(path, constants.O_RDONLY | (fifo ? constants.O_NONBLOCK : 0), (error, value) => (error ? reject(error) : resolve(value))),
+  )
+  if (isatty(fd)) {
+    closeFd(fd, () => {})
+    throw new ManifestError(`${path}: is a terminal; pass a file, or pipe the manifest to -f -`)
+  }
+
+  if (!fifo) return createReadStream('', {fd})
+  // Linux never signals end-of-file on a FIFO that has had no writer, so ask once: a read of 0
+  // bytes means nobody writes, EAGAIN means a writer is there and the stream can wait for it.
+  const probe = Buffer.alloc(64 * 1024)
+  const first = await new Promise<number | 'EAGAIN'>((resolve, reject) =>
+    readFd(fd, probe, 0, probe.length, null, (error, bytes) => {
+      if (error && (error as NodeJS.ErrnoException).code === 'EAGAIN') resolve('EAGAIN')
+      else if (error) reject(error)
+      else resolve(bytes)
+    }),
+  ).catch((error: unknown) => {
+    closeFd(fd, () => {})
+    throw error
+  })
+  if (first === 0) {
+    closeFd(fd, () => {})
+    throw new ManifestError(`${path}: nothing writes to this FIFO; start the writer first, or pipe the manifest to -f -`)
+  }
+
+  const socket = new Socket({fd, readable: true, writable: false})
+  if (first === 'EAGAIN') return socket
+  return Readable.from(prepend(probe.subarray(0, first), socket))
+}
+
+async function* prepend(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
+  yield head
+  for await (const chunk of rest) yield chunk as Buffer
+}
+
+/** Reads a stream to its end, or stops with an error once it passes MAX_MANIFEST_BYTES (e.g. /dev/zero). */
+async function collect(stream: Readable, source: string): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length
+    // Leaving the loop early destroys the stream (and closes a device or FIFO we opened).
+    if (size > MAX_MANIFEST_BYTES) throw tooLarge(source)
+    chunks.push(chunk as Buffer)
+  }
+
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function tooLarge(source: string): ManifestError {
+  return new ManifestError(`${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; podctl reads Pods up to that size (as the API server does)`)
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split('\n')[0]
 }
 
 export function sourceName(path: string): string {
@@ -30,7 +115,8 @@ export function sourceName(path: string): string {
 /** Parses every non-empty YAML/JSON document of a file; syntax errors name the line. */
 export async function parseDocuments(text: string, source: string): Promise<Json[]> {
   const {parseAllDocuments} = await import('yaml')
-  const documents = parseAllDocuments(text, {prettyErrors: true, uniqueKeys: true})
+  // intAsBigInt: an integer beyond 2^53 keeps its exact value, so range checks see what was written.
+  const documents = parseAllDocuments(text, {prettyErrors: true, uniqueKeys: true, intAsBigInt: true})
   const list = Array.isArray(documents) ? documents : [documents]
   const out: Json[] = []
   for (const document of list) {
@@ -41,11 +127,47 @@ export async function parseDocuments(text: string, source: string): Promise<Json
       throw new ManifestError(`${source}: ${where}${message} (not valid YAML or JSON)`)
     }
 
-    const value = document.toJS({maxAliasCount: 100}) as Json
-    if (value !== null && value !== undefined) out.push(value)
+    // The yaml library resolves an unknown tag (!js/function, !!binary, ...) to a plain string and only warns.
+    const tag = document.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED')
+    if (tag) {
+      const where = tag.linePos ? `line ${tag.linePos[0].line}, column ${tag.linePos[0].col}: ` : ''
+      const message = tag.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
+      throw new ManifestError(`${source}: ${where}${message}; podctl reads plain YAML or JSON, remove the tag`)
+    }
+
+    let value: unknown
+    try {
+      value = document.toJS({maxAliasCount: 100})
+    } catch (error) {
+      // An alias bomb ("billion laughs") stops here instead of expanding.
+      if (error instanceof ReferenceError || error instanceof RangeError) {
+        throw new ManifestError(`${source}: too many YAML alias expansions (${firstLine(error)}); write the repeated values out`)
+      }
+
+      throw error
+    }
+
+    if (value !== null && value !== undefined) out.push(smallIntegers(value as Json))
   }
 
   return out
+}
+
+/** bigint → number wherever the number is exact; larger integers stay bigints for the range checks. */
+function smallIntegers(value: Json): Json {
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value
+  }
+
+  if (Array.isArray(value)) return value.map(smallIntegers)
+  if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const item = smallIntegers(value[key])
+      if (item !== value[key]) value[key] = item
+    }
+  }
+
+  return value
 }
 
 /** All Pods of a manifest; several documents run several pods (each named uniquely). */
@@ -97,7 +219,5 @@ function rejectDuplicates(pods: PodModel[]): void {
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new ManifestError('<stdin>: is a terminal; pipe a manifest in (e.g. cat pod.yaml | podctl run -f -)')
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return collect(process.stdin, '<stdin>')
 }

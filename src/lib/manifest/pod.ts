@@ -17,7 +17,7 @@ import type {
   VolumeModel,
 } from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
-import {compareQuantities, isNegative, parseQuantity} from './quantity.js'
+import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
 
 /**
  * Reads one Kubernetes v1 Pod (already decoded from YAML/JSON) into podctl's model: checks every
@@ -28,6 +28,7 @@ import {compareQuantities, isNegative, parseQuantity} from './quantity.js'
 export const DEFAULT_NAMESPACE = 'default'
 export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log'
 
+const INT64_MAX = 2n ** 63n - 1n
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const
 const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const
@@ -224,6 +225,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     check(r, path, value, labelValue(value))
   })
   const annotations = r.stringMap(metadata.annotations, 'metadata.annotations', (key, _value, path) => checkKey(r, path, key))
+  checkAnnotationSize(r, 'metadata.annotations', annotations)
 
   if (root.spec === undefined || root.spec === null) r.fail('spec', 'is required')
   const spec = r.object(root.spec, 'spec', SPEC_RULE)
@@ -252,6 +254,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   }
 
   checkHostPorts(r, containers)
+  checkResourceTotals(r, [...initContainers, ...containers], 'spec.containers')
 
   const restartPolicy = r.oneOf<RestartPolicy>(spec.restartPolicy, 'spec.restartPolicy', RESTART_POLICIES) ?? 'Always'
   const terminationGracePeriodSeconds = r.integer(spec.terminationGracePeriodSeconds, 'spec.terminationGracePeriodSeconds', {min: 0})
@@ -291,6 +294,40 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     volumes,
     initContainers,
     containers,
+  }
+}
+
+/** apimachinery's TotalAnnotationSizeLimitB: keys and values of all annotations together. */
+export const MAX_ANNOTATIONS_BYTES = 256 * 1024
+
+export function checkAnnotationSize(r: FieldReader, path: string, annotations: Record<string, string>): void {
+  let size = 0
+  for (const [key, value] of Object.entries(annotations)) size += Buffer.byteLength(key) + Buffer.byteLength(value)
+  if (size > MAX_ANNOTATIONS_BYTES) r.fail(path, `are too long: ${size} bytes, must have at most ${MAX_ANNOTATIONS_BYTES} bytes (keys and values together)`)
+}
+
+/**
+ * The pod's CPU and memory, added up over all its containers, must fit the CRI's int64 fields once
+ * converted (memory in bytes; CPU as CFS quota over a 100 ms period and as shares, both about 1000x
+ * the millicores); else RunPodSandbox fails with "invalid int64" after the pod was partly made.
+ */
+export function checkResourceTotals(r: FieldReader, containers: readonly ContainerModel[], path: string): void {
+  const sum = (pick: (container: ContainerModel) => string | undefined, value: (text: string) => bigint) =>
+    containers.reduce((total, container) => {
+      const text = pick(container)
+      return text === undefined ? total : total + value(text)
+    }, 0n)
+  const bytes = (text: string) => quantityValue(parseQuantity(text)!)
+  const milli = (text: string) => quantityMilliValue(parseQuantity(text)!)
+  const maxMilli = INT64_MAX / 1024n
+  const checks: Array<[string, bigint, bigint, string]> = [
+    ['memory', sum((c) => c.resources.limits.memory, bytes), INT64_MAX, `${INT64_MAX} bytes (8Ei)`],
+    ['memory', sum((c) => c.resources.requests.memory, bytes), INT64_MAX, `${INT64_MAX} bytes (8Ei)`],
+    ['cpu', sum((c) => c.resources.limits.cpu, milli), maxMilli, `${maxMilli}m`],
+    ['cpu', sum((c) => c.resources.requests.cpu, milli), maxMilli, `${maxMilli}m`],
+  ]
+  for (const [resource, total, max, shown] of checks) {
+    if (total > max) r.fail(path, `ask for more ${resource} than the runtime can set: at most ${shown} for the whole pod`)
   }
 }
 
@@ -439,6 +476,8 @@ function readResourceList(r: FieldReader, value: Json | undefined, path: string)
     const quantity = parseQuantity(raw)
     if (!quantity) r.fail(`${path}.${key}`, `"${raw}" is not a quantity; use e.g. ${key === 'cpu' ? '500m or 2' : '128Mi or 1G'}`)
     if (isNegative(quantity)) r.fail(`${path}.${key}`, 'must be greater than or equal to 0')
+    const [value, max, unit] = key === 'memory' ? [quantityValue(quantity), INT64_MAX, ' bytes (8Ei)'] : [quantityMilliValue(quantity), INT64_MAX / 1024n, 'm']
+    if (value > max) r.fail(`${path}.${key}`, `"${quantity.text}" is more than the runtime can set; use at most ${max}${unit}`)
     out[key] = quantity.text
   }
 

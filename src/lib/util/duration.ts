@@ -1,4 +1,22 @@
 /**
+ * The longest delay Node's timers accept: setTimeout treats anything above 2^31-1 ms (about 24.8
+ * days) as 1 ms, so an over-long timeout would fire at once. gRPC deadlines and every timer podctl
+ * arms are bounded by it; a longer wait is indistinguishable from "forever" for a command line.
+ */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A duration in ms, made safe for setTimeout and gRPC deadlines: 0..MAX_TIMER_MS, NaN → MAX_TIMER_MS. */
+export function clampTimerMs(ms: number): number {
+  if (Number.isNaN(ms)) return MAX_TIMER_MS
+  return Math.min(Math.max(0, Math.trunc(ms)), MAX_TIMER_MS)
+}
+
+/** Whole seconds (a grace period, a hook timeout) bounded so that seconds * 1000 is a safe timer delay. */
+export function clampTimerSeconds(seconds: number): number {
+  return Math.floor(clampTimerMs(seconds * 1000) / 1000)
+}
+
+/**
  * Parses "1h2m3.5s", "500ms", "2m" or a bare number of seconds into milliseconds.
  * Returns undefined for anything else so callers can name the flag in their error.
  */

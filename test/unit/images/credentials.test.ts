@@ -2,14 +2,16 @@ import {mkdtemp, mkdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, test} from 'vitest'
 
 import {UsageError} from '../../../src/lib/errors.js'
 import {
+  checkCredentialArgv,
   credentialsFromFlags,
   decodeAuth,
   DockerConfigKeyring,
   dockerConfigPaths,
+  namesRegistryHost,
   parseDockerConfig,
   parseRegistryKey,
   registryKeyMatches,
@@ -174,5 +176,34 @@ describe('credentialsFromFlags', () => {
   test('neither flag → undefined (the docker config lookup applies)', async () => {
     expect(await credentialsFromFlags({})).toBeUndefined()
     expect(decodeAuth(b64('user:'))).toEqual({username: 'user', password: ''})
+  })
+})
+
+describe('checkCredentialArgv', () => {
+  const check = (argv: string[]) => () => checkCredentialArgv(argv, namesRegistryHost, 'an image with a registry host')
+
+  it('lets well-formed command lines through', () => {
+    expect(check(['--creds', 'a:b', 'localhost:5000/app'])).not.toThrow()
+    expect(check(['busybox', '--creds', 'a:b'])).not.toThrow()
+    expect(check(['--creds=a:b', '--policy', 'Always', 'busybox'])).not.toThrow()
+    expect(check(['--', '-creds'])).not.toThrow()
+    expect(check(['--creds'])).not.toThrow()
+  })
+
+  it('refuses one-dash credential flags and a bare word after the value, quoting neither', () => {
+    expect(check(['-creds', 'a:pw'])).toThrow(/^-creds has one dash/)
+    expect(check(['--creds', 'a:p', 'w', 'localhost:5000/app'])).toThrow(/after the --creds value/)
+    for (const argv of [['-creds', 'a:pw'], ['--creds', 'a:p', 'w']]) {
+      try {
+        check(argv)()
+      } catch (error) {
+        expect((error as Error).message).not.toMatch(/a:p|\bw\b.*not shown/)
+      }
+    }
+  })
+
+  it('knows a reference that names its registry', () => {
+    expect(['localhost:5000/a', 'registry.example.com/team/app:v1', 'localhost/a'].every(namesRegistryHost)).toBe(true)
+    expect(['busybox', 'library/busybox', 'pw', 'a:b'].some(namesRegistryHost)).toBe(false)
   })
 })

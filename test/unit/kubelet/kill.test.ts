@@ -24,6 +24,12 @@ describe('gracePeriodFor', () => {
 
     expect(gracePeriodFor({'io.kubernetes.pod.terminationGracePeriod': ' 12 '})).toBe(12)
   })
+
+  it('bounds a huge grace period (annotation or override) to what a timer can wait', () => {
+    expect(gracePeriodFor({'io.kubernetes.pod.terminationGracePeriod': '999999999999'})).toBe(2_147_483)
+    expect(gracePeriodFor({'io.kubernetes.pod.terminationGracePeriod': '9'.repeat(40)})).toBe(2_147_483)
+    expect(gracePeriodFor({}, 999_999_999_999)).toBe(2_147_483)
+  })
 })
 
 describe('stopTimeoutSeconds', () => {
@@ -124,6 +130,24 @@ function container(id: string, podSandboxId: string, state: string, annotations:
 
 describe('killPod', () => {
   const sandboxes = [sandbox('old', '100', 0), sandbox('new', '200', 1)]
+
+  it('kills a pod whose grace period is huge without overflowing timers or the gRPC deadline', async () => {
+    const hook = {
+      'io.kubernetes.container.preStopHandler': '{"exec":{"command":["true"]}}',
+      'io.kubernetes.pod.terminationGracePeriod': '999999999999',
+    }
+    const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING', hook)], {
+      execSync: () => ({exitCode: 0, stdout: Buffer.from(''), stderr: Buffer.from('')}),
+    })
+    const result = await killPod(client, sandboxes)
+    expect(result.removed).toBe(true)
+    const exec = calls.find((call) => call.method === 'execSync')!
+    const stop = calls.find((call) => call.method === 'stopContainer')!
+    expect(exec.request.timeout).toBe('2147483')
+    expect(stop.request.timeout).toBe('2147483')
+    // grpc-js refuses deadlines more than 10^8 hours away ("Deadline is too far in the future").
+    for (const call of [exec, stop]) expect(call.timeoutMs!).toBeLessThan(2 ** 31 - 1 + 200_000)
+  })
 
   it('stops running containers, then every sandbox, then removes containers and sandboxes', async () => {
     const {client, calls} = fakeClient([
