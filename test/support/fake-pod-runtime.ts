@@ -15,6 +15,8 @@ import {socketDir, startFakeRuntime} from './fake-runtime.js'
 export interface FakeCall {
   method: string
   request: any
+  /** Whether the client had cancelled the call by the time the runtime finished it. */
+  cancelled?: boolean
 }
 
 export interface FakeSandbox {
@@ -42,11 +44,20 @@ export interface FakeContainer {
   labels: Record<string, string>
   annotations: Record<string, string>
   mounts: Array<{containerPath: string; hostPath: string}>
+  /** Epoch ms: until then the container is "starting" and cannot be stopped or removed (containerd after a cancelled start). */
+  busyUntil?: number
+}
+
+interface Hold {
+  arrived: () => void
+  released: Promise<void>
 }
 
 type Failure = {code: grpc.status; details: string}
 
 const POD_IP = '10.88.0.9'
+
+class BusyError extends Error {}
 
 export class FakePodRuntime {
   readonly calls: FakeCall[] = []
@@ -54,6 +65,9 @@ export class FakePodRuntime {
   readonly containers = new Map<string, FakeContainer>()
   client!: CriClient
   private readonly failures = new Map<string, Failure[]>()
+  private readonly holds = new Map<string, Hold[]>()
+  /** How long a container stays "starting" when its StartContainer call was cancelled by the client. */
+  cancelledStartBusyMs = 0
   private stop?: () => Promise<void>
   private counter = 0
 
@@ -74,6 +88,21 @@ export class FakePodRuntime {
     this.sandboxes.clear()
     this.containers.clear()
     this.failures.clear()
+    this.holds.clear()
+    this.cancelledStartBusyMs = 0
+  }
+
+  /**
+   * The next call of `method` is held in flight: `arrived` resolves when it reaches the runtime, and
+   * the runtime does its work (and answers, if the caller still listens) only on release().
+   */
+  holdNext(method: string): {arrived: Promise<void>; release: () => void} {
+    let arrived!: () => void
+    let release!: () => void
+    const arrivedPromise = new Promise<void>((resolve) => (arrived = resolve))
+    const released = new Promise<void>((resolve) => (release = resolve))
+    this.holds.set(method, [...(this.holds.get(method) ?? []), {arrived, released}])
+    return {arrived: arrivedPromise, release}
   }
 
   /** The next call of `method` answers with this gRPC failure. */
@@ -110,14 +139,30 @@ export class FakePodRuntime {
   }
 
   private handler(method: string, answer: (request: any) => unknown): grpc.handleUnaryCall<any, any> {
-    return (call, callback) => {
-      this.calls.push({method, request: call.request})
+    return async (call, callback) => {
+      const record: FakeCall = {method, request: call.request}
+      this.calls.push(record)
+      // A container being started cannot be stopped or removed; after a start the client cancelled
+      // it stays "starting" a while longer (containerd).
+      const starting = method === 'startContainer' ? this.containers.get(call.request.containerId) : undefined
+      if (starting) starting.busyUntil = Number.POSITIVE_INFINITY
+      const hold = this.holds.get(method)?.shift()
+      if (hold) {
+        hold.arrived()
+        await hold.released
+      }
+
+      record.cancelled = call.cancelled
+      if (starting) starting.busyUntil = call.cancelled ? Date.now() + this.cancelledStartBusyMs : undefined
+
       const failure = this.failures.get(method)?.shift()
       if (failure) return callback({code: failure.code, details: failure.details, name: 'Error', message: failure.details}, null)
       try {
         callback(null, answer(call.request))
       } catch (error) {
-        callback({code: 5 as grpc.status, details: (error as Error).message, name: 'Error', message: (error as Error).message}, null)
+        // A missing object is NotFound; a container still starting is the runtime's generic failure (Unknown).
+        const code = (error instanceof BusyError ? 2 : 5) as grpc.status
+        callback({code, details: (error as Error).message, name: 'Error', message: (error as Error).message}, null)
       }
     }
   }
@@ -163,6 +208,10 @@ export class FakePodRuntime {
         return {}
       }),
       removePodSandbox: this.handler('removePodSandbox', ({podSandboxId}) => {
+        // The CRI: removing a sandbox forcibly removes its containers (a starting one refuses).
+        const inside = [...this.containers.values()].filter((container) => container.podSandboxId === podSandboxId)
+        for (const container of inside) this.busyCheck(container)
+        for (const container of inside) this.containers.delete(container.id)
         this.sandboxes.delete(podSandboxId)
         return {}
       }),
@@ -195,10 +244,11 @@ export class FakePodRuntime {
         return {}
       }),
       stopContainer: this.handler('stopContainer', ({containerId}) => {
-        this.exit(this.container(containerId), 137)
+        this.exit(this.busyCheck(this.container(containerId)), 137)
         return {}
       }),
       removeContainer: this.handler('removeContainer', ({containerId}) => {
+        if (this.containers.has(containerId)) this.busyCheck(this.container(containerId))
         this.containers.delete(containerId)
         return {}
       }),
@@ -219,6 +269,11 @@ export class FakePodRuntime {
     return {
       imageStatus: this.handler('imageStatus', ({image}) => ({image: {id: image.image, repoTags: [], repoDigests: [], size: '1'}})),
     }
+  }
+
+  private busyCheck(container: FakeContainer): FakeContainer {
+    if ((container.busyUntil ?? 0) > Date.now()) throw new BusyError(`container ${container.id} is in starting state, try again`)
+    return container
   }
 
   private exit(container: FakeContainer, exitCode: number): void {

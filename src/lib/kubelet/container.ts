@@ -147,11 +147,9 @@ export async function startContainer(
 
   let containerId: string
   try {
-    const response = await client.runtime(
-      'createContainer',
-      {podSandboxId: sandbox.id, config, sandboxConfig: sandbox.config},
-      {signal},
-    )
+    // Never cancelled mid-call (like RunPodSandbox): the runtime finishes anyway, and a container
+    // it half-made behind a cancelled call is one the rollback cannot see or remove yet.
+    const response = await client.runtime('createContainer', {podSandboxId: sandbox.id, config, sandboxConfig: sandbox.config})
     containerId = response.containerId
   } catch (error) {
     const message = (error as Error).message
@@ -162,9 +160,11 @@ export async function startContainer(
   options.onCreated?.(containerId)
   events(normalEvent('Created', `Created container: ${container.name}`, object))
 
-  // 3. Start.
+  // 3. Start, unless interrupted meanwhile. Not cancelled mid-call either: containerd keeps a
+  // container whose start was cancelled "starting" for seconds, refusing to stop or remove it.
+  if (signal?.aborted) throw new InterruptedError(`interrupted before container ${container.name} was started`)
   try {
-    await client.runtime('startContainer', {containerId}, {signal})
+    await client.runtime('startContainer', {containerId})
   } catch (error) {
     const message = (error as Error).message
     failed(message)

@@ -30,6 +30,8 @@ export interface KillPodOptions {
   /** Receives Killing / FailedPreStopHook events. */
   events?: EventSink
   signal?: AbortSignal
+  /** A rollback: its calls may outlive the command deadline (each still has its own). */
+  cleanup?: boolean
   /**
    * A ListContainers result to pick this pod's containers from, so killing many pods costs one
    * list call instead of one per pod. Listed when absent.
@@ -107,7 +109,7 @@ export async function killContainer(
       'stopContainer',
       {containerId: container.id, timeout: String(timeout)},
       // The runtime waits `timeout` seconds before SIGKILL; the call must outlive that (the kubelet adds its 2 m).
-      {timeoutMs: client.deadlineFor('stopContainer') + timeout * 1000, signal: options.signal},
+      {timeoutMs: client.deadlineFor('stopContainer', undefined, true) + timeout * 1000, signal: options.signal, cleanup: options.cleanup},
     )
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error
@@ -130,7 +132,7 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   if (ordered.length === 0) throw new NotFoundError('killPod needs at least one pod sandbox')
   const newest = ordered[0]
   const pod = podFullName(newest.metadata?.name ?? '', newest.metadata?.namespace ?? '')
-  const callOptions = {signal: options.signal}
+  const callOptions = {signal: options.signal, cleanup: options.cleanup}
   const failures: PodctlError[] = []
   const collect = (settled: PromiseSettledResult<unknown>[]) => {
     for (const outcome of settled) if (outcome.status === 'rejected') failures.push(asPodctlError(outcome.reason))
@@ -148,6 +150,7 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
       force: options.force,
       events: options.events,
       signal: options.signal,
+      cleanup: options.cleanup,
       pod,
     })))
   collect(kills)

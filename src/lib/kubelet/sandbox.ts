@@ -4,7 +4,7 @@
  */
 import {mkdir} from 'node:fs/promises'
 
-import type {CriClient, RuntimeRequest} from '../cri/client.js'
+import type {CallOptions, CriClient, RuntimeRequest} from '../cri/client.js'
 import type {PodModel} from '../manifest/model.js'
 import type {NamespaceMode, PodSandbox, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
 import {warningEvent, type EventSink} from '../kube/events.js'
@@ -221,8 +221,12 @@ export async function createPodSandbox(
 }
 
 /** Every sandbox of this pod (all attempts), found by the uid label so nothing half-made escapes. */
-export async function podSandboxes(client: CriClient, pod: Pick<PodModel, 'name' | 'namespace' | 'uid'>): Promise<PodSandbox[]> {
-  const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.uid]: pod.uid}}})
+export async function podSandboxes(
+  client: CriClient,
+  pod: Pick<PodModel, 'name' | 'namespace' | 'uid'>,
+  options: CallOptions = {},
+): Promise<PodSandbox[]> {
+  const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.uid]: pod.uid}}}, options)
   const byId = new Map(items.map((sandbox) => [sandbox.id, sandbox]))
   return [...byId.values()].filter((sandbox) => sandbox.metadata?.name === pod.name && sandbox.metadata?.namespace === pod.namespace)
 }

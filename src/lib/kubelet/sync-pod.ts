@@ -10,13 +10,14 @@
 import {setMaxListeners} from 'node:events'
 
 import type {CriClient} from '../cri/client.js'
-import {AlreadyExistsError, asPodctlError, InterruptedError} from '../errors.js'
+import {AlreadyExistsError, asPodctlError, InterruptedError, type PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import type {EnsureImageResult} from '../images/image-manager.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
-import {normalEvent, type EventSink} from '../kube/events.js'
+import {discardEvents, normalEvent, type EventSink} from '../kube/events.js'
 import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
+import {sleep} from '../util/concurrency.js'
 import {ensureImageOptions, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
 import {killContainer, killPod} from './kill.js'
 import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writeEtcHosts} from './pod-dirs.js'
@@ -316,20 +317,23 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     if (run.sandboxId) result = await reportResult(client, run, settings.logsRoot, null).catch(() => undefined)
   } else if (madeSomething) {
     ctx.step('rolling back')
-    try {
-      const sandboxes = await podSandboxes(client, pod)
-      if (sandboxes.length > 0) await killPod(client, sandboxes, {events: ctx.events})
-      await removePodDirectory(settings.podDirRoot, pod.uid)
-      rolledBack = sandboxes.length > 0 || run.sandboxId !== undefined
-    } catch (rollbackError) {
-      const why = (rollbackError as Error).message
-      failure = withMessage(failure, `${failure.message}; rolling back also failed (${why}): remove the pod with podctl kill ${pod.name} -n ${pod.namespace}`)
+    const removal = await removeWhatWasMade(ctx, run)
+    if (removal.error === undefined) {
+      rolledBack = removal.found || run.sandboxId !== undefined
+    } else {
+      const left = removal.sandboxIds.length > 0 ? removal.sandboxIds.map(shortId).join(', ') : run.sandboxId ? shortId(run.sandboxId) : 'unknown'
+      failure = withMessage(
+        failure,
+        `${failure.message}; rolling back failed for ${formatSeconds(removal.ms)} (${removal.error.message}): ` +
+          `left behind pod ${object} (sandbox ${left}); remove it with: podctl kill ${pod.name} -n ${pod.namespace}`,
+      )
     }
-  }
 
-  if (rolledBack) {
-    const logs = run.tracked.size > 0 ? `; container logs stay in ${podLogDirectory(pod, settings.logsRoot)}` : ''
-    failure = withMessage(failure, `${failure.message} (rolled back${logs})`)
+    if (rolledBack) {
+      const retried = removal.attempts > 1 ? ` after ${removal.attempts} attempts in ${formatSeconds(removal.ms)}` : ''
+      const logs = run.tracked.size > 0 ? `; container logs stay in ${podLogDirectory(pod, settings.logsRoot)}` : ''
+      failure = withMessage(failure, `${failure.message} (rolled back${retried}${logs})`)
+    }
   }
 
   result ??= emptyResult(run, settings.logsRoot)
@@ -337,4 +341,52 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
   result.phase ??= 'Failed'
   result.error = failure.toJSON()
   return {result, failure}
+}
+
+/** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
+export const ROLLBACK_BUDGET_MS = 30_000
+const ROLLBACK_RETRY_MS = 250
+
+interface Removal {
+  /** Some sandbox of the pod existed (and is gone now, unless error). */
+  found: boolean
+  sandboxIds: string[]
+  attempts: number
+  ms: number
+  error?: PodctlError
+}
+
+/**
+ * Kills every sandbox of the pod and removes its directory, retrying until the runtime lets go
+ * (bounded by ROLLBACK_BUDGET_MS). Its calls may outlive the command's deadline: a run that timed
+ * out must still not leave a pod behind.
+ */
+async function removeWhatWasMade(ctx: SyncContext, run: PodRunState): Promise<Removal> {
+  const started = Date.now()
+  const removal: Removal = {found: false, sandboxIds: [], attempts: 0, ms: 0}
+  for (;;) {
+    removal.attempts++
+    try {
+      const sandboxes = await podSandboxes(ctx.client, run.pod, {cleanup: true})
+      removal.sandboxIds = sandboxes.map((sandbox) => sandbox.id)
+      removal.found ||= sandboxes.length > 0
+      // Events on the first attempt only: retries would repeat the same Killing lines.
+      const events = removal.attempts === 1 ? ctx.events : discardEvents
+      if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events, cleanup: true})
+      await removePodDirectory(ctx.settings.podDirRoot, run.pod.uid)
+      removal.error = undefined
+      break
+    } catch (error) {
+      removal.error = asPodctlError(error)
+      if (Date.now() + ROLLBACK_RETRY_MS - started > ROLLBACK_BUDGET_MS) break
+      await sleep(ROLLBACK_RETRY_MS)
+    }
+  }
+
+  removal.ms = Date.now() - started
+  return removal
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
 }

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {status as GrpcStatus} from '@grpc/grpc-js'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 
 import {AlreadyExistsError, ExitCode, InterruptedError} from '../../../src/lib/errors.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../../../src/lib/images/image-manager.js'
@@ -180,5 +180,73 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(outcome.result.rolledBack).toBe(false)
     expect(fake.methods()).toEqual([])
     expect(fake.sandboxes.size).toBe(1)
+  })
+
+  // Every CRI call a run makes, interrupted while in flight: the runtime finishes its part anyway
+  // (as containerd does), and nothing may be left behind.
+  const IN_FLIGHT = ['runPodSandbox', 'podSandboxStatus', 'imageStatus', 'createContainer', 'startContainer', 'containerStatus', 'execSync']
+  for (const method of IN_FLIGHT) {
+    it(`leaves nothing behind when interrupted during ${method} (3 of 3)`, async () => {
+      for (let round = 0; round < 3; round++) {
+        fake.reset()
+        // containerd keeps a container whose start was cancelled "starting" for a while.
+        fake.cancelledStartBusyMs = 400
+        const hold = fake.holdNext(method)
+        const controller = new AbortController()
+        const running = runPod(await pod(`uid-${method}-${round}`), [], settings(), deps(controller.signal))
+        await hold.arrived
+        controller.abort()
+        setTimeout(hold.release, 100)
+        const outcome = await running
+        expect(outcome.failure).toBeInstanceOf(InterruptedError)
+        expect([...fake.sandboxes.keys()], `sandboxes left after ${method}`).toEqual([])
+        expect([...fake.containers.keys()], `containers left after ${method}`).toEqual([])
+        expect(outcome.result.rolledBack).toBe(true)
+      }
+    })
+  }
+
+  it('does not cancel StartContainer mid-call', async () => {
+    const hold = fake.holdNext('startContainer')
+    const controller = new AbortController()
+    const running = runPod(await pod(), [], settings(), deps(controller.signal))
+    await hold.arrived
+    controller.abort()
+    setTimeout(hold.release, 50)
+    await running
+    const start = fake.calls.find((call) => call.method === 'startContainer')!
+    expect(start.cancelled).toBe(false)
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('retries the rollback until the runtime lets go of a starting container, and says so', async () => {
+    fake.cancelledStartBusyMs = 0
+    fake.failNext('removeContainer', GrpcStatus.UNKNOWN, 'container is in starting state, try again')
+    fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
+    const outcome = await runPod(await pod(), [], settings(), deps())
+    expect(outcome.failure).toBeInstanceOf(PodFailedError)
+    expect(outcome.failure!.message).toMatch(/\(rolled back after 2 attempts in \d+\.\d s; container logs stay in /)
+    expect(fake.sandboxes.size).toBe(0)
+    expect(fake.containers.size).toBe(0)
+  })
+
+  it('says exactly what is left when the rollback cannot finish', async () => {
+    const {ROLLBACK_BUDGET_MS} = await import('../../../src/lib/kubelet/sync-pod.js')
+    expect(ROLLBACK_BUDGET_MS).toBeGreaterThan(0)
+    // Every StopPodSandbox fails: the sandbox can never be removed.
+    for (let i = 0; i < 500; i++) fake.failNext('stopPodSandbox', GrpcStatus.INTERNAL, 'network teardown failed')
+    vi.spyOn(Date, 'now').mockImplementation(((start) => () => start + (fake.calls.length > 20 ? ROLLBACK_BUDGET_MS * 2 : 0))(Date.now()))
+    try {
+      fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
+      const outcome = await runPod(await pod(), [], settings(), deps())
+      const sandbox = [...fake.sandboxes.keys()][0]
+      expect(outcome.result.rolledBack).toBe(false)
+      expect(outcome.failure!.message).toContain(
+        `left behind pod web_shop (sandbox ${sandbox.slice(0, 13)}); remove it with: podctl kill web -n shop`,
+      )
+      expect(outcome.failure!.message).toContain('rolling back failed for')
+    } finally {
+      vi.restoreAllMocks()
+    }
   })
 })
