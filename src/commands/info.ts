@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {parseOutputSpec, renderEach} from '../lib/output/template.js'
+import {parseOutputSpec, renderEach} from '../lib/output/spec.js'
 import {runtimeInfo} from '../lib/node/runtime-info.js'
 
 export default class Info extends BaseCommand<typeof Info> {

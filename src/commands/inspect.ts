@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, toPodctlError} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {parseOutputSpec, renderEach} from '../lib/output/template.js'
+import {parseOutputSpec, renderEach} from '../lib/output/spec.js'
 import {inspectObjects, type InspectKind} from '../lib/node/inspect.js'
 
 export type InspectResult = Record<string, unknown> | Array<Record<string, unknown>>

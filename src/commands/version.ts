@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, toPodctlError} from '../lib/base-command.js'
 import {renderFields} from '../lib/output/table.js'
-import {parseOutputSpec, renderEach} from '../lib/output/template.js'
+import {parseOutputSpec, renderEach} from '../lib/output/spec.js'
 import {runtimeVersion, type VersionReport} from '../lib/node/runtime-info.js'
 
 export default class Version extends BaseCommand<typeof Version> {
