@@ -33,6 +33,20 @@ export interface CompletionCommand {
 
 export type Shell = 'bash' | 'zsh'
 
+/** Minimal shape of oclif's cached flag that the scripts need. */
+export interface OclifFlagLike {
+  name?: string
+  char?: string
+  summary?: string
+  description?: string
+  type: string
+  options?: readonly string[]
+  helpValue?: string
+  allowNo?: boolean
+  hidden?: boolean
+  multiple?: boolean
+}
+
 /** Minimal shape of oclif's cached command (Command.Loadable) that the scripts need. */
 export interface OclifCommandLike {
   id: string
@@ -41,7 +55,7 @@ export interface OclifCommandLike {
   description?: string
   strict?: boolean
   aliases?: string[]
-  flags: Record<string, {name?: string; char?: string; summary?: string; description?: string; type: string; options?: readonly string[]; allowNo?: boolean; hidden?: boolean; multiple?: boolean}>
+  flags: Record<string, OclifFlagLike>
   args: Record<string, {name?: string; options?: readonly string[]; hidden?: boolean}>
 }
 
@@ -57,7 +71,7 @@ export function completionModel(commands: readonly OclifCommandLike[]): Completi
         char: flag.char,
         summary: firstLine(flag.summary ?? flag.description ?? ''),
         takesValue: flag.type === 'option',
-        options: flag.options,
+        options: flag.options ?? choicesInHelpValue(flag.helpValue),
         allowNo: flag.allowNo,
         multiple: flag.multiple,
       }))
@@ -72,6 +86,17 @@ export function completionModel(commands: readonly OclifCommandLike[]): Completi
   }
 
   return model.sort((a, b) => a.id.localeCompare(b.id))
+}
+
+/**
+ * The fixed words of a help value such as `table|wide|json|yaml|jsonpath=EXPR|go-template=TPL`: the
+ * `-o` flag lists its formats there, as it cannot use oclif `options` (they would refuse
+ * `jsonpath=…`). Only lower-case words count; placeholders (FILE|-, DURATION|TIME) give none.
+ */
+export function choicesInHelpValue(helpValue: string | undefined): string[] | undefined {
+  const words = helpValue?.split('|').filter((word) => !word.includes('=')) ?? []
+  if (words.length < 2 || !words.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined
+  return words
 }
 
 function firstLine(text: string): string {
