@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {filterImageRows, imageRows, imagesOf, NONE, parseImageFilters, type ImageRow} from '../lib/images/store.js'

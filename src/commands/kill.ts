@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {settleLimit} from '../lib/util/concurrency.js'
 import {ExitCode, NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
 import {parseLabelSelector} from '../lib/util/filters.js'

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, durationFlag, outputFlag, toPodctlError} from '../lib/base-command.js'
+import {BaseCommand, toPodctlError} from '../lib/base-command.js'
+import {durationFlag, outputFlag} from '../lib/flags.js'
 import {formatGoDuration} from '../lib/util/duration.js'
 import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {makeChalk} from '../lib/output/color.js'

@@ -4,7 +4,8 @@ import {totalmem} from 'node:os'
 
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, durationFlag, outputFlag, toPodctlError} from '../lib/base-command.js'
+import {BaseCommand, toPodctlError} from '../lib/base-command.js'
+import {durationFlag, outputFlag} from '../lib/flags.js'
 import {mapLimit} from '../lib/util/concurrency.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
 import type {PodModel} from '../lib/manifest/model.js'

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, durationFlag, outputFlag} from '../lib/base-command.js'
+import {BaseCommand} from '../lib/base-command.js'
+import {durationFlag, outputFlag} from '../lib/flags.js'
 import {NotFoundError, RuntimeNotReadyError, UsageError} from '../lib/errors.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'

@@ -3,33 +3,14 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {loadConfig, locateConfig, type CrictlConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
-import {parseDuration} from './util/duration.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
+import {durationFlag} from './flags.js'
+import type {OutputFormat} from './output/spec.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {toJson, toYaml} from './output/serialize.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** A duration flag ("10s", "500ms", "2m" or seconds) parsed to milliseconds. */
-export const durationFlag = Flags.custom<number>({
-  async parse(input, _context, opts) {
-    const ms = parseDuration(input)
-    if (ms === undefined) throw new UsageError(`--${opts.name} "${input}" is not a duration; use e.g. 10s, 500ms or 2m`)
-    return ms
-  },
-})
-
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name'
-
-export function outputFlag<F extends OutputFormat>(formats: readonly F[]) {
-  return Flags.custom<F>({
-    char: 'o',
-    summary: `Output format: ${formats.join('|')}.`,
-    options: [...formats],
-    helpValue: formats.join('|'),
-  })()
-}
 
 /**
  * The one base every podctl command extends: shared flags, the lazily built CRI client, output
@@ -85,7 +66,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected runtimeSource?: EndpointSource
   protected imageSource?: EndpointSource
   private criClient?: Promise<CriClient>
-  private crictlConfig?: Promise<CrictlConfig | undefined>
+  private crictlConfigFile?: Promise<CrictlConfig | undefined>
 
   public override async init(): Promise<void> {
     await super.init()
@@ -170,7 +151,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private async buildClient(): Promise<CriClient> {
     const [{planEndpoints}, {connectPlan}] = await Promise.all([import('./cri/endpoint.js'), import('./cri/connect.js')])
-    const config = await this.config_()
+    const config = await this.crictlConfig()
     const debugOn = Boolean(this.flags.debug || config?.debug)
     const plan = planEndpoints({
       runtimeFlag: this.flags['runtime-endpoint'],
@@ -189,10 +170,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return connected.client
   }
 
-  /** The crictl config file, read once (named config_ because oclif owns `config`). */
-  protected config_(): Promise<CrictlConfig | undefined> {
-    this.crictlConfig ??= loadConfig(locateConfig(this.flags.config, process.env))
-    return this.crictlConfig
+  /** The crictl config file, read once (oclif owns `config`). */
+  protected crictlConfig(): Promise<CrictlConfig | undefined> {
+    this.crictlConfigFile ??= loadConfig(locateConfig(this.flags.config, process.env))
+    return this.crictlConfigFile
   }
 }
 
