@@ -5,7 +5,6 @@ import {outputFlag} from '../lib/flags.js'
 import {settleLimit} from '../lib/util/concurrency.js'
 import {ExitCode, NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
-import {makeChalk} from '../lib/output/color.js'
 import type {PodEvent} from '../lib/kube/events.js'
 import {KillPodError, killPod, type KillPodResult} from '../lib/kubelet/kill.js'
 import {selectPods, validateSelection} from '../lib/node/select.js'
@@ -143,7 +142,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     })
 
     const result: KillResult = {items, failures}
-    if (!human) await this.emit(flags.output, result, () => '')
+    if (!human) await this.emit(result)
     for (const failure of failures) this.reportFailure(new PodctlError(failure.code, failure.exitCode, failure.message))
     if (failures.length > 0) process.exitCode = failures[0].exitCode
     return result
@@ -158,10 +157,5 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     const count = `${result.containersStopped} container${result.containersStopped === 1 ? '' : 's'} stopped`
     const fate = result.removed ? 'removed' : this.flags.keep ? 'kept' : 'not removed'
     return `${this.chalk.bold(result.pod)}: ${count}, ${fate} ${this.chalk.dim(`(${(result.durationMs / 1000).toFixed(1)}s)`)}`
-  }
-
-  private warnLine(text: string): void {
-    const label = this.wantsColorOnStderr ? makeChalk(true).yellow('Warning:') : 'Warning:'
-    process.stderr.write(`${label} ${text}\n`)
   }
 }

@@ -87,7 +87,7 @@ attempted even when another fails; the exit code is that of the first failing im
     }),
     'no-trunc': Flags.boolean({summary: 'Show full image IDs.'}),
     quiet: Flags.boolean({char: 'q', summary: 'Print image IDs only, one per line; no events.'}),
-    output: outputFlag(['json', 'yaml'] as const),
+    output: outputFlag(['json', 'yaml'], {fallback: 'table'}),
   }
 
   public async run(): Promise<PullResult> {
@@ -172,7 +172,7 @@ attempted even when another fails; the exit code is that of the first failing im
         return {requested: image, image, ...pulled, events, ...(error ? {error: error.toJSON()} : {})}
       }),
     }
-    if (machine) await this.emit(flags.output, result, () => '')
+    if (machine) await this.emit(result)
     if (controller.signal.aborted) throw new InterruptedError('pull interrupted')
     const first = requested.map((image) => outcomes.get(image)!.error).find((error) => error !== undefined)
     if (first) process.exitCode = first.exitCode

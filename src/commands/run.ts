@@ -228,7 +228,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     }
 
     const result: RunResult = {pods: outcomes.map((outcome) => outcome.result)}
-    if (machine) await this.emit(flags.output, result, () => '')
+    if (machine) await this.emit(result)
     else {
       const table = this.render(result)
       if (table) this.log(table)
@@ -330,7 +330,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     const credentials = new DockerConfigKeyring()
     const plans = await Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))
     const result: DryRunResult = {dryRun: true, pods: plans}
-    await this.emit(this.flags.output === 'json' ? 'json' : 'yaml', result, () => '')
+    await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
     return result
   }
 
