@@ -1,3 +1,4 @@
+/** "Report every failure, exit with the first one" is the base command's; kill and rmi lean on it. */
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -6,7 +7,6 @@ import {ExitCode} from '../../src/lib/errors.js'
 import {podctl} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
 
-/** "Report every failure, exit with the first one" is the base command's; kill and rmi lean on it. */
 const dir = socketDir()
 const socket = join(dir, 'cri.sock')
 const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
@@ -55,6 +55,12 @@ describe('several failures', () => {
   it('with --json: the result carries every failure, stderr the lines', async () => {
     const result = await podctl(args('kill', 'ghost', 'spook', '--json'), {env})
     expect(result.code).toBe(ExitCode.NOT_FOUND)
-    expect(JSON.parse(result.stdout)).toMatchObject({items: [], failures: [{pod: 'ghost', code: 'NotFound'}, {pod: 'spook', code: 'NotFound'}]})
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      items: [],
+      failures: [
+        {pod: 'ghost', code: 'NotFound'},
+        {pod: 'spook', code: 'NotFound'},
+      ],
+    })
   })
 })

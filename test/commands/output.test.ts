@@ -1,3 +1,4 @@
+/** One -o parser for every command: the same formats mean the same output, listing commands included. */
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -6,7 +7,6 @@ import {ExitCode} from '../../src/lib/errors.js'
 import {podctl} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
 
-/** One -o parser for every command: the same formats mean the same output, listing commands included. */
 const dir = socketDir()
 const socket = join(dir, 'cri.sock')
 const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}

@@ -15,7 +15,8 @@ describe('outputFlag', () => {
     expect(flag.summary).toBe('Output format: table (default), wide, json, yaml, name, jsonpath=EXPR, go-template=TPL.')
     expect(flag.helpValue).toBe('table|wide|json|yaml|name|jsonpath=EXPR|go-template=TPL')
     // inspect's and version's help text, unchanged by the move to one parser
-    expect(outputFlag(['json', 'yaml'], {templates: true}).summary).toBe('Output format: json (default), yaml, jsonpath=EXPR, go-template=TPL.')
+    const inspect = outputFlag(['json', 'yaml'], {templates: true})
+    expect(inspect.summary).toBe('Output format: json (default), yaml, jsonpath=EXPR, go-template=TPL.')
   })
 
   it('takes a fallback outside its formats (pull: its human lines)', () => {

@@ -118,7 +118,9 @@ function flagWords(flag: CompletionFlag): string[] {
 export function bashScript(bin: string, commands: readonly CompletionCommand[]): string {
   const fn = `_${bin.replaceAll(/[^A-Za-z0-9_]/g, '_')}_complete`
   // Flags every command has (the global ones) get one `*:` pattern instead of one per command.
-  const global = new Set(commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))))
+  const global = new Set(
+    commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))),
+  )
   const patterns = (command: CompletionCommand, flag: CompletionFlag) => {
     const scope = global.has(flag.name) ? '*' : command.id
     return [`${scope}:--${flag.name}`, ...(flag.char ? [`${scope}:-${flag.char}`] : [])]
@@ -130,7 +132,8 @@ export function bashScript(bin: string, commands: readonly CompletionCommand[]):
   for (const command of commands) {
     for (const flag of command.flags.filter((f) => f.takesValue)) {
       const keys = patterns(command, flag)
-      if (flag.options?.length) choiceCases.set(keys.join('|'), `COMPREPLY=($(compgen -W ${singleQuoted(flag.options.join(' '))} -- "$cur"))`)
+      const choices = flag.options?.join(' ')
+      if (choices) choiceCases.set(keys.join('|'), `COMPREPLY=($(compgen -W ${singleQuoted(choices)} -- "$cur"))`)
       else for (const key of keys) (flag.name === 'config' ? fileValues : freeValues).add(key)
     }
   }
@@ -139,10 +142,15 @@ export function bashScript(bin: string, commands: readonly CompletionCommand[]):
   if (fileValues.size > 0) valueCases.push(`    ${[...fileValues].join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;`)
   // A value podctl cannot guess (a name, a duration): offer nothing rather than flags.
   if (freeValues.size > 0) valueCases.push(`    ${[...freeValues].join('|')}) COMPREPLY=(); return 0 ;;`)
-  const flagCases = commands.map((command) => `    ${command.id}) flags=${singleQuoted(command.flags.flatMap(flagWords).sort().join(' '))} ;;`)
+  const flagCases = commands.map(
+    (command) => `    ${command.id}) flags=${singleQuoted(command.flags.flatMap(flagWords).sort().join(' '))} ;;`,
+  )
   const argCases = commands
     .filter((command) => command.args[0]?.options?.length)
-    .map((command) => `    ${command.id}) COMPREPLY=($(compgen -W ${singleQuoted(command.args[0].options!.join(' '))} -- "$cur")); return 0 ;;`)
+    .map((command) => {
+      const choices = singleQuoted(command.args[0].options!.join(' '))
+      return `    ${command.id}) COMPREPLY=($(compgen -W ${choices} -- "$cur")); return 0 ;;`
+    })
 
   return `# ${bin} completion for bash.
 # Load it now:            source <(${bin} completion bash)
@@ -207,7 +215,9 @@ function zshFlagSpecs(flag: CompletionFlag): string[] {
 
 export function zshScript(bin: string, commands: readonly CompletionCommand[]): string {
   const fn = `_${bin.replaceAll(/[^A-Za-z0-9_]/g, '_')}`
-  const global = new Set(commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))))
+  const global = new Set(
+    commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))),
+  )
   const globalSpecs = (commands[0]?.flags ?? []).filter((f) => global.has(f.name)).flatMap(zshFlagSpecs)
   const describe = commands.map((c) => `    ${singleQuoted(`${c.id.replaceAll(':', '\\:')}:${c.summary}`)}`)
   const cases = commands.map((command) => {

@@ -26,7 +26,11 @@ const commands: OclifCommandLike[] = [
   {
     id: 'stats',
     summary: 'Show usage.',
-    flags: {...globalFlags, output: {char: 'o', summary: 'Format.', type: 'option', options: ['table', 'json']}, label: {char: 'l', summary: 'Labels.', type: 'option', multiple: true}},
+    flags: {
+      ...globalFlags,
+      output: {char: 'o', summary: 'Format.', type: 'option', options: ['table', 'json']},
+      label: {char: 'l', summary: 'Labels.', type: 'option', multiple: true},
+    },
     args: {container: {}},
   },
   {id: 'exec', summary: 'Run a command.', strict: false, flags: {...globalFlags}, args: {container: {}}},
@@ -70,7 +74,17 @@ describe('bash script', () => {
   })
 
   it("completes a command's flags, global ones and --no-color included", () => {
-    expect(completeBash('podctl logs --')).toEqual(['--color', '--config', '--debug', '--follow', '--help', '--no-color', '--runtime-endpoint', '--stream', '--tail'])
+    expect(completeBash('podctl logs --')).toEqual([
+      '--color',
+      '--config',
+      '--debug',
+      '--follow',
+      '--help',
+      '--no-color',
+      '--runtime-endpoint',
+      '--stream',
+      '--tail',
+    ])
     expect(completeBash('podctl stats -')).toContain('-o')
     expect(completeBash('podctl logs -')).not.toContain('-o')
   })
@@ -116,7 +130,9 @@ describe('choicesInHelpValue', () => {
   })
 
   it('offers nothing for placeholders', () => {
-    for (const value of [undefined, 'FILE|-', 'DURATION|TIME', 'USER[:PASSWORD]', 'DIR', 'json']) expect(choicesInHelpValue(value)).toBeUndefined()
+    for (const value of [undefined, 'FILE|-', 'DURATION|TIME', 'USER[:PASSWORD]', 'DIR', 'json']) {
+      expect(choicesInHelpValue(value)).toBeUndefined()
+    }
   })
 
   it('completes -o from the help value in the scripts', () => {

@@ -23,7 +23,8 @@ import type {Container, Image} from '../../../src/generated/runtime/v1/api.js'
 const hex = (c: string) => c.repeat(64).slice(0, 64)
 
 function image(idChar: string, repoTags: string[], repoDigests: string[] = [], extra: Partial<Image> = {}): Image {
-  return {id: `sha256:${hex(idChar)}`, repoTags, repoDigests, size: '4190000', uid: undefined, username: '', spec: undefined, pinned: false, ...extra}
+  const id = `sha256:${hex(idChar)}`
+  return {id, repoTags, repoDigests, size: '4190000', uid: undefined, username: '', spec: undefined, pinned: false, ...extra}
 }
 
 function ctr(name: string, imageRef: string, state = 'CONTAINER_RUNNING', userSpecifiedImage = ''): Container {
@@ -72,7 +73,8 @@ describe('imageRows', () => {
   })
 
   it('shows an untagged image as <none>, named after its digest repository when it has one', () => {
-    expect(rows.filter((row) => row.image === dangling).map((row) => [row.repository, row.tag])).toEqual([['localhost:5000/old/app', '<none>']])
+    const danglingRows = rows.filter((row) => row.image === dangling)
+    expect(danglingRows.map((row) => [row.repository, row.tag])).toEqual([['localhost:5000/old/app', '<none>']])
     expect(rows.filter((row) => row.image === bare).map((row) => [row.repository, row.tag, row.digest])).toEqual([['<none>', '<none>', '']])
   })
 
@@ -93,7 +95,11 @@ describe('image filters', () => {
   const names = (filtered: ReturnType<typeof imageRows>) => filtered.map((row) => `${row.repository}:${row.tag}`)
 
   it('parses dangling and reference, rejecting anything else', () => {
-    expect(parseImageFilters(['dangling=true', 'reference=a*', 'reference=b'])).toEqual({dangling: true, references: ['a*', 'b'], repository: undefined})
+    expect(parseImageFilters(['dangling=true', 'reference=a*', 'reference=b'])).toEqual({
+      dangling: true,
+      references: ['a*', 'b'],
+      repository: undefined,
+    })
     expect(() => parseImageFilters(['dangling=yes'])).toThrow(/dangling must be true or false/)
     expect(() => parseImageFilters(['before=x'])).toThrow(expect.objectContaining({exitCode: 2}))
     expect(() => parseImageFilters(['reference='])).toThrow(/give a pattern/)

@@ -6,7 +6,14 @@ import {killPods} from '../../../src/lib/kubelet/kill-pods.js'
 import type {PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 
 const sandbox = (id: string, name: string) =>
-  ({id, metadata: {name, namespace: 'default', uid: id, attempt: 0}, state: 'SANDBOX_READY', createdAt: '1', labels: {}, annotations: {}}) as PodSandbox
+  ({
+    id,
+    metadata: {name, namespace: 'default', uid: id, attempt: 0},
+    state: 'SANDBOX_READY',
+    createdAt: '1',
+    labels: {},
+    annotations: {},
+  }) as PodSandbox
 
 /** No containers: each kill is StopPodSandbox then RemovePodSandbox; `fail` names sandboxes whose stop fails. */
 function client(fail: (id: string) => unknown) {

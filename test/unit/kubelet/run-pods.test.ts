@@ -11,7 +11,12 @@ const sandbox = (id: string, name: string, namespace: string) => ({id, metadata:
 describe('sandboxesByFullName', () => {
   it('finds the sandboxes of the pods to run by name_namespace, with one listing', async () => {
     const calls: string[] = []
-    const items = [sandbox('a', 'web', 'default'), sandbox('b', 'web', 'prod'), sandbox('c', 'web', 'default'), sandbox('d', 'db', 'default')]
+    const items = [
+      sandbox('a', 'web', 'default'),
+      sandbox('b', 'web', 'prod'),
+      sandbox('c', 'web', 'default'),
+      sandbox('d', 'db', 'default'),
+    ]
     const runtime = async (method: string) => {
       calls.push(method)
       return {items}

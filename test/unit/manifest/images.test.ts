@@ -23,8 +23,11 @@ describe('checkImageReferences', () => {
     expect(() => checkImageReferences([bad], 'manifest')).toThrow(
       'pod.yaml: spec.containers[1].image: Failed to apply default image tag "UPPER/Case:1": couldn\'t parse image name "UPPER/Case:1"',
     )
-    expect(() => checkImageReferences([bad], 'manifest')).toThrow(expect.objectContaining({code: 'InvalidImageName', exitCode: ExitCode.INVALID_IMAGE_NAME}))
-    expect(() => checkImageReferences([pod(['busybox'], ['bad image'])], 'manifest')).toThrow(/^pod\.yaml: spec\.initContainers\[0\]\.image: /)
+    expect(() => checkImageReferences([bad], 'manifest')).toThrow(
+      expect.objectContaining({code: 'InvalidImageName', exitCode: ExitCode.INVALID_IMAGE_NAME}),
+    )
+    const badInit = pod(['busybox'], ['bad image'])
+    expect(() => checkImageReferences([badInit], 'manifest')).toThrow(/^pod\.yaml: spec\.initContainers\[0\]\.image: /)
     expect(() => checkImageReferences([bad], 'crictl')).toThrow(/^pod\.yaml: image\.image: Failed to apply default image tag/)
   })
 })
@@ -38,7 +41,8 @@ describe('loadRunInput', () => {
   })
   it('says which form it read, so image errors name crictl fields for crictl configs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'podctl-run-input-'))
-    writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: busybox\n')
+    const manifestText = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: busybox\n'
+    writeFileSync(join(dir, 'pod.yaml'), manifestText)
     writeFileSync(join(dir, 'p.json'), JSON.stringify({metadata: {name: 'p', namespace: 'n'}}))
     writeFileSync(join(dir, 'c.json'), JSON.stringify({metadata: {name: 'c'}, image: {image: 'Bad:Image'}}))
     const manifest = await loadRunInput({file: join(dir, 'pod.yaml')})

@@ -17,7 +17,8 @@ describe('eventLines', () => {
   it('warnings: only warnings, the label painted (kill)', () => {
     const line = eventLines({kind: 'warnings'}, mark)
     expect(line(normalEvent('Killing', 'Stopping container app', 'web_default/app'))).toBeUndefined()
-    expect(line(warningEvent('FailedPreStopHook', 'exited 7', 'web_default/app'))).toBe('<Warning:> FailedPreStopHook web_default/app: exited 7')
+    const hook = warningEvent('FailedPreStopHook', 'exited 7', 'web_default/app')
+    expect(line(hook)).toBe('<Warning:> FailedPreStopHook web_default/app: exited 7')
   })
 
   it('timeline: a header first, then one row per event with the pod prefix stripped (run)', () => {
