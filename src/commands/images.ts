@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
-import {filterImageRows, imageRows, imagesOf, NONE, parseImageFilters, type ImageRow} from '../lib/images/store.js'
+import {imagesOf, listImageRows, NONE, parseImageFilters, type ImageRow} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
 
 export interface ImagesResult {
@@ -20,10 +21,10 @@ REPOSITORY[:TAG] and --filter reference= are exact unless they contain "*", and 
 must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, size as a string).`
 
   static override examples = [
-    {description: 'Every image', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'One repository, with digests', command: '<%= config.bin %> <%= command.id %> registry.k8s.io/pause --digests'},
-    {description: 'Untagged images, IDs only (for podctl rmi)', command: '<%= config.bin %> <%= command.id %> --filter dangling=true -q'},
-    {description: 'Images from the local registry, pinned ones marked', command: `<%= config.bin %> <%= command.id %> --filter reference='localhost:5000/*' --pinned`},
+    example('Every image'),
+    example('One repository, with digests', 'registry.k8s.io/pause --digests'),
+    example('Untagged images, IDs only (for podctl rmi)', '--filter dangling=true -q'),
+    example('Images from the local registry, pinned ones marked', `--filter reference='localhost:5000/*' --pinned`),
   ]
 
   static override args = {
@@ -41,15 +42,13 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
     pinned: Flags.boolean({summary: 'Add a PINNED column (images the runtime keeps from garbage collection).'}),
     quiet: Flags.boolean({char: 'q', summary: 'Print full image IDs only, once per image.'}),
     'no-trunc': Flags.boolean({summary: 'Show full image IDs and digests.'}),
-    output: outputFlag(['table', 'json', 'yaml'] as const),
+    output: outputFlag(['table', 'json', 'yaml'], {templates: true}),
   }
 
   public async run(): Promise<ImagesResult> {
     const {flags} = this
     const filters = parseImageFilters(flags.filter, this.args.repository)
-    const client = await this.client()
-    const {images} = await client.image('listImages', {})
-    const rows = filterImageRows(imageRows(images), filters)
+    const rows = await listImageRows(await this.client(), filters)
     const result: ImagesResult = {images: imagesOf(rows)}
 
     if (flags.quiet) {
@@ -57,7 +56,7 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
       return result
     }
 
-    await this.emit(flags.output, result, () => this.table(rows, flags.digests, flags.pinned, flags['no-trunc']))
+    await this.emit(result, () => this.table(rows, flags.digests, flags.pinned, flags['no-trunc']))
     return result
   }
 

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {parseOutputSpec, renderEach} from '../lib/output/template.js'
+import {BaseCommand, example} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {runtimeInfo} from '../lib/node/runtime-info.js'
 
 export default class Info extends BaseCommand<typeof Info> {
@@ -14,30 +14,20 @@ them (camelCase keys). There is no table: the document is deep and runtime-speci
 --template. For a health check with an exit code use podctl status.`
 
   static override examples = [
-    {description: 'Everything the runtime reports', command: '<%= config.bin %> <%= command.id %>'},
-    {description: "containerd's sandbox (pause) image", command: `<%= config.bin %> <%= command.id %> -o jsonpath='{.config.sandboxImage}'`},
-    {description: 'The CNI configuration it loaded', command: `<%= config.bin %> <%= command.id %> --template '{{.cniconfig | json}}'`},
-    {description: 'As YAML', command: '<%= config.bin %> <%= command.id %> -o yaml'},
+    example('Everything the runtime reports'),
+    example("containerd's sandbox (pause) image", `-o jsonpath='{.config.sandboxImage}'`),
+    example('The CNI configuration it loaded', `--template '{{.cniconfig | json}}'`),
+    example('As YAML', '-o yaml'),
   ]
 
   static override flags = {
-    output: Flags.string({
-      char: 'o',
-      summary: 'Output format: json (default), yaml, jsonpath=EXPR, go-template=TPL.',
-      helpValue: 'json|yaml|jsonpath=EXPR|go-template=TPL',
-    }),
+    output: outputFlag(['json', 'yaml'], {templates: true}),
     template: Flags.string({summary: 'Go-template field paths to print, e.g. {{.config.sandboxImage}}.'}),
   }
 
   public async run(): Promise<Record<string, unknown>> {
-    const spec = parseOutputSpec(this.flags.output, this.flags.template, ['json', 'yaml'], 'json')
     const document = await runtimeInfo(await this.client())
-    if (spec.kind === 'jsonpath' || spec.kind === 'template') {
-      if (!this.jsonEnabled()) this.log(renderEach(spec.render, [document]))
-    } else {
-      await this.emit(spec.kind, document, () => '')
-    }
-
+    await this.emit(document)
     return document
   }
 }

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, toPodctlError} from '../lib/base-command.js'
+import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {parseOutputSpec, renderEach} from '../lib/output/template.js'
+import {outputFlag} from '../lib/flags.js'
 import {inspectObjects, type InspectKind} from '../lib/node/inspect.js'
 
 export type InspectResult = Record<string, unknown> | Array<Record<string, unknown>>
@@ -31,12 +31,12 @@ than one, listing them. --template takes Go-template field paths ({{.status.id}}
 {{.info | json}}); -o jsonpath= takes kubectl JSONPath; both print one line per object and fail on a missing key.`
 
   static override examples = [
-    {description: 'A container by ID prefix', command: '<%= config.bin %> <%= command.id %> 4f2a9c'},
-    {description: 'A container by pod and name', command: '<%= config.bin %> <%= command.id %> container web/nginx -n shop'},
-    {description: 'Two pods, as a YAML list', command: '<%= config.bin %> <%= command.id %> pod web_shop db_shop -o yaml'},
-    {description: 'The state of a container', command: `<%= config.bin %> <%= command.id %> web/nginx -n shop -o jsonpath='{.status.state}'`},
-    {description: 'The PID of a container (containerd)', command: `<%= config.bin %> <%= command.id %> 4f2a9c --template '{{.info.pid}}'`},
-    {description: 'Is an image pinned?', command: `<%= config.bin %> <%= command.id %> image registry.k8s.io/pause:3.9 --template '{{.status.pinned}}'`},
+    example('A container by ID prefix', '4f2a9c'),
+    example('A container by pod and name', 'container web/nginx -n shop'),
+    example('Two pods, as a YAML list', 'pod web_shop db_shop -o yaml'),
+    example('The state of a container', `web/nginx -n shop -o jsonpath='{.status.state}'`),
+    example('The PID of a container (containerd)', `4f2a9c --template '{{.info.pid}}'`),
+    example('Is an image pinned?', `image registry.k8s.io/pause:3.9 --template '{{.status.pinned}}'`),
   ]
 
   static override strict = false
@@ -50,19 +50,12 @@ than one, listing them. --template takes Go-template field paths ({{.status.id}}
 
   static override flags = {
     namespace: Flags.string({char: 'n', summary: 'Namespace for pod names and POD/CONTAINER references (default "default").'}),
-    output: Flags.string({
-      char: 'o',
-      summary: 'Output format: json (default), yaml, jsonpath=EXPR, go-template=TPL.',
-      helpValue: 'json|yaml|jsonpath=EXPR|go-template=TPL',
-    }),
+    output: outputFlag(['json', 'yaml'], {templates: true}),
     template: Flags.string({summary: 'Go-template field paths to print, e.g. {{.status.id}} (like crictl -o go-template).'}),
   }
 
   public async run(): Promise<InspectResult> {
-    const {flags} = this
-    const spec = parseOutputSpec(flags.output, flags.template, ['json', 'yaml'], 'json')
-    const {argv} = await this.parse(Inspect)
-    const words = argv as string[]
+    const {flags, positional: words} = this
     const kind = KIND_WORDS[words[0]]
     const refs = kind ? words.slice(1) : words
     if (refs.length === 0) {
@@ -74,15 +67,9 @@ than one, listing them. --template takes Go-template field paths ({{.status.id}}
     // One reference: its failure is the command's failure (and --json prints it as the error).
     if (refs.length === 1 && failures.length === 1) throw failures[0]
     const result: InspectResult = refs.length === 1 && outcome.documents.length === 1 ? outcome.documents[0] : outcome.documents
-    if (spec.kind === 'jsonpath' || spec.kind === 'template') {
-      if (!this.jsonEnabled() && outcome.documents.length > 0) this.log(renderEach(spec.render, outcome.documents))
-    } else {
-      await this.emit(spec.kind, result, () => '')
-    }
-
+    await this.emit(result, undefined, {each: outcome.documents})
     // Several references: print what was found, then every failure; the first one sets the exit code.
-    for (const failure of failures) this.reportFailure(failure)
-    if (failures.length > 0) process.exitCode = failures[0].exitCode
+    this.reportFailures(failures)
     return result
   }
 }

@@ -1,13 +1,16 @@
+/**
+ * `podctl kill`: pods chosen by name, label or --all (node/select.ts), each killed the kubelet's way
+ * (kubelet/kill.ts), several at once; one line per pod, warnings on stderr, every failure reported.
+ */
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
-import {settleLimit} from '../lib/util/concurrency.js'
-import {ExitCode, NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
+import {BaseCommand, example} from '../lib/base-command.js'
+import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
+import {outputFlag} from '../lib/flags.js'
+import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kill.js'
+import {killPods} from '../lib/kubelet/kill-pods.js'
+import {selectPodsFromRuntime, validateSelection, type SelectedPod} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
-import {makeChalk} from '../lib/output/color.js'
-import type {PodEvent} from '../lib/kube/events.js'
-import {KillPodError, killPod, type KillPodResult} from '../lib/kubelet/kill.js'
-import {selectPods, validateSelection} from '../lib/node/select.js'
 
 export interface KillFailure {
   /** The pod's full name, or the reference that matched no pod. */
@@ -34,12 +37,12 @@ Pods are killed concurrently (--parallel); one pod's failure never stops the oth
 first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
   static override examples = [
-    {description: 'Kill one pod of the default namespace', command: '<%= config.bin %> <%= command.id %> web'},
-    {description: 'Kill by full name or sandbox ID prefix', command: '<%= config.bin %> <%= command.id %> web_prod 3f2a9c'},
-    {description: 'Kill every pod of a namespace, 8 at a time', command: '<%= config.bin %> <%= command.id %> --all -n ci --parallel 8'},
-    {description: 'Kill pods labelled app=web at once, without waiting for the grace period', command: '<%= config.bin %> <%= command.id %> -l app=web --force'},
-    {description: 'Stop a pod but keep its containers for inspection', command: '<%= config.bin %> <%= command.id %> web --keep --grace-period 5'},
-    {description: 'Idempotent cleanup in a script', command: '<%= config.bin %> <%= command.id %> web --ignore-not-found -o json'},
+    example('Kill one pod of the default namespace', 'web'),
+    example('Kill by full name or sandbox ID prefix', 'web_prod 3f2a9c'),
+    example('Kill every pod of a namespace, 8 at a time', '--all -n ci --parallel 8'),
+    example('Kill pods labelled app=web at once, without waiting for the grace period', '-l app=web --force'),
+    example('Stop a pod but keep its containers for inspection', 'web --keep --grace-period 5'),
+    example('Idempotent cleanup in a script', 'web --ignore-not-found -o json'),
   ]
 
   static override strict = false
@@ -64,13 +67,11 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     keep: Flags.boolean({summary: 'Leave the stopped containers and sandboxes in place (for debugging) instead of removing them.'}),
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
-    output: outputFlag(['table', 'json', 'yaml'] as const),
+    output: outputFlag(['table', 'json', 'yaml']),
   }
 
   public async run(): Promise<KillResult> {
-    const {flags} = this
-    const {argv} = await this.parse(Kill)
-    const refs = argv as string[]
+    const {flags, positional: refs} = this
     const labels = parseLabelSelector(flags.label)
     const selection = {refs, namespace: flags.namespace, labels, all: flags.all}
     validateSelection(selection)
@@ -79,78 +80,45 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
       throw new UsageError(`--force kills at once; it cannot be combined with --grace-period ${gracePeriod} (drop one of them)`)
     }
 
-    const force = flags.force || gracePeriod === 0
-    const client = await this.client()
-    const [{items: sandboxes}, {containers}] = await Promise.all([
-      client.runtime('listPodSandbox', {filter: {labelSelector: labels}}),
-      client.runtime('listContainers', {filter: {}}),
-    ])
-    const {pods, failures: unmatched} = selectPods(sandboxes, selection)
-
-    const failures: KillFailure[] = []
-    for (const {ref, error} of unmatched) {
-      if (error instanceof NotFoundError && flags['ignore-not-found']) continue
-      failures.push({pod: ref, code: error.code, exitCode: error.exitCode, message: error.message})
-    }
-
+    const {pods, failures: unmatched, containers} = await selectPodsFromRuntime(await this.client(), selection)
+    const failures: KillFailure[] = unmatched
+      .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
+      .map(({ref, error}) => killFailure(ref, error))
     if (pods.length === 0 && refs.length === 0) {
       const where = flags.namespace === undefined ? '' : ` in namespace "${flags.namespace}"`
       const what = flags.all ? 'no pods' : `no pods with label ${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',')}`
-      process.stderr.write(`${what}${where}; nothing to kill\n`)
+      this.stderrLine(`${what}${where}; nothing to kill`)
     }
 
-    const human = !this.jsonEnabled() && (flags.output === undefined || flags.output === 'table')
-    // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
-    const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(this.spinnerText(0, pods.length)) : undefined
-    let done = 0
-    const above = (write: () => void) => {
-      spinner?.clear()
-      write()
-      spinner?.render()
-    }
-
-    const onEvent = (event: PodEvent) => {
-      // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
-      if (event.type === 'Warning') above(() => this.warnLine(`${event.reason} ${event.object ?? ''}: ${event.message}`))
-    }
-
-    const items: KillPodResult[] = []
-    const settled = await settleLimit(pods, flags.parallel, async (pod) => {
-      const result = await killPod(client, pod.sandboxes, {
-        gracePeriodSeconds: gracePeriod,
-        force,
-        keep: flags.keep,
-        events: onEvent,
-        containers,
-      }).finally(() => {
-        done++
-        if (spinner) spinner.text = this.spinnerText(done, pods.length)
-      })
-      if (human) above(() => this.log(this.line(result)))
-      return result
-    }).finally(() => spinner?.stop())
-    settled.forEach((outcome, index) => {
-      if (outcome.status === 'fulfilled') {
-        items.push(outcome.value)
-        return
-      }
-
-      const error = outcome.reason
-      if (error instanceof KillPodError) items.push(error.result)
-      const failure = error instanceof PodctlError ? error : new PodctlError('InternalError', ExitCode.INTERNAL, String(error?.message ?? error))
-      failures.push({pod: pods[index].fullName, code: failure.code, exitCode: failure.exitCode, message: failure.message})
-    })
-
+    const force = flags.force || gracePeriod === 0
+    const items = await this.killPods(pods, failures, {gracePeriodSeconds: gracePeriod, force, containers})
     const result: KillResult = {items, failures}
-    if (!human) await this.emit(flags.output, result, () => '')
-    for (const failure of failures) this.reportFailure(new PodctlError(failure.code, failure.exitCode, failure.message))
-    if (failures.length > 0) process.exitCode = failures[0].exitCode
+    if (this.machineOutput()) await this.emit(result)
+    this.reportFailures(failures.map((failure) => new PodctlError(failure.code, failure.exitCode, failure.message)))
     return result
   }
 
-
-  private spinnerText(done: number, total: number): string {
-    return `Killing ${total} pod${total === 1 ? '' : 's'} (${done} done)`
+  /** Every pod, --parallel at once, with progress on a terminal; a pod's failure goes to `failures`, the others go on. */
+  private async killPods(pods: SelectedPod[], failures: KillFailure[], options: KillPodOptions): Promise<KillPodResult[]> {
+    // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
+    const progress = (done: number) => `Killing ${pods.length} pod${pods.length === 1 ? '' : 's'} (${done} done)`
+    const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(progress(0)) : undefined
+    let done = 0
+    const outcome = await killPods(await this.client(), pods, {
+      ...options,
+      keep: this.flags.keep,
+      parallel: this.flags.parallel,
+      // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
+      events: this.printEvents({kind: 'warnings'}),
+      onSettled() {
+        if (spinner) spinner.text = progress(++done)
+      },
+      onKilled: (result) => {
+        if (!this.machineOutput()) this.aboveSpinner(() => this.log(this.line(result)))
+      },
+    }).finally(() => spinner?.stop())
+    failures.push(...outcome.failures.map(({pod, error}) => killFailure(pod, error)))
+    return outcome.items
   }
 
   private line(result: KillPodResult): string {
@@ -158,9 +126,8 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     const fate = result.removed ? 'removed' : this.flags.keep ? 'kept' : 'not removed'
     return `${this.chalk.bold(result.pod)}: ${count}, ${fate} ${this.chalk.dim(`(${(result.durationMs / 1000).toFixed(1)}s)`)}`
   }
+}
 
-  private warnLine(text: string): void {
-    const label = this.wantsColorOnStderr ? makeChalk(true).yellow('Warning:') : 'Warning:'
-    process.stderr.write(`${label} ${text}\n`)
-  }
+function killFailure(pod: string, error: PodctlError): KillFailure {
+  return {pod, code: error.code, exitCode: error.exitCode, message: error.message}
 }

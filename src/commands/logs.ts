@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
 import {parseDuration} from '../lib/util/duration.js'
 import {UsageError} from '../lib/errors.js'
 import {parseSince, type LogStream} from '../lib/logs/cri-log.js'
@@ -31,10 +31,10 @@ ended (it exited mid-line) is printed as it is, without a newline.
 across log rotation. --tail counts whole lines after --since and --stream are applied.`
 
   static override examples = [
-    {description: 'Logs of a container, by ID prefix', command: '<%= config.bin %> <%= command.id %> 4f2a9c'},
-    {description: 'Last 20 lines of container "app" of pod web in namespace shop, then follow', command: '<%= config.bin %> <%= command.id %> -n shop web/app --tail 20 -f'},
-    {description: 'Errors of the last 10 minutes, with timestamps', command: '<%= config.bin %> <%= command.id %> 4f2a9c --since 10m --stream stderr -t'},
-    {description: 'Why did it restart? The previous attempt\'s log', command: '<%= config.bin %> <%= command.id %> -n shop web/app --previous'},
+    example('Logs of a container, by ID prefix', '4f2a9c'),
+    example('Last 20 lines of container "app" of pod web in namespace shop, then follow', '-n shop web/app --tail 20 -f'),
+    example('Errors of the last 10 minutes, with timestamps', '4f2a9c --since 10m --stream stderr -t'),
+    example('Why did it restart? The previous attempt\'s log', '-n shop web/app --previous'),
   ]
 
   static override enableJsonFlag = false
@@ -47,7 +47,10 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
     follow: Flags.boolean({char: 'f', summary: 'Keep printing new lines until the container exits.'}),
     tail: Flags.integer({summary: 'Only the last N lines (-1: all).', min: -1, helpValue: 'N'}),
-    since: Flags.string({summary: 'Only lines newer than a duration (10m, 1h30m) or an RFC 3339 time.', helpValue: 'DURATION|TIME'}),
+    since: Flags.string({
+      summary: 'Only lines newer than a duration (10m, 1h30m) or an RFC 3339 time.',
+      helpValue: 'DURATION|TIME',
+    }),
     timestamps: Flags.boolean({char: 't', summary: 'Prefix each line with its RFC 3339 timestamp (nanoseconds).'}),
     stream: Flags.option({options: ['stdout', 'stderr'] as const, summary: 'Only this stream (printed on stdout).'})(),
     previous: Flags.boolean({char: 'p', summary: "The previous attempt's log (the container before its last restart)."}),
@@ -55,14 +58,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
 
   public async run(): Promise<LogsResult> {
     const {flags} = this
-    let sinceNanos: bigint | undefined
-    if (flags.since !== undefined) {
-      sinceNanos = parseSince(flags.since, Date.now(), parseDuration)
-      if (sinceNanos === undefined) {
-        throw new UsageError(`--since "${flags.since}" is neither a duration (10m, 1h30m) nor an RFC 3339 time (2024-05-01T10:00:00Z)`)
-      }
-    }
-
+    const sinceNanos = this.sinceNanos()
     const client = await this.client()
     const container = await resolveContainer(client, this.args.container, {namespace: flags.namespace})
     const target = await containerLogTarget(client, container, {previous: flags.previous})
@@ -75,7 +71,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     })
 
     const stream: LogStream | undefined = flags.stream
-    const writer = new OrderedWriter(stream ? {stdout: process.stdout, stderr: process.stdout} : {stdout: process.stdout, stderr: process.stderr})
+    const writer = new OrderedWriter({stdout: process.stdout, stderr: stream ? process.stdout : process.stderr})
     try {
       const shown = await showLog(reader, writer, {
         sinceNanos,
@@ -93,5 +89,17 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     } finally {
       await reader.close()
     }
+  }
+
+  /** --since as epoch nanoseconds, or undefined without it. */
+  private sinceNanos(): bigint | undefined {
+    const {since} = this.flags
+    if (since === undefined) return undefined
+    const nanos = parseSince(since, Date.now(), parseDuration)
+    if (nanos === undefined) {
+      throw new UsageError(`--since "${since}" is neither a duration (10m, 1h30m) nor an RFC 3339 time (2024-05-01T10:00:00Z)`)
+    }
+
+    return nanos
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
@@ -20,10 +21,10 @@ Name and namespace filters are exact unless they contain "*"; labels are matched
 JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings).`
 
   static override examples = [
-    {description: 'Every pod on the node', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'Ready pods of one namespace, with IPs', command: '<%= config.bin %> <%= command.id %> -n kube-system --state ready -o wide'},
-    {description: 'IDs of pods labelled app=web, for a script', command: '<%= config.bin %> <%= command.id %> -l app=web -q'},
-    {description: 'Pods whose name starts with "web-"', command: `<%= config.bin %> <%= command.id %> --name 'web-*' -o json`},
+    example('Every pod on the node'),
+    example('Ready pods of one namespace, with IPs', '-n kube-system --state ready -o wide'),
+    example('IDs of pods labelled app=web, for a script', '-l app=web -q'),
+    example('Pods whose name starts with "web-"', `--name 'web-*' -o json`),
   ]
 
   static override flags = {
@@ -36,14 +37,14 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     last: Flags.integer({summary: 'Only the N most recently created pods.', min: 1}),
     quiet: Flags.boolean({char: 'q', summary: 'Print full pod IDs only, one per line.'}),
     'no-trunc': Flags.boolean({summary: 'Show full IDs.'}),
-    output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'] as const),
+    output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'], {templates: true}),
   }
 
   public async run(): Promise<PodsResult> {
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
     const client = await this.client()
-    const wide = flags.output === 'wide' && !flags.quiet
+    const wide = this.output.kind === 'wide' && !flags.quiet
     const entries = await listPods(
       client,
       {name: flags.name, namespace: flags.namespace, labels, state: flags.state, id: flags.id, latest: flags.latest, last: flags.last},
@@ -56,8 +57,8 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
       return result
     }
 
-    await this.emit(flags.output, result, () =>
-      flags.output === 'name'
+    await this.emit(result, () =>
+      this.output.kind === 'name'
         ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
         : this.table(entries, wide, flags['no-trunc']),
     )

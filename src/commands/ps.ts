@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
@@ -32,12 +33,12 @@ carry the CRI Container objects ({"containers": [...]}, camelCase keys, int64 as
 name_namespace/container, which other commands accept as a container reference.`
 
   static override examples = [
-    {description: 'Running containers', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'Every container of one pod, with exit codes', command: '<%= config.bin %> <%= command.id %> -a --pod web -n shop -o wide'},
-    {description: 'Containers that exited, as JSON', command: '<%= config.bin %> <%= command.id %> --state exited -o json'},
-    {description: 'IDs of containers named "app" in any kube-* namespace', command: `<%= config.bin %> <%= command.id %> -a --name app -n 'kube-*' -q`},
-    {description: 'Containers running a busybox image', command: `<%= config.bin %> <%= command.id %> --image '*busybox*'`},
-    {description: 'The container created last, whatever its state', command: '<%= config.bin %> <%= command.id %> --latest'},
+    example('Running containers'),
+    example('Every container of one pod, with exit codes', '-a --pod web -n shop -o wide'),
+    example('Containers that exited, as JSON', '--state exited -o json'),
+    example('IDs of containers named "app" in any kube-* namespace', `-a --name app -n 'kube-*' -q`),
+    example('Containers running a busybox image', `--image '*busybox*'`),
+    example('The container created last, whatever its state', '--latest'),
   ]
 
   static override flags = {
@@ -56,13 +57,13 @@ name_namespace/container, which other commands accept as a container reference.`
     last: Flags.integer({summary: 'Only the N most recently created containers (any state unless --state).', min: 1}),
     quiet: Flags.boolean({char: 'q', summary: 'Print full container IDs only, one per line.'}),
     'no-trunc': Flags.boolean({summary: 'Show full IDs and image digests.'}),
-    output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'] as const),
+    output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'], {templates: true}),
   }
 
   public async run(): Promise<PsResult> {
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
-    const wide = flags.output === 'wide' && !flags.quiet && !this.jsonEnabled()
+    const wide = this.output.kind === 'wide' && !flags.quiet && !this.jsonEnabled()
     const entries = await listContainers(
       await this.client(),
       {
@@ -77,7 +78,7 @@ name_namespace/container, which other commands accept as a container reference.`
         latest: flags.latest,
         last: flags.last,
       },
-      {withExitCodes: wide, withImageNames: !flags.quiet && (flags.output === undefined || flags.output === 'table' || wide)},
+      {withExitCodes: wide, withImageNames: !flags.quiet && (this.output.kind === 'table' || wide)},
     )
     const result: PsResult = {containers: entries.map((entry) => entry.container)}
 
@@ -86,8 +87,8 @@ name_namespace/container, which other commands accept as a container reference.`
       return result
     }
 
-    await this.emit(flags.output, result, () =>
-      flags.output === 'name' ? entries.map(containerRefName).join('\n') : this.table(entries, wide, flags['no-trunc']),
+    await this.emit(result, () =>
+      this.output.kind === 'name' ? entries.map(containerRefName).join('\n') : this.table(entries, wide, flags['no-trunc']),
     )
     return result
   }

@@ -1,15 +1,19 @@
+/**
+ * `podctl pull`: each image through the kubelet's image manager (images/image-manager.ts), several at
+ * once; events on stderr, one line per image on stdout, every failure reported as it happens.
+ */
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, durationFlag, outputFlag, toPodctlError} from '../lib/base-command.js'
-import {formatGoDuration} from '../lib/util/duration.js'
+import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
 import {InterruptedError, PodctlError} from '../lib/errors.js'
-import {makeChalk} from '../lib/output/color.js'
-import {truncateId} from '../lib/output/format.js'
-import {checkCredentialArgv, credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
-import type {PodEvent} from '../lib/kube/events.js'
-import {DEFAULT_PARALLEL_PULLS, ImageManager, type EnsureImageResult} from '../lib/images/image-manager.js'
-import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
+import {durationFlag, outputFlag} from '../lib/flags.js'
+import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
+import {DEFAULT_PARALLEL_PULLS, ImageManager, type EnsureImageOptions, type EnsureImageResult} from '../lib/images/image-manager.js'
 import {applyDefaultImageTag} from '../lib/images/reference.js'
+import {discardEvents, type PodEvent} from '../lib/kube/events.js'
+import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
+import {truncateId} from '../lib/output/format.js'
+import {formatGoDuration} from '../lib/util/duration.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */
@@ -22,6 +26,13 @@ export interface PulledImage extends Partial<EnsureImageResult> {
 
 export interface PullResult {
   images: PulledImage[]
+}
+
+/** One image's pull as it goes: its events, then its result or its failure. */
+interface ImagePull {
+  events: PodEvent[]
+  result?: EnsureImageResult
+  error?: PodctlError
 }
 
 export default class Pull extends BaseCommand<typeof Pull> {
@@ -47,12 +58,12 @@ attempted even when another fails; the exit code is that of the first failing im
 (also RegistryUnavailable, ImagePullBackOff), 11 InvalidImageName, 12 ErrImageNeverPull, 13 Unauthorized.`
 
   static override examples = [
-    {description: 'Pull an image', command: '<%= config.bin %> <%= command.id %> localhost:5000/podctl/busybox:1.36'},
-    {description: 'Pull only what is missing, three at a time', command: '<%= config.bin %> <%= command.id %> --policy IfNotPresent nginx:1.27 redis:7 busybox'},
-    {description: 'Check that an image is on the node without pulling (exit 12 if not)', command: '<%= config.bin %> <%= command.id %> --policy Never registry.example.com/app:v2'},
-    {description: 'A private registry; the password is asked for on the terminal', command: '<%= config.bin %> <%= command.id %> --creds alice registry.example.com/team/app:v2'},
-    {description: 'Keep retrying with the kubelet back-off for up to 2 minutes', command: '<%= config.bin %> <%= command.id %> --retry-for 2m registry.example.com/app:v2'},
-    {description: 'Image IDs and sizes for a script', command: '<%= config.bin %> <%= command.id %> busybox:1.36 -o json'},
+    example('Pull an image', 'localhost:5000/podctl/busybox:1.36'),
+    example('Pull only what is missing, three at a time', '--policy IfNotPresent nginx:1.27 redis:7 busybox'),
+    example('Check that an image is on the node without pulling (exit 12 if not)', '--policy Never registry.example.com/app:v2'),
+    example('A private registry; the password is asked for on the terminal', '--creds alice registry.example.com/team/app:v2'),
+    example('Keep retrying with the kubelet back-off for up to 2 minutes', '--retry-for 2m registry.example.com/app:v2'),
+    example('Image IDs and sizes for a script', 'busybox:1.36 -o json'),
   ]
 
   static override strict = false
@@ -82,134 +93,99 @@ attempted even when another fails; the exit code is that of the first failing im
     }),
     'no-trunc': Flags.boolean({summary: 'Show full image IDs.'}),
     quiet: Flags.boolean({char: 'q', summary: 'Print image IDs only, one per line; no events.'}),
-    output: outputFlag(['json', 'yaml'] as const),
+    output: outputFlag(['json', 'yaml'], {fallback: 'table'}),
   }
 
-  public override async init(): Promise<void> {
-    // Before oclif parses: a mistyped credential flag must not turn a password into an image name.
-    this.parsed = true // as BaseCommand.init does: a refusal here is no forgotten parse
-    checkCredentialArgv(this.argv, namesRegistryHost, 'an image with a registry host (such as registry.example.com/app:v1)')
-    await super.init()
+  protected override credentialFollower = {
+    accepts: namesRegistryHost,
+    description: 'an image with a registry host (such as registry.example.com/app:v1)',
   }
 
   public async run(): Promise<PullResult> {
-    const {flags} = this
-    const {argv} = await this.parse(Pull)
     // A name given twice is pulled and reported once, in order of first mention.
-    const requested = [...new Set(argv as string[])]
-    const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
-    // Connect (and read --config) first: an unreachable runtime or a bad config file is reported
-    // as itself, before any "Pulling" event. Only invalid names need no runtime (exit 11 without one).
-    if (requested.some((image) => validReference(image))) {
-      const client = await this.client()
-      await client.connect(client.imageEndpoint)
-    }
-    const machine = this.jsonEnabled() || flags.output === 'json' || flags.output === 'yaml'
-    const showEvents = !machine && !flags.quiet
-    const outcomes = new Map<string, {result?: EnsureImageResult; error?: PodctlError; events: PodEvent[]}>()
-    for (const image of requested) outcomes.set(image, {events: []})
-
-    const pending = new Set(requested).size
-    const spinner = showEvents ? await this.spinner(this.spinnerText(pending, pending)) : undefined
-    const printEvent = (event: PodEvent) => {
-      if (!showEvents) return
-      spinner?.clear()
-      process.stderr.write(`${this.formatEvent(event)}\n`)
-      spinner?.render()
-    }
-
-    const controller = new AbortController()
-    const onSignal = () => controller.abort()
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
-
-    const manager = new ImageManager(
-      () => this.client(),
-      (event) => {
-        // Events carry the requested image in `object`.
-        outcomes.get(event.object ?? '')?.events.push(event)
-        printEvent(event)
-      },
-      {parallel: flags.parallel},
-    )
-    const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
-    const unique = [...outcomes.keys()]
-    let remaining = unique.length
-
+    const requested = [...new Set(this.positional)]
+    const credential = await credentialsFromFlags({creds: this.flags.creds, auth: this.flags.auth})
+    await this.connectFirst(requested)
+    const pulls = new Map(requested.map((image): [string, ImagePull] => [image, {events: []}]))
+    const interruption = this.interruptSignal()
     try {
-      await Promise.all(
-        unique.map(async (image) => {
-          try {
-            const result = await manager.ensureImage({
-              image,
-              policy: flags.policy,
-              auth: credential?.auth,
-              authSource: credential?.source,
-              deadline,
-              signal: controller.signal,
-              eventObject: image,
-            })
-            outcomes.get(image)!.result = result
-            if (!machine) {
-              spinner?.clear()
-              this.log(flags.quiet ? result.imageRef : this.describe(image, result))
-            }
-          } catch (error) {
-            const failure = toPodctlError(error)
-            outcomes.get(image)!.error = failure
-            if (!(error instanceof InterruptedError)) {
-              spinner?.clear()
-              this.reportFailure(this.withCode(failure))
-            }
-          } finally {
-            remaining--
-            if (spinner) spinner.text = this.spinnerText(remaining, unique.length)
-            spinner?.render()
-          }
-        }),
-      )
+      await this.pullAll(pulls, {auth: credential?.auth, authSource: credential?.source, signal: interruption.signal})
     } finally {
-      spinner?.stop()
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
+      interruption.release()
     }
 
     const result: PullResult = {
       images: requested.map((image) => {
-        const {result: pulled, error, events} = outcomes.get(image)!
+        const {result: pulled, error, events} = pulls.get(image)!
         return {requested: image, image, ...pulled, events, ...(error ? {error: error.toJSON()} : {})}
       }),
     }
-    if (machine) await this.emit(flags.output, result, () => '')
-    if (controller.signal.aborted) throw new InterruptedError('pull interrupted')
-    const first = requested.map((image) => outcomes.get(image)!.error).find((error) => error !== undefined)
-    if (first) process.exitCode = first.exitCode
+    if (this.machineOutput()) await this.emit(result)
+    if (interruption.signal.aborted) throw new InterruptedError('pull interrupted')
+    // Each failure was reported as it happened; the first in argument order sets the exit code.
+    this.reportFailures(
+      requested.flatMap((image) => pulls.get(image)!.error ?? []),
+      () => false,
+    )
     return result
+  }
+
+  /**
+   * Connects (and reads --config) before any event, so an unreachable runtime or a bad config file is
+   * reported as itself, not after a "Pulling" line. Only invalid names need no runtime (exit 11 without one).
+   */
+  private async connectFirst(requested: string[]): Promise<void> {
+    if (!requested.some((image) => validReference(image))) return
+    const client = await this.client()
+    await client.connect(client.imageEndpoint)
+  }
+
+  /** Every image through one image manager, --parallel pulls in flight; each outcome lands in `pulls`. */
+  private async pullAll(pulls: Map<string, ImagePull>, options: Pick<EnsureImageOptions, 'auth' | 'authSource' | 'signal'>): Promise<void> {
+    const {flags} = this
+    const showEvents = !this.machineOutput() && !flags.quiet
+    const progress = (done: number) => `Pulling image${pulls.size === 1 ? '' : 's'}: ${done} of ${pulls.size} done`
+    const spinner = showEvents ? await this.spinner(progress(0)) : undefined
+    const print = showEvents ? this.printEvents({kind: 'compact'}) : discardEvents
+    const manager = new ImageManager(
+      () => this.client(),
+      (event) => {
+        // Events carry the requested image in `object`.
+        pulls.get(event.object ?? '')?.events.push(event)
+        print(event)
+      },
+      {parallel: flags.parallel},
+    )
+    const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
+    let done = 0
+    const pullOne = async (image: string, pull: ImagePull) => {
+      try {
+        const result = await manager.ensureImage({image, policy: flags.policy, ...options, deadline, eventObject: image})
+        pull.result = result
+        if (!this.machineOutput()) this.aboveSpinner(() => this.log(flags.quiet ? result.imageRef : this.describe(image, result)))
+      } catch (error) {
+        pull.error = toPodctlError(error)
+        if (!(error instanceof InterruptedError)) this.reportFailure(withReason(pull.error))
+      } finally {
+        if (spinner) spinner.text = progress(++done)
+      }
+    }
+
+    await Promise.all([...pulls].map(([image, pull]) => pullOne(image, pull))).finally(() => spinner?.stop())
   }
 
   private describe(requested: string, result: EnsureImageResult): string {
     const id = truncateId(result.imageRef, this.flags['no-trunc'])
     if (!result.pulled) return `Image "${requested}" is already present (${result.policy}). ID: ${id}`
-    return `Successfully pulled image "${requested}" in ${formatGoDuration(result.pullMs ?? 0)}. Image size: ${result.sizeBytes ?? 0} bytes. ID: ${id}`
+    const took = formatGoDuration(result.pullMs ?? 0)
+    return `Successfully pulled image "${requested}" in ${took}. Image size: ${result.sizeBytes ?? 0} bytes. ID: ${id}`
   }
+}
 
-  /** "ErrImagePull: rpc error: …" — the kubelet's reason first, as `kubectl describe` shows it. */
-  private withCode(failure: PodctlError): PodctlError {
-    if (failure.message.startsWith(`${failure.code}:`)) return failure
-    return new PodctlError(failure.code, failure.exitCode, `${failure.code}: ${failure.message}`)
-  }
-
-  private formatEvent(event: PodEvent): string {
-    const chalk = makeChalk(this.wantsColorOnStderr)
-    const type = event.type.padEnd(8)
-    const line = `${type}${event.reason.padEnd(18)}${event.message}`
-    return event.type === 'Warning' ? chalk.yellow(line) : line
-  }
-
-  private spinnerText(remaining: number, total: number): string {
-    return `Pulling image${total === 1 ? '' : 's'}: ${total - remaining} of ${total} done`
-  }
-
+/** "ErrImagePull: rpc error: …" — the kubelet's reason first, as `kubectl describe` shows it. */
+function withReason(failure: PodctlError): PodctlError {
+  if (failure.message.startsWith(`${failure.code}:`)) return failure
+  return new PodctlError(failure.code, failure.exitCode, `${failure.code}: ${failure.message}`)
 }
 
 function validReference(image: string): boolean {

@@ -1,26 +1,28 @@
+/**
+ * `podctl rmi`: references (or --all/--prune) → a removal plan that says what goes and why not
+ * (images/store.ts), then one RemoveImage per image; every failure reported, the first sets the exit code.
+ */
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, toPodctlError} from '../lib/base-command.js'
-import {settleLimit} from '../lib/util/concurrency.js'
-import {UsageError, type PodctlError} from '../lib/errors.js'
-import {truncateId} from '../lib/output/format.js'
+import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
+import {UsageError} from '../lib/errors.js'
 import {
   collateralTags,
   imageLabel,
-  planRemoval,
+  planImageRemoval,
   removedNames,
-  sandboxImageFromInfo,
+  removeImages,
   type RemovalFailure,
+  type RemovalOutcome,
+  type RemovalTarget,
 } from '../lib/images/store.js'
+import {truncateId} from '../lib/output/format.js'
 
 export interface RmiResult {
   dryRun: boolean
   deleted: Array<{id: string; repoTags: string[]; repoDigests: string[]}>
   failures: Array<{ref: string; code: string; exitCode: number; message: string}>
 }
-
-/** At most this many RemoveImage calls in flight. */
-const REMOVE_CONCURRENCY = 4
 
 export default class Rmi extends BaseCommand<typeof Rmi> {
   static override summary = 'Remove images by tag, digest or ID prefix; --prune removes every unused image.'
@@ -35,11 +37,11 @@ the first failure (5 for an unknown image, 15 for an ambiguous ID prefix, 2 for 
 not an error: exit 0 with a note on stderr.`
 
   static override examples = [
-    {description: 'Remove one image by tag', command: '<%= config.bin %> <%= command.id %> localhost:5000/app:v1'},
-    {description: 'Remove by ID prefix, even if a container still uses it', command: '<%= config.bin %> <%= command.id %> 3f57d9401f8d --force'},
-    {description: 'See what a prune would remove', command: '<%= config.bin %> <%= command.id %> --prune --dry-run'},
-    {description: 'Remove every unused, unpinned image', command: '<%= config.bin %> <%= command.id %> --prune'},
-    {description: 'Remove all dangling images', command: '<%= config.bin %> <%= command.id %> $(<%= config.bin %> images --filter dangling=true -q)'},
+    example('Remove one image by tag', 'localhost:5000/app:v1'),
+    example('Remove by ID prefix, even if a container still uses it', '3f57d9401f8d --force'),
+    example('See what a prune would remove', '--prune --dry-run'),
+    example('Remove every unused, unpinned image', '--prune'),
+    example('Remove all dangling images', '$(<%= config.bin %> images --filter dangling=true -q)'),
   ]
 
   static override strict = false
@@ -56,8 +58,7 @@ not an error: exit 0 with a note on stderr.`
   }
 
   public async run(): Promise<RmiResult> {
-    const {flags} = this
-    const refs = (await this.parse(Rmi)).argv as string[]
+    const {flags, positional: refs} = this
     if (refs.length === 0 && !flags.all && !flags.prune) {
       throw new UsageError('rmi needs IMAGE arguments, --all or --prune; e.g. podctl rmi localhost:5000/app:v1')
     }
@@ -67,74 +68,46 @@ not an error: exit 0 with a note on stderr.`
     }
 
     const client = await this.client()
-    const [{images}, {containers}, status] = await Promise.all([
-      client.image('listImages', {}),
-      client.runtime('listContainers', {}),
-      // Only to learn the sandbox image; a runtime that cannot answer simply protects nothing extra.
-      client.runtime('status', {verbose: true}).catch(() => undefined),
-    ])
-    const sandboxImage = sandboxImageFromInfo(status?.info)
-    const plan = planRemoval(images, containers, {
-      refs,
-      all: flags.all,
-      prune: flags.prune,
-      force: flags.force,
-      protectedRefs: sandboxImage ? [sandboxImage] : [],
-    })
-
-    for (const target of plan.remove) {
-      const others = collateralTags(target)
-      if (others.length > 0) {
-        this.note(
-          `${target.requestedAs.join(', ')} is image ${truncateId(target.image.id)}; removing it also removes ${others.join(', ')} (RemoveImage deletes every tag)`,
-        )
-      }
-    }
-
+    const plan = await planImageRemoval(client, {refs, all: flags.all, prune: flags.prune, force: flags.force})
+    this.noteCollateralTags(plan.remove)
     const failures: RemovalFailure[] = [...plan.failures]
     const deleted: RmiResult['deleted'] = []
-    if (flags['dry-run']) {
-      for (const target of plan.remove) {
-        for (const name of removedNames(target.image)) this.say(`Would delete: ${name}`)
-        deleted.push(summary(target.image))
+    const dryRun = flags['dry-run']
+    const outcomes: RemovalOutcome[] = dryRun ? plan.remove.map((target) => ({target, removed: true})) : await removeImages(client, plan)
+    for (const {target, removed, error} of outcomes) {
+      if (!removed) {
+        failures.push({ref: target.requestedAs[0] ?? imageLabel(target.image), error: toPodctlError(error)})
+        continue
       }
-    } else {
-      const settled = await settleLimit(plan.remove, REMOVE_CONCURRENCY, (target) =>
-        client.image('removeImage', {image: {image: target.image.id}}),
-      )
-      settled.forEach((outcome, i) => {
-        const {image, requestedAs} = plan.remove[i]
-        if (outcome.status === 'fulfilled') {
-          for (const name of removedNames(image)) this.say(`Deleted: ${name}`)
-          deleted.push(summary(image))
-        } else {
-          failures.push({ref: requestedAs[0] ?? imageLabel(image), error: toPodctlError(outcome.reason)})
-        }
-      })
+
+      for (const name of removedNames(target.image)) this.say(`${dryRun ? 'Would delete' : 'Deleted'}: ${name}`)
+      deleted.push(summary(target.image))
     }
 
     if (plan.remove.length === 0 && failures.length === 0) {
-      this.note(flags.prune ? "nothing to remove: every image is in use, pinned or the runtime's sandbox image" : 'nothing to remove: there are no images')
+      const why = flags.prune ? "every image is in use, pinned or the runtime's sandbox image" : 'there are no images'
+      this.stderrLine(`nothing to remove: ${why}`)
     }
 
     // Reported in the order the images were named (then --all/--prune order); the first one sets the exit code.
     const rank = (failure: RemovalFailure) => (refs.includes(failure.ref) ? refs.indexOf(failure.ref) : refs.length)
     failures.sort((a, b) => rank(a) - rank(b))
-    for (const failure of failures) this.reportFailure(failure.error)
-    if (failures.length > 0) process.exitCode = failures[0].error.exitCode
-    return {
-      dryRun: Boolean(flags['dry-run']),
-      deleted,
-      failures: failures.map(({ref, error}) => ({ref, ...(error as PodctlError).toJSON()})),
+    this.reportFailures(failures.map((failure) => failure.error))
+    return {dryRun: Boolean(dryRun), deleted, failures: failures.map(({ref, error}) => ({ref, ...error.toJSON()}))}
+  }
+
+  /** Before removing: the tags that go too although another tag of the image was named. */
+  private noteCollateralTags(targets: readonly RemovalTarget[]): void {
+    for (const target of targets) {
+      const others = collateralTags(target)
+      if (others.length === 0) continue
+      const image = `${target.requestedAs.join(', ')} is image ${truncateId(target.image.id)}`
+      this.stderrLine(`${image}; removing it also removes ${others.join(', ')} (RemoveImage deletes every tag)`)
     }
   }
 
   private say(line: string): void {
     if (!this.jsonEnabled()) this.log(line)
-  }
-
-  private note(line: string): void {
-    process.stderr.write(`${line}\n`)
   }
 }
 

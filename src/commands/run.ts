@@ -1,23 +1,26 @@
-import {setMaxListeners} from 'node:events'
+/**
+ * `podctl run`: a Pod manifest (or crictl's config pair) → validated pods (manifest/) → the
+ * kubelet's SyncPod for each (kubelet/sync-pod.ts), with live events, a spinner, Ctrl-C rollback
+ * and a table of what runs. The command only wires flags to those and renders the result.
+ */
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {totalmem} from 'node:os'
 
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, durationFlag, outputFlag, toPodctlError} from '../lib/base-command.js'
-import {mapLimit} from '../lib/util/concurrency.js'
+import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import type {PodModel} from '../lib/manifest/model.js'
-import {makeChalk} from '../lib/output/color.js'
-import {truncateId} from '../lib/output/format.js'
-import {renderTable} from '../lib/output/table.js'
-import {EventTimeline} from '../lib/output/timeline.js'
-import type {PodEvent} from '../lib/kube/events.js'
+import {durationFlag, outputFlag} from '../lib/flags.js'
+import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import type {PodSandbox} from '../generated/runtime/v1/api.js'
-import type {PodRunOutcome, PodRunResult, WaitMode} from '../lib/kubelet/sync-pod.js'
-import type {PodPlan} from '../lib/kubelet/run-plan.js'
+import {failedOutcome, sandboxesByFullName} from '../lib/kubelet/run-pods.js'
+import type {PodPlan, PlanSettings} from '../lib/kubelet/run-plan.js'
+import type {PodRunOutcome, PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
+import type {PodModel} from '../lib/manifest/model.js'
+import {podTimeline} from '../lib/output/events.js'
+import {renderRunTable} from '../lib/output/run-table.js'
+import {mapLimit} from '../lib/util/concurrency.js'
 
 export interface RunResult {
   pods: PodRunResult[]
@@ -66,13 +69,16 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
 --wait completed, the container's own exit code.`
 
   static override examples = [
-    {description: 'Run a pod and return once its containers run', command: '<%= config.bin %> <%= command.id %> -f pod.yaml'},
-    {description: 'A CI smoke check: run to completion, exit with the container\'s code, remove the pod', command: '<%= config.bin %> <%= command.id %> -f smoke.yaml --rm'},
-    {description: 'Several pods from one multi-document manifest on stdin', command: 'cat pods.yaml | <%= config.bin %> <%= command.id %> -f -'},
-    {description: 'Restart a pod that already runs (new sandbox, attempt + 1)', command: '<%= config.bin %> <%= command.id %> -f pod.yaml --replace'},
-    {description: 'See the CRI requests without creating anything', command: '<%= config.bin %> <%= command.id %> -f pod.yaml --dry-run -o json'},
-    {description: 'crictl\'s config files', command: '<%= config.bin %> <%= command.id %> --pod-config pod-config.json --container-config container-config.json'},
-    {description: 'IDs and status for a script', command: '<%= config.bin %> <%= command.id %> -f pod.yaml -o json --quiet'},
+    example('Run a pod and return once its containers run', '-f pod.yaml'),
+    example('A CI smoke check: run to completion, exit with the container\'s code, remove the pod', '-f smoke.yaml --rm'),
+    {
+      description: 'Several pods from one multi-document manifest on stdin',
+      command: 'cat pods.yaml | <%= config.bin %> <%= command.id %> -f -',
+    },
+    example('Restart a pod that already runs (new sandbox, attempt + 1)', '-f pod.yaml --replace'),
+    example('See the CRI requests without creating anything', '-f pod.yaml --dry-run -o json'),
+    example('crictl\'s config files', '--pod-config pod-config.json --container-config container-config.json'),
+    example('IDs and status for a script', '-f pod.yaml -o json --quiet'),
   ]
 
   static override args = {
@@ -81,8 +87,15 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   }
 
   static override flags = {
-    filename: Flags.string({char: 'f', summary: 'Pod manifest (YAML or JSON, one or more documents), or - for stdin.', helpValue: 'FILE|-'}),
-    'pod-config': Flags.string({summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.', helpValue: 'FILE'}),
+    filename: Flags.string({
+      char: 'f',
+      summary: 'Pod manifest (YAML or JSON, one or more documents), or - for stdin.',
+      helpValue: 'FILE|-',
+    }),
+    'pod-config': Flags.string({
+      summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.',
+      helpValue: 'FILE',
+    }),
     'container-config': Flags.string({summary: 'crictl container config (JSON or YAML); needs --pod-config.', helpValue: 'FILE'}),
     wait: Flags.option({
       options: ['running', 'completed', 'none'] as const,
@@ -118,141 +131,47 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     }),
     'runtime-handler': Flags.string({summary: 'Runtime handler for RunPodSandbox (overrides runtimeClassName).', helpValue: 'NAME'}),
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline and no spinner; only the result (or the error).'}),
-    output: outputFlag(['table', 'json', 'yaml'] as const),
+    output: outputFlag(['table', 'json', 'yaml']),
   }
 
-  /** --timeout is the run's deadline here; the per-call deadlines keep the client's defaults. */
-  private runTimeoutMs = DEFAULT_RUN_TIMEOUT_MS
+  protected override credentialFollower = {accepts: (token: string) => token === '-' || existsSync(token), description: 'an existing manifest file'}
 
-  public override async init(): Promise<void> {
-    // Before oclif parses: a mistyped credential flag must not turn a password into a file name.
-    const {checkCredentialArgv} = await import('../lib/images/credentials.js')
-    this.parsed = true // as BaseCommand.init does: a refusal here is no forgotten parse
-    checkCredentialArgv(this.argv, (token) => token === '-' || existsSync(token), 'an existing manifest file')
-    await super.init()
-    this.runTimeoutMs = this.flags.timeout ?? DEFAULT_RUN_TIMEOUT_MS
-    ;(this.flags as {timeout?: number}).timeout = undefined
+  /** --timeout is the deadline of the whole run here; each runtime call keeps the client's default. */
+  protected override callTimeoutMs(): number | undefined {
+    return undefined
   }
 
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
     const wait = this.waitMode()
-    const pods = await this.loadPods()
-    await this.checkImages(pods)
+    const {pods} = await (await import('../lib/manifest/load.js')).loadRunInput({
+      filename: flags.filename, file: this.args.file, podConfig: flags['pod-config'], containerConfig: flags['container-config'],
+    })
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
-    const hostResolvConf = await readFile('/etc/resolv.conf', 'utf8').catch(() => '')
-    const common = {
-      logsRoot: flags['pod-logs-root'],
-      podDirRoot: flags['pod-dir-root'],
-      hostResolvConf,
-      nodeMemoryBytes: totalmem(),
-      runtimeHandler: flags['runtime-handler'],
-    }
+    const node = await this.nodeSettings()
+    if (flags['dry-run']) return this.dryRun(pods, {...node, auth: credential?.auth})
 
-    if (flags['dry-run']) return this.dryRun(pods, {...common, auth: credential?.auth})
-
-    const machine = this.jsonEnabled() || flags.output === 'json' || flags.output === 'yaml'
-    const showEvents = !flags.quiet
-    // Events never mix with machine-readable stdout.
-    const eventStream = machine ? process.stderr : process.stdout
-    const eventChalk = makeChalk(machine ? this.wantsColorOnStderr : this.chalk.level > 0)
-    const timeline = new EventTimeline({
-      objects: pods.flatMap((pod) => [
-        podFullName(pod.name, pod.namespace),
-        ...[...pod.initContainers, ...pod.containers].map((c) => `${podFullName(pod.name, pod.namespace)}/${c.name}`),
-      ]),
-      stripPrefix: pods.length === 1 ? `${podFullName(pods[0].name, pods[0].namespace)}/` : undefined,
-      colorWarning: (text) => eventChalk.yellow(text),
+    const {outcomes, interrupted} = await this.startPods(pods, {
+      ...node,
+      wait,
+      replace: flags.replace,
+      keepOnFailure: flags['keep-on-failure'],
+      remove: flags.rm,
+      auth: credential?.auth,
+      authSource: credential?.source,
     })
-    const spinner = showEvents
-      ? await this.spinner(pods.length === 1 ? `Starting pod ${podFullName(pods[0].name, pods[0].namespace)}` : `Starting ${pods.length} pods`)
-      : undefined
-    const printEvent = (event: PodEvent) => {
-      if (!showEvents) return
-      spinner?.clear()
-      eventStream.write(`${timeline.format(event)}\n`)
-      spinner?.render()
-    }
-
-    const controller = new AbortController()
-    // One listener per pod in flight (--parallel may exceed the default warning threshold of 10).
-    setMaxListeners(0, controller.signal)
-    let interrupts = 0
-    const onSignal = () => {
-      interrupts++
-      if (interrupts > 1) {
-        spinner?.stop()
-        process.stderr.write('Interrupted again: exiting without finishing the rollback; check with: podctl pods\n')
-        process.exit(130)
-      }
-
-      if (spinner) spinner.text = 'Interrupted: rolling back (Ctrl-C again to exit at once)'
-      else process.stderr.write('Interrupted: rolling back (Ctrl-C again to exit at once)\n')
-      controller.abort()
-    }
-
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
-
-    let outcomes: PodRunOutcome[]
-    try {
-      const [{ImageManager}, {runPod}] = await Promise.all([import('../lib/images/image-manager.js'), import('../lib/kubelet/sync-pod.js')])
-      const images = new ImageManager(() => this.client(), printEvent, {parallel: flags.parallel})
-      const client = await this.client()
-      const existing = await this.existingSandboxes(pods)
-      const deadline = this.runTimeoutMs > 0 ? Date.now() + this.runTimeoutMs : undefined
-      outcomes = await mapLimit(pods, flags.parallel, (pod) =>
-        runPod(
-          pod,
-          existing.get(podFullName(pod.name, pod.namespace)) ?? [],
-          {
-            ...common,
-            wait,
-            deadline,
-            replace: flags.replace,
-            keepOnFailure: flags['keep-on-failure'],
-            remove: flags.rm,
-            auth: credential?.auth,
-            authSource: credential?.source,
-          },
-          {
-            client,
-            images,
-            events: printEvent,
-            signal: controller.signal,
-            onStep: spinner ? (text) => (spinner.text = text) : undefined,
-          },
-        ).catch((error: unknown) => this.unexpected(pod, error)),
-      )
-    } finally {
-      spinner?.stop()
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
-    }
-
     const result: RunResult = {pods: outcomes.map((outcome) => outcome.result)}
-    if (machine) await this.emit(flags.output, result, () => '')
-    else {
-      const table = this.render(result)
-      if (table) this.log(table)
-    }
-
-    for (const outcome of outcomes) {
-      if (outcome.failure && !(outcome.failure instanceof InterruptedError)) this.reportFailure(this.describeFailure(outcome))
-    }
-
-    if (controller.signal.aborted) {
+    await this.emit(result, () => renderRunTable(result.pods, this.chalk))
+    const failures = outcomes.flatMap((outcome) => (outcome.failure ? [describeFailure(outcome)] : []))
+    this.reportFailures(failures, (failure) => failure.code !== 'Interrupted')
+    if (interrupted) {
       const rolledBack = outcomes.some((outcome) => outcome.result.rolledBack)
       throw new InterruptedError(`run interrupted${rolledBack ? '; the pods it was starting were rolled back' : ''}`)
     }
-    const failed = outcomes.find((outcome) => outcome.failure)
-    if (failed?.failure) process.exitCode = failed.failure.exitCode
-    else {
-      const code = outcomes.map((outcome) => outcome.result.exitCode).find((exit) => exit !== null && exit !== 0)
-      if (code !== undefined && code !== null) process.exitCode = code
-    }
 
+    const code = outcomes.map((outcome) => outcome.result.exitCode).find((exit) => exit !== null && exit !== 0)
+    if (failures.length === 0 && code !== undefined && code !== null) process.exitCode = code
     return result
   }
 
@@ -265,150 +184,67 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     return wait ?? (rm ? 'completed' : 'running')
   }
 
-  private async loadPods(): Promise<PodModel[]> {
-    const {flags, args} = this
-    const podConfig = flags['pod-config']
-    const containerConfig = flags['container-config']
-    if (flags.filename !== undefined && args.file !== undefined) {
-      throw new UsageError(`give the manifest once: either ${args.file} or -f ${flags.filename}`)
-    }
-
-    const manifest = flags.filename ?? args.file
-    const load = await import('../lib/manifest/load.js')
-    if (podConfig !== undefined || containerConfig !== undefined) {
-      if (manifest !== undefined) throw new UsageError('give either a Pod manifest (-f) or crictl configs (--pod-config/--container-config), not both')
-      if (podConfig === undefined || containerConfig === undefined) {
-        throw new UsageError('crictl configs come in pairs: pass both --pod-config FILE and --container-config FILE')
-      }
-
-      return [await load.loadCrictlConfigs(podConfig, containerConfig)]
-    }
-
-    if (manifest === undefined) {
-      throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
-    }
-
-    return load.loadPodManifest(manifest)
-  }
-
-  /** Invalid image references are refused before anything is created (InvalidImageName, exit 11). */
-  private async checkImages(pods: PodModel[]): Promise<void> {
-    const {applyDefaultImageTag} = await import('../lib/images/reference.js')
-    for (const pod of pods) {
-      const crictl = pod.logDirectory !== undefined || pod.attempt !== undefined
-      for (const [key, list] of [
-        ['initContainers', pod.initContainers],
-        ['containers', pod.containers],
-      ] as const) {
-        for (const [index, container] of list.entries()) {
-          try {
-            applyDefaultImageTag(container.image)
-          } catch (error) {
-            const failure = error as PodctlError
-            const where = crictl ? 'image.image' : `spec.${key}[${index}].image`
-            throw new PodctlError(failure.code, failure.exitCode, `${pod.source}: ${where}: ${failure.message}`)
-          }
-        }
-      }
+  /** What every pod of the run shares: where its directories go, and what the node looks like. */
+  private async nodeSettings() {
+    return {
+      logsRoot: this.flags['pod-logs-root'],
+      podDirRoot: this.flags['pod-dir-root'],
+      hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''),
+      nodeMemoryBytes: totalmem(),
+      runtimeHandler: this.flags['runtime-handler'],
     }
   }
 
-  /** One ListPodSandbox for all pods: name_namespace → its sandboxes. */
-  private async existingSandboxes(pods: PodModel[]): Promise<Map<string, PodSandbox[]>> {
-    const wanted = new Set(pods.map((pod) => podFullName(pod.name, pod.namespace)))
-    const {items} = await (await this.client()).runtime('listPodSandbox', {})
-    const found = new Map<string, PodSandbox[]>()
-    for (const sandbox of items) {
-      const key = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
-      if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), sandbox])
+  /** Every pod through SyncPod, --parallel at once, with live events, a spinner and Ctrl-C rollback. */
+  private async startPods(pods: PodModel[], settings: Omit<PodRunSettings, 'deadline'>) {
+    const {flags} = this
+    // Events never mix with machine-readable stdout.
+    const events = flags.quiet ? discardEvents : this.printEvents(podTimeline(pods), this.machineOutput() ? 'stderr' : 'stdout')
+    const only = pods.length === 1 ? podFullName(pods[0].name, pods[0].namespace) : undefined
+    const spinner = flags.quiet ? undefined : await this.spinner(only ? `Starting pod ${only}` : `Starting ${pods.length} pods`)
+    const interruption = this.interruptSignal({
+      notice: 'Interrupted: rolling back (Ctrl-C again to exit at once)',
+      exitAgain: 'Interrupted again: exiting without finishing the rollback; check with: podctl pods',
+    })
+    try {
+      const [{ImageManager}, {runPod}] = await Promise.all([import('../lib/images/image-manager.js'), import('../lib/kubelet/sync-pod.js')])
+      const images = new ImageManager(() => this.client(), events, {parallel: flags.parallel})
+      const client = await this.client()
+      const existing = await sandboxesByFullName(client, pods)
+      const timeout = flags.timeout ?? DEFAULT_RUN_TIMEOUT_MS
+      const deadline = timeout > 0 ? Date.now() + timeout : undefined
+      const onStep = spinner ? (text: string) => (spinner.text = text) : undefined
+      const outcomes = await mapLimit(pods, flags.parallel, (pod) =>
+        runPod(pod, existing.get(podFullName(pod.name, pod.namespace)) ?? [], {...settings, deadline}, {
+          client,
+          images,
+          events,
+          signal: interruption.signal,
+          onStep,
+        }).catch((error: unknown) => failedOutcome(pod, toPodctlError(error))),
+      )
+      // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
+      interruption.settle()
+      return {outcomes, interrupted: interruption.signal.aborted}
+    } finally {
+      spinner?.stop()
+      interruption.release()
     }
-
-    return found
   }
 
-  private async dryRun(pods: PodModel[], settings: Parameters<typeof import('../lib/kubelet/run-plan.js').planPodRun>[1]): Promise<DryRunResult> {
-    const [{planPodRun}, {DockerConfigKeyring}] = await Promise.all([
-      import('../lib/kubelet/run-plan.js'),
-      import('../lib/images/credentials.js'),
-    ])
+  private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {
+    const {planPodRun} = await import('../lib/kubelet/run-plan.js')
+    const {DockerConfigKeyring} = await import('../lib/images/credentials.js')
     const credentials = new DockerConfigKeyring()
-    const plans = await Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))
-    const result: DryRunResult = {dryRun: true, pods: plans}
-    await this.emit(this.flags.output === 'json' ? 'json' : 'yaml', result, () => '')
+    const result: DryRunResult = {dryRun: true, pods: await Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))}
+    await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
     return result
   }
+}
 
-  /** A bug or a failure outside the pod's own steps: reported for that pod, the others go on. */
-  private unexpected(pod: PodModel, error: unknown): PodRunOutcome {
-    const failure = toPodctlError(error)
-    return {
-      failure,
-      result: {
-        pod: pod.name,
-        namespace: pod.namespace,
-        uid: pod.uid,
-        sandboxId: null,
-        attempt: 0,
-        ip: null,
-        containers: [],
-        phase: null,
-        logDirectory: '',
-        exitCode: null,
-        rolledBack: false,
-        removed: false,
-        error: failure.toJSON(),
-      },
-    }
-  }
-
-  private describeFailure(outcome: PodRunOutcome): PodctlError {
-    const failure = outcome.failure!
-    const {result} = outcome
-    const prefix = failure.message.startsWith(`${failure.code}:`) ? '' : `${failure.code}: `
-    return new PodctlError(failure.code, failure.exitCode, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${failure.message}`)
-  }
-
-  /** One row per container; the pod's columns only on its first row. Pods that never got a sandbox only have their error line. */
-  private render(result: RunResult): string {
-    const rows: string[][] = []
-    for (const pod of result.pods) {
-      if (pod.sandboxId === null) continue
-      const podColumns = [
-        podFullName(pod.pod, pod.namespace),
-        pod.sandboxId && !pod.rolledBack && !pod.removed ? truncateId(pod.sandboxId) : pod.removed ? '(removed)' : pod.rolledBack ? '(rolled back)' : '-',
-        String(pod.attempt),
-        pod.ip ?? '-',
-        this.colorPhase(pod.phase ?? (pod.error ? 'Failed' : '-')),
-      ]
-      const containers = pod.containers.length > 0 ? pod.containers : [undefined]
-      for (const [index, container] of containers.entries()) {
-        const first = index === 0
-        rows.push([
-          ...(first ? podColumns : podColumns.map(() => '')),
-          container?.name ?? '-',
-          container?.type ?? '',
-          container ? this.colorState(container.state) : '',
-          container?.exitCode === null || container?.exitCode === undefined ? '' : String(container.exitCode),
-          container ? String(container.attempt) : '',
-          container ? truncateId(container.id) : '',
-        ])
-      }
-    }
-
-    if (rows.length === 0) return ''
-    return renderTable(['POD', 'SANDBOX', 'ATTEMPT', 'IP', 'PHASE', 'CONTAINER', 'TYPE', 'STATE', 'EXIT', 'RESTARTS', 'ID'], rows)
-  }
-
-  private colorPhase(phase: string): string {
-    const {chalk} = this
-    if (phase === 'Running' || phase === 'Succeeded') return chalk.green(phase)
-    if (phase === 'Failed') return chalk.red(phase)
-    return phase
-  }
-
-  private colorState(state: string): string {
-    const {chalk} = this
-    if (state === 'Running') return chalk.green(state)
-    return state
-  }
+/** "pod web_default: PostStartHookError: …", the kubelet's reason first. */
+function describeFailure({failure, result}: PodRunOutcome): PodctlError {
+  const {code, exitCode, message} = failure!
+  const prefix = message.startsWith(`${code}:`) ? '' : `${code}: `
+  return new PodctlError(code, exitCode, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${message}`)
 }

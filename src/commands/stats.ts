@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, outputFlag} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
@@ -25,10 +26,10 @@ memoryWorkingSetBytes, writableLayerUsedBytes, writableLayerInodesUsed and cpuUs
 strings, and timestamp in RFC 3339.`
 
   static override examples = [
-    {description: 'Running containers on the node', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'One pod, refreshed every 2 seconds until Ctrl-C', command: '<%= config.bin %> <%= command.id %> --pod web -n shop -w -s 2'},
-    {description: 'Containers labelled app=web, for a script', command: '<%= config.bin %> <%= command.id %> -l app=web -o json'},
-    {description: 'One container by ID prefix', command: '<%= config.bin %> <%= command.id %> 4f2a9c'},
+    example('Running containers on the node'),
+    example('One pod, refreshed every 2 seconds until Ctrl-C', '--pod web -n shop -w -s 2'),
+    example('Containers labelled app=web, for a script', '-l app=web -o json'),
+    example('One container by ID prefix', '4f2a9c'),
   ]
 
   static override args = {
@@ -41,10 +42,15 @@ strings, and timestamp in RFC 3339.`
     namespace: Flags.string({char: 'n', summary: 'Only containers of pods in this namespace, exact or with * globs.'}),
     label: Flags.string({char: 'l', summary: 'Container label selector KEY=VALUE (repeatable; all must match).', multiple: true}),
     all: Flags.boolean({char: 'a', summary: 'Include containers that are not running.'}),
-    seconds: Flags.integer({char: 's', summary: 'Seconds between the two samples (and between refreshes with --watch).', default: 1, min: 1}),
+    seconds: Flags.integer({
+      char: 's',
+      summary: 'Seconds between the two samples (and between refreshes with --watch).',
+      default: 1,
+      min: 1,
+    }),
     watch: Flags.boolean({char: 'w', summary: 'Refresh every --seconds until Ctrl-C.'}),
     'no-trunc': Flags.boolean({summary: 'Show full container IDs.'}),
-    output: outputFlag(['table', 'json', 'yaml'] as const),
+    output: outputFlag(['table', 'json', 'yaml']),
   }
 
   /** Whether --watch has printed a refresh yet (pipes get a separator between refreshes). */
@@ -66,7 +72,7 @@ strings, and timestamp in RFC 3339.`
     for (;;) {
       const result: StatsResult = {items: await sampler.next(intervalMs)}
       if (!flags.watch) {
-        await this.emit(flags.output, result, () => this.table(result.items))
+        await this.emit(result, () => this.table(result.items))
         return result
       }
 
@@ -82,10 +88,10 @@ strings, and timestamp in RFC 3339.`
     }
 
     const tty = Boolean(process.stdout.isTTY)
-    if (tty && (this.flags.output ?? 'table') === 'table') process.stdout.write(CLEAR_SCREEN)
-    else if (this.refreshed) process.stdout.write(this.flags.output === 'yaml' ? '---\n' : '\n')
+    if (tty && this.output.kind === 'table') process.stdout.write(CLEAR_SCREEN)
+    else if (this.refreshed) process.stdout.write(this.output.kind === 'yaml' ? '---\n' : '\n')
     this.refreshed = true
-    await this.emit(this.flags.output, result, () => this.table(result.items))
+    await this.emit(result, () => this.table(result.items))
   }
 
   private table(items: ContainerStatsSummary[]): string {

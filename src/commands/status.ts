@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, durationFlag, outputFlag} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, RuntimeNotReadyError, UsageError} from '../lib/errors.js'
+import {durationFlag, outputFlag} from '../lib/flags.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
@@ -38,13 +39,13 @@ newest sandbox ready), completed (Succeeded or Failed; Failed exits 14) or delet
 never existed), for at most --wait-timeout; on timeout it exits 4 and says what state the pod is in.`
 
   static override examples = [
-    {description: 'Runtime health at a glance', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'Health check in a script', command: '<%= config.bin %> <%= command.id %> -o json >/dev/null || echo "runtime not ready"'},
-    {description: 'A runtime on a non-default socket', command: '<%= config.bin %> <%= command.id %> -r unix:///run/crio/crio.sock'},
-    {description: 'One pod: phase, IP, sandboxes and containers', command: '<%= config.bin %> <%= command.id %> web -n prod'},
-    {description: 'Wait up to a minute for a pod to be ready', command: '<%= config.bin %> <%= command.id %> web_prod --wait-for ready --wait-timeout 1m'},
-    {description: 'CI: wait for a job pod to finish; exit 14 if it failed', command: '<%= config.bin %> <%= command.id %> migrate --wait-for completed -o json'},
-    {description: 'Block until a killed pod is gone', command: '<%= config.bin %> <%= command.id %> web --wait-for deleted'},
+    example('Runtime health at a glance'),
+    example('Health check in a script', '-o json >/dev/null || echo "runtime not ready"'),
+    example('A runtime on a non-default socket', '-r unix:///run/crio/crio.sock'),
+    example('One pod: phase, IP, sandboxes and containers', 'web -n prod'),
+    example('Wait up to a minute for a pod to be ready', 'web_prod --wait-for ready --wait-timeout 1m'),
+    example('CI: wait for a job pod to finish; exit 14 if it failed', 'migrate --wait-for completed -o json'),
+    example('Block until a killed pod is gone', 'web --wait-for deleted'),
   ]
 
   static override args = {
@@ -52,7 +53,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
   }
 
   static override flags = {
-    output: outputFlag(['table', 'json', 'yaml'] as const),
+    output: outputFlag(['table', 'json', 'yaml']),
     namespace: Flags.string({char: 'n', summary: 'Namespace of POD (default "default").'}),
     'wait-for': Flags.option({
       options: POD_WAIT_CONDITIONS,
@@ -71,11 +72,13 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
   public async run(): Promise<RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
     if (this.args.pod !== undefined) return this.podStatus(this.args.pod)
     for (const flag of ['namespace', 'wait-for', 'no-trunc'] as const) {
-      if (this.flags[flag] !== undefined && this.flags[flag] !== false) throw new UsageError(`--${flag} needs a POD argument, e.g. podctl status web --${flag} ...`)
+      if (this.flags[flag] !== undefined && this.flags[flag] !== false) {
+        throw new UsageError(`--${flag} needs a POD argument, e.g. podctl status web --${flag} ...`)
+      }
     }
 
     const report = await runtimeStatus(await this.client())
-    await this.emit(this.flags.output, report, () => this.render(report))
+    await this.emit(report, () => this.render(report))
     if (!report.ready) {
       const failing = report.conditions.filter((condition) => !condition.status)
       const why = failing.length
@@ -119,14 +122,14 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
       if (report === undefined) return this.deleted(`${pod.name}_${pod.namespace}`)
     }
 
-    await this.emit(flags.output, report, () => this.renderPod(report))
+    await this.emit(report, () => this.renderPod(report))
     if (condition === 'completed' && report.phase === 'Failed') this.reportFailure(new PodFailedError(describePodFailure(report)))
     return report
   }
 
   private async deleted(pod: string): Promise<PodDeletedResult> {
     const result: PodDeletedResult = {pod, deleted: true}
-    await this.emit(this.flags.output, result, () => `pod ${pod} is gone`)
+    await this.emit(result, () => `pod ${pod} is gone`)
     return result
   }
 
@@ -157,8 +160,9 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     )
     const withMessage = report.containers.some((container) => container.message !== '')
     const stateColor = {Running: chalk.green, Created: chalk.yellow, Exited: (text: string) => text, Unknown: chalk.yellow}
+    const headers = ['CONTAINER', 'NAME', 'TYPE', 'STATE', 'IMAGE', 'ATTEMPT', 'STARTED', 'FINISHED', 'EXIT CODE', 'REASON']
     const containers = renderTable(
-      ['CONTAINER', 'NAME', 'TYPE', 'STATE', 'IMAGE', 'ATTEMPT', 'STARTED', 'FINISHED', 'EXIT CODE', 'REASON', ...(withMessage ? ['MESSAGE'] : [])],
+      [...headers, ...(withMessage ? ['MESSAGE'] : [])],
       report.containers.map((container) => [
         truncateId(container.id, noTrunc),
         container.name,

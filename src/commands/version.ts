@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand, toPodctlError} from '../lib/base-command.js'
+import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
 import {renderFields} from '../lib/output/table.js'
-import {parseOutputSpec, renderEach} from '../lib/output/template.js'
 import {runtimeVersion, type VersionReport} from '../lib/node/runtime-info.js'
 
 export default class Version extends BaseCommand<typeof Version> {
@@ -14,22 +14,17 @@ printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client":
 {"version", "runtimeName", "runtimeVersion", "runtimeApiVersion"}}.`
 
   static override examples = [
-    {description: 'Client and runtime versions', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'For a script', command: '<%= config.bin %> <%= command.id %> -o json'},
-    {description: 'Just the runtime version', command: `<%= config.bin %> <%= command.id %> -o jsonpath='{.runtime.runtimeVersion}'`},
+    example('Client and runtime versions'),
+    example('For a script', '-o json'),
+    example('Just the runtime version', `-o jsonpath='{.runtime.runtimeVersion}'`),
   ]
 
   static override flags = {
-    output: Flags.string({
-      char: 'o',
-      summary: 'Output format: table (default), json, yaml, jsonpath=EXPR, go-template=TPL.',
-      helpValue: 'table|json|yaml|jsonpath=EXPR|go-template=TPL',
-    }),
+    output: outputFlag(['table', 'json', 'yaml'], {templates: true}),
     template: Flags.string({summary: 'Go-template field paths to print, e.g. {{.runtime.runtimeVersion}}.'}),
   }
 
   public async run(): Promise<VersionReport> {
-    const spec = parseOutputSpec(this.flags.output, this.flags.template, ['table', 'json', 'yaml'], 'table')
     const report: VersionReport = {client: {version: this.config.version}}
     let failure: Error | undefined
     try {
@@ -38,12 +33,9 @@ printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client":
       failure = error as Error
     }
 
-    if (spec.kind === 'jsonpath' || spec.kind === 'template') {
-      if (failure) throw failure
-      if (!this.jsonEnabled()) this.log(renderEach(spec.render, [report]))
-    } else {
-      await this.emit(spec.kind === 'table' ? undefined : spec.kind, report, () => this.render(report))
-    }
+    // A field picked out for a script has no value without the runtime's answer: fail instead.
+    if (failure && (this.output.kind === 'jsonpath' || this.output.kind === 'template')) throw failure
+    await this.emit(report, () => this.render(report))
 
     if (failure) this.reportFailure(toPodctlError(failure))
     return report

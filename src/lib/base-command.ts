@@ -1,40 +1,37 @@
+/**
+ * The one base every podctl command extends (sf-plugins-core's SfCommand shape): shared flags, the
+ * lazily built CRI client, output (`-o` through one parser, tables, events, warnings, spinners),
+ * Ctrl-C as an AbortSignal, and the single mapping from any failure to a one-line message and an
+ * exit code. Commands keep to: parse → one lib call → render.
+ */
+import {setMaxListeners} from 'node:events'
+
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {loadConfig, locateConfig, type CrictlConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
-import {clampTimerMs, parseDuration} from './util/duration.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
+import {durationFlag, outputChoicesOf} from './flags.js'
+import type {EventSink} from './kube/events.js'
 import {makeChalk, wantsColor} from './output/color.js'
+import {eventLines, type EventStyle} from './output/events.js'
 import {toJson, toYaml} from './output/serialize.js'
+import {isMachineOutput, parseOutputSpec, renderEach, type OutputSpec} from './output/spec.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
-/** A duration flag ("10s", "500ms", "2m" or seconds) parsed to milliseconds, clamped to what timers accept (~24.8 days). */
-export const durationFlag = Flags.custom<number>({
-  async parse(input, _context, opts) {
-    const ms = parseDuration(input)
-    if (ms === undefined) throw new UsageError(`--${opts.name} "${input}" is not a duration; use e.g. 10s, 500ms or 2m`)
-    return clampTimerMs(ms)
-  },
-})
+type Spinner = import('ora').Ora
 
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name'
-
-export function outputFlag<F extends OutputFormat>(formats: readonly F[]) {
-  return Flags.custom<F>({
-    char: 'o',
-    summary: `Output format: ${formats.join('|')}.`,
-    options: [...formats],
-    helpValue: formats.join('|'),
-  })()
+/** Ctrl-C / SIGTERM as an AbortSignal; release() gives the signals back to Node's default. */
+export interface Interruption {
+  readonly signal: AbortSignal
+  /** The work has its outcome: later signals are ignored until the process exits. */
+  settle(): void
+  release(): void
 }
 
-/**
- * The one base every podctl command extends: shared flags, the lazily built CRI client, output
- * helpers, and the single mapping from any failure to a one-line message and an exit code.
- */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
 
@@ -82,17 +79,35 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
+  /** Every positional argument as parsed once in init() (variadic commands read their list here). */
+  protected positional: string[] = []
+  /** What `-o` (and `--template`) asked for, read by init() through the one parser. */
+  protected output: OutputSpec = {kind: 'table'}
   protected runtimeSource?: EndpointSource
   protected imageSource?: EndpointSource
   private criClient?: Promise<CriClient>
-  private crictlConfig?: Promise<CrictlConfig | undefined>
+  private crictlConfigFile?: Promise<CrictlConfig | undefined>
+  private activeSpinner?: Spinner
+  private readonly interruptions = new Set<Interruption>()
+
+  /**
+   * Set by commands that take credentials (--creds/--auth): what may follow a credential's value.
+   * The raw command line is checked before oclif parses it, so a mistyped flag never turns a
+   * password into an argument that an error would echo (images/credentials.ts checkCredentialArgv).
+   */
+  protected credentialFollower?: {accepts: (token: string) => boolean; description: string}
 
   public override async init(): Promise<void> {
     await super.init()
     // A parse failure is reported by catch(); mark parsing as attempted so oclif's development
     // check (NODE_ENV=test/development) does not add a misleading warning under the error.
     this.parsed = true
-    const {args, flags} = await this.parse({
+    if (this.credentialFollower) {
+      const {checkCredentialArgv} = await import('./images/credentials.js')
+      checkCredentialArgv(this.argv, this.credentialFollower.accepts, this.credentialFollower.description)
+    }
+
+    const {args, argv, flags} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
@@ -101,12 +116,29 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    this.positional = argv as string[]
+    const choices = outputChoicesOf(this.ctor.flags)
+    if (choices) {
+      const {output, template} = flags as {output?: string; template?: string}
+      this.output = parseOutputSpec(output, template, choices.formats, choices.fallback, {
+        templates: choices.templates,
+        templateFlag: this.ctor.flags?.template !== undefined,
+      })
+    }
   }
 
   /** The shared CRI client, built on first use so commands that never call the runtime stay fast. */
   protected client(): Promise<CriClient> {
     this.criClient ??= this.buildClient()
     return this.criClient
+  }
+
+  /**
+   * The deadline of each runtime call: --timeout, else the crictl config's. A command whose
+   * --timeout means something else (run: the whole run's deadline) overrides this.
+   */
+  protected callTimeoutMs(): number | undefined {
+    return this.flags.timeout
   }
 
   protected get chalk() {
@@ -117,13 +149,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return wantsColor({flag: this.flags?.color, isTTY: Boolean(process.stderr.isTTY)})
   }
 
-  /** Writes the result: JSON/YAML for scripts (with --json oclif prints the returned value), else `human()`. */
-  protected async emit(format: OutputFormat | undefined, result: unknown, human: () => string): Promise<void> {
+  /** Whether stdout is for a script (--json, -o json|yaml|jsonpath|go-template): no tables, events on stderr. */
+  protected machineOutput(): boolean {
+    return this.jsonEnabled() || isMachineOutput(this.output)
+  }
+
+  /**
+   * Writes the result as `-o` asked (or `as`): JSON/YAML for scripts (with --json oclif prints the
+   * returned value), jsonpath/go-template once per document (`each`, default the result), else `human()`.
+   */
+  protected async emit(result: unknown, human?: () => string, options: {each?: readonly unknown[]; as?: OutputSpec} = {}): Promise<void> {
     if (this.jsonEnabled()) return
-    if (format === 'json') this.log(toJson(result))
-    else if (format === 'yaml') this.log(await toYaml(result))
-    else {
-      const text = human()
+    const spec = options.as ?? this.output
+    if (spec.kind === 'json') this.log(toJson(result))
+    else if (spec.kind === 'yaml') this.log(await toYaml(result))
+    else if (spec.kind === 'jsonpath' || spec.kind === 'template') {
+      const documents = options.each ?? [result]
+      if (documents.length > 0) this.log(renderEach(spec.render, documents))
+    } else {
+      const text = human?.() ?? ''
       if (text !== '') this.log(text)
     }
   }
@@ -134,6 +178,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
     if (error instanceof Errors.ExitError) throw error
+    this.activeSpinner?.stop()
     const failure = toPodctlError(error)
     if (this.jsonEnabled()) process.stdout.write(`${toJson({error: failure.toJSON()})}\n`)
     this.reportFailure(failure)
@@ -143,11 +188,97 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** One line on stderr and the failure's exit code, for failures that still let the command print its result. */
   protected reportFailure(failure: PodctlError): void {
     const label = this.wantsColorOnStderr ? makeChalk(true).red('Error:') : 'Error:'
-    process.stderr.write(`${label} ${failure.message}\n`)
+    this.stderrLine(`${label} ${failure.message}`)
     process.exitCode = failure.exitCode
   }
 
+  /**
+   * "Report every failure, exit with the first": one line each (those `print` keeps; the rest
+   * were shown as they happened), then the exit code of the first one. Nothing when there are none.
+   */
+  protected reportFailures(failures: readonly PodctlError[], print: (failure: PodctlError) => boolean = () => true): void {
+    for (const failure of failures) if (print(failure)) this.reportFailure(failure)
+    if (failures.length > 0) process.exitCode = failures[0].exitCode
+  }
+
+  /** A line on stderr (notes, progress), kept clear of the spinner. */
+  protected stderrLine(text: string): void {
+    this.aboveSpinner(() => process.stderr.write(`${text}\n`))
+  }
+
+  /** "Warning: …" on stderr, the label yellow on a colour terminal. */
+  protected warnLine(text: string): void {
+    this.stderrLine(`${this.wantsColorOnStderr ? makeChalk(true).yellow('Warning:') : 'Warning:'} ${text}`)
+  }
+
+  /** Runs a write with the spinner (if one spins) cleared first and drawn again after, so lines never mix with it. */
+  protected aboveSpinner(write: () => void): void {
+    const spinner = this.activeSpinner?.isSpinning ? this.activeSpinner : undefined
+    spinner?.clear()
+    write()
+    spinner?.render()
+  }
+
+  /**
+   * The one event printer: each event as `style` shows it (output/events.ts), on stdout for people
+   * or on stderr when stdout is for a script, coloured as that stream allows, kept clear of the spinner.
+   */
+  protected printEvents(style: EventStyle, to: 'stdout' | 'stderr' = 'stderr'): EventSink {
+    const stream = to === 'stdout' ? process.stdout : process.stderr
+    const paint = makeChalk(to === 'stdout' ? this.chalk.level > 0 : this.wantsColorOnStderr)
+    const lineOf = eventLines(style, (text) => paint.yellow(text))
+    return (event) => {
+      const line = lineOf(event)
+      if (line !== undefined) this.aboveSpinner(() => stream.write(`${line}\n`))
+    }
+  }
+
+  /**
+   * SIGINT/SIGTERM as an AbortSignal, for work that stops (and rolls back) on Ctrl-C. The first
+   * signal aborts and shows `notice` (as the spinner's text when one spins). With `exitAgain`, a
+   * second signal prints it and exits 130 at once; without, the first signal gives the signals back
+   * to Node, so a second one ends the process. release() (or the command's end) removes the listeners.
+   */
+  protected interruptSignal(options: {notice?: string; exitAgain?: string} = {}): Interruption {
+    const controller = new AbortController()
+    // One listener per operation in flight (--parallel may exceed the default warning threshold of 10).
+    setMaxListeners(0, controller.signal)
+    let settled = false
+    const onSignal = () => {
+      if (settled) return
+      if (controller.signal.aborted && options.exitAgain !== undefined) {
+        this.activeSpinner?.stop()
+        this.stderrLine(options.exitAgain)
+        process.exit(ExitCode.INTERRUPTED)
+      }
+
+      controller.abort()
+      if (options.notice && this.activeSpinner?.isSpinning) this.activeSpinner.text = options.notice
+      else if (options.notice) this.stderrLine(options.notice)
+      if (options.exitAgain === undefined) interruption.release()
+    }
+
+    const interruption: Interruption = {
+      signal: controller.signal,
+      settle: () => {
+        settled = true
+      },
+      release: () => {
+        // Once settled the handlers stay, ignoring signals until exit: a late Ctrl-C must not turn exit 0 into 130.
+        if (settled) return
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+        this.interruptions.delete(interruption)
+      },
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    this.interruptions.add(interruption)
+    return interruption
+  }
+
   protected override async finally(error: Error | undefined): Promise<void> {
+    for (const interruption of this.interruptions) interruption.release()
     if (this.criClient) (await this.criClient.catch(() => undefined))?.close()
     await super.finally(error)
   }
@@ -157,10 +288,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * (ora's line counting loops forever on zero-width pseudo-terminals), never in JSON mode.
    * ora is loaded here, lazily, so non-interactive runs never pay for it.
    */
-  protected async spinner(text: string): Promise<import('ora').Ora | undefined> {
+  protected async spinner(text: string): Promise<Spinner | undefined> {
     if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
     const {default: ora} = await import('ora')
-    return ora({text, stream: process.stderr, discardStdin: false, color: this.wantsColorOnStderr ? 'cyan' : undefined}).start()
+    const color = this.wantsColorOnStderr ? 'cyan' : undefined
+    this.activeSpinner = ora({text, stream: process.stderr, discardStdin: false, color}).start()
+    return this.activeSpinner
   }
 
   protected debugLine(line: string): void {
@@ -170,7 +303,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private async buildClient(): Promise<CriClient> {
     const [{planEndpoints}, {connectPlan}] = await Promise.all([import('./cri/endpoint.js'), import('./cri/connect.js')])
-    const config = await this.config_()
+    const config = await this.crictlConfig()
     const debugOn = Boolean(this.flags.debug || config?.debug)
     const plan = planEndpoints({
       runtimeFlag: this.flags['runtime-endpoint'],
@@ -180,7 +313,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     const connected = await connectPlan(plan, {
       connectTimeoutMs: this.flags['connect-timeout'],
-      callTimeoutMs: this.flags.timeout ?? config?.timeoutMs,
+      callTimeoutMs: this.callTimeoutMs() ?? config?.timeoutMs,
       debug: debugOn ? (line) => this.debugLine(line) : undefined,
     })
     this.runtimeSource = connected.runtimeSource
@@ -189,11 +322,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return connected.client
   }
 
-  /** The crictl config file, read once (named config_ because oclif owns `config`). */
-  protected config_(): Promise<CrictlConfig | undefined> {
-    this.crictlConfig ??= loadConfig(locateConfig(this.flags.config, process.env))
-    return this.crictlConfig
+  /** The crictl config file, read once. */
+  protected crictlConfig(): Promise<CrictlConfig | undefined> {
+    this.crictlConfigFile ??= loadConfig(locateConfig(this.flags.config, process.env))
+    return this.crictlConfigFile
   }
+}
+
+/** A help example, `podctl <command> ARGS` and what it does (keeps the examples' lines short). */
+export function example(description: string, args = ''): {description: string; command: string} {
+  return {description, command: `<%= config.bin %> <%= command.id %>${args ? ` ${args}` : ''}`}
 }
 
 /** Any thrown value → the PodctlError users see; oclif's parse errors are usage errors. */

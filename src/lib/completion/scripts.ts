@@ -33,6 +33,20 @@ export interface CompletionCommand {
 
 export type Shell = 'bash' | 'zsh'
 
+/** Minimal shape of oclif's cached flag that the scripts need. */
+export interface OclifFlagLike {
+  name?: string
+  char?: string
+  summary?: string
+  description?: string
+  type: string
+  options?: readonly string[]
+  helpValue?: string
+  allowNo?: boolean
+  hidden?: boolean
+  multiple?: boolean
+}
+
 /** Minimal shape of oclif's cached command (Command.Loadable) that the scripts need. */
 export interface OclifCommandLike {
   id: string
@@ -41,7 +55,7 @@ export interface OclifCommandLike {
   description?: string
   strict?: boolean
   aliases?: string[]
-  flags: Record<string, {name?: string; char?: string; summary?: string; description?: string; type: string; options?: readonly string[]; allowNo?: boolean; hidden?: boolean; multiple?: boolean}>
+  flags: Record<string, OclifFlagLike>
   args: Record<string, {name?: string; options?: readonly string[]; hidden?: boolean}>
 }
 
@@ -57,7 +71,7 @@ export function completionModel(commands: readonly OclifCommandLike[]): Completi
         char: flag.char,
         summary: firstLine(flag.summary ?? flag.description ?? ''),
         takesValue: flag.type === 'option',
-        options: flag.options,
+        options: flag.options ?? choicesInHelpValue(flag.helpValue),
         allowNo: flag.allowNo,
         multiple: flag.multiple,
       }))
@@ -72,6 +86,17 @@ export function completionModel(commands: readonly OclifCommandLike[]): Completi
   }
 
   return model.sort((a, b) => a.id.localeCompare(b.id))
+}
+
+/**
+ * The fixed words of a help value such as `table|wide|json|yaml|jsonpath=EXPR|go-template=TPL`: the
+ * `-o` flag lists its formats there, as it cannot use oclif `options` (they would refuse
+ * `jsonpath=…`). Only lower-case words count; placeholders (FILE|-, DURATION|TIME) give none.
+ */
+export function choicesInHelpValue(helpValue: string | undefined): string[] | undefined {
+  const words = helpValue?.split('|').filter((word) => !word.includes('=')) ?? []
+  if (words.length < 2 || !words.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined
+  return words
 }
 
 function firstLine(text: string): string {
@@ -93,7 +118,9 @@ function flagWords(flag: CompletionFlag): string[] {
 export function bashScript(bin: string, commands: readonly CompletionCommand[]): string {
   const fn = `_${bin.replaceAll(/[^A-Za-z0-9_]/g, '_')}_complete`
   // Flags every command has (the global ones) get one `*:` pattern instead of one per command.
-  const global = new Set(commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))))
+  const global = new Set(
+    commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))),
+  )
   const patterns = (command: CompletionCommand, flag: CompletionFlag) => {
     const scope = global.has(flag.name) ? '*' : command.id
     return [`${scope}:--${flag.name}`, ...(flag.char ? [`${scope}:-${flag.char}`] : [])]
@@ -105,7 +132,8 @@ export function bashScript(bin: string, commands: readonly CompletionCommand[]):
   for (const command of commands) {
     for (const flag of command.flags.filter((f) => f.takesValue)) {
       const keys = patterns(command, flag)
-      if (flag.options?.length) choiceCases.set(keys.join('|'), `COMPREPLY=($(compgen -W ${singleQuoted(flag.options.join(' '))} -- "$cur"))`)
+      const choices = flag.options?.join(' ')
+      if (choices) choiceCases.set(keys.join('|'), `COMPREPLY=($(compgen -W ${singleQuoted(choices)} -- "$cur"))`)
       else for (const key of keys) (flag.name === 'config' ? fileValues : freeValues).add(key)
     }
   }
@@ -114,10 +142,15 @@ export function bashScript(bin: string, commands: readonly CompletionCommand[]):
   if (fileValues.size > 0) valueCases.push(`    ${[...fileValues].join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;`)
   // A value podctl cannot guess (a name, a duration): offer nothing rather than flags.
   if (freeValues.size > 0) valueCases.push(`    ${[...freeValues].join('|')}) COMPREPLY=(); return 0 ;;`)
-  const flagCases = commands.map((command) => `    ${command.id}) flags=${singleQuoted(command.flags.flatMap(flagWords).sort().join(' '))} ;;`)
+  const flagCases = commands.map(
+    (command) => `    ${command.id}) flags=${singleQuoted(command.flags.flatMap(flagWords).sort().join(' '))} ;;`,
+  )
   const argCases = commands
     .filter((command) => command.args[0]?.options?.length)
-    .map((command) => `    ${command.id}) COMPREPLY=($(compgen -W ${singleQuoted(command.args[0].options!.join(' '))} -- "$cur")); return 0 ;;`)
+    .map((command) => {
+      const choices = singleQuoted(command.args[0].options!.join(' '))
+      return `    ${command.id}) COMPREPLY=($(compgen -W ${choices} -- "$cur")); return 0 ;;`
+    })
 
   return `# ${bin} completion for bash.
 # Load it now:            source <(${bin} completion bash)
@@ -182,7 +215,9 @@ function zshFlagSpecs(flag: CompletionFlag): string[] {
 
 export function zshScript(bin: string, commands: readonly CompletionCommand[]): string {
   const fn = `_${bin.replaceAll(/[^A-Za-z0-9_]/g, '_')}`
-  const global = new Set(commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))))
+  const global = new Set(
+    commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))),
+  )
   const globalSpecs = (commands[0]?.flags ?? []).filter((f) => global.has(f.name)).flatMap(zshFlagSpecs)
   const describe = commands.map((c) => `    ${singleQuoted(`${c.id.replaceAll(':', '\\:')}:${c.summary}`)}`)
   const cases = commands.map((command) => {

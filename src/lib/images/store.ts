@@ -1,14 +1,17 @@
+/**
+ * The local image store as users see it: one row per tag, docker-like filters, references
+ * resolved from one ListImages (no ImageStatus per image), and what `rmi` will remove and why.
+ * Pure functions, plus at the end the few that make the calls (listImageRows, planImageRemoval,
+ * removeImages), so commands never name an RPC.
+ */
+import type {CriClient} from '../cri/client.js'
 import {AmbiguousError, ExitCode, NotFoundError, PodctlError, UsageError} from '../errors.js'
+import {settleLimit} from '../util/concurrency.js'
 import {nameMatcher} from '../util/filters.js'
 import {truncateId} from '../output/format.js'
 import type {Container, Image} from '../../generated/runtime/v1/api.js'
 import {containerName} from '../kube/labels.js'
 
-/**
- * The local image store as users see it: one row per tag, docker-like filters, references
- * resolved from one ListImages (no ImageStatus per image), and what `rmi` will remove and why.
- * Pure functions; the commands do the calls.
- */
 
 export const NONE = '<none>'
 
@@ -338,4 +341,47 @@ export function sandboxImageFromInfo(info: Readonly<Record<string, string>> | un
   } catch {
     return undefined
   }
+}
+
+/** listImages, then rows filtered as `images` shows them (one ListImages call). */
+export async function listImageRows(client: CriClient, filters: ImageFilters): Promise<ImageRow[]> {
+  const {images} = await client.image('listImages', {})
+  return filterImageRows(imageRows(images), filters)
+}
+
+/**
+ * What `rmi` removes, from one ListImages, one ListContainers (any state) and the runtime's
+ * verbose Status, concurrently. Status is asked only for the sandbox image: a runtime that cannot
+ * answer simply protects nothing extra.
+ */
+export async function planImageRemoval(client: CriClient, request: Omit<RemovalRequest, 'protectedRefs'>): Promise<RemovalPlan> {
+  const [{images}, {containers}, status] = await Promise.all([
+    client.image('listImages', {}),
+    client.runtime('listContainers', {}),
+    client.runtime('status', {verbose: true}).catch(() => undefined),
+  ])
+  const sandboxImage = sandboxImageFromInfo(status?.info)
+  return planRemoval(images, containers, {...request, protectedRefs: sandboxImage ? [sandboxImage] : []})
+}
+
+/** At most this many RemoveImage calls in flight. */
+export const REMOVE_CONCURRENCY = 4
+
+export interface RemovalOutcome {
+  target: RemovalTarget
+  removed: boolean
+  /** Why RemoveImage failed, as thrown (the command maps it to what users see). */
+  error?: unknown
+}
+
+/** One RemoveImage per planned image, a few at once; one failure never stops the others. Outcomes in plan order. */
+export async function removeImages(client: CriClient, plan: RemovalPlan): Promise<RemovalOutcome[]> {
+  const settled = await settleLimit(plan.remove, REMOVE_CONCURRENCY, (target) =>
+    client.image('removeImage', {image: {image: target.image.id}}),
+  )
+  return settled.map((outcome, index) =>
+    outcome.status === 'fulfilled'
+      ? {target: plan.remove[index], removed: true}
+      : {target: plan.remove[index], removed: false, error: outcome.reason as unknown},
+  )
 }

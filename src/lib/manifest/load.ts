@@ -1,19 +1,22 @@
+/**
+ * Reads what `podctl run` is given — a Pod manifest (YAML or JSON, one or several documents,
+ * from a file or `-` for stdin) or crictl's pod/container config pair — into validated pods.
+ * Every problem is a ManifestError (usage, exit 2) naming the file, raised before any runtime call;
+ * an invalid image reference is InvalidImageName (exit 11), also naming the field.
+ */
 import {constants, open as openFd, read as readFd, close as closeFd, createReadStream, type Stats} from 'node:fs'
 import {readFile, stat} from 'node:fs/promises'
 import {Socket} from 'node:net'
 import {Readable} from 'node:stream'
 import {isatty} from 'node:tty'
 
+import {UsageError} from '../errors.js'
 import {parseCrictlConfigs} from './crictl.js'
 import {ManifestError, type Json} from './fields.js'
+import {checkImageReferences, type InputForm} from './images.js'
 import type {PodModel} from './model.js'
 import {parsePod, type ParsePodOptions} from './pod.js'
 
-/**
- * Reads what `podctl run` is given — a Pod manifest (YAML or JSON, one or several documents,
- * from a file or `-` for stdin) or crictl's pod/container config pair — into validated pods.
- * Every problem is a ManifestError (usage, exit 2) naming the file, raised before any runtime call.
- */
 export const STDIN = '-'
 
 /** The API server's request body limit: no real Pod comes near it, and parsing stays within a few hundred MB. */
@@ -192,7 +195,9 @@ export async function loadCrictlConfigs(
   const [podText, containerText] = await Promise.all([readInput(podPath, options.stdin), readInput(containerPath, options.stdin)])
   const single = async (text: string, path: string) => {
     const documents = await parseDocuments(text, sourceName(path))
-    if (documents.length !== 1) throw new ManifestError(`${sourceName(path)}: must hold exactly one config document, found ${documents.length}`)
+    if (documents.length !== 1) {
+      throw new ManifestError(`${sourceName(path)}: must hold exactly one config document, found ${documents.length}`)
+    }
     return documents[0]
   }
 
@@ -205,6 +210,51 @@ export async function loadCrictlConfigs(
     },
     options,
   )
+}
+
+/** What `run` was given on its command line: -f FILE or the FILE argument, or crictl's two configs. */
+export interface RunInput {
+  filename?: string
+  file?: string
+  podConfig?: string
+  containerConfig?: string
+}
+
+export interface LoadedPods {
+  pods: PodModel[]
+  /** Which input form was read, so messages name fields the way the user wrote them. */
+  form: InputForm
+}
+
+/**
+ * `run`'s input → validated pods, image references included; usage errors name the flags. The
+ * form is known from the flags used, never guessed from the model.
+ */
+export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
+  const {filename, file, podConfig, containerConfig} = input
+  if (filename !== undefined && file !== undefined) throw new UsageError(`give the manifest once: either ${file} or -f ${filename}`)
+  const manifest = filename ?? file
+  let loaded: LoadedPods
+  if (podConfig !== undefined || containerConfig !== undefined) {
+    if (manifest !== undefined) {
+      throw new UsageError('give either a Pod manifest (-f) or crictl configs (--pod-config/--container-config), not both')
+    }
+
+    if (podConfig === undefined || containerConfig === undefined) {
+      throw new UsageError('crictl configs come in pairs: pass both --pod-config FILE and --container-config FILE')
+    }
+
+    loaded = {pods: [await loadCrictlConfigs(podConfig, containerConfig)], form: 'crictl'}
+  } else {
+    if (manifest === undefined) {
+      throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
+    }
+
+    loaded = {pods: await loadPodManifest(manifest), form: 'manifest'}
+  }
+
+  checkImageReferences(loaded.pods, loaded.form)
+  return loaded
 }
 
 function rejectDuplicates(pods: PodModel[]): void {

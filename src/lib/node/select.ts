@@ -1,15 +1,16 @@
-import {PodctlError, UsageError} from '../errors.js'
-import {nameMatcher} from '../util/filters.js'
-import type {PodSandbox} from '../../generated/runtime/v1/api.js'
-import {podFullName} from '../kube/helpers.js'
-import {newestFirst} from './pods.js'
-import {matchPodSandboxes} from './resolve.js'
-
 /**
  * Choosing the pods a bulk command (kill) acts on, from ONE ListPodSandbox: pod references
  * (name with --namespace, name_namespace, sandbox ID prefix), a label selector, or --all, each
  * restricted by --namespace. A pod is all sandboxes (attempts) sharing name and namespace.
  */
+import type {CriClient} from '../cri/client.js'
+import {PodctlError, UsageError} from '../errors.js'
+import {nameMatcher} from '../util/filters.js'
+import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
+import {podFullName} from '../kube/helpers.js'
+import {newestFirst} from './pods.js'
+import {matchPodSandboxes} from './resolve.js'
+
 export interface PodSelection {
   refs: readonly string[]
   /** Exact, or a `*` glob for --all / --label; the namespace of bare names (default "default"). */
@@ -84,4 +85,21 @@ export function groupByPod(sandboxes: readonly PodSandbox[]): SelectedPod[] {
   }
 
   return [...pods.values()]
+}
+
+/**
+ * The pods a bulk command acts on, read from the runtime: one ListPodSandbox (filtered by the
+ * selection's labels) and one ListContainers, concurrently. The containers come back too, so
+ * killing every selected pod needs no further listing.
+ */
+export async function selectPodsFromRuntime(
+  client: CriClient,
+  selection: PodSelection,
+): Promise<SelectionOutcome & {containers: Container[]}> {
+  validateSelection(selection)
+  const [{items: sandboxes}, {containers}] = await Promise.all([
+    client.runtime('listPodSandbox', {filter: {labelSelector: {...selection.labels}}}),
+    client.runtime('listContainers', {filter: {}}),
+  ])
+  return {...selectPods(sandboxes, selection), containers}
 }

@@ -1,12 +1,11 @@
-import {UsageError} from '../errors.js'
-import {toPlain} from './serialize.js'
-
 /**
  * Picking fields out of a JSON document, for scripts: a small Go-template dialect
  * (`{{.status.id}}`, `{{index .status.labels "app"}}`, `{{.status | json}}`) and kubectl-style
  * JSONPath (`{.status.state}`, `{.status.mounts[*].hostPath}`). Both are compiled up front so a
  * typo is a usage error before any runtime call, and a missing key is an error, not a blank.
  */
+import {UsageError} from '../errors.js'
+
 export type Renderer = (document: unknown) => string
 
 type Json = unknown
@@ -40,7 +39,10 @@ function field(value: Json, key: string, path: string, syntax: string): Json {
 function element(value: Json, index: number, path: string, syntax: string): Json {
   if (!Array.isArray(value)) throw new UsageError(`${syntax}: ${describe(path)} is ${kindOf(value)}, not a list; cannot take [${index}]`)
   const at = index < 0 ? value.length + index : index
-  if (at < 0 || at >= value.length) throw new UsageError(`${syntax}: index ${index} is out of range at ${describe(path)} (length ${value.length})`)
+  if (at < 0 || at >= value.length) {
+    throw new UsageError(`${syntax}: index ${index} is out of range at ${describe(path)} (length ${value.length})`)
+  }
+
   return value[at]
 }
 
@@ -140,7 +142,8 @@ function parseAction(action: string): Stage[] {
   if (trimmed === '') throw new UsageError('template: empty action {{}}')
   if (UNSUPPORTED.test(trimmed)) {
     throw new UsageError(
-      `template: {{${trimmed}}} is not supported; podctl templates take field paths (.a.b) and the functions index, json, len, upper, lower (one object per input is rendered, so no range is needed)`,
+      `template: {{${trimmed}}} is not supported; podctl templates take field paths (.a.b) and the functions index, json, len, upper, ` +
+        'lower (one object per input is rendered, so no range is needed)',
     )
   }
 
@@ -313,51 +316,4 @@ function evalSteps(steps: readonly Step[], document: Json): Json[] {
   }
 
   return values
-}
-
-// ---------------------------------------------------------------- -o / --template
-
-export type PickFormat = 'json' | 'yaml' | 'table'
-
-export type OutputSpec = {kind: PickFormat} | {kind: 'jsonpath' | 'template'; render: Renderer}
-
-/**
- * Reads `-o json|yaml|jsonpath=EXPR|go-template=TPL|go-template` and `--template TPL` (crictl's
- * spelling) into one spec, compiling the expression now so errors come before any runtime call.
- */
-export function parseOutputSpec(
-  output: string | undefined,
-  template: string | undefined,
-  allowed: readonly PickFormat[],
-  fallback: PickFormat,
-): OutputSpec {
-  const value = output?.trim()
-  const formats = [...allowed, 'jsonpath=EXPR', 'go-template=TPL'].join('|')
-  if (value === undefined || value === '' || value === 'go-template') {
-    if (template !== undefined) return {kind: 'template', render: compileTemplate(template)}
-    if (value === 'go-template') throw new UsageError('-o go-template needs --template TPL (or use -o go-template=TPL)')
-    return {kind: fallback}
-  }
-
-  const eq = value.indexOf('=')
-  const name = eq < 0 ? value : value.slice(0, eq)
-  const argument = eq < 0 ? undefined : value.slice(eq + 1)
-  if (template !== undefined) throw new UsageError(`--template cannot be used with -o ${name}; drop -o or use -o go-template`)
-  if (name === 'jsonpath') {
-    if (!argument) throw new UsageError(`-o jsonpath needs an expression, e.g. -o jsonpath='{.status.state}'`)
-    return {kind: 'jsonpath', render: compileJsonPath(argument)}
-  }
-
-  if (name === 'go-template' || name === 'template') {
-    if (!argument) throw new UsageError(`-o ${name}= needs a template, e.g. -o ${name}='{{.status.id}}'`)
-    return {kind: 'template', render: compileTemplate(argument)}
-  }
-
-  if (argument === undefined && (allowed as readonly string[]).includes(name)) return {kind: name as PickFormat}
-  throw new UsageError(`-o "${value}" is not a format here; use ${formats}`)
-}
-
-/** Renders each document on its own line (several IDs give several lines, never a list to range over). */
-export function renderEach(render: Renderer, documents: readonly unknown[]): string {
-  return documents.map((document) => render(toPlain(document))).join('\n')
 }

@@ -1,10 +1,10 @@
-import type {PodEvent} from '../kube/events.js'
-
 /**
  * A live event table like the Events section of `kubectl describe pod` (TYPE, REASON, AGE,
  * OBJECT, MESSAGE), printed one row at a time as events happen. Column widths are fixed up front
  * (from the objects that can appear) so rows line up without buffering.
  */
+import type {PodEvent} from '../kube/events.js'
+
 export interface TimelineOptions {
   /** Every object an event may name, to size the OBJECT column. */
   objects: readonly string[]
@@ -31,7 +31,8 @@ export class EventTimeline {
   }
 
   header(): string {
-    return `${'TYPE'.padEnd(TYPE_WIDTH)}${'REASON'.padEnd(REASON_WIDTH)}${'AGE'.padEnd(AGE_WIDTH)}${'OBJECT'.padEnd(this.objectWidth)}MESSAGE`
+    const columns = 'TYPE'.padEnd(TYPE_WIDTH) + 'REASON'.padEnd(REASON_WIDTH) + 'AGE'.padEnd(AGE_WIDTH)
+    return `${columns}${'OBJECT'.padEnd(this.objectWidth)}MESSAGE`
   }
 
   /** The row for one event, preceded by the header the first time. */

@@ -1,7 +1,7 @@
 import {execFileSync, spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 
-import {bashScript, completionModel, zshScript, type OclifCommandLike} from '../../../src/lib/completion/scripts.js'
+import {bashScript, choicesInHelpValue, completionModel, zshScript, type OclifCommandLike} from '../../../src/lib/completion/scripts.js'
 
 const globalFlags: OclifCommandLike['flags'] = {
   'runtime-endpoint': {char: 'r', summary: 'CRI runtime endpoint.', type: 'option'},
@@ -26,7 +26,11 @@ const commands: OclifCommandLike[] = [
   {
     id: 'stats',
     summary: 'Show usage.',
-    flags: {...globalFlags, output: {char: 'o', summary: 'Format.', type: 'option', options: ['table', 'json']}, label: {char: 'l', summary: 'Labels.', type: 'option', multiple: true}},
+    flags: {
+      ...globalFlags,
+      output: {char: 'o', summary: 'Format.', type: 'option', options: ['table', 'json']},
+      label: {char: 'l', summary: 'Labels.', type: 'option', multiple: true},
+    },
     args: {container: {}},
   },
   {id: 'exec', summary: 'Run a command.', strict: false, flags: {...globalFlags}, args: {container: {}}},
@@ -70,7 +74,17 @@ describe('bash script', () => {
   })
 
   it("completes a command's flags, global ones and --no-color included", () => {
-    expect(completeBash('podctl logs --')).toEqual(['--color', '--config', '--debug', '--follow', '--help', '--no-color', '--runtime-endpoint', '--stream', '--tail'])
+    expect(completeBash('podctl logs --')).toEqual([
+      '--color',
+      '--config',
+      '--debug',
+      '--follow',
+      '--help',
+      '--no-color',
+      '--runtime-endpoint',
+      '--stream',
+      '--tail',
+    ])
     expect(completeBash('podctl stats -')).toContain('-o')
     expect(completeBash('podctl logs -')).not.toContain('-o')
   })
@@ -106,5 +120,28 @@ describe('zsh script', () => {
 
   it.skipIf(!hasZsh)('is valid zsh', () => {
     expect(spawnSync('zsh', ['-n', '-c', script]).status).toBe(0)
+  })
+})
+
+describe('choicesInHelpValue', () => {
+  it("offers an -o flag's plain formats, which cannot be oclif options next to jsonpath=", () => {
+    expect(choicesInHelpValue('table|wide|json|yaml|name|jsonpath=EXPR|go-template=TPL')).toEqual(['table', 'wide', 'json', 'yaml', 'name'])
+    expect(choicesInHelpValue('table|json|yaml')).toEqual(['table', 'json', 'yaml'])
+  })
+
+  it('offers nothing for placeholders', () => {
+    for (const value of [undefined, 'FILE|-', 'DURATION|TIME', 'USER[:PASSWORD]', 'DIR', 'json']) {
+      expect(choicesInHelpValue(value)).toBeUndefined()
+    }
+  })
+
+  it('completes -o from the help value in the scripts', () => {
+    const ps: OclifCommandLike = {
+      id: 'ps',
+      summary: 'List.',
+      flags: {output: {char: 'o', summary: 'Format.', type: 'option', helpValue: 'table|wide|jsonpath=EXPR'}},
+      args: {},
+    }
+    expect(completionModel([ps])[0].flags.find((flag) => flag.name === 'output')?.options).toEqual(['table', 'wide'])
   })
 })

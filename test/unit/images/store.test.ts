@@ -6,19 +6,25 @@ import {
   filterImageRows,
   imageRows,
   imagesOf,
+  listImageRows,
   parseImageFilters,
+  planImageRemoval,
   planRemoval,
   removedNames,
+  removeImages,
   resolveImage,
   sandboxImageFromInfo,
   splitRepoTag,
 } from '../../../src/lib/images/store.js'
+import type {CriClient} from '../../../src/lib/cri/client.js'
+import {NotFoundError, RuntimeError} from '../../../src/lib/errors.js'
 import type {Container, Image} from '../../../src/generated/runtime/v1/api.js'
 
 const hex = (c: string) => c.repeat(64).slice(0, 64)
 
 function image(idChar: string, repoTags: string[], repoDigests: string[] = [], extra: Partial<Image> = {}): Image {
-  return {id: `sha256:${hex(idChar)}`, repoTags, repoDigests, size: '4190000', uid: undefined, username: '', spec: undefined, pinned: false, ...extra}
+  const id = `sha256:${hex(idChar)}`
+  return {id, repoTags, repoDigests, size: '4190000', uid: undefined, username: '', spec: undefined, pinned: false, ...extra}
 }
 
 function ctr(name: string, imageRef: string, state = 'CONTAINER_RUNNING', userSpecifiedImage = ''): Container {
@@ -67,7 +73,8 @@ describe('imageRows', () => {
   })
 
   it('shows an untagged image as <none>, named after its digest repository when it has one', () => {
-    expect(rows.filter((row) => row.image === dangling).map((row) => [row.repository, row.tag])).toEqual([['localhost:5000/old/app', '<none>']])
+    const danglingRows = rows.filter((row) => row.image === dangling)
+    expect(danglingRows.map((row) => [row.repository, row.tag])).toEqual([['localhost:5000/old/app', '<none>']])
     expect(rows.filter((row) => row.image === bare).map((row) => [row.repository, row.tag, row.digest])).toEqual([['<none>', '<none>', '']])
   })
 
@@ -88,7 +95,11 @@ describe('image filters', () => {
   const names = (filtered: ReturnType<typeof imageRows>) => filtered.map((row) => `${row.repository}:${row.tag}`)
 
   it('parses dangling and reference, rejecting anything else', () => {
-    expect(parseImageFilters(['dangling=true', 'reference=a*', 'reference=b'])).toEqual({dangling: true, references: ['a*', 'b'], repository: undefined})
+    expect(parseImageFilters(['dangling=true', 'reference=a*', 'reference=b'])).toEqual({
+      dangling: true,
+      references: ['a*', 'b'],
+      repository: undefined,
+    })
     expect(() => parseImageFilters(['dangling=yes'])).toThrow(/dangling must be true or false/)
     expect(() => parseImageFilters(['before=x'])).toThrow(expect.objectContaining({exitCode: 2}))
     expect(() => parseImageFilters(['reference='])).toThrow(/give a pattern/)
@@ -226,5 +237,53 @@ describe('sandboxImageFromInfo', () => {
     expect(sandboxImageFromInfo({config: '{not json'})).toBeUndefined()
     expect(sandboxImageFromInfo({})).toBeUndefined()
     expect(sandboxImageFromInfo(undefined)).toBeUndefined()
+  })
+})
+
+/** A client answering the image store's calls from fixed lists, recording each call. */
+function storeClient(options: {images: Image[]; containers?: Container[]; status?: () => unknown; remove?: (id: string) => unknown}) {
+  const calls: string[] = []
+  const answer = async (method: string, request: {image?: {image: string}}) => {
+    calls.push(method)
+    if (method === 'listImages') return {images: options.images}
+    if (method === 'listContainers') return {containers: options.containers ?? []}
+    if (method === 'status') return options.status ? options.status() : {info: {}}
+    if (method === 'removeImage') return options.remove ? options.remove(request.image!.image) : {}
+    throw new Error(`unexpected ${method}`)
+  }
+
+  return {client: {runtime: answer, image: answer} as unknown as CriClient, calls}
+}
+
+describe('the store calls (commands never name the RPCs)', () => {
+  it('listImageRows: one ListImages, rows filtered', async () => {
+    const {client, calls} = storeClient({images: all})
+    const rows = await listImageRows(client, parseImageFilters(['dangling=true']))
+    expect(calls).toEqual(['listImages'])
+    expect(imagesOf(rows)).toEqual([dangling, bare])
+  })
+
+  it('planImageRemoval protects the sandbox image the runtime reports, and plans without it when Status fails', async () => {
+    const unpinnedPause = {...pause, pinned: false}
+    const config = JSON.stringify({sandboxImage: 'localhost:5000/podctl/pause:3.9'})
+    const {client, calls} = storeClient({images: [busybox, unpinnedPause], status: () => ({info: {config}})})
+    const plan = await planImageRemoval(client, {prune: true})
+    expect([...calls].sort()).toEqual(['listContainers', 'listImages', 'status'])
+    expect(plan.remove.map((target) => target.image)).toEqual([busybox])
+
+    const failing = storeClient({images: [busybox, unpinnedPause], status: () => Promise.reject(new RuntimeError('no status'))})
+    expect((await planImageRemoval(failing.client, {prune: true})).remove.map((target) => target.image)).toEqual([busybox, unpinnedPause])
+  })
+
+  it('removeImages: every planned image, failures kept with their target, in plan order', async () => {
+    const plan = planRemoval([busybox, hub], [], {all: true})
+    const gone = new NotFoundError('image gone')
+    const {client, calls} = storeClient({images: [], remove: (id) => (id === hub.id ? Promise.reject(gone) : {})})
+    const outcomes = await removeImages(client, plan)
+    expect(calls).toEqual(['removeImage', 'removeImage'])
+    expect(outcomes).toEqual([
+      {target: plan.remove[0], removed: true},
+      {target: plan.remove[1], removed: false, error: gone},
+    ])
   })
 })

@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
 import {AmbiguousError, NotFoundError, UsageError} from '../../../src/lib/errors.js'
-import {groupByPod, selectPods, validateSelection} from '../../../src/lib/node/select.js'
+import type {CriClient} from '../../../src/lib/cri/client.js'
+import {groupByPod, selectPods, selectPodsFromRuntime, validateSelection} from '../../../src/lib/node/select.js'
 import type {PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 
 function sandbox(id: string, name: string, namespace: string, createdAt: string, labels: Record<string, string> = {}): PodSandbox {
@@ -83,5 +84,29 @@ describe('groupByPod', () => {
     const pods = groupByPod(sandboxes)
     expect(pods.find((pod) => pod.fullName === 'web_default')!.sandboxes.map((s) => s.id)).toEqual(['aaa222', 'aaa111'])
     expect(pods).toHaveLength(4)
+  })
+})
+
+describe('selectPodsFromRuntime', () => {
+  it('lists sandboxes (labels sent to the runtime) and containers once, concurrently, and selects from them', async () => {
+    const calls: Array<{method: string; request: unknown}> = []
+    const client = {
+      async runtime(method: string, request: unknown) {
+        calls.push({method, request})
+        return method === 'listPodSandbox' ? {items: sandboxes} : {containers: [{id: 'c1'}]}
+      },
+    } as unknown as CriClient
+    const outcome = await selectPodsFromRuntime(client, {refs: [], labels: {app: 'web'}, namespace: 'prod'})
+    expect(calls).toEqual([
+      {method: 'listPodSandbox', request: {filter: {labelSelector: {app: 'web'}}}},
+      {method: 'listContainers', request: {filter: {}}},
+    ])
+    expect(names(outcome)).toEqual(['web_prod'])
+    expect(outcome.containers).toEqual([{id: 'c1'}])
+  })
+
+  it('refuses a bad selection before any call', async () => {
+    const client = {runtime: () => Promise.reject(new Error('called'))} as unknown as CriClient
+    await expect(selectPodsFromRuntime(client, {refs: []})).rejects.toThrow(UsageError)
   })
 })

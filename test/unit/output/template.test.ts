@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {compileJsonPath, compileTemplate, parseOutputSpec, renderEach} from '../../../src/lib/output/template.js'
+import {parseOutputSpec, renderEach} from '../../../src/lib/output/spec.js'
+import {compileJsonPath, compileTemplate} from '../../../src/lib/output/template.js'
 
 const doc = {
   status: {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {durationFlag} from '../../../src/lib/base-command.js'
+import {durationFlag} from '../../../src/lib/flags.js'
 import {parseConfig} from '../../../src/lib/cri/config.js'
 import {clampTimerMs, clampTimerSeconds, MAX_TIMER_MS, parseDuration} from '../../../src/lib/util/duration.js'
 

@@ -1,0 +1,49 @@
+/**
+ * Flags more than one command uses, with their parsing and help text in one place (as
+ * sf-plugins-core keeps them in src/flags/): durations and the one `-o` flag.
+ */
+import {Flags} from '@oclif/core'
+
+import {UsageError} from './errors.js'
+import type {OutputChoices, OutputFormat} from './output/spec.js'
+import {clampTimerMs, parseDuration} from './util/duration.js'
+
+/** Clamped to what timers accept (~24.8 days). A duration flag ("10s", "500ms", "2m" or seconds) parsed to milliseconds. */
+export const durationFlag = Flags.custom<number>({
+  async parse(input, _context, opts) {
+    const ms = parseDuration(input)
+    if (ms === undefined) throw new UsageError(`--${opts.name} "${input}" is not a duration; use e.g. 10s, 500ms or 2m`)
+    return clampTimerMs(ms)
+  },
+})
+
+export interface OutputFlagOptions {
+  /** Also take `-o jsonpath=EXPR` and `-o go-template=TPL` (picking fields out of what `-o json` prints). */
+  templates?: boolean
+  /** What no `-o` means; the first format unless said (pull: its human lines, which `-o` cannot name). */
+  fallback?: OutputFormat
+}
+
+/**
+ * `-o FORMAT`. The value stays the text typed; BaseCommand.init reads it, with `--template` where a
+ * command has one, through the one parser (output/spec.ts parseOutputSpec) into `this.output`. The
+ * formats are not oclif `options`, which would refuse `jsonpath=…`; completion offers the plain
+ * formats from the help value instead.
+ */
+export function outputFlag(formats: readonly OutputFormat[], options: OutputFlagOptions = {}) {
+  const choices: OutputChoices = {formats, templates: options.templates ?? false, fallback: options.fallback ?? formats[0]}
+  const templates = choices.templates ? ['jsonpath=EXPR', 'go-template=TPL'] : []
+  const summary = choices.templates
+    ? `Output format: ${[`${choices.fallback} (default)`, ...formats.filter((f) => f !== choices.fallback), ...templates].join(', ')}.`
+    : `Output format: ${formats.join('|')}.`
+  return Flags.custom<string, {outputChoices: OutputChoices}>({
+    char: 'o',
+    summary,
+    helpValue: [...formats, ...templates].join('|'),
+  })({outputChoices: choices})
+}
+
+/** The formats a command's `-o` flag takes, from its flag definitions; undefined for commands without one. */
+export function outputChoicesOf(flags: Readonly<Record<string, unknown>> | undefined): OutputChoices | undefined {
+  return (flags?.output as {outputChoices?: OutputChoices} | undefined)?.outputChoices
+}
