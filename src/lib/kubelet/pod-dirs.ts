@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
-import {chmod, mkdir, rm, stat, writeFile} from 'node:fs/promises'
-import {basename, dirname, isAbsolute} from 'node:path'
+import {chmod, lstat, mkdir, realpath, rm, stat, writeFile} from 'node:fs/promises'
+import {basename, dirname, isAbsolute, join} from 'node:path'
 
 import {ExitCode, PodctlError} from '../errors.js'
 import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
@@ -13,6 +13,11 @@ import {PodctlAnnotation} from '../kube/labels.js'
  * their declared type, as the kubelet's hostPath plugin does before any container starts.
  */
 export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
+
+/** The configured root when no flag names one: $PODCTL_POD_DIR_ROOT (what run's --pod-dir-root reads too), else the default. */
+export function podDirRootFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PODCTL_POD_DIR_ROOT || DEFAULT_POD_DIR_ROOT
+}
 
 export function podDirectory(root: string, uid: string): string {
   return `${root.replace(/\/+$/, '')}/${uid}`
@@ -131,11 +136,23 @@ export async function removePodDirectory(root: string, uid: string): Promise<voi
 
 /**
  * Removes the pod directory `run` recorded on a sandbox, as the kubelet removes a deleted pod's
- * directory. Only `<root>/<uid>` of that very pod is touched, whatever the annotation says.
+ * directory. The annotation is only a claim (any tool can write it): the directory removed is
+ * `<root>/<uid>` under podctl's own configured root, and only when the annotation names exactly
+ * that directory (symlinks resolved) and it is a real directory, not a symlink out of the root.
  */
-export async function removeRecordedPodDirectory(sandbox: {annotations: Record<string, string>; metadata?: {uid: string}}): Promise<void> {
+export async function removeRecordedPodDirectory(
+  sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
+  root: string = podDirRootFromEnv(),
+): Promise<void> {
   const path = sandbox.annotations[PodctlAnnotation.podDirectory]
   const uid = sandbox.metadata?.uid
-  if (!path || !uid || !isAbsolute(path) || basename(path) !== uid || path.split('/').includes('..')) return
-  await rm(path, {recursive: true, force: true})
+  if (!path || !uid || !isAbsolute(path) || !isAbsolute(root) || basename(path) !== uid) return
+  if (uid === '.' || uid === '..' || uid.includes('/') || path.split('/').includes('..')) return
+  const realRoot = await realpath(root).catch(() => undefined)
+  const recordedParent = await realpath(dirname(path)).catch(() => undefined)
+  if (!realRoot || realRoot === '/' || recordedParent !== realRoot) return
+  const target = join(realRoot, uid)
+  const info = await lstat(target).catch(() => undefined)
+  if (!info?.isDirectory()) return
+  await rm(target, {recursive: true, force: true})
 }

@@ -1,32 +1,70 @@
-import {existsSync, mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
+import {DEFAULT_POD_DIR_ROOT, podDirRootFromEnv, removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
 
 describe('removeRecordedPodDirectory', () => {
-  const root = mkdtempSync(join(tmpdir(), 'podctl-poddirs-'))
-  const make = (name: string) => {
-    mkdirSync(join(root, name, 'volumes'), {recursive: true})
-    writeFileSync(join(root, name, 'volumes', 'f'), 'x')
-    return join(root, name)
+  const base = mkdtempSync(join(tmpdir(), 'podctl-poddirs-'))
+  const root = join(base, 'pods')
+  mkdirSync(root)
+  const make = (parent: string, name: string) => {
+    mkdirSync(join(parent, name, 'volumes'), {recursive: true})
+    writeFileSync(join(parent, name, 'volumes', 'f'), 'x')
+    return join(parent, name)
   }
 
-  it('removes the pod directory recorded on the sandbox', async () => {
-    const dir = make('uid-1')
-    await removeRecordedPodDirectory({annotations: {'io.podctl.podDirectory': dir}, metadata: {uid: 'uid-1'}})
+  const sandbox = (path: string | undefined, uid: string): {annotations: Record<string, string>; metadata: {uid: string}} => ({
+    annotations: path === undefined ? {} : {'io.podctl.podDirectory': path},
+    metadata: {uid},
+  })
+
+  it('removes the pod directory recorded on the sandbox, under the configured root', async () => {
+    const dir = make(root, 'uid-1')
+    await removeRecordedPodDirectory(sandbox(dir, 'uid-1'), root)
     expect(existsSync(dir)).toBe(false)
   })
 
   it('touches nothing that is not <root>/<this pod uid>', async () => {
-    const other = make('uid-2')
+    const other = make(root, 'uid-2')
     for (const path of [other, join(root, 'uid-3', '..', 'uid-2'), 'relative/uid-2', root]) {
-      await removeRecordedPodDirectory({annotations: {'io.podctl.podDirectory': path}, metadata: {uid: 'uid-3'}})
+      await removeRecordedPodDirectory(sandbox(path, 'uid-3'), root)
     }
 
-    await removeRecordedPodDirectory({annotations: {}, metadata: {uid: 'uid-2'}})
+    await removeRecordedPodDirectory(sandbox(undefined, 'uid-2'), root)
     expect(existsSync(other)).toBe(true)
+  })
+
+  it('leaves a directory outside the root alone even when its name is the pod uid (a hostile annotation)', async () => {
+    const victim = make(join(base, 'precious'), 'uid-4')
+    await removeRecordedPodDirectory(sandbox(victim, 'uid-4'), root)
+    expect(existsSync(join(victim, 'volumes', 'f'))).toBe(true)
+    // The same with the directory name as the uid directly below "/"-like places.
+    const shallow = make(base, 'uid-5')
+    await removeRecordedPodDirectory(sandbox(shallow, 'uid-5'), root)
+    expect(existsSync(join(shallow, 'volumes', 'f'))).toBe(true)
+  })
+
+  it('does not follow a symlink at <root>/<uid> out of the root', async () => {
+    const outside = make(join(base, 'elsewhere'), 'target')
+    symlinkSync(outside, join(root, 'uid-6'))
+    await removeRecordedPodDirectory(sandbox(join(root, 'uid-6'), 'uid-6'), root)
+    expect(existsSync(join(outside, 'volumes', 'f'))).toBe(true)
+    expect(lstatSync(join(root, 'uid-6')).isSymbolicLink()).toBe(true)
+  })
+
+  it('accepts the root named through a symlink (it is still podctl\'s directory)', async () => {
+    const alias = join(base, 'alias')
+    symlinkSync(root, alias)
+    const dir = make(root, 'uid-7')
+    await removeRecordedPodDirectory(sandbox(join(alias, 'uid-7'), 'uid-7'), alias)
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it('takes the root from PODCTL_POD_DIR_ROOT, as run does', () => {
+    expect(podDirRootFromEnv({PODCTL_POD_DIR_ROOT: '/x/pods'})).toBe('/x/pods')
+    expect(podDirRootFromEnv({})).toBe(DEFAULT_POD_DIR_ROOT)
   })
 })
