@@ -179,7 +179,10 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     // One listener per pod in flight (--parallel may exceed the default warning threshold of 10).
     setMaxListeners(0, controller.signal)
     let interrupts = 0
+    // Set once every pod has an outcome: a Ctrl-C after that changes neither the result nor the exit code.
+    let settled = false
     const onSignal = () => {
+      if (settled) return
       interrupts++
       if (interrupts > 1) {
         spinner?.stop()
@@ -225,10 +228,14 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
           },
         ).catch((error: unknown) => this.unexpected(pod, error)),
       )
+      settled = true
     } finally {
       spinner?.stop()
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
+      // Once settled the handlers stay (and ignore signals) until exit, so a late Ctrl-C cannot turn exit 0 into 130.
+      if (!settled) {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+      }
     }
 
     const result: RunResult = {pods: outcomes.map((outcome) => outcome.result)}
