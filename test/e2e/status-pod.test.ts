@@ -80,15 +80,25 @@ describe('podctl status POD', () => {
   })
 
   it('--wait-for completed exits 0 when every container succeeded and 14 when one failed (restartPolicy Never)', async () => {
-    await createTestPod(client, {name: 'ok-job', namespace: ns, restartPolicy: 'Never', containers: [{name: 'job', script: 'sleep 1; exit 0'}]})
-    await createTestPod(client, {name: 'bad-job', namespace: ns, restartPolicy: 'Never', containers: [{name: 'job', script: 'sleep 1; exit 3'}]})
+    // The jobs finish only when the test releases them, so podctl cannot see them complete before
+    // it has waited (a fixed "sleep 1" raced podctl's start-up on a loaded machine).
+    const WAIT_FOR_GO = 'while [ ! -e /tmp/go ]; do sleep 0.1; done;'
+    const okPod = await createTestPod(client, {name: 'ok-job', namespace: ns, restartPolicy: 'Never', containers: [{name: 'job', script: `${WAIT_FOR_GO} exit 0`}]})
+    const badPod = await createTestPod(client, {name: 'bad-job', namespace: ns, restartPolicy: 'Never', containers: [{name: 'job', script: `${WAIT_FOR_GO} exit 3`}]})
 
-    const [ok, bad] = await Promise.all([
-      podctl(['status', 'ok-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '30s', '-o', 'json'], {env}),
-      podctl(['status', 'bad-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '30s'], {env}),
+    const finishedAt = {ok: 0, bad: 0}
+    const waiting = Promise.all([
+      podctl(['status', 'ok-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '60s', '-o', 'json'], {env}).finally(() => (finishedAt.ok = Date.now())),
+      podctl(['status', 'bad-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '60s'], {env}).finally(() => (finishedAt.bad = Date.now())),
     ])
+    // Only how much of the wait is exercised depends on this pause, never the outcome.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const releasedAt = Date.now()
+    for (const pod of [okPod, badPod]) await client.runtime('execSync', {containerId: pod.containerIds.job, cmd: ['touch', '/tmp/go'], timeout: '10'})
+    const [ok, bad] = await waiting
+    expect(finishedAt.ok).toBeGreaterThanOrEqual(releasedAt)
+    expect(finishedAt.bad).toBeGreaterThanOrEqual(releasedAt)
     expect(ok.code).toBe(0)
-    expect(ok.ms).toBeGreaterThanOrEqual(700)
     expect(JSON.parse(ok.stdout)).toMatchObject({phase: 'Succeeded', containers: [{name: 'job', state: 'Exited', exitCode: 0}]})
     expect(bad.code).toBe(14)
     expect(bad.stdout).toContain('Phase:          Failed')

@@ -120,3 +120,28 @@ export async function sandboxesIn(client: CriClient, namespace: string): Promise
   const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.namespace]: namespace}}})
   return items.map((pod) => pod.id)
 }
+
+export interface LoginRegistry {
+  /** host:port as images name it, e.g. localhost:5001 */
+  registry: string
+  busybox: string
+  user: string
+  password: string
+}
+
+/** The lab's second registry, which requires a login (htpasswd); fails when the lab predates it. */
+export function loginRegistry(): LoginRegistry {
+  const values: Record<string, string> = {}
+  for (const line of existsSync(ENV_FILE) ? readFileSync(ENV_FILE, 'utf8').split('\n') : []) {
+    const eq = line.indexOf('=')
+    if (eq > 0) values[line.slice(0, eq)] = line.slice(eq + 1)
+  }
+
+  const get = (key: string) => process.env[key] ?? values[key]
+  const [registry, busybox, user, password] = ['REGISTRY', 'BUSYBOX', 'USER', 'PASSWORD'].map((key) => get(`PODCTL_LAB_AUTH_${key}`))
+  if (!registry || !busybox || !user || !password) {
+    throw new Error(`the lab has no login registry (PODCTL_LAB_AUTH_* in ${ENV_FILE}); update it with: sudo bash scripts/lab.sh up`)
+  }
+
+  return {registry, busybox, user, password}
+}

@@ -218,7 +218,10 @@ export function parseDockerConfig(text: string, path: string): DockerConfigFile 
     if (typeof raw.identitytoken === 'string' && raw.identitytoken !== '') auth.identityToken = raw.identitytoken
     if (typeof raw.registrytoken === 'string' && raw.registrytoken !== '') auth.registryToken = raw.registrytoken
     if (!auth.username && !auth.identityToken && !auth.registryToken) continue
-    auth.serverAddress = key
+    // No serverAddress, exactly as the kubelet's keyring builds AuthConfig from a docker config: the
+    // key ("localhost:5001", "https://index.docker.io/v1/") is only for matching. containerd drops
+    // credentials whose serverAddress does not parse as a URL with the host it dials (a bare
+    // "host:port" never does, and Docker Hub's key names index.docker.io, not registry-1.docker.io).
     entries.push({key, auth})
   }
 

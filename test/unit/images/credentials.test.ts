@@ -78,15 +78,20 @@ describe('parseDockerConfig', () => {
       '/x/config.json',
     )
     expect(file.entries).toEqual([
-      {key: 'localhost:5000', auth: {username: 'alice', password: 's3cret:with:colons', serverAddress: 'localhost:5000'}},
-      {key: 'quay.io', auth: {username: 'bob', password: 'pw', serverAddress: 'quay.io'}},
-      {key: 'gcr.io', auth: {identityToken: 'tok', serverAddress: 'gcr.io'}},
+      {key: 'localhost:5000', auth: {username: 'alice', password: 's3cret:with:colons'}},
+      {key: 'quay.io', auth: {username: 'bob', password: 'pw'}},
+      {key: 'gcr.io', auth: {identityToken: 'tok'}},
     ])
+  })
+
+  test('sends no serverAddress, as the kubelet: containerd 1.6 cannot parse a bare "host:port" and then drops the credentials', () => {
+    const file = parseDockerConfig(JSON.stringify({auths: {'localhost:5099': {auth: b64('u:p')}, 'https://index.docker.io/v1/': {auth: b64('v:q')}}}), '/x')
+    for (const entry of file.entries) expect(entry.auth).not.toHaveProperty('serverAddress')
   })
 
   test('legacy .dockercfg is the map itself', () => {
     const file = parseDockerConfig(JSON.stringify({'https://index.docker.io/v1/': {auth: b64('u:p'), email: 'u@x'}}), '/x/.dockercfg')
-    expect(file.entries).toEqual([{key: 'https://index.docker.io/v1/', auth: {username: 'u', password: 'p', serverAddress: 'https://index.docker.io/v1/'}}])
+    expect(file.entries).toEqual([{key: 'https://index.docker.io/v1/', auth: {username: 'u', password: 'p'}}])
   })
 
   test('a broken file is a usage error naming the file and never echoing its content', () => {
