@@ -23,8 +23,32 @@ export default [
       'perfectionist/sort-union-types': 'off',
       // Cases follow the CRI enum or the kubelet's own switch; reordering them only hides that.
       'perfectionist/sort-switch-case': 'off',
+      // A Set iterates in insertion order, so sorting its literal can change what is printed.
+      'perfectionist/sort-sets': 'off',
       // Members are in reading order (metadata, run(), then helpers as called); the autofix would move whole methods.
       'perfectionist/sort-classes': 'off',
+
+      // Blank lines between fields are the author's (the multi-line oclif statics are kept apart); only methods need one.
+      '@stylistic/lines-between-class-members': [
+        'error',
+        {
+          enforce: [
+            {blankLine: 'always', next: 'method', prev: '*'},
+            {blankLine: 'always', next: 'field', prev: 'method'},
+          ],
+        },
+        {exceptAfterOverload: true},
+      ],
+      // Braces on every case add two lines to each one-line `case X: return y`; no-case-declarations already guards scoping.
+      'unicorn/switch-case-braces': 'off',
+      // Its autofix drops the type annotation (`const s: LogStream | undefined = flags.s` becomes `const {s} = flags`).
+      'prefer-destructuring': 'off',
+      // Its autofix writes Math.max over bigint resource quantities, a TypeError at run time.
+      'unicorn/prefer-math-min-max': 'off',
+      // Its autofix turns `(v): v is string => Boolean(v)` into `Boolean`, and TypeScript loses the narrowing.
+      'unicorn/prefer-native-coercion-functions': 'off',
+      // Its autofix turns `new Array<R>(n)` into `Array.from({length: n})`, typed unknown[].
+      'unicorn/no-new-array': 'off',
 
       // Sequential runtime calls are deliberate: the kubelet's step order, polling loops, one pull at a time.
       'no-await-in-loop': 'off',
