@@ -1,0 +1,382 @@
+import {readdirSync, readFileSync} from 'node:fs'
+import {dirname, join, relative, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import ts from 'typescript'
+import {describe, expect, it} from 'vitest'
+
+import {ImageServiceService, RuntimeServiceService} from '../../src/generated/runtime/v1/api.js'
+
+/**
+ * The architecture as a test (architecture-review.md, section 4, "Dependency rule" and target layout):
+ * `commands → {kubelet, images, node} → kube → {cri, util, errors}`, `manifest` used by `kubelet` and
+ * `commands`, `output` using `kube` and `util` but never `kubelet`, `images` or `node`; no import cycles
+ * between folders; no file in src/lib over 400 lines, no command over 250; no CRI call in a command.
+ */
+
+/**
+ * Violations the tree has today, each with the refactor step that removes it. The test passes only while
+ * every one of them still occurs, so this list can only shrink: when a refactor fixes one, delete its line.
+ * Never add a line to make a new violation pass; fix the code or change the rule (LAYERS) on purpose.
+ */
+const KNOWN_VIOLATIONS = {
+  /** `file -> imported file`, against the LAYERS table. */
+  imports: {
+    // images/store.ts borrows containerName from the read side (review §3): move it to kube/.
+    'src/lib/images/store.ts -> src/lib/node/containers.ts': 'P6: containerName to kube/',
+    // The domain formats for people: nanosToIso and friends move to util/time.ts, truncateId stays in output/ (P6).
+    'src/lib/images/store.ts -> src/lib/output/format.ts': 'P6: util/time.ts',
+    'src/lib/kubelet/pod-status.ts -> src/lib/output/format.ts': 'P6: util/time.ts',
+    'src/lib/kubelet/sync-pod.ts -> src/lib/output/format.ts': 'P6: util/time.ts, kube shortId()',
+    'src/lib/node/containers.ts -> src/lib/output/format.ts': 'P6: util/time.ts',
+    'src/lib/node/inspect.ts -> src/lib/output/format.ts': 'P6: util/time.ts',
+    'src/lib/node/inspect.ts -> src/lib/output/serialize.ts': 'P6: the command serializes, not node/',
+    'src/lib/node/pods.ts -> src/lib/output/format.ts': 'P6: util/time.ts',
+    'src/lib/node/stats.ts -> src/lib/output/format.ts': 'P6: util/time.ts',
+    // The kubelet takes newestFirst / sandboxIps from the read side: they belong in kube/helpers.ts (review §3).
+    'src/lib/kubelet/kill.ts -> src/lib/node/pods.ts': 'review §3: kube/helpers.ts',
+    'src/lib/kubelet/pod-status.ts -> src/lib/node/pods.ts': 'review §3: kube/helpers.ts',
+    'src/lib/kubelet/sandbox.ts -> src/lib/node/pods.ts': 'review §3: kube/helpers.ts',
+    'src/lib/kubelet/sync-pod.ts -> src/lib/node/pods.ts': 'review §3: kube/helpers.ts',
+  } as Record<string, string>,
+  /** `cycle a, b`: folders that import each other, directly or round a loop. */
+  cycles: {
+    // images/store.ts -> node/containers.ts and node/inspect.ts -> images/store.ts.
+    'cycle images, node': 'goes with the containerName move above',
+  } as Record<string, string>,
+  /** `file:limit`: files over their line limit. */
+  sizes: {
+    'src/commands/run.ts:250': 'P3: thin run (target about 250)',
+    'src/lib/images/image-manager.ts:400': 'P5: image-manager.ts + puller.ts + reference.ts',
+    'src/lib/kubelet/container.ts:400': 'P5: container-config.ts + container.ts + kube/expansion.ts',
+    'src/lib/kubelet/sync-pod.ts:400': 'P2: sync-pod.ts + pod-wait.ts + run-result.ts',
+    'src/lib/manifest/pod.ts:400': 'P9: the rule tables to pod-fields.ts',
+  } as Record<string, string>,
+  /** `file -> CRI method`: RPCs called from a command. */
+  criCalls: {
+    'src/commands/images.ts -> CRI listImages': 'P3: images/store.ts listImageRows',
+    'src/commands/kill.ts -> CRI listContainers': 'P3: node/pods.ts selection for kill',
+    'src/commands/kill.ts -> CRI listPodSandbox': 'P3: node/pods.ts selection for kill',
+    'src/commands/rmi.ts -> CRI listContainers': 'P3: images/store.ts planImageRemoval',
+    'src/commands/rmi.ts -> CRI listImages': 'P3: images/store.ts planImageRemoval',
+    'src/commands/rmi.ts -> CRI removeImage': 'P3: images/store.ts removeImages',
+    'src/commands/rmi.ts -> CRI status': 'P3: images/store.ts planImageRemoval',
+    'src/commands/run.ts -> CRI listPodSandbox': 'P3: the runner finds the pod sandboxes once',
+  } as Record<string, string>,
+}
+
+type Layer =
+  | 'base'
+  | 'commands'
+  | 'completion'
+  | 'cri'
+  | 'entry'
+  | 'errors'
+  | 'generated'
+  | 'images'
+  | 'kube'
+  | 'kubelet'
+  | 'logs'
+  | 'manifest'
+  | 'node'
+  | 'output'
+  | 'util'
+
+/**
+ * Which layers each layer may import (its own files always). One row per folder of src/lib, plus:
+ * - `base`: src/lib/base-command.ts and src/lib/flags.ts, the command infrastructure. Only commands use it; it
+ *   builds the client and renders, so it sees output, kube, cri and the ground floor, never a wing.
+ * - `errors`: src/lib/errors.ts, and `generated`: the ts-proto CRI types, which every layer but manifest and the
+ *   leaf helpers may name (a command names them only as the types of its JSON output).
+ * Decisions beyond the review's rule:
+ * - Inside the middle floor only kubelet -> images (SyncPod calls EnsureImageExists, as kuberuntime does) and
+ *   node -> images (the read side lists and inspects images). images uses neither, so the floor has no loop.
+ * - Commands reach the runtime through base-command's client() and lib calls, so they do not import cri/.
+ * - manifest is input parsing: util and errors only. kube must not import it (kube is below the kubelet).
+ * - logs (the CRI log file format and follower) and completion (shell scripts from the command list) are leaf
+ *   helpers on util and errors; logs serves commands, node and the kubelet, completion only commands.
+ * - errors is the ground: util may throw its errors, errors imports nothing.
+ * - `entry`: a file directly under src/ (launch.ts) starts the process before anything is loaded or cached, so it
+ *   imports Node's built-ins only.
+ */
+const LAYERS: Record<Layer, readonly Layer[]> = {
+  commands: ['base', 'kubelet', 'images', 'node', 'manifest', 'output', 'logs', 'completion', 'kube', 'util', 'errors', 'generated'],
+  base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  kubelet: ['images', 'manifest', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  images: ['kube', 'cri', 'util', 'errors', 'generated'],
+  node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  output: ['kube', 'util', 'errors', 'generated'],
+  manifest: ['util', 'errors'],
+  logs: ['util', 'errors'],
+  completion: ['util', 'errors'],
+  kube: ['cri', 'util', 'errors', 'generated'],
+  cri: ['util', 'errors', 'generated'],
+  util: ['errors'],
+  errors: [],
+  generated: [],
+  entry: [],
+}
+
+const LIB_LINE_LIMIT = 400
+const COMMAND_LINE_LIMIT = 250
+
+function lineLimit(path: string): number | undefined {
+  if (path.startsWith('src/commands/')) return COMMAND_LINE_LIMIT
+  if (path.startsWith('src/lib/')) return LIB_LINE_LIMIT
+  return undefined
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const SRC = join(ROOT, 'src')
+
+/** Repository-relative path with forward slashes, as used in messages and KNOWN_VIOLATIONS. */
+function repoPath(absolute: string): string {
+  return relative(ROOT, absolute).split('\\').join('/')
+}
+
+function listSources(dir: string): string[] {
+  return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return path === join(SRC, 'generated') ? [] : listSources(path)
+    return entry.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** The layer of a repository path, or undefined for a file the table does not place. */
+function layerOf(path: string): Layer | undefined {
+  if (/^src\/[^/]+\.ts$/.test(path)) return 'entry'
+  if (path.startsWith('src/commands/')) return 'commands'
+  if (path.startsWith('src/generated/')) return 'generated'
+  if (path === 'src/lib/base-command.ts' || path === 'src/lib/flags.ts') return 'base'
+  if (path === 'src/lib/errors.ts') return 'errors'
+  const folder = /^src\/lib\/([^/]+)\//.exec(path)?.[1]
+  return folder !== undefined && folder in LAYERS ? (folder as Layer) : undefined
+}
+
+interface SourceFile {
+  path: string
+  text: string
+  ast: ts.SourceFile
+  /** Every module specifier: static import, import type, export … from, import('…') and type-level import('…'). */
+  specifiers: string[]
+}
+
+function specifiersOf(ast: ts.SourceFile): string[] {
+  const found: string[] = []
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      found.push(node.moduleSpecifier.text)
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments
+      found.push(argument && ts.isStringLiteralLike(argument) ? argument.text : '<computed>')
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text)
+    }
+
+    ts.forEachChild(node, visit)
+  }
+
+  visit(ast)
+  return found
+}
+
+const files: SourceFile[] = listSources(SRC).map((absolute) => {
+  const text = readFileSync(absolute, 'utf8')
+  const ast = ts.createSourceFile(absolute, text, ts.ScriptTarget.Latest, true)
+  return {path: repoPath(absolute), text, ast, specifiers: specifiersOf(ast)}
+})
+
+/** The repository path a relative specifier points at (`./x.js` is the source `./x.ts`); undefined for a package. */
+function resolveImport(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined
+  return repoPath(resolve(ROOT, dirname(from), specifier)).replace(/\.js$/, '.ts')
+}
+
+interface Violation {
+  key: string
+  message: string
+}
+
+/** Fails with the violations that are not allow-listed, and with the allow-list entries that no longer occur. */
+function expectOnlyKnown(known: Record<string, string>, found: Violation[]): void {
+  const foundKeys = new Set(found.map((violation) => violation.key))
+  const unexpected = found.filter((violation) => !(violation.key in known)).map((violation) => violation.message)
+  const fixed = Object.keys(known)
+    .filter((key) => !foundKeys.has(key))
+    .map((key) => `${key}: no longer occurs; delete it from KNOWN_VIOLATIONS`)
+  expect({newViolations: [...new Set(unexpected)], fixedButStillListed: fixed}).toEqual({newViolations: [], fixedButStillListed: []})
+}
+
+/** Cross-layer import edges that actually occur, with one example file pair each. */
+function layerEdges(): Map<Layer, Map<Layer, string>> {
+  const edges = new Map<Layer, Map<Layer, string>>()
+  for (const file of files) {
+    const from = layerOf(file.path)
+    for (const specifier of file.specifiers) {
+      const target = resolveImport(file.path, specifier)
+      const to = target === undefined ? undefined : layerOf(target)
+      if (from === undefined || to === undefined || from === to) continue
+      if (!edges.has(from)) edges.set(from, new Map())
+      edges.get(from)!.set(to, `${file.path} -> ${target}`)
+    }
+  }
+
+  return edges
+}
+
+/** Strongly connected components of more than one layer (Tarjan). */
+function layerCycles(edges: Map<Layer, Map<Layer, string>>): Layer[][] {
+  const index = new Map<Layer, number>()
+  const low = new Map<Layer, number>()
+  const stack: Layer[] = []
+  const onStack = new Set<Layer>()
+  const components: Layer[][] = []
+  const connect = (layer: Layer): void => {
+    index.set(layer, index.size)
+    low.set(layer, index.get(layer)!)
+    stack.push(layer)
+    onStack.add(layer)
+    for (const next of edges.get(layer)?.keys() ?? []) {
+      if (!index.has(next)) {
+        connect(next)
+        low.set(layer, Math.min(low.get(layer)!, low.get(next)!))
+      } else if (onStack.has(next)) {
+        low.set(layer, Math.min(low.get(layer)!, index.get(next)!))
+      }
+    }
+
+    if (low.get(layer) === index.get(layer)) {
+      const component: Layer[] = []
+      let member: Layer
+      do {
+        member = stack.pop()!
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== layer)
+
+      if (component.length > 1) components.push(component.sort())
+    }
+  }
+
+  for (const layer of Object.keys(LAYERS) as Layer[]) if (!index.has(layer)) connect(layer)
+  return components
+}
+
+/** One example import for each edge inside a cycle, to name in the failure. */
+function importsWithin(edges: Map<Layer, Map<Layer, string>>, component: Layer[]): string[] {
+  const examples: string[] = []
+  for (const from of component) {
+    for (const [to, example] of edges.get(from) ?? []) if (component.includes(to)) examples.push(example)
+  }
+
+  return examples
+}
+
+/** CRI method names, from the generated service definitions (the keys are the client's method names). */
+const CRI_METHODS = new Set([...Object.keys(RuntimeServiceService), ...Object.keys(ImageServiceService)])
+/**
+ * Names that cannot be anything but a CRI method (listPodSandbox, removeImage, …) are flagged wherever they appear
+ * in a command: as a string or as a called property. One-word names (version, status, exec, attach) are also
+ * words and command names, so they are flagged only as the method of a `.runtime('…')` or `.image('…')` call.
+ * A bare function of that name (node/'s listContainers()) is a lib call wrapping the RPC, which is the point.
+ */
+const DISTINCT_CRI_METHODS = new Set([...CRI_METHODS].filter((name) => /[A-Z]/.test(name)))
+
+function criCallsIn(file: SourceFile): string[] {
+  const methods: string[] = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const callee = node.expression.name.text
+      const [first] = node.arguments
+      if ((callee === 'runtime' || callee === 'image') && first !== undefined) {
+        if (!ts.isStringLiteralLike(first)) methods.push(`<computed ${callee} call>`)
+        else if (CRI_METHODS.has(first.text)) methods.push(first.text)
+      }
+
+      if (DISTINCT_CRI_METHODS.has(callee)) methods.push(callee)
+    } else if (ts.isStringLiteralLike(node) && DISTINCT_CRI_METHODS.has(node.text)) {
+      methods.push(node.text)
+    }
+
+    ts.forEachChild(node, visit)
+  }
+
+  visit(file.ast)
+  return methods
+}
+
+describe('architecture', () => {
+  it('reads the sources and the CRI method names', () => {
+    expect(files.length).toBeGreaterThan(50)
+    expect(files.some((file) => file.path === 'src/lib/base-command.ts' && file.specifiers.length > 0)).toBe(true)
+    expect(CRI_METHODS).toContain('listPodSandbox')
+    expect(CRI_METHODS).toContain('pullImage')
+  })
+
+  it('places every source file in a layer of the table', () => {
+    const unplaced = files.filter((file) => layerOf(file.path) === undefined).map((file) => file.path)
+    expect(unplaced, 'add the folder to LAYERS, with the layers it may import').toEqual([])
+  })
+
+  it('imports follow the dependency rule', () => {
+    const found: Violation[] = []
+    for (const file of files) {
+      const from = layerOf(file.path)
+      if (from === undefined) continue
+      for (const specifier of file.specifiers) {
+        const target = resolveImport(file.path, specifier)
+        if (target === undefined) {
+          if (specifier === '<computed>') {
+            found.push({key: `${file.path} -> <computed>`, message: `${file.path}: import() of a computed path`})
+          }
+
+          continue
+        }
+
+        const to = layerOf(target)
+        if (to === from || (to !== undefined && LAYERS[from].includes(to))) continue
+        const rule = `${from} may import only ${LAYERS[from].join(', ') || 'nothing else'}`
+        found.push({key: `${file.path} -> ${target}`, message: `${file.path} imports ${target} (${to ?? 'outside src'}): ${rule}`})
+      }
+    }
+
+    expectOnlyKnown(KNOWN_VIOLATIONS.imports, found)
+  })
+
+  it('has no import cycle between folders', () => {
+    const edges = layerEdges()
+    const found = layerCycles(edges).map((component) => ({
+      key: `cycle ${component.join(', ')}`,
+      message: `folders ${component.join(', ')} import each other: ${importsWithin(edges, component).join('; ')}`,
+    }))
+    expectOnlyKnown(KNOWN_VIOLATIONS.cycles, found)
+  })
+
+  it(`keeps files in src/lib to ${LIB_LINE_LIMIT} lines and commands to ${COMMAND_LINE_LIMIT}`, () => {
+    const found: Violation[] = []
+    for (const file of files) {
+      const limit = lineLimit(file.path)
+      const lines = file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0)
+      if (limit !== undefined && lines > limit) {
+        found.push({key: `${file.path}:${limit}`, message: `${file.path} has ${lines} lines, over the limit of ${limit}`})
+      }
+    }
+
+    expectOnlyKnown(KNOWN_VIOLATIONS.sizes, found)
+  })
+
+  it('calls no CRI method from a command', () => {
+    const found = files
+      .filter((file) => file.path.startsWith('src/commands/'))
+      .flatMap((file) =>
+        criCallsIn(file).map((method) => ({
+          key: `${file.path} -> CRI ${method}`,
+          message: `${file.path} calls the CRI method ${method}: a command makes one lib call (node/, images/, kubelet/), never an RPC`,
+        })),
+      )
+    expectOnlyKnown(KNOWN_VIOLATIONS.criCalls, found)
+  })
+})
