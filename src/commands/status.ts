@@ -8,7 +8,7 @@ import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
 import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
-import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, waitForPod, type PodWaitCondition} from '../lib/node/wait-for-pod.js'
+import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, waitForPod, type PodWaitCondition} from '../lib/kubelet/wait-for-pod.js'
 import {PodFailedError} from '../lib/kubelet/reasons.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */

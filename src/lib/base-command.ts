@@ -12,7 +12,7 @@ import {loadConfig, locateConfig, type CrictlConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
-import {durationFlag, outputChoicesOf} from './flags.js'
+import {checkCredentialArgv, durationFlag, outputChoicesOf} from './flags.js'
 import type {EventSink} from './kube/events.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {eventLines, type EventStyle} from './output/events.js'
@@ -93,7 +93,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /**
    * Set by commands that take credentials (--creds/--auth): what may follow a credential's value.
    * The raw command line is checked before oclif parses it, so a mistyped flag never turns a
-   * password into an argument that an error would echo (images/credentials.ts checkCredentialArgv).
+   * password into an argument that an error would echo (flags.ts checkCredentialArgv).
    */
   protected credentialFollower?: {accepts: (token: string) => boolean; description: string}
 
@@ -102,10 +102,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // A parse failure is reported by catch(); mark parsing as attempted so oclif's development
     // check (NODE_ENV=test/development) does not add a misleading warning under the error.
     this.parsed = true
-    if (this.credentialFollower) {
-      const {checkCredentialArgv} = await import('./images/credentials.js')
-      checkCredentialArgv(this.argv, this.credentialFollower.accepts, this.credentialFollower.description)
-    }
+    if (this.credentialFollower) checkCredentialArgv(this.argv, this.credentialFollower.accepts, this.credentialFollower.description)
 
     const {args, argv, flags} = await this.parse({
       flags: this.ctor.flags,

@@ -36,35 +36,6 @@ export function explicitCredentials(auth: RegistryAuth, source: string): Credent
 // ---------------------------------------------------------------------------------------------
 // --creds and --auth
 
-const CREDENTIAL_FLAGS = ['--creds', '--auth'] as const
-
-/**
- * Catches the command-line slips that would turn part of a secret into an image name or a file
- * name, and so into events, errors and a registry request, before anything is parsed or sent:
- * `-creds` with one dash (read as `-c reds`, and the value becomes an argument), and an argument
- * right after a credential's value that `accept` does not recognise (the rest of a password split
- * at an unquoted space, or a password given as a separate word). The messages never quote argv.
- */
-export function checkCredentialArgv(argv: readonly string[], accept: (token: string) => boolean, expected: string): void {
-  for (const [index, token] of argv.entries()) {
-    if (token === '--') return
-    const dashed = /^-(creds|auth)(=|$)/.exec(token)
-    if (dashed) {
-      throw new UsageError(
-        `-${dashed[1]} has one dash, so it would be read as short flags and its value as an argument; write --${dashed[1]} (nothing was sent, and no argument is shown as one may be a password)`,
-      )
-    }
-
-    const flag = CREDENTIAL_FLAGS.find((name) => token === name || token.startsWith(`${name}=`))
-    if (!flag) continue
-    const next = argv[token === flag ? index + 2 : index + 1]
-    if (next === undefined || next.startsWith('-') || accept(next)) continue
-    throw new UsageError(
-      `the argument after the ${flag} value is not ${expected}, so it may be the rest of a password split by the shell (not shown); quote the whole value (${flag} 'USER:PASS WORD'), or put that argument before ${flag}`,
-    )
-  }
-}
-
 /** "host.example.com/app", "localhost:5000/app", "localhost/app": a reference that names its registry. */
 export function namesRegistryHost(reference: string): boolean {
   const slash = reference.indexOf('/')

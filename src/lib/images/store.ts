@@ -8,9 +8,9 @@ import type {CriClient} from '../cri/client.js'
 import {AmbiguousError, ExitCode, NotFoundError, PodctlError, UsageError} from '../errors.js'
 import {settleLimit} from '../util/concurrency.js'
 import {nameMatcher} from '../util/filters.js'
-import {truncateId} from '../output/format.js'
 import type {Container, Image} from '../../generated/runtime/v1/api.js'
 import {containerName} from '../kube/labels.js'
+import {shortId} from '../kube/helpers.js'
 
 
 export const NONE = '<none>'
@@ -142,7 +142,7 @@ export function imagesOf(rows: readonly ImageRow[]): Image[] {
 
 /** Short image label for messages: first tag, else first digest, else the short ID. */
 export function imageLabel(image: Image): string {
-  return image.repoTags[0] ?? image.repoDigests[0] ?? truncateId(image.id)
+  return image.repoTags[0] ?? image.repoDigests[0] ?? shortId(image.id)
 }
 
 /**
@@ -177,7 +177,7 @@ export function resolveImage(images: readonly Image[], ref: string): Image {
     const matches = images.filter((image) => image.id.replace(/^sha256:/, '').startsWith(hex))
     if (matches.length === 1) return matches[0]
     if (matches.length > 1) {
-      const list = matches.map((image) => `${truncateId(image.id)} (${imageLabel(image)})`).join(', ')
+      const list = matches.map((image) => `${shortId(image.id)} (${imageLabel(image)})`).join(', ')
       throw new AmbiguousError(`image ID prefix "${wanted}" matches ${matches.length} images: ${list}; give more characters`)
     }
   }
@@ -290,7 +290,7 @@ export function planRemoval(images: readonly Image[], containers: readonly Conta
 function refusalFor(target: RemovalTarget, pinned: boolean): PodctlError | undefined {
   const label = target.requestedAs[0] ?? imageLabel(target.image)
   if (target.usedBy.length > 0) {
-    const users = target.usedBy.map((c) => `${containerName(c) || '?'} (${truncateId(c.id)})`).join(', ')
+    const users = target.usedBy.map((c) => `${containerName(c) || '?'} (${shortId(c.id)})`).join(', ')
     const noun = target.usedBy.length === 1 ? 'container' : `${target.usedBy.length} containers`
     return new ImageInUseError(`image ${label} is used by ${noun}: ${users}; remove them first or pass --force`)
   }

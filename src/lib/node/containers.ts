@@ -2,9 +2,8 @@ import type {CriClient} from '../cri/client.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {NotFoundError, UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
-import {TRUNCATED_ID_LENGTH} from '../output/format.js'
 import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {podFullName} from '../kube/helpers.js'
+import {podFullName, SHORT_ID_LENGTH} from '../kube/helpers.js'
 import {containerName, PodLabel} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
@@ -195,7 +194,7 @@ function isDigest(value: string): boolean {
 export function truncateDigest(value: string, noTrunc = false): string {
   if (noTrunc) return value
   const digest = DIGEST.exec(value)
-  return digest ? digest[1].slice(0, TRUNCATED_ID_LENGTH) : value
+  return digest ? digest[1].slice(0, SHORT_ID_LENGTH) : value
 }
 
 const STATE_LABELS: Partial<Record<string, string>> = {

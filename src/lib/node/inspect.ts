@@ -1,13 +1,12 @@
 import type {CriClient} from '../cri/client.js'
 import {settleLimit} from '../util/concurrency.js'
 import {AmbiguousError, NotFoundError, PodctlError} from '../errors.js'
-import {truncateId} from '../output/format.js'
-import {toPlain} from '../output/serialize.js'
+import {toPlain} from '../util/plain.js'
 import {nanosToRfc3339} from '../util/time.js'
 import type {Container, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {containerName} from './containers.js'
 import {imageLabel, resolveImage} from '../images/store.js'
-import {podFullName} from '../kube/helpers.js'
+import {podFullName, shortId} from '../kube/helpers.js'
 import {matchContainerRef, matchPodSandboxes, type ResolveOptions} from './resolve.js'
 import {withVerboseInfo} from './verbose-info.js'
 
@@ -65,16 +64,16 @@ export interface InspectLists {
 }
 
 function containerTarget(container: Container): InspectTarget {
-  return {kind: 'container', id: container.id, label: `container ${truncateId(container.id)} (${containerName(container) || '?'})`}
+  return {kind: 'container', id: container.id, label: `container ${shortId(container.id)} (${containerName(container) || '?'})`}
 }
 
 function podTarget(pod: PodSandbox): InspectTarget {
   const name = podFullName(pod.metadata?.name ?? '?', pod.metadata?.namespace ?? '?')
-  return {kind: 'pod', id: pod.id, label: `pod ${truncateId(pod.id)} (${name})`}
+  return {kind: 'pod', id: pod.id, label: `pod ${shortId(pod.id)} (${name})`}
 }
 
 function imageTarget(image: Image): InspectTarget {
-  return {kind: 'image', id: image.id, label: `image ${truncateId(image.id)} (${imageLabel(image)})`}
+  return {kind: 'image', id: image.id, label: `image ${shortId(image.id)} (${imageLabel(image)})`}
 }
 
 const RESOLVERS: Record<InspectKind, (lists: InspectLists, ref: string, options: ResolveOptions) => InspectTarget> = {

@@ -1,16 +1,13 @@
 /** Text formatting shared by every table: IDs, ages, sizes. Pure functions, unit tested. */
+import {shortId} from '../kube/helpers.js'
 import {nanosToMs} from '../util/time.js'
 
 // Tables and commands have always taken these from here; they live with the other time conversions.
 export {compareNanosDesc, nanosToIso, nanosToMs} from '../util/time.js'
 
-export const TRUNCATED_ID_LENGTH = 13
-
-/** crictl's rule: drop an algorithm prefix ("sha256:") then keep 13 characters. */
+/** crictl's rule (kube/helpers shortId): drop an algorithm prefix ("sha256:") then keep 13 characters; --no-trunc keeps all. */
 export function truncateId(id: string, noTrunc = false): string {
-  if (noTrunc) return id
-  const bare = id.replace(/^[a-z0-9]+:/, '')
-  return bare.slice(0, TRUNCATED_ID_LENGTH)
+  return noTrunc ? id : shortId(id)
 }
 
 /**

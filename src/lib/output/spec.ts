@@ -4,7 +4,7 @@
  * takes. Expressions are compiled here, so a typo is a usage error before any runtime call.
  */
 import {UsageError} from '../errors.js'
-import {toPlain} from './serialize.js'
+import {toPlain} from '../util/plain.js'
 import {compileJsonPath, compileTemplate, type Renderer} from './template.js'
 
 export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name'

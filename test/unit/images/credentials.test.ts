@@ -5,8 +5,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, test} from 'vitest'
 
 import {UsageError} from '../../../src/lib/errors.js'
+import {checkCredentialArgv} from '../../../src/lib/flags.js'
 import {
-  checkCredentialArgv,
   credentialsFromFlags,
   decodeAuth,
   DockerConfigKeyring,

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import type {PodStatusReport} from '../../../src/lib/kubelet/pod-status.js'
-import {describePodFailure, describePodState, podConditionMet} from '../../../src/lib/node/wait-for-pod.js'
+import {describePodFailure, describePodState, podConditionMet} from '../../../src/lib/kubelet/wait-for-pod.js'
 
 function report(overrides: Partial<PodStatusReport>): PodStatusReport {
   return {

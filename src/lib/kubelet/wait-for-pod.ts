@@ -5,8 +5,8 @@
 import type {CriClient} from '../cri/client.js'
 import {DeadlineExceededError, formatMs, NotFoundError} from '../errors.js'
 import {podFullName} from '../kube/helpers.js'
-import {getPodStatus, type PodStatusReport} from '../kubelet/pod-status.js'
-import {PodFailedError} from '../kubelet/reasons.js'
+import {getPodStatus, type PodStatusReport} from './pod-status.js'
+import {PodFailedError} from './reasons.js'
 import {sleep} from '../util/concurrency.js'
 
 export type PodWaitCondition = 'running' | 'ready' | 'completed' | 'deleted'
