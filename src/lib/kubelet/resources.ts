@@ -7,12 +7,12 @@ import {parseQuantity, quantityMilliValue, quantityValue} from '../manifest/quan
  * (which defaults to the limit), CFS quota over a 100 ms period from the CPU limit, and the
  * memory limit in bytes.
  */
-export const CPU_PERIOD_US = 100_000n
+const CPU_PERIOD_US = 100_000n
 const MIN_SHARES = 2n
 const SHARES_PER_CPU = 1024n
 const MIN_QUOTA_US = 1000n
-export const GUARANTEED_OOM_SCORE_ADJ = -997
-export const BEST_EFFORT_OOM_SCORE_ADJ = 1000
+const GUARANTEED_OOM_SCORE_ADJ = -997
+const BEST_EFFORT_OOM_SCORE_ADJ = 1000
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort'
 
@@ -68,7 +68,7 @@ export function linuxResources(cpuRequestMilli: bigint, cpuLimitMilli: bigint, m
 }
 
 /** Pod totals as resourcehelper.PodRequestsAndLimits: app containers add up, an init container counts if it is bigger. */
-export function podTotals(pod: PodModel): EffectiveResources {
+function podTotals(pod: PodModel): EffectiveResources {
   const sum = (list: ContainerModel[]) =>
     list.map(effectiveResources).reduce(
       (total, r) => ({

@@ -20,7 +20,14 @@ import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
 import {ensureImageOptions, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
 import {killContainer, killPod} from './kill.js'
 import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writeEtcHosts} from './pod-dirs.js'
-import {completeInitContainer, throwIfInterrupted, waitCompleted, waitRunning, type PodWaitContext, type TrackedContainer} from './pod-wait.js'
+import {
+  completeInitContainer,
+  throwIfInterrupted,
+  waitCompleted,
+  waitRunning,
+  type PodWaitContext,
+  type TrackedContainer,
+} from './pod-wait.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {emptyResult, reportResult, withMessage, type PodRunOutcome, type PodRunResult, type RunProgress} from './run-result.js'
 import {
@@ -173,7 +180,8 @@ async function replaceExisting(ctx: SyncContext, run: PodRunState, existing: Pod
   const latest = [...existing].sort(newestFirst)[0]
   if (!ctx.settings.replace) {
     throw new AlreadyExistsError(
-      `pod "${pod.name}" already exists in namespace "${pod.namespace}" (sandbox ${shortId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
+      `pod "${pod.name}" already exists in namespace "${pod.namespace}" ` +
+        `(sandbox ${shortId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
         `pass --replace to kill it and start a new one, or remove it with: podctl kill ${pod.name} -n ${pod.namespace}`,
     )
   }
@@ -323,7 +331,8 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
       rolledBack = sandboxes.length > 0 || run.sandboxId !== undefined
     } catch (rollbackError) {
       const why = (rollbackError as Error).message
-      failure = withMessage(failure, `${failure.message}; rolling back also failed (${why}): remove the pod with podctl kill ${pod.name} -n ${pod.namespace}`)
+      const remove = `remove the pod with podctl kill ${pod.name} -n ${pod.namespace}`
+      failure = withMessage(failure, `${failure.message}; rolling back also failed (${why}): ${remove}`)
     }
   }
 
