@@ -4,7 +4,7 @@ import {NotFoundError, UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
 import {TRUNCATED_ID_LENGTH} from '../output/format.js'
 import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {podFullName} from '../kube/helpers.js'
+import {podFullName, toKubeContainerState} from '../kube/helpers.js'
 import {containerName, PodLabel} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
@@ -198,14 +198,8 @@ export function truncateDigest(value: string, noTrunc = false): string {
   return digest ? digest[1].slice(0, TRUNCATED_ID_LENGTH) : value
 }
 
-const STATE_LABELS: Partial<Record<string, string>> = {
-  CONTAINER_CREATED: 'Created',
-  CONTAINER_RUNNING: 'Running',
-  CONTAINER_EXITED: 'Exited',
-}
-
 export function stateLabel(state: ContainerState | string): string {
-  return STATE_LABELS[state] ?? 'Unknown'
+  return toKubeContainerState(state)
 }
 
 /**
