@@ -1,12 +1,12 @@
-import type {ContainerModel, PodModel} from '../manifest/model.js'
-import {parseQuantity, quantityMilliValue, quantityValue} from '../manifest/quantity.js'
-
 /**
  * CPU/memory limits → Linux cgroup settings, and the pod's QoS class → OOM score, with the
  * kubelet's numbers (kuberuntime helpers_linux.go, pkg/kubelet/qos): shares from the CPU request
  * (which defaults to the limit), CFS quota over a 100 ms period from the CPU limit, and the
  * memory limit in bytes.
  */
+import type {ContainerModel, PodModel} from '../manifest/model.js'
+import {parseQuantity, quantityMilliValue, quantityValue} from '../manifest/quantity.js'
+
 const CPU_PERIOD_US = 100_000n
 const MIN_SHARES = 2n
 const SHARES_PER_CPU = 1024n
