@@ -1,16 +1,16 @@
+/**
+ * A recording, stateful CRI runtime in process (over the real wire protocol, through
+ * startFakeRuntime): sandboxes and containers live in maps, every RPC is logged in arrival order,
+ * and a test can script a failure for the next call of a method. Init containers exit as soon
+ * as they start (with initExitCode, default 0) and app containers keep running, so a pod's
+ * lifecycle runs without a real runtime.
+ */
 import {join} from 'node:path'
 
 import type * as grpc from '@grpc/grpc-js'
 
 import {CriClient} from '../../src/lib/cri/client.js'
 import {socketDir, startFakeRuntime} from './fake-runtime.js'
-
-/**
- * A recording, stateful CRI runtime in process (over the real wire protocol, through
- * startFakeRuntime): sandboxes and containers live in maps, every RPC is logged in arrival order,
- * and a test can script a failure for the next call of a method. Init containers exit 0 as soon as
- * they start, app containers keep running, so a pod's lifecycle runs without a real runtime.
- */
 
 export interface FakeCall {
   method: string
@@ -53,6 +53,8 @@ export class FakePodRuntime {
   readonly sandboxes = new Map<string, FakeSandbox>()
   readonly containers = new Map<string, FakeContainer>()
   client!: CriClient
+  /** The exit code of every init container, the moment it starts. */
+  initExitCode = 0
   private readonly failures = new Map<string, Failure[]>()
   private stop?: () => Promise<void>
   private counter = 0
@@ -74,6 +76,7 @@ export class FakePodRuntime {
     this.sandboxes.clear()
     this.containers.clear()
     this.failures.clear()
+    this.initExitCode = 0
   }
 
   /** The next call of `method` answers with this gRPC failure. */
@@ -191,7 +194,7 @@ export class FakePodRuntime {
         const container = this.container(containerId)
         container.state = 'CONTAINER_RUNNING'
         container.startedAt = this.now()
-        if (container.annotations['io.podctl.containerType'] === 'init') this.exit(container, 0)
+        if (container.annotations['io.podctl.containerType'] === 'init') this.exit(container, this.initExitCode)
         return {}
       }),
       stopContainer: this.handler('stopContainer', ({containerId}) => {
