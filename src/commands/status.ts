@@ -7,6 +7,7 @@ import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
 import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
+import {podFullName} from '../lib/kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
 import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, waitForPod, type PodWaitCondition} from '../lib/kubelet/wait-for-pod.js'
 import {PodFailedError} from '../lib/kubelet/reasons.js'
@@ -106,7 +107,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     let report: PodStatusReport | undefined
     if (condition === undefined) report = await getPodStatus(client, sandboxes)
     else {
-      const waiting = `Waiting for pod ${pod.name}_${pod.namespace} to be ${condition}`
+      const waiting = `Waiting for pod ${podFullName(pod.name, pod.namespace)} to be ${condition}`
       const spinner = await this.spinner(waiting)
       try {
         report = await waitForPod(client, pod, condition, {
@@ -119,7 +120,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
         spinner?.stop()
       }
 
-      if (report === undefined) return this.deleted(`${pod.name}_${pod.namespace}`)
+      if (report === undefined) return this.deleted(podFullName(pod.name, pod.namespace))
     }
 
     await this.emit(report, () => this.renderPod(report))

@@ -1,16 +1,16 @@
+/**
+ * A recording, stateful CRI runtime in process (over the real wire protocol, through
+ * startFakeRuntime): sandboxes and containers live in maps, every RPC is logged in arrival order,
+ * and a test can script a failure for the next call of a method. Init containers exit as soon
+ * as they start (with initExitCode, default 0) and app containers keep running, so a pod's
+ * lifecycle runs without a real runtime.
+ */
 import {join} from 'node:path'
 
 import type * as grpc from '@grpc/grpc-js'
 
 import {CriClient} from '../../src/lib/cri/client.js'
 import {socketDir, startFakeRuntime} from './fake-runtime.js'
-
-/**
- * A recording, stateful CRI runtime in process (over the real wire protocol, through
- * startFakeRuntime): sandboxes and containers live in maps, every RPC is logged in arrival order,
- * and a test can script a failure for the next call of a method. Init containers exit 0 as soon as
- * they start, app containers keep running, so a pod's lifecycle runs without a real runtime.
- */
 
 export interface FakeCall {
   method: string
@@ -64,6 +64,8 @@ export class FakePodRuntime {
   readonly sandboxes = new Map<string, FakeSandbox>()
   readonly containers = new Map<string, FakeContainer>()
   client!: CriClient
+  /** The exit code of every init container, the moment it starts. */
+  initExitCode = 0
   private readonly failures = new Map<string, Failure[]>()
   private readonly holds = new Map<string, Hold[]>()
   /** How long a container stays "starting" when its StartContainer call was cancelled by the client. */
@@ -90,6 +92,7 @@ export class FakePodRuntime {
     this.failures.clear()
     this.holds.clear()
     this.cancelledStartBusyMs = 0
+    this.initExitCode = 0
   }
 
   /**
@@ -240,7 +243,7 @@ export class FakePodRuntime {
         const container = this.container(containerId)
         container.state = 'CONTAINER_RUNNING'
         container.startedAt = this.now()
-        if (container.annotations['io.podctl.containerType'] === 'init') this.exit(container, 0)
+        if (container.annotations['io.podctl.containerType'] === 'init') this.exit(container, this.initExitCode)
         return {}
       }),
       stopContainer: this.handler('stopContainer', ({containerId}) => {

@@ -16,7 +16,7 @@ export const CRASH_BACKOFF_MAX_MS = 300_000
  * Testing knob: shrinks a ladder's first step (the cap keeps its ratio, as 10 s → 300 s), so
  * end-to-end tests see real retries and BackOff events without waiting 10 s each.
  */
-export const BACKOFF_BASE_ENV = 'PODCTL_BACKOFF_BASE_MS'
+const BACKOFF_BASE_ENV = 'PODCTL_BACKOFF_BASE_MS'
 
 export interface BackOffLadder {
   initialMs: number

@@ -36,7 +36,7 @@ export function podDescription(name: string, namespace: string, uid: string): st
 }
 
 /** The length crictl and podctl shorten IDs to. */
-export const SHORT_ID_LENGTH = 13
+const SHORT_ID_LENGTH = 13
 
 /** An ID as messages show it: without an algorithm prefix ("sha256:"), 13 characters. */
 export function shortId(id: string): string {

@@ -168,7 +168,8 @@ export function parseRestartPolicy(value: string | undefined): RestartPolicy {
 
 /** The restart policy recorded on the first sandbox annotations that have one; else Always. */
 export function restartPolicyOf(...annotationSets: StringMap[]): RestartPolicy {
-  return parseRestartPolicy(annotationSets.map((annotations) => annotations[PodctlAnnotation.restartPolicy]).find((value) => value !== undefined))
+  const recorded = annotationSets.map((annotations) => annotations[PodctlAnnotation.restartPolicy])
+  return parseRestartPolicy(recorded.find((value) => value !== undefined))
 }
 
 /** The host directory `run` recorded on a sandbox, if any. */

@@ -48,7 +48,7 @@ export interface ContainerConfigOptions {
 }
 
 /** The container's environment in order, each value expanded against the variables before it. */
-export function containerEnvironment(container: ContainerModel): Array<{name: string; value: string}> {
+function containerEnvironment(container: ContainerModel): Array<{name: string; value: string}> {
   const defined = new Map<string, string>()
   return container.env.map(({name, value}) => {
     const expanded = expandReferences(value, (ref) => defined.get(ref))
@@ -58,7 +58,7 @@ export function containerEnvironment(container: ContainerModel): Array<{name: st
 }
 
 /** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
-export function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
+function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
   const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
   const mounts: NonNullable<ContainerConfig['mounts']> = container.volumeMounts.map((mount) => ({
     containerPath: mount.mountPath,

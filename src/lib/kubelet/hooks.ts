@@ -31,9 +31,10 @@ async function runExecHook(client: CriClient, containerId: string, command: stri
   const onParentAbort = () => abort.abort()
   options.signal?.addEventListener('abort', onParentAbort, {once: true})
   let timer: NodeJS.Timeout | undefined
+  const request = {containerId, cmd: command, timeout: String(options.timeoutSeconds)}
   const waits: Array<Promise<ExecHookOutcome>> = [
     client
-      .runtime('execSync', {containerId, cmd: command, timeout: String(options.timeoutSeconds)}, {signal: abort.signal, timeoutMs: options.callTimeoutMs})
+      .runtime('execSync', request, {signal: abort.signal, timeoutMs: options.callTimeoutMs})
       .then(
         (response): ExecHookOutcome =>
           response.exitCode === 0
@@ -110,7 +111,8 @@ export async function executePreStopHook(client: CriClient, container: Container
   const hook = preStopHandlerOf(container.annotations)
   if (!hook || options.graceSeconds <= 0) return
   if (hook.type === 'unsupported') {
-    events(warningEvent('FailedPreStopHook', `PreStop hook (${hook.handler}) of container "${name}" skipped: podctl runs only exec hooks`, object))
+    const message = `PreStop hook (${hook.handler}) of container "${name}" skipped: podctl runs only exec hooks`
+    events(warningEvent('FailedPreStopHook', message, object))
     return
   }
 

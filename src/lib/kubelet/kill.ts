@@ -18,7 +18,7 @@ import {KillPodError} from './reasons.js'
 export {KillPodError} from './reasons.js'
 
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
-export const MIN_GRACE_PERIOD_SECONDS = 2
+const MIN_GRACE_PERIOD_SECONDS = 2
 
 export interface KillPodOptions {
   /** Override (--grace-period); else the container annotation io.kubernetes.pod.terminationGracePeriod; else 30. */

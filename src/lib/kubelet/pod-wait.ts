@@ -58,7 +58,11 @@ function interrupted(object: string): InterruptedError {
 }
 
 /** Step 4: one started init container to successful completion, restarted per restartPolicy with the crash back-off. */
-export async function completeInitContainer(ctx: PodWaitContext, container: ContainerModel, first: {id: string; attempt: number}): Promise<void> {
+export async function completeInitContainer(
+  ctx: PodWaitContext,
+  container: ContainerModel,
+  first: {id: string; attempt: number},
+): Promise<void> {
   let {id, attempt} = first
   let restarts = 0
   let lastExit: ContainerStatus | undefined
@@ -70,10 +74,8 @@ export async function completeInitContainer(ctx: PodWaitContext, container: Cont
     if (status.exitCode === 0) return
     const reason = status.reason || 'Error'
     if (ctx.pod.restartPolicy === 'Never') {
-      throw new PodFailedError(`init container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`, {
-        reason: initReason(reason),
-        container: container.name,
-      })
+      const message = `init container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`
+      throw new PodFailedError(message, {reason: initReason(reason), container: container.name})
     }
 
     await backOffBeforeRestart(ctx, container, status)
@@ -172,16 +174,18 @@ export async function waitCompleted(ctx: PodWaitContext): Promise<number> {
   }
 }
 
-/** The kubelet's doBackOff: wait out the crash back-off window (BackOff event), or fail with CrashLoopBackOff when it ends after the deadline. */
+/**
+ * The kubelet's doBackOff: wait out the crash back-off window (BackOff event), or fail with
+ * CrashLoopBackOff when it ends after the deadline.
+ */
 async function backOffBeforeRestart(ctx: PodWaitContext, container: ContainerModel, status: ContainerStatus | undefined): Promise<void> {
   const key = stableKey(ctx.pod, container)
   const finishedAt = status?.finishedAt && status.finishedAt !== '0' ? nanosToMs(status.finishedAt) : Date.now()
   const delay = ctx.backOff.delaySince(key, finishedAt)
   if (delay > 0) {
     const described = podDescription(ctx.pod.name, ctx.pod.namespace, ctx.pod.uid)
-    ctx.events(
-      warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, containerObject(ctx.pod, container)),
-    )
+    const message = `Back-off restarting failed container ${container.name} in pod ${described}`
+    ctx.events(warningEvent('BackOff', message, containerObject(ctx.pod, container)))
     if (ctx.deadline !== undefined && Date.now() + delay >= ctx.deadline) {
       throw new PodFailedError(
         `back-off ${formatMs(ctx.backOff.window(key))} restarting failed container=${container.name} pod=${described}: ` +
@@ -200,9 +204,11 @@ async function backOffBeforeRestart(ctx: PodWaitContext, container: ContainerMod
 /** A container that keeps failing until --timeout: the kubelet's CrashLoopBackOff, with its last exit. */
 function crashLoop(ctx: PodWaitContext, container: ContainerModel, lastExit: ContainerStatus | undefined, restarts: number): PodctlError {
   const described = podDescription(ctx.pod.name, ctx.pod.namespace, ctx.pod.uid)
+  const window = formatMs(ctx.backOff.window(stableKey(ctx.pod, container)))
+  const times = `${restarts} time${restarts === 1 ? '' : 's'}`
   return new PodFailedError(
-    `back-off ${formatMs(ctx.backOff.window(stableKey(ctx.pod, container)))} restarting failed container=${container.name} pod=${described}: ` +
-      `it exited with code ${lastExit?.exitCode ?? 'unknown'} and was restarted ${restarts} time${restarts === 1 ? '' : 's'} before --timeout ran out`,
+    `back-off ${window} restarting failed container=${container.name} pod=${described}: ` +
+      `it exited with code ${lastExit?.exitCode ?? 'unknown'} and was restarted ${times} before --timeout ran out`,
     {reason: PodFailureReason.CrashLoopBackOff, container: container.name},
   )
 }
@@ -212,7 +218,9 @@ async function waitForExit(ctx: PodWaitContext, containerId: string, what: strin
   for (;;) {
     throwIfInterrupted(ctx.signal, ctx.object)
     const status = await containerStatus(ctx, containerId)
-    if (!status) throw new PodFailedError(`${what} disappeared from the runtime while podctl waited for it`, {reason: PodFailureReason.ContainerMissing})
+    const missing = `${what} disappeared from the runtime while podctl waited for it`
+    if (!status) throw new PodFailedError(missing, {reason: PodFailureReason.ContainerMissing})
+
     if (status.state === 'CONTAINER_EXITED') return status
     await sleepWithin(ctx, pollMs, what)
     pollMs = Math.min(pollMs * 2, ctx.pollMs)
@@ -249,7 +257,9 @@ async function pruneExited(ctx: PodWaitContext, name: string): Promise<void> {
 async function sleepWithin(ctx: PodWaitContext, ms: number, waitingFor: string): Promise<void> {
   const {deadline} = ctx
   if (deadline !== undefined && Date.now() + Math.min(ms, DEADLINE_MARGIN_MS) >= deadline) {
-    throw new DeadlineExceededError(`pod ${ctx.object}: still waiting for ${waitingFor} when --timeout ran out; raise --timeout to wait longer`)
+    throw new DeadlineExceededError(
+      `pod ${ctx.object}: still waiting for ${waitingFor} when --timeout ran out; raise --timeout to wait longer`,
+    )
   }
 
   await sleep(deadline === undefined ? ms : Math.min(ms, deadline - Date.now()), ctx.signal, interrupted(ctx.object).message)

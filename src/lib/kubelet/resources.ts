@@ -1,18 +1,18 @@
-import type {ContainerModel, PodModel} from '../manifest/model.js'
-import {parseQuantity, quantityMilliValue, quantityValue} from '../manifest/quantity.js'
-
 /**
  * CPU/memory limits → Linux cgroup settings, and the pod's QoS class → OOM score, with the
  * kubelet's numbers (kuberuntime helpers_linux.go, pkg/kubelet/qos): shares from the CPU request
  * (which defaults to the limit), CFS quota over a 100 ms period from the CPU limit, and the
  * memory limit in bytes.
  */
-export const CPU_PERIOD_US = 100_000n
+import type {ContainerModel, PodModel} from '../manifest/model.js'
+import {parseQuantity, quantityMilliValue, quantityValue} from '../manifest/quantity.js'
+
+const CPU_PERIOD_US = 100_000n
 const MIN_SHARES = 2n
 const SHARES_PER_CPU = 1024n
 const MIN_QUOTA_US = 1000n
-export const GUARANTEED_OOM_SCORE_ADJ = -997
-export const BEST_EFFORT_OOM_SCORE_ADJ = 1000
+const GUARANTEED_OOM_SCORE_ADJ = -997
+const BEST_EFFORT_OOM_SCORE_ADJ = 1000
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort'
 
@@ -68,7 +68,7 @@ export function linuxResources(cpuRequestMilli: bigint, cpuLimitMilli: bigint, m
 }
 
 /** Pod totals as resourcehelper.PodRequestsAndLimits: app containers add up, an init container counts if it is bigger. */
-export function podTotals(pod: PodModel): EffectiveResources {
+function podTotals(pod: PodModel): EffectiveResources {
   const sum = (list: ContainerModel[]) =>
     list.map(effectiveResources).reduce(
       (total, r) => ({

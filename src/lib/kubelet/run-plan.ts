@@ -1,3 +1,8 @@
+/**
+ * `run --dry-run`: the CRI requests `run` would send for each pod, in order, built by the same
+ * translation code — without a single runtime call. Values only the runtime can provide (sandbox
+ * and container IDs, the image ID) are shown as <placeholders>; credentials are always redacted.
+ */
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import {generateContainerConfig} from './container-config.js'
@@ -7,11 +12,6 @@ import {parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
-/**
- * `run --dry-run`: the CRI requests `run` would send for each pod, in order, built by the same
- * translation code — without a single runtime call. Values only the runtime can provide (sandbox
- * and container IDs, the image ID) are shown as <placeholders>; credentials are always redacted.
- */
 export const REDACTED = '<redacted>'
 
 export interface PlannedCall {

@@ -71,7 +71,12 @@ export function emptyResult(progress: RunProgress, logsRoot: string): PodRunResu
 }
 
 /** The pod as the runtime now reports it (getPodStatus): newest instance of each container, spec order. */
-export async function reportResult(client: CriClient, progress: RunProgress, logsRoot: string, exitCode: number | null): Promise<PodRunResult> {
+export async function reportResult(
+  client: CriClient,
+  progress: RunProgress,
+  logsRoot: string,
+  exitCode: number | null,
+): Promise<PodRunResult> {
   const result = emptyResult(progress, logsRoot)
   result.exitCode = exitCode
   const {pod, sandboxId} = progress

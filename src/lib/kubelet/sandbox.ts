@@ -100,7 +100,7 @@ export function podDnsConfig(pod: PodModel, hostResolvConf: string): ResolvConf 
  * Port mappings for every declared port of every app container (kubecontainer.MakePortMappings,
  * de-duplicated per container by name); runtimes only act on those with a hostPort.
  */
-export function podPortMappings(pod: PodModel): NonNullable<SandboxConfig['portMappings']> {
+function podPortMappings(pod: PodModel): NonNullable<SandboxConfig['portMappings']> {
   const mappings: NonNullable<SandboxConfig['portMappings']> = []
   for (const container of pod.containers) {
     const names = new Set<string>()
@@ -122,7 +122,7 @@ export function podPortMappings(pod: PodModel): NonNullable<SandboxConfig['portM
 }
 
 /** The sandbox is privileged when any container is (the runtime refuses privileged containers otherwise). */
-export function hasPrivilegedContainer(pod: PodModel): boolean {
+function hasPrivilegedContainer(pod: PodModel): boolean {
   return [...pod.initContainers, ...pod.containers].some((container) => container.securityContext?.privileged === true)
 }
 
@@ -203,10 +203,15 @@ export async function createPodSandbox(
   } catch (error) {
     const message = (error as Error).message
     options.events(warningEvent('FailedCreatePodSandBox', `Failed to create pod sandbox: ${message}`, object))
-    throw asPodFailure(error, `Failed to create sandbox for pod "${described}": ${message}`, {reason: PodFailureReason.CreatePodSandboxError})
+    throw asPodFailure(error, `Failed to create sandbox for pod "${described}": ${message}`, {
+      reason: PodFailureReason.CreatePodSandboxError,
+    })
   }
 
-  if (!sandboxId) throw new PodFailedError(`PodSandboxId is not set for sandbox "${described}"`, {reason: PodFailureReason.CreatePodSandboxError})
+  if (!sandboxId) {
+    throw new PodFailedError(`PodSandboxId is not set for sandbox "${described}"`, {reason: PodFailureReason.CreatePodSandboxError})
+  }
+
   options.onCreated?.(sandboxId)
   try {
     const {status} = await client.runtime('podSandboxStatus', {podSandboxId: sandboxId, verbose: false}, {signal: options.signal})

@@ -21,7 +21,14 @@ import {sleep} from '../util/concurrency.js'
 import {ensureImageOptions, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
 import {killContainer, killPod} from './kill.js'
 import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writeEtcHosts} from './pod-dirs.js'
-import {completeInitContainer, throwIfInterrupted, waitCompleted, waitRunning, type PodWaitContext, type TrackedContainer} from './pod-wait.js'
+import {
+  completeInitContainer,
+  throwIfInterrupted,
+  waitCompleted,
+  waitRunning,
+  type PodWaitContext,
+  type TrackedContainer,
+} from './pod-wait.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {emptyResult, reportResult, withMessage, type PodRunOutcome, type PodRunResult, type RunProgress} from './run-result.js'
 import {
@@ -174,7 +181,8 @@ async function replaceExisting(ctx: SyncContext, run: PodRunState, existing: Pod
   const latest = [...existing].sort(newestFirst)[0]
   if (!ctx.settings.replace) {
     throw new AlreadyExistsError(
-      `pod "${pod.name}" already exists in namespace "${pod.namespace}" (sandbox ${shortId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
+      `pod "${pod.name}" already exists in namespace "${pod.namespace}" ` +
+        `(sandbox ${shortId(latest.id)}, attempt ${latest.metadata?.attempt ?? 0}); ` +
         `pass --replace to kill it and start a new one, or remove it with: podctl kill ${pod.name} -n ${pod.namespace}`,
     )
   }

@@ -90,7 +90,7 @@ export async function waitForPod(
 }
 
 /** The pod's status now, or undefined when no sandbox of that name and namespace exists. */
-export async function currentPodStatus(
+async function currentPodStatus(
   client: CriClient,
   pod: {name: string; namespace: string},
   signal?: AbortSignal,

@@ -2,6 +2,7 @@ import type {CriClient} from '../cri/client.js'
 import {NotFoundError} from '../errors.js'
 import {previousLogPath} from '../logs/cri-log.js'
 import type {Container, ContainerState} from '../../generated/runtime/v1/api.js'
+import {shortId} from '../kube/helpers.js'
 
 export interface ContainerLogTarget {
   /** The file to read, on the node's filesystem. */
@@ -14,10 +15,10 @@ export interface ContainerLogTarget {
 /** Where a container's log file is (ContainerStatus.log_path), or its previous attempt's. */
 export async function containerLogTarget(client: CriClient, container: Container, options: {previous?: boolean} = {}): Promise<ContainerLogTarget> {
   const {status} = await client.runtime('containerStatus', {containerId: container.id, verbose: false})
-  const name = container.metadata?.name ?? container.id.slice(0, 13)
+  const name = container.metadata?.name ?? shortId(container.id)
   const logPath = status?.logPath ?? ''
   if (logPath === '') {
-    throw new NotFoundError(`container ${name} (${container.id.slice(0, 13)}) has no log file: it was created without a log path (its pod has no log directory)`)
+    throw new NotFoundError(`container ${name} (${shortId(container.id)}) has no log file: it was created without a log path (its pod has no log directory)`)
   }
 
   const state = status?.state ?? container.state

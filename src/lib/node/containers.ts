@@ -3,7 +3,7 @@ import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {NotFoundError, UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
 import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {podFullName, SHORT_ID_LENGTH} from '../kube/helpers.js'
+import {podFullName, shortId, toKubeContainerState} from '../kube/helpers.js'
 import {containerName, PodLabel} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
@@ -194,17 +194,11 @@ function isDigest(value: string): boolean {
 export function truncateDigest(value: string, noTrunc = false): string {
   if (noTrunc) return value
   const digest = DIGEST.exec(value)
-  return digest ? digest[1].slice(0, SHORT_ID_LENGTH) : value
-}
-
-const STATE_LABELS: Partial<Record<string, string>> = {
-  CONTAINER_CREATED: 'Created',
-  CONTAINER_RUNNING: 'Running',
-  CONTAINER_EXITED: 'Exited',
+  return digest ? shortId(digest[1]) : value
 }
 
 export function stateLabel(state: ContainerState | string): string {
-  return STATE_LABELS[state] ?? 'Unknown'
+  return toKubeContainerState(state)
 }
 
 /**

@@ -1,6 +1,7 @@
 import type {CriClient} from '../cri/client.js'
 import {DeadlineExceededError, ExitCode, formatMs, PodctlError, UsageError} from '../errors.js'
 import type {Container} from '../../generated/runtime/v1/api.js'
+import {shortId} from '../kube/helpers.js'
 
 /** exec needs a running container; the runtime would refuse anyway, less clearly. */
 export class ContainerNotRunningError extends PodctlError {
@@ -43,7 +44,7 @@ export async function execInContainer(
 ): Promise<ExecOutcome> {
   if (cmd.length === 0) throw new UsageError('no command given; usage: podctl exec CONTAINER -- CMD [ARG...]')
   const name = container.metadata?.name ?? ''
-  const label = `${name ? `${name} ` : ''}(${container.id.slice(0, 13)})`
+  const label = `${name ? `${name} ` : ''}(${shortId(container.id)})`
   if (container.state !== 'CONTAINER_RUNNING') {
     const state = container.state.replace(/^CONTAINER_/, '').toLowerCase()
     throw new ContainerNotRunningError(`container ${label} is not running (${state}); exec needs a running container`)

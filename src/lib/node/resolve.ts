@@ -1,6 +1,7 @@
 import type {CriClient} from '../cri/client.js'
 import {AmbiguousError, NotFoundError, UsageError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
+import {podFullName, shortId} from '../kube/helpers.js'
 import {ContainerLabel} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 
@@ -51,9 +52,10 @@ export function matchPodSandboxes(sandboxes: readonly PodSandbox[], ref: string,
     throw new NotFoundError(`pod "${ref}" not found${where}; list pods with: podctl pods`)
   }
 
-  const pods = new Set(byId.map((pod) => `${pod.metadata?.name}_${pod.metadata?.namespace}`))
+  const fullName = (pod: PodSandbox) => podFullName(pod.metadata?.name ?? '', pod.metadata?.namespace ?? '')
+  const pods = new Set(byId.map(fullName))
   if (pods.size > 1) {
-    const list = byId.map((pod) => `${pod.id.slice(0, 13)} (${pod.metadata?.name}_${pod.metadata?.namespace})`).join(', ')
+    const list = byId.map((pod) => `${shortId(pod.id)} (${fullName(pod)})`).join(', ')
     throw new AmbiguousError(`pod ID prefix "${ref}" matches ${byId.length} pods: ${list}; give more characters`)
   }
 
@@ -98,6 +100,6 @@ export function matchContainerId(containers: readonly Container[], ref: string):
   const matches = containers.filter((c) => c.id.startsWith(ref))
   if (matches.length === 1) return matches[0]
   if (matches.length === 0) throw new NotFoundError(`container "${ref}" not found; list containers with: podctl ps -a`)
-  const list = matches.map((c) => `${c.id.slice(0, 13)} (${c.metadata?.name})`).join(', ')
+  const list = matches.map((c) => `${shortId(c.id)} (${c.metadata?.name})`).join(', ')
   throw new AmbiguousError(`container ID prefix "${ref}" matches ${matches.length} containers: ${list}; give more characters`)
 }

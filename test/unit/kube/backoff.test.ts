@@ -1,6 +1,6 @@
-import {describe, expect, test} from 'vitest'
+import {describe, expect, it, test} from 'vitest'
 
-import {BackOff, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS} from '../../../src/lib/kube/backoff.js'
+import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS} from '../../../src/lib/kube/backoff.js'
 
 describe('BackOff (client-go flowcontrol, as the kubelet configures it for images)', () => {
   test('the ladder is 10s, 20s, 40s, 80s, 160s, then capped at 300s', () => {
@@ -49,5 +49,23 @@ describe('BackOff (client-go flowcontrol, as the kubelet configures it for image
     backOff.gc()
     expect(backOff.peekNext('old')).toBe(10)
     expect(backOff.peekNext('fresh')).toBe(20)
+  })
+})
+
+describe('BackOff.delaySince (crash-loop back-off from the finish time)', () => {
+  it('restarts at once the first time, then waits 10 s, 20 s ... capped at 300 s', () => {
+    const backOff = new BackOff({initialMs: CRASH_BACKOFF_INITIAL_MS, maxMs: CRASH_BACKOFF_MAX_MS})
+    const key = 'web_shop_uid_app_hash'
+    let t = 1_000_000
+    expect(backOff.delaySince(key, t, t)).toBe(0)
+    expect(backOff.next(key, t)).toBe(10_000)
+    t += 1000
+    expect(backOff.delaySince(key, t, t)).toBe(10_000)
+    expect(backOff.delaySince(key, t, t + 4000)).toBe(6000)
+    expect(backOff.next(key, t)).toBe(20_000)
+    for (const expected of [40_000, 80_000, 160_000, 300_000, 300_000]) expect(backOff.next(key, (t += 1000))).toBe(expected)
+    // Untouched for more than 2 × max: the ladder starts over.
+    expect(backOff.delaySince(key, t + 600_001, t + 600_001)).toBe(0)
+    expect(backOff.next(key, t + 600_001)).toBe(10_000)
   })
 })

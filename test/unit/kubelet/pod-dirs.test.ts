@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {DEFAULT_POD_DIR_ROOT, podDirRootFromEnv, removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
+import {checkHostPath, DEFAULT_POD_DIR_ROOT, managedHostsFile, podDirRootFromEnv, removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
 
 describe('removeRecordedPodDirectory', () => {
   const base = mkdtempSync(join(tmpdir(), 'podctl-poddirs-'))
@@ -66,5 +66,26 @@ describe('removeRecordedPodDirectory', () => {
   it('takes the root from PODCTL_POD_DIR_ROOT, as run does', () => {
     expect(podDirRootFromEnv({PODCTL_POD_DIR_ROOT: '/x/pods'})).toBe('/x/pods')
     expect(podDirRootFromEnv({})).toBe(DEFAULT_POD_DIR_ROOT)
+  })
+})
+
+describe('host-side pod files', () => {
+  it('writes the kubelet-managed hosts file', () => {
+    expect(managedHostsFile(['10.1.2.3'], 'web-0')).toBe(
+      '# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\n' +
+        'fe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n10.1.2.3\tweb-0\n',
+    )
+  })
+
+  it('checks hostPath types like the hostPath plugin', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'podctl-hostpath-'))
+    writeFileSync(join(dir, 'file'), 'x')
+    await expect(checkHostPath(join(dir, 'file'), 'Directory')).rejects.toThrow(`hostPath type check failed: ${join(dir, 'file')} is not a directory`)
+    await expect(checkHostPath(join(dir, 'none'), 'File')).rejects.toThrow('does not exist')
+    await checkHostPath(join(dir, 'made/deep'), 'DirectoryOrCreate')
+    await checkHostPath(join(dir, 'made/deep'), 'Directory')
+    await checkHostPath(join(dir, 'new-file'), 'FileOrCreate')
+    await checkHostPath(join(dir, 'new-file'), 'File')
+    await checkHostPath(join(dir, 'anything'), '')
   })
 })

@@ -6,6 +6,7 @@ import {status as GrpcStatus} from '@grpc/grpc-js'
 import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 
 import {AlreadyExistsError, ExitCode, InterruptedError} from '../../../src/lib/errors.js'
+import {BackOff} from '../../../src/lib/kube/backoff.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../../../src/lib/images/image-manager.js'
 import type {PodEvent} from '../../../src/lib/kube/events.js'
 import {parseDocuments} from '../../../src/lib/manifest/load.js'
@@ -171,6 +172,20 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     const app = fake.calls.filter((call) => call.method === 'createContainer')[1].request
     expect(app.config.mounts[0].hostPath).toBe(join(options.podDirRoot, 'old-uid/volumes/kubernetes.io~empty-dir/cache'))
     expect(reasons()[0]).toBe('Normal SandboxChanged web_shop')
+  })
+
+  it('restarts a failing init container after the crash back-off, then gives up with CrashLoopBackOff', async () => {
+    fake.initExitCode = 1
+    const manifest = await pod()
+    const options = settings({restartBackOff: new BackOff({initialMs: 100, maxMs: 3000}), deadline: Date.now() + 1500})
+    const outcome = await runPod({...manifest, restartPolicy: 'OnFailure'}, [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'CrashLoopBackOff', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    // The first restart is immediate; the second waits out a window, announced by a BackOff event.
+    expect(reasons().filter((reason) => reason === 'Normal Started web_shop/setup').length).toBeGreaterThanOrEqual(3)
+    expect(reasons()).toContain('Warning BackOff web_shop/setup')
+    // Only the newest exited instance is kept before each restart.
+    expect(fake.methods()).toContain('removeContainer')
+    expect(fake.sandboxes.size).toBe(0)
   })
 
   it('refuses an existing pod without --replace and touches nothing', async () => {
