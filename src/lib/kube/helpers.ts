@@ -8,6 +8,9 @@ import {compareNanosDesc} from '../util/time.js'
 import {containerHash} from './labels.js'
 
 /** A pod's identity, as every message and key names it. */
+/** metav1.NamespaceDefault: the namespace of a pod that names none. */
+export const DEFAULT_NAMESPACE = 'default'
+
 export interface PodIdentity {
   name: string
   namespace: string

@@ -3,7 +3,9 @@ import {randomUUID} from 'node:crypto'
 import {describe, FieldReader, UINT32, type Json} from './fields.js'
 import type {ContainerModel, ContainerPortModel, PodModel, PortProtocol, VolumeModel} from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, labelValue, qualifiedName} from './names.js'
-import {checkAnnotationSize, checkResourceTotals, DEFAULT_NAMESPACE, DEFAULT_TERMINATION_MESSAGE_PATH} from './pod.js'
+import {checkAnnotationSize, checkResourceTotals} from './limits.js'
+import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
+import {DEFAULT_TERMINATION_MESSAGE_PATH} from './pod-fields.js'
 
 /**
  * crictl's pair of config files (`crictl run container-config.json pod-config.json`), read with

@@ -1,7 +1,42 @@
+/**
+ * Reads one Kubernetes v1 Pod (already decoded from YAML/JSON) into podctl's model: checks every
+ * field, validates names the way the API server does, and applies the API server's defaults
+ * (namespace "default", restartPolicy Always, a generated uid, terminationMessagePath, ...).
+ * Anything podctl would not honour is refused with the field's path.
+ */
 import {randomUUID} from 'node:crypto'
 
+import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
 import {FieldReader, type Json, type JsonObject} from './fields.js'
+import {checkAnnotationSize, checkResourceTotals} from './limits.js'
+import {
+  CAPABILITIES_RULE,
+  DEFAULT_TERMINATION_MESSAGE_PATH,
+  CONTAINER_RULE,
+  DNS_CONFIG_RULE,
+  DNS_OPTION_RULE,
+  DNS_POLICIES,
+  EMPTY_DIR_RULE,
+  ENV_RULE,
+  EXEC_RULE,
+  HANDLER_RULE,
+  HOST_PATH_RULE,
+  HOST_PATH_TYPES,
+  INT64_MAX,
+  LIFECYCLE_RULE,
+  METADATA_RULE,
+  POD_RULE,
+  PORT_RULE,
+  PROTOCOLS,
+  RESOURCES_RULE,
+  RESOURCE_LIST_RULE,
+  RESTART_POLICIES,
+  SECURITY_CONTEXT_RULE,
+  SPEC_RULE,
+  VOLUME_MOUNT_RULE,
+  VOLUME_RULE,
+} from './pod-fields.js'
 import type {
   ContainerModel,
   ContainerPortModel,
@@ -18,180 +53,6 @@ import type {
 } from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
 import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
-
-/**
- * Reads one Kubernetes v1 Pod (already decoded from YAML/JSON) into podctl's model: checks every
- * field, validates names the way the API server does, and applies the API server's defaults
- * (namespace "default", restartPolicy Always, a generated uid, terminationMessagePath, ...).
- * Anything podctl would not honour is refused with the field's path.
- */
-export const DEFAULT_NAMESPACE = 'default'
-export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log'
-
-const INT64_MAX = 2n ** 63n - 1n
-const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const
-const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const
-const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const
-const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] as const
-
-const POD_RULE = {
-  supported: ['apiVersion', 'kind', 'metadata', 'spec'],
-  ignored: ['status'],
-}
-
-const METADATA_RULE = {
-  supported: ['name', 'namespace', 'uid', 'labels', 'annotations'],
-  ignored: ['creationTimestamp'],
-  unsupported: {
-    generateName: 'set metadata.name',
-    ownerReferences: '',
-    finalizers: '',
-    resourceVersion: 'remove it (it belongs to an object read back from a cluster)',
-    managedFields: 'remove it (it belongs to an object read back from a cluster)',
-    selfLink: '',
-    generation: '',
-    deletionTimestamp: '',
-    deletionGracePeriodSeconds: 'use terminationGracePeriodSeconds',
-  },
-}
-
-const SPEC_RULE = {
-  supported: [
-    'containers',
-    'initContainers',
-    'volumes',
-    'restartPolicy',
-    'terminationGracePeriodSeconds',
-    'hostNetwork',
-    'hostPID',
-    'hostIPC',
-    'shareProcessNamespace',
-    'hostname',
-    'dnsPolicy',
-    'dnsConfig',
-    'runtimeClassName',
-  ],
-  unsupported: {
-    imagePullSecrets: 'pass --creds/--auth or use a docker config file (~/.docker/config.json)',
-    securityContext: 'set securityContext on each container',
-    nodeName: 'podctl runs the pod on this node',
-    nodeSelector: 'podctl runs the pod on this node',
-    affinity: 'podctl runs the pod on this node',
-    tolerations: 'podctl runs the pod on this node',
-    topologySpreadConstraints: 'podctl runs the pod on this node',
-    schedulerName: 'podctl runs the pod on this node',
-    schedulingGates: '',
-    priority: '',
-    priorityClassName: '',
-    preemptionPolicy: '',
-    serviceAccountName: 'there is no API server to issue a token',
-    serviceAccount: 'there is no API server to issue a token',
-    automountServiceAccountToken: 'there is no API server to issue a token',
-    enableServiceLinks: 'there are no Services without an API server',
-    subdomain: '',
-    setHostnameAsFQDN: '',
-    hostAliases: '',
-    readinessGates: '',
-    ephemeralContainers: '',
-    activeDeadlineSeconds: 'use --timeout',
-    overhead: '',
-    os: '',
-    hostUsers: '',
-    resourceClaims: '',
-    resources: 'set resources on each container',
-  },
-}
-
-const CONTAINER_RULE = {
-  supported: [
-    'name',
-    'image',
-    'imagePullPolicy',
-    'command',
-    'args',
-    'workingDir',
-    'env',
-    'ports',
-    'resources',
-    'securityContext',
-    'lifecycle',
-    'volumeMounts',
-    'terminationMessagePath',
-    'terminationMessagePolicy',
-  ],
-  unsupported: {
-    envFrom: 'list each variable under env with a value',
-    livenessProbe: '',
-    readinessProbe: '',
-    startupProbe: '',
-    stdin: 'use podctl exec/attach after run',
-    stdinOnce: '',
-    tty: '',
-    volumeDevices: '',
-    resizePolicy: '',
-    restartPolicy: 'sidecar init containers are not supported; set the pod restartPolicy',
-    stopSignal: '',
-  },
-}
-
-const ENV_RULE = {supported: ['name', 'value'], unsupported: {valueFrom: 'use value'}}
-const PORT_RULE = {supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
-const RESOURCES_RULE = {supported: ['limits', 'requests'], unsupported: {claims: ''}}
-const RESOURCE_LIST_RULE = {
-  supported: ['cpu', 'memory'],
-  unsupported: {
-    'ephemeral-storage': 'podctl sets cpu and memory only',
-    'hugepages-2Mi': 'podctl sets cpu and memory only',
-    'hugepages-1Gi': 'podctl sets cpu and memory only',
-  },
-}
-const SECURITY_CONTEXT_RULE = {
-  supported: ['runAsUser', 'runAsGroup', 'runAsNonRoot', 'privileged', 'readOnlyRootFilesystem', 'allowPrivilegeEscalation', 'capabilities'],
-  unsupported: {
-    seLinuxOptions: '',
-    seccompProfile: 'containers run Unconfined, as the kubelet does by default',
-    appArmorProfile: '',
-    procMount: '',
-    windowsOptions: '',
-  },
-}
-const CAPABILITIES_RULE = {supported: ['add', 'drop']}
-const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], unsupported: {stopSignal: ''}}
-const HANDLER_RULE = {
-  supported: ['exec'],
-  unsupported: {httpGet: 'use exec', tcpSocket: 'use exec', sleep: 'use exec with sleep'},
-}
-const EXEC_RULE = {supported: ['command']}
-const VOLUME_MOUNT_RULE = {
-  supported: ['name', 'mountPath', 'readOnly'],
-  unsupported: {
-    subPath: 'mount a hostPath of the subdirectory instead',
-    subPathExpr: '',
-    mountPropagation: '',
-    recursiveReadOnly: '',
-  },
-}
-const VOLUME_SOURCES_UNSUPPORTED = Object.fromEntries(
-  [
-    'configMap',
-    'secret',
-    'persistentVolumeClaim',
-    'projected',
-    'downwardAPI',
-    'nfs',
-    'csi',
-    'ephemeral',
-    'image',
-    'iscsi',
-    'gitRepo',
-    'local',
-  ].map((name) => [name, 'podctl supports hostPath and emptyDir volumes']),
-)
-const VOLUME_RULE = {supported: ['name', 'hostPath', 'emptyDir'], unsupported: VOLUME_SOURCES_UNSUPPORTED}
-const HOST_PATH_RULE = {supported: ['path', 'type']}
-const EMPTY_DIR_RULE = {supported: ['medium'], unsupported: {sizeLimit: ''}}
-const DNS_CONFIG_RULE = {supported: ['nameservers', 'searches', 'options']}
-const DNS_OPTION_RULE = {supported: ['name', 'value']}
 
 export interface ParsePodOptions {
   /** Makes uids (tests pass a fixed one). */
@@ -294,40 +155,6 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     volumes,
     initContainers,
     containers,
-  }
-}
-
-/** apimachinery's TotalAnnotationSizeLimitB: keys and values of all annotations together. */
-export const MAX_ANNOTATIONS_BYTES = 256 * 1024
-
-export function checkAnnotationSize(r: FieldReader, path: string, annotations: Record<string, string>): void {
-  let size = 0
-  for (const [key, value] of Object.entries(annotations)) size += Buffer.byteLength(key) + Buffer.byteLength(value)
-  if (size > MAX_ANNOTATIONS_BYTES) r.fail(path, `are too long: ${size} bytes, must have at most ${MAX_ANNOTATIONS_BYTES} bytes (keys and values together)`)
-}
-
-/**
- * The pod's CPU and memory, added up over all its containers, must fit the CRI's int64 fields once
- * converted (memory in bytes; CPU as CFS quota over a 100 ms period and as shares, both about 1000x
- * the millicores); else RunPodSandbox fails with "invalid int64" after the pod was partly made.
- */
-export function checkResourceTotals(r: FieldReader, containers: readonly ContainerModel[], path: string): void {
-  const sum = (pick: (container: ContainerModel) => string | undefined, value: (text: string) => bigint) =>
-    containers.reduce((total, container) => {
-      const text = pick(container)
-      return text === undefined ? total : total + value(text)
-    }, 0n)
-  const bytes = (text: string) => quantityValue(parseQuantity(text)!)
-  const milli = (text: string) => quantityMilliValue(parseQuantity(text)!)
-  const maxMilli = INT64_MAX / 1024n
-  const checks: Array<[string, bigint, bigint, string]> = [
-    ['memory', sum((c) => c.resources.limits.memory, bytes), INT64_MAX, `${INT64_MAX} bytes (8Ei)`],
-    ['memory', sum((c) => c.resources.requests.memory, bytes), INT64_MAX, `${INT64_MAX} bytes (8Ei)`],
-    ['cpu', sum((c) => c.resources.limits.cpu, milli), maxMilli, `${maxMilli}m`],
-    ['cpu', sum((c) => c.resources.requests.cpu, milli), maxMilli, `${maxMilli}m`],
-  ]
-  for (const [resource, total, max, shown] of checks) {
-    if (total > max) r.fail(path, `ask for more ${resource} than the runtime can set: at most ${shown} for the whole pod`)
   }
 }
 

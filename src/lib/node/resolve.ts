@@ -1,7 +1,7 @@
 import type {CriClient} from '../cri/client.js'
 import {AmbiguousError, NotFoundError, UsageError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {podFullName, shortId} from '../kube/helpers.js'
+import {DEFAULT_NAMESPACE, podFullName, shortId} from '../kube/helpers.js'
 import {ContainerLabel} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 
@@ -15,7 +15,6 @@ export interface ResolveOptions {
   namespace?: string
 }
 
-const DEFAULT_NAMESPACE = 'default'
 
 /** All sandboxes (every attempt) of the pod named by `ref`, newest first. */
 export async function resolvePodSandboxes(
