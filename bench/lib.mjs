@@ -46,5 +46,12 @@ export function median(values) {
 
 export function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => String(row[i]).length)))
-  return rows.map((row) => row.map((cell, i) => String(cell).padEnd(widths[i])).join('   ').trimEnd()).join('\n')
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => String(cell).padEnd(widths[i]))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n')
 }

@@ -46,26 +46,34 @@ async function pool(items, fn) {
 async function createPods(n) {
   await client.image('pullImage', {image: {image: env.PODCTL_LAB_BUSYBOX}}, {timeoutMs: 300_000})
   const ids = []
-  await pool(Array.from({length: n}, (_, i) => i), async (i) => {
-    const name = `bench-${i}`
-    const uid = `${process.pid}-${i}`
-    const labels = {'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': namespace, 'io.kubernetes.pod.uid': uid}
-    const config = {metadata: {name, namespace, uid}, labels, logDirectory: `${env.PODCTL_LAB_LOG_ROOT}/${namespace}_${name}_${uid}`, linux: {}}
-    const {podSandboxId} = await client.runtime('runPodSandbox', {config})
-    ids.push(podSandboxId)
-    const {containerId} = await client.runtime('createContainer', {
-      podSandboxId,
-      config: {
-        metadata: {name: 'app'},
-        image: {image: env.PODCTL_LAB_BUSYBOX},
-        command: ['sleep', '3600'],
-        labels: {...labels, 'io.kubernetes.container.name': 'app'},
-        logPath: 'app/0.log',
-      },
-      sandboxConfig: config,
-    })
-    await client.runtime('startContainer', {containerId})
-  })
+  await pool(
+    Array.from({length: n}, (_, i) => i),
+    async (i) => {
+      const name = `bench-${i}`
+      const uid = `${process.pid}-${i}`
+      const labels = {'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': namespace, 'io.kubernetes.pod.uid': uid}
+      const config = {
+        metadata: {name, namespace, uid},
+        labels,
+        logDirectory: `${env.PODCTL_LAB_LOG_ROOT}/${namespace}_${name}_${uid}`,
+        linux: {},
+      }
+      const {podSandboxId} = await client.runtime('runPodSandbox', {config})
+      ids.push(podSandboxId)
+      const {containerId} = await client.runtime('createContainer', {
+        podSandboxId,
+        config: {
+          metadata: {name: 'app'},
+          image: {image: env.PODCTL_LAB_BUSYBOX},
+          command: ['sleep', '3600'],
+          labels: {...labels, 'io.kubernetes.container.name': 'app'},
+          logPath: 'app/0.log',
+        },
+        sandboxConfig: config,
+      })
+      await client.runtime('startContainer', {containerId})
+    },
+  )
   return ids
 }
 

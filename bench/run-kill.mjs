@@ -165,7 +165,8 @@ function manifest(namespace) {
 
 async function assertEmpty(namespace) {
   const {items} = await call('runtime', 'listPodSandbox', {filter: {labelSelector: {'io.kubernetes.pod.namespace': namespace}}})
-  if (items.length > 0) throw new Error(`namespace ${namespace} still has ${items.length} sandboxes; remove them first (podctl kill --all -n ${namespace})`)
+  if (items.length > 0)
+    throw new Error(`namespace ${namespace} still has ${items.length} sandboxes; remove them first (podctl kill --all -n ${namespace})`)
 }
 
 async function timed(fn) {

@@ -3,7 +3,7 @@
 // every field number podctl declares is taken from the schema, never typed by hand.
 // Only the RPCs podctl calls are kept, with the messages and enums they reach (proto3 skips
 // unknown fields, so a subset is wire-compatible).
-import {readFileSync, writeFileSync, mkdirSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -14,11 +14,27 @@ const wire = JSON.parse(readFileSync(wirePath, 'utf8'))
 
 const RPCS = {
   RuntimeService: [
-    'Version', 'Status', 'RuntimeConfig',
-    'RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'PodSandboxStatus', 'ListPodSandbox',
-    'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer', 'ListContainers',
-    'ContainerStatus', 'ReopenContainerLog', 'ExecSync', 'Exec',
-    'ContainerStats', 'ListContainerStats', 'PodSandboxStats', 'ListPodSandboxStats',
+    'Version',
+    'Status',
+    'RuntimeConfig',
+    'RunPodSandbox',
+    'StopPodSandbox',
+    'RemovePodSandbox',
+    'PodSandboxStatus',
+    'ListPodSandbox',
+    'CreateContainer',
+    'StartContainer',
+    'StopContainer',
+    'RemoveContainer',
+    'ListContainers',
+    'ContainerStatus',
+    'ReopenContainerLog',
+    'ExecSync',
+    'Exec',
+    'ContainerStats',
+    'ListContainerStats',
+    'PodSandboxStats',
+    'ListPodSandboxStats',
   ],
   ImageService: ['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo'],
 }
@@ -53,14 +69,14 @@ for (const [service, methods] of Object.entries(RPCS)) {
 const nestedEnums = new Map()
 for (const name of enums) {
   const dot = name.lastIndexOf('.')
-  if (dot < 0) continue
+  if (dot === -1) continue
   const parent = name.slice(0, dot)
   if (!messages.has(parent)) throw new Error(`enum ${name} needs message ${parent}`)
   nestedEnums.set(parent, [...(nestedEnums.get(parent) ?? []), name])
 }
 
 const localName = (name) => name.slice(name.lastIndexOf('.') + 1)
-const fieldType = (type) => type.replace(/\s+/g, ' ').replace(',', ', ')
+const fieldType = (type) => type.replaceAll(/\s+/g, ' ').replace(',', ', ')
 
 function renderEnum(name, indent) {
   const values = Object.entries(wire.enums[name]).map(([value, n]) => `${indent}  ${value} = ${n};`)
@@ -74,6 +90,7 @@ function renderMessage(name) {
     const label = f.label === 'repeated' ? 'repeated ' : ''
     lines.push(`  ${label}${fieldType(f.type)} ${f.name} = ${f.number};`)
   }
+
   lines.push('}')
   return lines
 }
@@ -93,8 +110,10 @@ for (const [service, methods] of Object.entries(RPCS)) {
     const stream = rpc.server_streaming ? 'stream ' : ''
     out.push(`  rpc ${method}(${rpc.request}) returns (${stream}${rpc.response}) {}`)
   }
+
   out.push('}', '')
 }
+
 for (const name of [...enums].filter((n) => !n.includes('.')).sort()) out.push(...renderEnum(name, ''), '')
 for (const name of [...messages].sort()) out.push(...renderMessage(name), '')
 

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {bashScript, completionModel, zshScript, type OclifCommandLike, type Shell} from '../lib/completion/scripts.js'
+import {bashScript, completionModel, type OclifCommandLike, type Shell, zshScript} from '../lib/completion/scripts.js'
 
 export default class Completion extends BaseCommand<typeof Completion> {
   static override summary = 'Print a shell completion script for bash or zsh.'
@@ -11,8 +11,14 @@ own command list; the script is static, so <Tab> never starts podctl or calls th
 
   static override examples = [
     {description: 'Enable completion in the current bash', command: 'source <(<%= config.bin %> <%= command.id %> bash)'},
-    {description: 'Install for every bash session', command: '<%= config.bin %> <%= command.id %> bash > ~/.local/share/bash-completion/completions/<%= config.bin %>'},
-    {description: 'Install for zsh (a directory in $fpath), then start a new shell', command: '<%= config.bin %> <%= command.id %> zsh > "${fpath[1]}/_<%= config.bin %>"'},
+    {
+      description: 'Install for every bash session',
+      command: '<%= config.bin %> <%= command.id %> bash > ~/.local/share/bash-completion/completions/<%= config.bin %>',
+    },
+    {
+      description: 'Install for zsh (a directory in $fpath), then start a new shell',
+      command: '<%= config.bin %> <%= command.id %> zsh > "${fpath[1]}/_<%= config.bin %>"',
+    },
   ]
 
   static override enableJsonFlag = false

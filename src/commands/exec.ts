@@ -13,7 +13,7 @@ export interface ExecResult {
 const USAGE = 'podctl exec CONTAINER -- CMD [ARG...]'
 
 export default class Exec extends BaseCommand<typeof Exec> {
-  static override summary = 'Run a command in a running container; exits with the command\'s exit code.'
+  static override summary = "Run a command in a running container; exits with the command's exit code."
 
   static override description = `Runs the command with ExecSync and writes its stdout to stdout and its stderr to \
 stderr, byte for byte. podctl exits with the command's exit code (0-255), so scripts can test it; podctl's own \
@@ -27,8 +27,14 @@ commands instead. Put "--" between podctl's flags and the command.`
 
   static override examples = [
     {description: 'List a directory in a container (ID prefix)', command: '<%= config.bin %> <%= command.id %> 4f2a9c -- ls -l /etc'},
-    {description: 'A shell pipeline in container "app" of pod web in namespace shop', command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`},
-    {description: 'Health check with a time limit; the exit code is the check\'s', command: '<%= config.bin %> <%= command.id %> 4f2a9c --timeout 5s -- /bin/check || echo "check failed: $?"'},
+    {
+      description: 'A shell pipeline in container "app" of pod web in namespace shop',
+      command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`,
+    },
+    {
+      description: "Health check with a time limit; the exit code is the check's",
+      command: '<%= config.bin %> <%= command.id %> 4f2a9c --timeout 5s -- /bin/check || echo "check failed: $?"',
+    },
   ]
 
   static override usage = '<%= command.id %> CONTAINER [-n NAMESPACE] [--timeout DURATION] -- CMD [ARG...]'
@@ -72,17 +78,19 @@ commands instead. Put "--" between podctl's flags and the command.`
   /** Everything after "--", untouched (kubectl also insists on the separator: it keeps the command's flags away from ours). */
   private commandArgv(): string[] {
     const separator = this.argv.indexOf('--')
-    if (separator < 0) throw new UsageError(`put "--" between the container and the command: ${USAGE}`)
+    if (separator === -1) throw new UsageError(`put "--" between the container and the command: ${USAGE}`)
     return this.argv.slice(separator + 1)
   }
 
   /** -i is the global --image-endpoint, so `-it` would silently mean "image endpoint t": refuse it, and -t/--interactive. */
   private refuseInteractive(): void {
     const separator = this.argv.indexOf('--')
-    const ours = separator >= 0 ? this.argv.slice(0, separator) : this.argv
+    const ours = separator === -1 ? this.argv : this.argv.slice(0, separator)
     const shortI = ours.some((token) => /^-[a-zA-Z]*i[a-zA-Z]*$/.test(token))
     if (this.flags.interactive || this.flags.tty || shortI) {
-      throw new UsageError(`interactive exec (-i/-t) is not supported (it needs the CRI streaming server); run a non-interactive command: ${USAGE}`)
+      throw new UsageError(
+        `interactive exec (-i/-t) is not supported (it needs the CRI streaming server); run a non-interactive command: ${USAGE}`,
+      )
     }
   }
 }

@@ -4,7 +4,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
-import {imagesOf, listImageRows, NONE, parseImageFilters, type ImageRow} from '../lib/images/store.js'
+import {type ImageRow, imagesOf, listImageRows, NONE, parseImageFilters} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
 
 export interface ImagesResult {

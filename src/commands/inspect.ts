@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {outputFlag} from '../lib/flags.js'
-import {inspectObjects, type InspectKind} from '../lib/node/inspect.js'
+import {type InspectKind, inspectObjects} from '../lib/node/inspect.js'
 
 export type InspectResult = Record<string, unknown> | Array<Record<string, unknown>>
 

@@ -9,7 +9,7 @@ import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
 import {outputFlag} from '../lib/flags.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kill.js'
 import {killPods} from '../lib/kubelet/kill-pods.js'
-import {selectPodsFromRuntime, validateSelection, type SelectedPod} from '../lib/node/select.js'
+import {type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 
 export interface KillFailure {
@@ -59,7 +59,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     label: Flags.string({char: 'l', summary: 'Kill pods with this label KEY=VALUE (repeatable; all must match).', multiple: true}),
     all: Flags.boolean({summary: 'Kill every pod (restricted by --namespace when given).'}),
     'grace-period': Flags.integer({
-      summary: 'Seconds each container gets to stop; 0 means --force. Default: the pod\'s terminationGracePeriod annotation, else 30.',
+      summary: "Seconds each container gets to stop; 0 means --force. Default: the pod's terminationGracePeriod annotation, else 30.",
       min: 0,
       helpValue: 'SECONDS',
     }),
@@ -86,7 +86,11 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
       .map(({ref, error}) => killFailure(ref, error))
     if (pods.length === 0 && refs.length === 0) {
       const where = flags.namespace === undefined ? '' : ` in namespace "${flags.namespace}"`
-      const what = flags.all ? 'no pods' : `no pods with label ${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',')}`
+      const what = flags.all
+        ? 'no pods'
+        : `no pods with label ${Object.entries(labels)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(',')}`
       this.stderrLine(`${what}${where}; nothing to kill`)
     }
 

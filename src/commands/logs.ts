@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, example} from '../lib/base-command.js'
 import {parseDuration} from '../lib/util/duration.js'
 import {UsageError} from '../lib/errors.js'
-import {parseSince, type LogStream} from '../lib/logs/cri-log.js'
+import {type LogStream, parseSince} from '../lib/logs/cri-log.js'
 import {LogFileReader, OrderedWriter, showLog} from '../lib/logs/follow.js'
 import {containerLiveness, containerLogTarget} from '../lib/node/container-logs.js'
 import {resolveContainer} from '../lib/node/resolve.js'
@@ -34,7 +34,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     example('Logs of a container, by ID prefix', '4f2a9c'),
     example('Last 20 lines of container "app" of pod web in namespace shop, then follow', '-n shop web/app --tail 20 -f'),
     example('Errors of the last 10 minutes, with timestamps', '4f2a9c --since 10m --stream stderr -t'),
-    example('Why did it restart? The previous attempt\'s log', '-n shop web/app --previous'),
+    example("Why did it restart? The previous attempt's log", '-n shop web/app --previous'),
   ]
 
   static override enableJsonFlag = false

@@ -6,7 +6,7 @@ import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {listPods, sandboxIps, type PodListEntry} from '../lib/node/pods.js'
+import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 
 export interface PodsResult {

@@ -7,12 +7,12 @@ import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {
   CONTAINER_STATES,
+  type ContainerListEntry,
   containerName,
   containerRefName,
   listContainers,
   stateLabel,
   truncateDigest,
-  type ContainerListEntry,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
 

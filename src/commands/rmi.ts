@@ -10,11 +10,11 @@ import {
   collateralTags,
   imageLabel,
   planImageRemoval,
-  removedNames,
-  removeImages,
   type RemovalFailure,
   type RemovalOutcome,
   type RemovalTarget,
+  removedNames,
+  removeImages,
 } from '../lib/images/store.js'
 import {truncateId} from '../lib/output/format.js'
 

@@ -15,7 +15,7 @@ import {durationFlag, outputFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {failedOutcome, sandboxesByFullName} from '../lib/kubelet/run-pods.js'
-import type {PodPlan, PlanSettings} from '../lib/kubelet/run-plan.js'
+import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
 import type {PodRunOutcome, PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
@@ -70,14 +70,14 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
 
   static override examples = [
     example('Run a pod and return once its containers run', '-f pod.yaml'),
-    example('A CI smoke check: run to completion, exit with the container\'s code, remove the pod', '-f smoke.yaml --rm'),
+    example("A CI smoke check: run to completion, exit with the container's code, remove the pod", '-f smoke.yaml --rm'),
     {
       description: 'Several pods from one multi-document manifest on stdin',
       command: 'cat pods.yaml | <%= config.bin %> <%= command.id %> -f -',
     },
     example('Restart a pod that already runs (new sandbox, attempt + 1)', '-f pod.yaml --replace'),
     example('See the CRI requests without creating anything', '-f pod.yaml --dry-run -o json'),
-    example('crictl\'s config files', '--pod-config pod-config.json --container-config container-config.json'),
+    example("crictl's config files", '--pod-config pod-config.json --container-config container-config.json'),
     example('IDs and status for a script', '-f pod.yaml -o json --quiet'),
   ]
 
@@ -134,7 +134,10 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
-  protected override credentialFollower = {accepts: (token: string) => token === '-' || existsSync(token), description: 'an existing manifest file'}
+  protected override credentialFollower = {
+    accepts: (token: string) => token === '-' || existsSync(token),
+    description: 'an existing manifest file',
+  }
 
   /** --timeout is the deadline of the whole run here; each runtime call keeps the client's default. */
   protected override callTimeoutMs(): number | undefined {
@@ -144,8 +147,13 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
     const wait = this.waitMode()
-    const {pods} = await (await import('../lib/manifest/load.js')).loadRunInput({
-      filename: flags.filename, file: this.args.file, podConfig: flags['pod-config'], containerConfig: flags['container-config'],
+    const {pods} = await (
+      await import('../lib/manifest/load.js')
+    ).loadRunInput({
+      filename: flags.filename,
+      file: this.args.file,
+      podConfig: flags['pod-config'],
+      containerConfig: flags['container-config'],
     })
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
@@ -215,13 +223,18 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
       const deadline = timeout > 0 ? Date.now() + timeout : undefined
       const onStep = spinner ? (text: string) => (spinner.text = text) : undefined
       const outcomes = await mapLimit(pods, flags.parallel, (pod) =>
-        runPod(pod, existing.get(podFullName(pod.name, pod.namespace)) ?? [], {...settings, deadline}, {
-          client,
-          images,
-          events,
-          signal: interruption.signal,
-          onStep,
-        }).catch((error: unknown) => failedOutcome(pod, toPodctlError(error))),
+        runPod(
+          pod,
+          existing.get(podFullName(pod.name, pod.namespace)) ?? [],
+          {...settings, deadline},
+          {
+            client,
+            images,
+            events,
+            signal: interruption.signal,
+            onStep,
+          },
+        ).catch((error: unknown) => failedOutcome(pod, toPodctlError(error))),
       )
       // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
       interruption.settle()

@@ -5,7 +5,7 @@ import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
-import {startStatsSampler, type ContainerStatsSummary} from '../lib/node/stats.js'
+import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]

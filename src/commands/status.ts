@@ -9,7 +9,7 @@ import {resolvePodSandboxes} from '../lib/node/resolve.js'
 import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
-import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, waitForPod, type PodWaitCondition} from '../lib/kubelet/wait-for-pod.js'
+import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, type PodWaitCondition, waitForPod} from '../lib/kubelet/wait-for-pod.js'
 import {PodFailedError} from '../lib/kubelet/reasons.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
@@ -82,7 +82,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     await this.emit(report, () => this.render(report))
     if (!report.ready) {
       const failing = report.conditions.filter((condition) => !condition.status)
-      const why = failing.length
+      const why = failing.length > 0
         ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
         : 'the runtime reported no conditions'
       this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${why}`))
@@ -112,7 +112,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
       try {
         report = await waitForPod(client, pod, condition, {
           timeoutMs: flags['wait-timeout'],
-          onPoll: (current) => {
+          onPoll(current) {
             if (spinner) spinner.text = `${waiting} (${describePodState(current)})`
           },
         })
@@ -133,7 +133,6 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     await this.emit(result, () => `pod ${pod} is gone`)
     return result
   }
-
 
   private renderPod(report: PodStatusReport): string {
     const {chalk} = this
@@ -175,7 +174,7 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
         age(container.finishedAt),
         container.exitCode === null ? '-' : String(container.exitCode),
         container.reason || '-',
-        ...(withMessage ? [container.message.replace(/\s+/g, ' ').trim() || '-'] : []),
+        ...(withMessage ? [container.message.replaceAll(/\s+/g, ' ').trim() || '-'] : []),
       ]),
     )
     const noContainers = report.containers.length === 0 ? chalk.dim('(no containers)') : containers

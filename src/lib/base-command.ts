@@ -8,7 +8,7 @@ import {setMaxListeners} from 'node:events'
 
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {loadConfig, locateConfig, type CrictlConfig} from './cri/config.js'
+import {type CrictlConfig, loadConfig, locateConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
@@ -17,7 +17,7 @@ import type {EventSink} from './kube/events.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {eventLines, type EventStyle} from './output/events.js'
 import {toJson, toYaml} from './output/serialize.js'
-import {isMachineOutput, parseOutputSpec, renderEach, type OutputSpec} from './output/spec.js'
+import {isMachineOutput, type OutputSpec, parseOutputSpec, renderEach} from './output/spec.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -158,14 +158,29 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async emit(result: unknown, human?: () => string, options: {each?: readonly unknown[]; as?: OutputSpec} = {}): Promise<void> {
     if (this.jsonEnabled()) return
     const spec = options.as ?? this.output
-    if (spec.kind === 'json') this.log(toJson(result))
-    else if (spec.kind === 'yaml') this.log(await toYaml(result))
-    else if (spec.kind === 'jsonpath' || spec.kind === 'template') {
+    switch (spec.kind) {
+    case 'json': {
+    this.log(toJson(result))
+    break;
+    }
+
+    case 'yaml': {
+    this.log(await toYaml(result))
+    break;
+    }
+
+    case 'jsonpath': 
+    case 'template': {
       const documents = options.each ?? [result]
       if (documents.length > 0) this.log(renderEach(spec.render, documents))
-    } else {
+    
+    break;
+    }
+
+    default: {
       const text = human?.() ?? ''
       if (text !== '') this.log(text)
+    }
     }
   }
 
@@ -257,7 +272,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
     const interruption: Interruption = {
       signal: controller.signal,
-      settle: () => {
+      settle() {
         settled = true
       },
       release: () => {
@@ -346,7 +361,7 @@ export function toPodctlError(error: unknown): PodctlError {
     const text = message
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => line !== '' && !/^See more help with/.test(line))
+      .filter((line) => line !== '' && !line.startsWith('See more help with'))
       .join(' ')
     return new UsageError(`${text}; see --help`)
   }

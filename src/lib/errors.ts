@@ -40,7 +40,11 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [ExitCode.INVALID_IMAGE_NAME, 'InvalidImageName', 'the image reference is not valid; nothing was pulled'],
   [ExitCode.IMAGE_NEVER_PULL, 'ErrImageNeverPull', 'the image is absent and the pull policy is Never'],
   [ExitCode.UNAUTHORIZED, 'Unauthorized', 'the registry refused the credentials (or none were given)'],
-  [ExitCode.POD_FAILED, 'PodFailed', 'a pod or container failed to start or run (CreateContainerError, PostStartHookError, init failure, ...)'],
+  [
+    ExitCode.POD_FAILED,
+    'PodFailed',
+    'a pod or container failed to start or run (CreateContainerError, PostStartHookError, init failure, ...)',
+  ],
   [ExitCode.AMBIGUOUS, 'Ambiguous', 'an ID prefix or name matches more than one object; the message lists them'],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]

@@ -15,7 +15,10 @@ import {podctl} from '../support/podctl.js'
 const SECRET = 's3cretPW'
 const dir = mkdtempSync(join(tmpdir(), 'podctl-slips-'))
 const manifest = join(dir, 'pod.yaml')
-writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata: {name: slip}\nspec:\n  containers: [{name: a, image: localhost:5000/podctl/busybox:1.36}]\n')
+writeFileSync(
+  manifest,
+  'apiVersion: v1\nkind: Pod\nmetadata: {name: slip}\nspec:\n  containers: [{name: a, image: localhost:5000/podctl/busybox:1.36}]\n',
+)
 const env = {CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'no.sock')}`, CRI_CONFIG_FILE: undefined, DOCKER_CONFIG: dir}
 
 async function refused(args: string[]) {
@@ -31,8 +34,12 @@ async function refused(args: string[]) {
 
 describe('credential slips on the command line', () => {
   it('-creds with one dash (read as -c reds, the value becoming an image)', async () => {
-    expect(await refused(['pull', '-creds', `alice:${SECRET}`, 'localhost:5000/podctl/busybox:1.36'])).toMatch(/^Error: -creds has one dash.*write --creds/)
-    expect(await refused(['pull', `-auth=${Buffer.from(`alice:${SECRET}`).toString('base64')}`, 'localhost:5000/x'])).toMatch(/^Error: -auth has one dash/)
+    expect(await refused(['pull', '-creds', `alice:${SECRET}`, 'localhost:5000/podctl/busybox:1.36'])).toMatch(
+      /^Error: -creds has one dash.*write --creds/,
+    )
+    expect(await refused(['pull', `-auth=${Buffer.from(`alice:${SECRET}`).toString('base64')}`, 'localhost:5000/x'])).toMatch(
+      /^Error: -auth has one dash/,
+    )
     expect(await refused(['run', '-f', manifest, '-creds', `alice:${SECRET}`])).toMatch(/^Error: -creds has one dash/)
   })
 
@@ -42,7 +49,9 @@ describe('credential slips on the command line', () => {
       /^Error: the argument after the --creds value is not an image with a registry host .* \(not shown\); quote the whole value/,
     )
     expect(await refused(['pull', `--creds=alice:${head}`, tail])).toMatch(/after the --creds value/)
-    expect(await refused(['run', '--creds', `alice:${head}`, tail, '-f', manifest])).toMatch(/after the --creds value is not an existing manifest file/)
+    expect(await refused(['run', '--creds', `alice:${head}`, tail, '-f', manifest])).toMatch(
+      /after the --creds value is not an existing manifest file/,
+    )
   })
 
   it('a password given as its own word, which pull would take as an image name', async () => {
@@ -63,7 +72,9 @@ describe('pull reports the runtime and its config before any event', () => {
   it('a missing --config file is a usage error, not ErrImagePull', async () => {
     const result = await podctl(['pull', '--config', join(dir, 'missing.yaml'), 'localhost:5000/podctl/busybox:1.36'], {env})
     expect(result.code).toBe(ExitCode.USAGE)
-    expect(result.stderr).toBe(`Error: cannot read config file ${join(dir, 'missing.yaml')}: no such file; fix the path given by --config or CRI_CONFIG_FILE\n`)
+    expect(result.stderr).toBe(
+      `Error: cannot read config file ${join(dir, 'missing.yaml')}: no such file; fix the path given by --config or CRI_CONFIG_FILE\n`,
+    )
   })
 
   it('an unreachable runtime prints no Pulling event first', async () => {

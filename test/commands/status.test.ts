@@ -20,19 +20,35 @@ function runtimeWith(networkReady: boolean, withRuntimeConfig: boolean) {
         status: {
           conditions: [
             {type: 'RuntimeReady', status: true, reason: '', message: ''},
-            {type: 'NetworkReady', status: networkReady, reason: networkReady ? '' : 'NetworkPluginNotReady', message: networkReady ? '' : 'cni config uninitialized'},
+            {
+              type: 'NetworkReady',
+              status: networkReady,
+              reason: networkReady ? '' : 'NetworkPluginNotReady',
+              message: networkReady ? '' : 'cni config uninitialized',
+            },
           ],
         },
       }),
     listPodSandbox: (_c: unknown, cb: (e: null, r: unknown) => void) =>
-      cb(null, {items: [{id: 'a', state: 'SANDBOX_READY', createdAt: '1'}, {id: 'b', state: 'SANDBOX_NOTREADY', createdAt: '2'}]}),
-    listContainers: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {containers: [{id: 'c', state: 'CONTAINER_RUNNING', createdAt: '1'}]}),
-    ...(withRuntimeConfig ? {runtimeConfig: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {linux: {cgroupDriver: 'SYSTEMD'}})} : {}),
+      cb(null, {
+        items: [
+          {id: 'a', state: 'SANDBOX_READY', createdAt: '1'},
+          {id: 'b', state: 'SANDBOX_NOTREADY', createdAt: '2'},
+        ],
+      }),
+    listContainers: (_c: unknown, cb: (e: null, r: unknown) => void) =>
+      cb(null, {containers: [{id: 'c', state: 'CONTAINER_RUNNING', createdAt: '1'}]}),
+    ...(withRuntimeConfig
+      ? {runtimeConfig: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {linux: {cgroupDriver: 'SYSTEMD'}})}
+      : {}),
   }
 }
 
 beforeAll(async () => {
-  const images = {listImages: (_c: unknown, cb: (e: null, r: unknown) => void) => cb(null, {images: [{id: 'sha256:1'}, {id: 'sha256:2'}, {id: 'sha256:3'}]})}
+  const images = {
+    listImages: (_c: unknown, cb: (e: null, r: unknown) => void) =>
+      cb(null, {images: [{id: 'sha256:1'}, {id: 'sha256:2'}, {id: 'sha256:3'}]}),
+  }
   stops.push(await startFakeRuntime(notReady, runtimeWith(false, false) as never, images as never))
   stops.push(await startFakeRuntime(ready, runtimeWith(true, true) as never, images as never))
 })

@@ -37,7 +37,7 @@ describe('podctl completion', () => {
     const result = await podctl(['completion', 'zsh'], {env})
     expect(result.code).toBe(0)
     expect(result.stdout.startsWith('#compdef podctl\n')).toBe(true)
-    expect(result.stdout).toContain("'logs:Print a container'\\''s logs from its CRI log file.'")
+    expect(result.stdout).toContain(String.raw`'logs:Print a container'\''s logs from its CRI log file.'`)
     if (spawnSync('zsh', ['--version']).status === 0) expect(spawnSync('zsh', ['-n', '-c', result.stdout]).status).toBe(0)
   })
 

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, waitForExit, type TestPod} from '../support/containers.js'
+import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, type TestPod, waitForExit} from '../support/containers.js'
 import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
@@ -30,7 +30,7 @@ describe('podctl exec', () => {
   })
 
   it('writes stdout and stderr apart, byte for byte (no added newlines)', async () => {
-    const result = await podctl(['exec', sleeper, '--', 'sh', '-c', 'printf out; printf err >&2; printf "\\n\\n" >&2'], {env})
+    const result = await podctl(['exec', sleeper, '--', 'sh', '-c', String.raw`printf out; printf err >&2; printf "\n\n" >&2`], {env})
     expect(result).toMatchObject({code: 0, stdout: 'out', stderr: 'err\n\n'})
   })
 
@@ -42,7 +42,9 @@ describe('podctl exec', () => {
   it('--timeout stops a command that runs too long (exit 4)', async () => {
     const result = await podctl(['exec', sleeper, '--timeout', '1s', '--', 'sleep', '30'], {env})
     expect(result.code).toBe(4)
-    expect(result.stderr).toBe(`Error: command "sleep 30" in container sleeper (${sleeper.slice(0, 13)}) did not finish within 1s (--timeout) and was stopped; raise --timeout to give it longer\n`)
+    expect(result.stderr).toBe(
+      `Error: command "sleep 30" in container sleeper (${sleeper.slice(0, 13)}) did not finish within 1s (--timeout) and was stopped; raise --timeout to give it longer\n`,
+    )
     expect(result.ms).toBeLessThan(25_000)
     const ps = await podctl(['exec', sleeper, '--', 'ps'], {env})
     expect(ps.stdout).not.toContain('sleep 30')
@@ -83,7 +85,7 @@ describe('podctl exec', () => {
     expect(result.stderr).toBe(`Error: container done (${done.slice(0, 13)}) is not running (exited); exec needs a running container\n`)
   })
 
-  it('a command that cannot start is the runtime\'s error, not a crash', async () => {
+  it("a command that cannot start is the runtime's error, not a crash", async () => {
     const result = await podctl(['exec', sleeper, '--', '/no/such/binary'], {env})
     expect(result.code).not.toBe(0)
     expect(result.stderr).not.toContain('    at ') // no stack trace

@@ -83,13 +83,19 @@ describe('podctl images and rmi', () => {
 
   it('prints each full image ID once with -q', async () => {
     const {stdout} = await podctl(['images', '-q', '--filter', `reference=*rmi-*-${run}*`], {env})
-    expect(stdout.trim().split('\n').sort()).toEqual(Object.values(images).map(({id}) => id).sort())
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      Object.values(images)
+        .map(({id}) => id)
+        .sort(),
+    )
   })
 
   it('filters by reference glob (exact without *) and by dangling', async () => {
     const exact = tableRows((await podctl(['images', '--filter', `reference=${repo('free')}:v2`], {env})).stdout)
     expect(exact.slice(1).map((row) => row[1])).toEqual(['v2'])
-    const glob = tableRows((await podctl(['images', '-f', `reference=*rmi-solo-${run}*`, '-f', `reference=*rmi-byid-${run}:*`], {env})).stdout)
+    const glob = tableRows(
+      (await podctl(['images', '-f', `reference=*rmi-solo-${run}*`, '-f', `reference=*rmi-byid-${run}:*`], {env})).stdout,
+    )
     expect(glob.slice(1).map((row) => row[0])).toEqual([repo('byid'), repo('solo')])
     const dangling = await podctl(['images', '-q', '--filter', 'dangling=true', '--filter', `reference=*-${run}*`], {env})
     expect(dangling.stdout).toBe('')

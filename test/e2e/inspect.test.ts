@@ -96,7 +96,10 @@ describe('podctl inspect', () => {
   it('picks fields with -o jsonpath= and --template, one line per object', async () => {
     const path = await podctl(['inspect', appId, jobId, '-o', 'jsonpath={.status.metadata.name} {.status.state}'], {env})
     expect(path.stdout).toBe('app CONTAINER_RUNNING\njob CONTAINER_EXITED\n')
-    const template = await podctl(['inspect', jobId, '--template', '{{.status.exitCode}} {{index .status.labels "io.kubernetes.pod.namespace"}}'], {env})
+    const template = await podctl(
+      ['inspect', jobId, '--template', '{{.status.exitCode}} {{index .status.labels "io.kubernetes.pod.namespace"}}'],
+      {env},
+    )
     expect(template.stdout).toBe(`3 ${ns}\n`)
     const pid = await podctl(['inspect', appId, '--template', '{{.info.pid}}'], {env})
     expect(pid.stdout.trim()).toMatch(/^\d+$/)
@@ -144,7 +147,7 @@ describe('podctl version and info', () => {
   it('prints the client and runtime versions', async () => {
     const {code, stdout} = await podctl(['version'], {env})
     expect(code).toBe(0)
-    expect(stdout).toMatch(new RegExp(`^Client Version:\\s+${pkg.version.replace(/\./g, '\\.')}$`, 'm'))
+    expect(stdout).toMatch(new RegExp(`^Client Version:\\s+${pkg.version.replaceAll('.', String.raw`\.`)}$`, 'm'))
     expect(stdout).toMatch(/^Runtime Name:\s+containerd$/m)
     expect(stdout).toMatch(/^Runtime API Version:\s+v1$/m)
   })

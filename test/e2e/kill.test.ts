@@ -85,7 +85,12 @@ describe('podctl kill', () => {
   })
 
   it('--grace-period overrides the annotation and never goes below 2 s; --force kills at once', async () => {
-    const slow = await createTestPod(client, {name: 'short', namespace: ns, terminationGracePeriodSeconds: 30, containers: [{name: 'app', script: IGNORES_TERM}]})
+    const slow = await createTestPod(client, {
+      name: 'short',
+      namespace: ns,
+      terminationGracePeriodSeconds: 30,
+      containers: [{name: 'app', script: IGNORES_TERM}],
+    })
     const clamped = await podctl(['kill', 'short', '-n', ns, '--grace-period', '1', '-o', 'json'], {env})
     expect(clamped.code).toBe(0)
     const clampedMs = JSON.parse(clamped.stdout).items[0].durationMs
@@ -107,7 +112,14 @@ describe('podctl kill', () => {
   })
 
   it('--keep leaves the pod stopped; a second kill removes it (NotFound and stopped objects count as done)', async () => {
-    const pod = await createTestPod(client, {name: 'kept', namespace: ns, containers: [{name: 'app', script: TRAPS_TERM}, {name: 'done', script: 'exit 0'}]})
+    const pod = await createTestPod(client, {
+      name: 'kept',
+      namespace: ns,
+      containers: [
+        {name: 'app', script: TRAPS_TERM},
+        {name: 'done', script: 'exit 0'},
+      ],
+    })
     const run = await podctl(['kill', pod.sandboxId.slice(0, 12), '--keep'], {env})
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(new RegExp(`^kept_${ns}: 1 container stopped, kept \\(`))
@@ -131,7 +143,13 @@ describe('podctl kill', () => {
 
     const run = await podctl(['kill', '--all', '-n', ns, '--parallel', '2'], {env})
     expect(run.code).toBe(0)
-    expect(run.stdout.trim().split('\n').map((line) => line.split(':')[0]).sort()).toEqual([`a_${ns}`, `b_${ns}`, `c_${ns}`])
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(':')[0])
+        .sort(),
+    ).toEqual([`a_${ns}`, `b_${ns}`, `c_${ns}`])
     expect(await sandboxesIn(client, ns)).toEqual([])
     for (const pod of mine) expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
 
@@ -154,7 +172,12 @@ describe('podctl kill', () => {
       labels: {tier: 'web'},
       containers: [{name: 'app', script: TRAPS_TERM, preStop: {exec: {command: ['sh', '-c', 'echo going; exit 7']}}}],
     })
-    const db = await createTestPod(client, {name: 'db', namespace: ns, labels: {tier: 'db'}, containers: [{name: 'app', script: TRAPS_TERM}]})
+    const db = await createTestPod(client, {
+      name: 'db',
+      namespace: ns,
+      labels: {tier: 'db'},
+      containers: [{name: 'app', script: TRAPS_TERM}],
+    })
     const run = await podctl(['kill', '-l', 'tier=web', '-n', ns], {env})
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(new RegExp(`^web_${ns}: 1 container stopped, removed`))

@@ -1,7 +1,7 @@
 import {rmSync} from 'node:fs'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, waitForExit, type TestPod} from '../support/containers.js'
+import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, type TestPod, waitForExit} from '../support/containers.js'
 import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
@@ -85,7 +85,8 @@ describe('podctl logs', () => {
     // The container waits (after "ready") until podctl is following, so the test does not race podctl's start-up.
     const ticker = await runContainer(client, pod, {
       name: 'ticker',
-      script: 'echo ready; until [ -f /tmp/go ]; do sleep 0.1; done; for i in 1 2 3; do echo tick$i; sleep 1; done; printf part; sleep 0.5; echo ial; echo oops >&2',
+      script:
+        'echo ready; until [ -f /tmp/go ]; do sleep 0.1; done; for i in 1 2 3; do echo tick$i; sleep 1; done; printf part; sleep 0.5; echo ial; echo oops >&2',
     })
     const chunks: string[] = []
     const result = await podctl(['logs', '-f', ticker], {
@@ -126,7 +127,7 @@ describe('podctl logs', () => {
 
     const none = await podctl(['logs', writer, '--previous'], {env})
     expect(none.code).toBe(5)
-    expect(none.stderr).toBe('Error: container writer is on its first attempt (0): there is no previous attempt\'s log\n')
+    expect(none.stderr).toBe("Error: container writer is on its first attempt (0): there is no previous attempt's log\n")
   })
 
   it('names the path when the log file is gone', async () => {

@@ -185,11 +185,21 @@ describe('podctl status (runtime)', () => {
     expect(result.stdout).toMatch(/^Cgroup driver:\s+\(not reported/m)
   })
 
-  it('-o json has stable keys and counts that include this test\'s pods', async () => {
+  it("-o json has stable keys and counts that include this test's pods", async () => {
     const result = await run(['status', '-o', 'json'])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout)
-    expect(Object.keys(report)).toEqual(['endpoint', 'imageEndpoint', 'runtime', 'conditions', 'pods', 'containers', 'images', 'cgroupDriver', 'ready'])
+    expect(Object.keys(report)).toEqual([
+      'endpoint',
+      'imageEndpoint',
+      'runtime',
+      'conditions',
+      'pods',
+      'containers',
+      'images',
+      'cgroupDriver',
+      'ready',
+    ])
     expect(report.runtime).toMatchObject({name: 'containerd', apiVersion: 'v1'})
     expect(report.ready).toBe(true)
     expect(report.conditions.map((c: {type: string}) => c.type)).toEqual(expect.arrayContaining(['RuntimeReady', 'NetworkReady']))

@@ -20,7 +20,10 @@ describe('podctl ps', () => {
   let imageId = ''
 
   const run = (...args: string[]) => podctl(['ps', '-n', ns, ...args], {env})
-  const names = (stdout: string) => tableRows(stdout).slice(1).map((row) => row[4])
+  const names = (stdout: string) =>
+    tableRows(stdout)
+      .slice(1)
+      .map((row) => row[4])
 
   beforeAll(async () => {
     client = labClient()
@@ -68,7 +71,11 @@ describe('podctl ps', () => {
   it('shows every state with -a and one state with --state', async () => {
     const all = await run('-a')
     expect(names(all.stdout)).toEqual(['idle', 'job', 'db', 'web2', 'web'])
-    const states = Object.fromEntries(tableRows(all.stdout).slice(1).map((row) => [row[4], row[3]]))
+    const states = Object.fromEntries(
+      tableRows(all.stdout)
+        .slice(1)
+        .map((row) => [row[4], row[3]]),
+    )
     expect(states).toMatchObject({idle: 'Created', job: 'Exited', web: 'Running'})
     expect(names((await run('--state', 'exited')).stdout)).toEqual(['job'])
     expect(names((await run('--state', 'created')).stdout)).toEqual(['idle'])

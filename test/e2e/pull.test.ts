@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {mkdtemp, mkdir, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -65,7 +65,9 @@ describe('podctl pull', () => {
     const events = result.stderr.split('\n').filter((line) => !line.startsWith('debug:') && line !== '')
     expect(events[0]).toBe(`Normal  Pulling           Pulling image "${busybox}"`)
     expect(events[1]).toMatch(
-      new RegExp(`^Normal  Pulled            Successfully pulled image "${busybox}" in \\S+ \\(\\S+ including waiting\\)\\. Image size: \\d+ bytes\\.$`),
+      new RegExp(
+        `^Normal  Pulled            Successfully pulled image "${busybox}" in \\S+ \\(\\S+ including waiting\\)\\. Image size: \\d+ bytes\\.$`,
+      ),
     )
     // Always never asks ImageStatus first; the one after the pull reads the size.
     expect(rpcLines(result.stderr).map((line) => line.split(' ')[1])).toEqual(['ImageService/PullImage', 'ImageService/ImageStatus'])
@@ -159,7 +161,7 @@ describe('podctl pull', () => {
     let sentAt = 0
     const result = await podctl(['pull', image, '--retry-for', '5m'], {
       env: labEnv({HOME: home, PODCTL_BACKOFF_BASE_MS: undefined}),
-      onSpawn: (child) => {
+      onSpawn(child) {
         // The first attempt fails within a second or two; the 10 s back-off wait follows.
         let sent = false
         child.stderr?.on('data', (chunk: Buffer) => {
@@ -175,7 +177,7 @@ describe('podctl pull', () => {
     expect(result.code).toBe(130)
     expect(result.stderr).toContain('Error: pull interrupted')
     // Well inside the 10 s back-off window: the wait was cut short, not waited out.
-    expect(Date.now() - sentAt).toBeLessThan(5_000)
+    expect(Date.now() - sentAt).toBeLessThan(5000)
   })
 
   test('an invalid name: exit 11 with the kubelet message and no runtime call at all', async () => {
@@ -281,14 +283,16 @@ describe('credentials are used but never shown', () => {
     expect(result.code).toBe(0)
     expect(images(result.stdout)[0].credentialSource).toBe(`${join(configDir, 'config.json')} (http://${registry})`)
     assertHidden(result)
-
   })
 
   test('a docker config for other hosts or ports does not match: anonymous pull', async () => {
     const otherDir = await mkdtemp(join(tmpdir(), 'podctl-docker-config-other-'))
     try {
       const port = Number(registry.split(':')[1] ?? 5000) + 1
-      await writeFile(join(otherDir, 'config.json'), JSON.stringify({auths: {[`localhost:${port}`]: {auth}, 'registry.example.com': {auth}}}))
+      await writeFile(
+        join(otherDir, 'config.json'),
+        JSON.stringify({auths: {[`localhost:${port}`]: {auth}, 'registry.example.com': {auth}}}),
+      )
       const result = await run(['pull', busybox, '-o', 'json'], {DOCKER_CONFIG: otherDir})
       expect(result.code).toBe(0)
       expect(images(result.stdout)[0].credentialSource ?? undefined).toBeUndefined()

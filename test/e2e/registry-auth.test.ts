@@ -89,7 +89,14 @@ describe('docker config credentials against a registry that requires a login', (
       metadata: {name: 'private', namespace},
       spec: {
         terminationGracePeriodSeconds: 1,
-        containers: [{name: 'app', image: login.busybox, imagePullPolicy: 'Always', command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done']}],
+        containers: [
+          {
+            name: 'app',
+            image: login.busybox,
+            imagePullPolicy: 'Always',
+            command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'],
+          },
+        ],
       },
     }
     const dry = await run(['run', '-f', '-', '--dry-run', '-o', 'json'], config, JSON.stringify(manifest))
@@ -108,7 +115,10 @@ describe('docker config credentials against a registry that requires a login', (
   it('a wrong password is Unauthorized (exit 13), names the config file, and shows no secret', async () => {
     const wrong = `${login.password}-wrong`
     const config = dockerConfig('wrong', login.user, wrong)
-    for (const args of [['pull', login.busybox], ['pull', login.busybox, '-o', 'json', '--debug']]) {
+    for (const args of [
+      ['pull', login.busybox],
+      ['pull', login.busybox, '-o', 'json', '--debug'],
+    ]) {
       const result = await run(args, config)
       expect(result.code).toBe(ExitCode.UNAUTHORIZED)
       expect(result.stderr).toContain(`credentials from ${join(config, 'config.json')} (${login.registry}) were refused`)

@@ -36,13 +36,16 @@ describe('run and a Ctrl-C after its result', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {name: 'late', namespace},
-      spec: {terminationGracePeriodSeconds: 1, containers: [{name: 'app', image: lab().busybox, command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done']}]},
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [{name: 'app', image: lab().busybox, command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done']}],
+      },
     }
     let signalled = false
     const result = await podctl(['run', '-f', '-', '-o', 'json'], {
       env,
       input: JSON.stringify(manifest),
-      onSpawn: (child) => {
+      onSpawn(child) {
         child.stdout?.on('data', () => {
           if (signalled) return
           signalled = true

@@ -75,12 +75,17 @@ describe('podctl run', () => {
     const namespace = ns('run-main')
     const manifest = podManifest('web', namespace, {
       volumes: [{name: 'shared', emptyDir: {}}],
-      initContainers: [{name: 'setup', command: ['sh', '-c', 'echo from-init > /shared/init.txt'], volumeMounts: [{name: 'shared', mountPath: '/shared'}]}],
+      initContainers: [
+        {name: 'setup', command: ['sh', '-c', 'echo from-init > /shared/init.txt'], volumeMounts: [{name: 'shared', mountPath: '/shared'}]},
+      ],
       containers: [
         {
           name: 'app',
           command: ['sh', '-c', SERVE],
-          env: [{name: 'WHO', value: 'world'}, {name: 'GREETING', value: 'hello $(WHO)'}],
+          env: [
+            {name: 'WHO', value: 'world'},
+            {name: 'GREETING', value: 'hello $(WHO)'},
+          ],
           ports: [{name: 'http', containerPort: 8080}],
           resources: {limits: {cpu: '250m', memory: '64Mi'}},
           lifecycle: {
@@ -99,7 +104,13 @@ describe('podctl run', () => {
     const reasons = result.stderr
       .split('\n')
       .filter((line) => /^(Normal|Warning)\s/.test(line))
-      .map((line) => line.split(/\s+/).slice(0, 4).filter((_, i) => i !== 2).join(' '))
+      .map((line) =>
+        line
+          .split(/\s+/)
+          .slice(0, 4)
+          .filter((_, i) => i !== 2)
+          .join(' '),
+      )
     expect(reasons.filter((line) => /Created|Started/.test(line))).toEqual([
       'Normal Created setup',
       'Normal Started setup',
@@ -117,7 +128,14 @@ describe('podctl run', () => {
     expect(pod).toMatchObject({pod: 'web', namespace, attempt: 0, phase: 'Running', rolledBack: false, removed: false, error: null})
     expect(pod.sandboxId).toMatch(/^[0-9a-f]{64}$/)
     expect(pod.ip).toMatch(/^10\.234\./)
-    expect(pod.containers.map((c: {name: string; type: string; state: string; exitCode: number | null}) => [c.name, c.type, c.state, c.exitCode])).toEqual([
+    expect(
+      pod.containers.map((c: {name: string; type: string; state: string; exitCode: number | null}) => [
+        c.name,
+        c.type,
+        c.state,
+        c.exitCode,
+      ]),
+    ).toEqual([
       ['setup', 'init', 'Exited', 0],
       ['app', 'app', 'Running', null],
       ['sidecar', 'app', 'Running', null],
@@ -172,15 +190,32 @@ describe('podctl run', () => {
 
   it('prints the event timeline and a table on stdout without -o', async () => {
     const namespace = ns('run-table')
-    const result = await run([], podManifest('plain', namespace, {runtimeClassName: handler, containers: [{name: 'app', command: ['sh', '-c', SERVE]}]}))
+    const result = await run(
+      [],
+      podManifest('plain', namespace, {runtimeClassName: handler, containers: [{name: 'app', command: ['sh', '-c', SERVE]}]}),
+    )
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toBe('')
     const lines = result.stdout.trimEnd().split('\n')
     expect(lines[0]).toMatch(/^TYPE\s+REASON\s+AGE\s+OBJECT\s+MESSAGE$/)
     expect(lines).toContainEqual(expect.stringMatching(/^Normal\s+Started\s+(\d+\.\ds|\d+s|\d+m\d+s)\s+app\s+Started container app$/))
     const header = lines.findIndex((line) => line.startsWith('POD '))
-    expect(lines[header].split(/\s{2,}/)).toEqual(['POD', 'SANDBOX', 'ATTEMPT', 'IP', 'PHASE', 'CONTAINER', 'TYPE', 'STATE', 'EXIT', 'RESTARTS', 'ID'])
-    expect(lines[header + 1]).toMatch(new RegExp(`^plain_${namespace}\\s+[0-9a-f]{13}\\s+0\\s+10\\.234\\.\\S+\\s+Running\\s+app\\s+app\\s+Running\\s+0\\s+[0-9a-f]{13}$`))
+    expect(lines[header].split(/\s{2,}/)).toEqual([
+      'POD',
+      'SANDBOX',
+      'ATTEMPT',
+      'IP',
+      'PHASE',
+      'CONTAINER',
+      'TYPE',
+      'STATE',
+      'EXIT',
+      'RESTARTS',
+      'ID',
+    ])
+    expect(lines[header + 1]).toMatch(
+      new RegExp(`^plain_${namespace}\\s+[0-9a-f]{13}\\s+0\\s+10\\.234\\.\\S+\\s+Running\\s+app\\s+app\\s+Running\\s+0\\s+[0-9a-f]{13}$`),
+    )
     // runtimeClassName is the runtime handler.
     const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.namespace]: namespace}}})
     expect(items.map((sandbox) => sandbox.runtimeHandler)).toEqual([handler])
@@ -188,20 +223,26 @@ describe('podctl run', () => {
 
   it('--wait completed returns the container exit code (0 and 3), and --rm removes the pod', async () => {
     const namespace = ns('run-job')
-    const ok = await run(['--wait', 'completed', '--quiet', '-o', 'json'], podManifest('ok', namespace, {
-      restartPolicy: 'Never',
-      containers: [{name: 'main', command: ['sh', '-c', 'echo done']}],
-    }))
+    const ok = await run(
+      ['--wait', 'completed', '--quiet', '-o', 'json'],
+      podManifest('ok', namespace, {
+        restartPolicy: 'Never',
+        containers: [{name: 'main', command: ['sh', '-c', 'echo done']}],
+      }),
+    )
     expect(ok.code, ok.stderr).toBe(0)
     expect(JSON.parse(ok.stdout).pods[0]).toMatchObject({phase: 'Succeeded', exitCode: 0, removed: false})
 
-    const failing = await run(['--rm', '--quiet', '-o', 'json'], podManifest('fails', namespace, {
-      restartPolicy: 'Never',
-      containers: [
-        {name: 'first', command: ['sh', '-c', 'sleep 1; exit 3']},
-        {name: 'second', command: ['sh', '-c', 'exit 0']},
-      ],
-    }))
+    const failing = await run(
+      ['--rm', '--quiet', '-o', 'json'],
+      podManifest('fails', namespace, {
+        restartPolicy: 'Never',
+        containers: [
+          {name: 'first', command: ['sh', '-c', 'sleep 1; exit 3']},
+          {name: 'second', command: ['sh', '-c', 'exit 0']},
+        ],
+      }),
+    )
     expect(failing.code, failing.stderr).toBe(3)
     const [pod] = JSON.parse(failing.stdout).pods
     expect(pod).toMatchObject({phase: 'Failed', exitCode: 3, removed: true})
@@ -221,17 +262,22 @@ describe('podctl run', () => {
 
   it('rolls back a pod whose postStart hook fails: PostStartHookError, exit 14, nothing left', async () => {
     const namespace = ns('run-hook')
-    const result = await run(['-o', 'json'], podManifest('hooked', namespace, {
-      containers: [
-        {name: 'app', command: ['sh', '-c', SERVE], lifecycle: {postStart: {exec: {command: ['sh', '-c', 'echo no >&2; exit 7']}}}},
-        {name: 'later', command: ['sh', '-c', SERVE]},
-      ],
-    }))
+    const result = await run(
+      ['-o', 'json'],
+      podManifest('hooked', namespace, {
+        containers: [
+          {name: 'app', command: ['sh', '-c', SERVE], lifecycle: {postStart: {exec: {command: ['sh', '-c', 'echo no >&2; exit 7']}}}},
+          {name: 'later', command: ['sh', '-c', SERVE]},
+        ],
+      }),
+    )
     expect(result.code).toBe(14)
     expect(result.stderr).toMatch(/^Warning\s+FailedPostStartHook\s+\S+\s+app\s+PostStartHook failed$/m)
     expect(result.stderr).toMatch(/^Normal\s+Killing\s+\S+\s+app\s+/m)
-    expect(result.stderr).toContain(`Error: pod hooked_${namespace}: PostStartHookError: Exec lifecycle hook ([sh -c echo no >&2; exit 7]) for Container "app"`)
-    expect(result.stderr).toContain("exited with 7: no (rolled back; container logs stay in")
+    expect(result.stderr).toContain(
+      `Error: pod hooked_${namespace}: PostStartHookError: Exec lifecycle hook ([sh -c echo no >&2; exit 7]) for Container "app"`,
+    )
+    expect(result.stderr).toContain('exited with 7: no (rolled back; container logs stay in')
     // The kubelet's order: the failure stops the pod before the next container is created.
     expect(result.stderr).not.toContain('Created container: later')
     const [pod] = JSON.parse(result.stdout).pods
@@ -244,19 +290,23 @@ describe('podctl run', () => {
   it('rolls back on SIGINT while an init container runs, and exits 130', async () => {
     const namespace = ns('run-sigint')
     let signalled = false
-    const result = await run([], podManifest('slow', namespace, {
-      initContainers: [{name: 'wait', command: ['sleep', '20']}],
-      containers: [{name: 'main', command: ['sh', '-c', SERVE]}],
-    }), {
-      onSpawn: (child) => {
-        child.stdout?.on('data', (chunk: Buffer) => {
-          if (!signalled && chunk.toString().includes('Started container wait')) {
-            signalled = true
-            setTimeout(() => child.kill('SIGINT'), 300)
-          }
-        })
+    const result = await run(
+      [],
+      podManifest('slow', namespace, {
+        initContainers: [{name: 'wait', command: ['sleep', '20']}],
+        containers: [{name: 'main', command: ['sh', '-c', SERVE]}],
+      }),
+      {
+        onSpawn(child) {
+          child.stdout?.on('data', (chunk: Buffer) => {
+            if (!signalled && chunk.toString().includes('Started container wait')) {
+              signalled = true
+              setTimeout(() => child.kill('SIGINT'), 300)
+            }
+          })
+        },
       },
-    })
+    )
     expect(signalled).toBe(true)
     expect(result.code).toBe(130)
     expect(result.stderr).toContain('Interrupted: rolling back (Ctrl-C again to exit at once)')
@@ -277,7 +327,11 @@ describe('podctl run', () => {
     const refused = await run(['-q'], manifest)
     expect(refused.code).toBe(8)
     expect(refused.stdout).toBe('')
-    expect(refused.stderr).toMatch(new RegExp(`^Error: pod again_${namespace}: AlreadyExists: pod "again" already exists in namespace "${namespace}" \\(sandbox [0-9a-f]{13}, attempt 0\\); pass --replace`))
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^Error: pod again_${namespace}: AlreadyExists: pod "again" already exists in namespace "${namespace}" \\(sandbox [0-9a-f]{13}, attempt 0\\); pass --replace`,
+      ),
+    )
 
     const replaced = await run(['--replace', '-o', 'json'], manifest)
     expect(replaced.code, replaced.stderr).toBe(0)
@@ -294,7 +348,15 @@ describe('podctl run', () => {
   it('refuses invalid and unsupported manifests with one line and creates nothing', async () => {
     const namespace = ns('run-invalid')
     const unsupported = podManifest('bad', namespace, {
-      containers: [{name: 'app', env: [{name: 'A', value: 'x'}, {name: 'B', valueFrom: {fieldRef: {fieldPath: 'metadata.name'}}}]}],
+      containers: [
+        {
+          name: 'app',
+          env: [
+            {name: 'A', value: 'x'},
+            {name: 'B', valueFrom: {fieldRef: {fieldPath: 'metadata.name'}}},
+          ],
+        },
+      ],
     })
     const refused = await run([], unsupported)
     expect(refused.code).toBe(2)
@@ -303,12 +365,20 @@ describe('podctl run', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'podctl-run-invalid-'))
     const file = join(dir, 'pod.yaml')
-    writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: Bad_Name\n  namespace: ${namespace}\nspec:\n  containers:\n  - name: app\n    image: ${busybox}\n`)
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: Bad_Name\n  namespace: ${namespace}\nspec:\n  containers:\n  - name: app\n    image: ${busybox}\n`,
+    )
     const invalid = await podctl(['run', file], {env})
     expect(invalid.code).toBe(2)
-    expect(invalid.stderr).toMatch(new RegExp(`^Error: ${file}: metadata\\.name "Bad_Name" is invalid: must be a lowercase RFC 1123 subdomain.*\\n$`))
+    expect(invalid.stderr).toMatch(
+      new RegExp(`^Error: ${file}: metadata\\.name "Bad_Name" is invalid: must be a lowercase RFC 1123 subdomain.*\\n$`),
+    )
 
-    writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: ok, namespace: ${namespace}}\nspec:\n  containers:\n  - name: app\n    image: ${busybox}\n    imagePullPolicy: Always\n    comand: [sh]\n`)
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ok, namespace: ${namespace}}\nspec:\n  containers:\n  - name: app\n    image: ${busybox}\n    imagePullPolicy: Always\n    comand: [sh]\n`,
+    )
     const typo = await podctl(['run', '-f', file], {env})
     expect(typo.code).toBe(2)
     expect(typo.stderr).toBe(`Error: ${file}: spec.containers[0].comand is not a known field; did you mean command?\n`)
@@ -355,7 +425,10 @@ describe('podctl run', () => {
     expect(yaml.stdout).not.toContain(Buffer.from('user:secretpass').toString('base64'))
 
     // Both kinds of credentials at once is refused without echoing either secret.
-    const both = await run(['--dry-run', '--creds', 'user:secretpass', '--auth', Buffer.from('user:secretpass').toString('base64')], manifest)
+    const both = await run(
+      ['--dry-run', '--creds', 'user:secretpass', '--auth', Buffer.from('user:secretpass').toString('base64')],
+      manifest,
+    )
     expect(both.code).toBe(2)
     expect(both.stderr.trim().split('\n')).toHaveLength(1)
     expect(both.stderr + both.stdout).not.toContain('secretpass')
@@ -365,7 +438,9 @@ describe('podctl run', () => {
   it('runs every pod of a multi-document manifest', async () => {
     const namespace = ns('run-multi')
     const names = ['one', 'two', 'three']
-    const documents = names.map((name) => JSON.stringify(podManifest(name, namespace, {containers: [{name: 'app', command: ['sh', '-c', SERVE]}]})))
+    const documents = names.map((name) =>
+      JSON.stringify(podManifest(name, namespace, {containers: [{name: 'app', command: ['sh', '-c', SERVE]}]})),
+    )
     const result = await podctl(['run', '-f', '-', '-q', '-o', 'json', '--parallel', '2'], {env, input: documents.join('\n---\n')})
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toBe('')
@@ -379,11 +454,14 @@ describe('podctl run', () => {
 
   it('restarts a failing init container with the crash back-off and gives up with CrashLoopBackOff at --timeout', async () => {
     const namespace = ns('run-crash')
-    const result = await run(['--timeout', '10s', '-o', 'json'], podManifest('crashy', namespace, {
-      restartPolicy: 'OnFailure',
-      initContainers: [{name: 'flaky', command: ['sh', '-c', 'exit 1']}],
-      containers: [{name: 'main', command: ['sh', '-c', SERVE]}],
-    }))
+    const result = await run(
+      ['--timeout', '10s', '-o', 'json'],
+      podManifest('crashy', namespace, {
+        restartPolicy: 'OnFailure',
+        initContainers: [{name: 'flaky', command: ['sh', '-c', 'exit 1']}],
+        containers: [{name: 'main', command: ['sh', '-c', SERVE]}],
+      }),
+    )
     expect(result.code).toBe(14)
     // First restart at once, then back-off windows (shrunk to 300 ms, 600 ms ... by PODCTL_BACKOFF_BASE_MS).
     expect(result.stderr).toMatch(/^Warning\s+BackOff\s+\S+\s+flaky\s+Back-off restarting failed container flaky in pod crashy_/m)
@@ -392,13 +470,18 @@ describe('podctl run', () => {
     expect(pod).toMatchObject({rolledBack: true, error: {code: 'CrashLoopBackOff'}})
     expect(await sandboxesIn(client, namespace)).toEqual([])
 
-    const never = await run(['-q'], podManifest('once', namespace, {
-      restartPolicy: 'Never',
-      initContainers: [{name: 'flaky', command: ['sh', '-c', 'exit 4']}],
-      containers: [{name: 'main'}],
-    }))
+    const never = await run(
+      ['-q'],
+      podManifest('once', namespace, {
+        restartPolicy: 'Never',
+        initContainers: [{name: 'flaky', command: ['sh', '-c', 'exit 4']}],
+        containers: [{name: 'main'}],
+      }),
+    )
     expect(never.code).toBe(14)
-    expect(never.stderr).toMatch(/Error: pod once_\S+: Init:Error: init container "flaky" exited with code 4 \(Error\) and restartPolicy is Never/)
+    expect(never.stderr).toMatch(
+      /Error: pod once_\S+: Init:Error: init container "flaky" exited with code 4 \(Error\) and restartPolicy is Never/,
+    )
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
 
@@ -410,7 +493,10 @@ describe('podctl run', () => {
       join(dir, 'ctr.yaml'),
       `metadata: {name: top}\nimage: {image: ${busybox}}\ncommand: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 1; done']\nlog_path: top.log\nenvs: [{key: A, value: b}]\n`,
     )
-    const result = await podctl(['run', '--pod-config', join(dir, 'pod.json'), '--container-config', join(dir, 'ctr.yaml'), '-q', '-o', 'json'], {env})
+    const result = await podctl(
+      ['run', '--pod-config', join(dir, 'pod.json'), '--container-config', join(dir, 'ctr.yaml'), '-q', '-o', 'json'],
+      {env},
+    )
     expect(result.code, result.stderr).toBe(0)
     const [pod] = JSON.parse(result.stdout).pods
     expect(pod).toMatchObject({pod: 'legacy', namespace, phase: 'Running', logDirectory: join(dir, 'logs')})

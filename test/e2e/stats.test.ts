@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, waitForExit, type TestPod} from '../support/containers.js'
+import {ambiguousPrefix, createPod, pullBusybox, removePodLogs, runContainer, type TestPod, waitForExit} from '../support/containers.js'
 import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
@@ -128,7 +128,7 @@ describe('podctl stats', () => {
   it('--watch refreshes until interrupted, without clearing a non-terminal screen', async () => {
     const result = await podctl(['stats', '-n', namespace, '-w'], {
       env,
-      onSpawn: (child) => {
+      onSpawn(child) {
         let seen = 0
         child.stdout?.on('data', (chunk: Buffer) => {
           seen += String(chunk).split('CONTAINER ').length - 1

@@ -49,7 +49,15 @@ describe('podctl status POD', () => {
     expect(report.ips).toEqual([report.ip])
     expect(report.sandboxes[0].ip).toBe(report.ip)
     expect(report.containers).toEqual([
-      expect.objectContaining({name: 'app', id: pod.containerIds.app, type: 'app', state: 'Running', exitCode: null, finishedAt: null, attempt: 0}),
+      expect.objectContaining({
+        name: 'app',
+        id: pod.containerIds.app,
+        type: 'app',
+        state: 'Running',
+        exitCode: null,
+        finishedAt: null,
+        attempt: 0,
+      }),
       expect.objectContaining({name: 'setup', id: pod.containerIds.setup, type: 'init', state: 'Exited', exitCode: 0, reason: 'Completed'}),
     ])
     expect(report.containers[0].startedAt).toMatch(/^\d{4}-/)
@@ -65,13 +73,17 @@ describe('podctl status POD', () => {
     expect(table.stdout).toContain('Phase:          Running (ready)')
     expect(table.stdout).toContain(`IP:             ${report.ip}`)
     expect(lines.find((line) => line.startsWith('POD ID'))).toMatch(/^POD ID\s+ATTEMPT\s+STATE\s+CREATED\s+IP$/)
-    expect(lines.find((line) => line.startsWith(pod.sandboxId.slice(0, 13)))).toMatch(new RegExp(`^${pod.sandboxId.slice(0, 13)}\\s+0\\s+Ready\\s+.+ ago\\s+${report.ip.replaceAll('.', '\\.')}$`))
+    expect(lines.find((line) => line.startsWith(pod.sandboxId.slice(0, 13)))).toMatch(
+      new RegExp(`^${pod.sandboxId.slice(0, 13)}\\s+0\\s+Ready\\s+.+ ago\\s+${report.ip.replaceAll('.', String.raw`\.`)}$`),
+    )
     expect(lines.find((line) => line.startsWith('CONTAINER'))).toMatch(
       /^CONTAINER\s+NAME\s+TYPE\s+STATE\s+IMAGE\s+ATTEMPT\s+STARTED\s+FINISHED\s+EXIT CODE\s+REASON$/,
     )
     const rows = lines.slice(lines.findIndex((line) => line.startsWith('CONTAINER')) + 1).filter(Boolean)
     expect(rows).toHaveLength(2)
-    expect(rows[0]).toMatch(new RegExp(`^${pod.containerIds.app.slice(0, 13)}\\s+app\\s+app\\s+Running\\s+\\S+busybox:1.36\\s+0\\s+.+ ago\\s+-\\s+-\\s+-$`))
+    expect(rows[0]).toMatch(
+      new RegExp(`^${pod.containerIds.app.slice(0, 13)}\\s+app\\s+app\\s+Running\\s+\\S+busybox:1.36\\s+0\\s+.+ ago\\s+-\\s+-\\s+-$`),
+    )
     expect(rows[1]).toMatch(new RegExp(`^${pod.containerIds.setup.slice(0, 13)}\\s+setup\\s+init\\s+Exited\\s+.*\\s+0\\s+Completed$`))
 
     // An ID prefix names the same pod.
@@ -83,18 +95,33 @@ describe('podctl status POD', () => {
     // The jobs finish only when the test releases them, so podctl cannot see them complete before
     // it has waited (a fixed "sleep 1" raced podctl's start-up on a loaded machine).
     const WAIT_FOR_GO = 'while [ ! -e /tmp/go ]; do sleep 0.1; done;'
-    const okPod = await createTestPod(client, {name: 'ok-job', namespace: ns, restartPolicy: 'Never', containers: [{name: 'job', script: `${WAIT_FOR_GO} exit 0`}]})
-    const badPod = await createTestPod(client, {name: 'bad-job', namespace: ns, restartPolicy: 'Never', containers: [{name: 'job', script: `${WAIT_FOR_GO} exit 3`}]})
+    const okPod = await createTestPod(client, {
+      name: 'ok-job',
+      namespace: ns,
+      restartPolicy: 'Never',
+      containers: [{name: 'job', script: `${WAIT_FOR_GO} exit 0`}],
+    })
+    const badPod = await createTestPod(client, {
+      name: 'bad-job',
+      namespace: ns,
+      restartPolicy: 'Never',
+      containers: [{name: 'job', script: `${WAIT_FOR_GO} exit 3`}],
+    })
 
     const finishedAt = {ok: 0, bad: 0}
     const waiting = Promise.all([
-      podctl(['status', 'ok-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '60s', '-o', 'json'], {env}).finally(() => (finishedAt.ok = Date.now())),
-      podctl(['status', 'bad-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '60s'], {env}).finally(() => (finishedAt.bad = Date.now())),
+      podctl(['status', 'ok-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '60s', '-o', 'json'], {env}).finally(
+        () => (finishedAt.ok = Date.now()),
+      ),
+      podctl(['status', 'bad-job', '-n', ns, '--wait-for', 'completed', '--wait-timeout', '60s'], {env}).finally(
+        () => (finishedAt.bad = Date.now()),
+      ),
     ])
     // Only how much of the wait is exercised depends on this pause, never the outcome.
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const releasedAt = Date.now()
-    for (const pod of [okPod, badPod]) await client.runtime('execSync', {containerId: pod.containerIds.job, cmd: ['touch', '/tmp/go'], timeout: '10'})
+    for (const pod of [okPod, badPod])
+      await client.runtime('execSync', {containerId: pod.containerIds.job, cmd: ['touch', '/tmp/go'], timeout: '10'})
     const [ok, bad] = await waiting
     expect(finishedAt.ok).toBeGreaterThanOrEqual(releasedAt)
     expect(finishedAt.bad).toBeGreaterThanOrEqual(releasedAt)
@@ -122,7 +149,12 @@ describe('podctl status POD', () => {
   })
 
   it('--wait-for running fails fast (exit 14) on a pod that failed', async () => {
-    const pod = await createTestPod(client, {name: 'crashed', namespace: ns, restartPolicy: 'Never', containers: [{name: 'app', script: 'exit 2'}]})
+    const pod = await createTestPod(client, {
+      name: 'crashed',
+      namespace: ns,
+      restartPolicy: 'Never',
+      containers: [{name: 'app', script: 'exit 2'}],
+    })
     await waitForExit(client, pod.containerIds.app)
     const run = await podctl(['status', 'crashed', '-n', ns, '--wait-for', 'ready', '--wait-timeout', '30s'], {env})
     expect(run.code).toBe(14)

@@ -4,14 +4,10 @@ import {join} from 'node:path'
 
 import * as grpc from '@grpc/grpc-js'
 
-import {
-  ImageServiceService,
-  type Image,
-  type ImageStatusRequest,
-  type PullImageRequest,
-} from '../../src/generated/runtime/v1/api.js'
+import {type Image, ImageServiceService, type ImageStatusRequest, type PullImageRequest} from '../../src/generated/runtime/v1/api.js'
 
-export type FakeCall = {method: 'imageStatus'; request: ImageStatusRequest; at: number} | {method: 'pullImage'; request: PullImageRequest; at: number}
+export type FakeCall =
+  {method: 'imageStatus'; request: ImageStatusRequest; at: number} | {method: 'pullImage'; request: PullImageRequest; at: number}
 
 /** What a handler answers: a value, or a gRPC failure the way containerd would send it. */
 export type FakeAnswer<T> = T | {grpcError: {code: grpc.status; details: string}}
@@ -57,7 +53,8 @@ export class FakeImageService {
       },
       listImages: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {images: []}),
       removeImage: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {}),
-      imageFsInfo: (_call: unknown, callback: grpc.sendUnaryData<unknown>) => callback(null, {imageFilesystems: [], containerFilesystems: []}),
+      imageFsInfo: (_call: unknown, callback: grpc.sendUnaryData<unknown>) =>
+        callback(null, {imageFilesystems: [], containerFilesystems: []}),
     } as unknown as grpc.UntypedServiceImplementation)
     await new Promise<void>((resolve, reject) =>
       server.bindAsync(this.endpoint, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),

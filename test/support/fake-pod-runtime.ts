@@ -124,7 +124,11 @@ export class FakePodRuntime {
       metadata,
       state: 'SANDBOX_READY',
       createdAt: this.now(),
-      labels: {'io.kubernetes.pod.name': metadata.name, 'io.kubernetes.pod.namespace': metadata.namespace, 'io.kubernetes.pod.uid': metadata.uid},
+      labels: {
+        'io.kubernetes.pod.name': metadata.name,
+        'io.kubernetes.pod.namespace': metadata.namespace,
+        'io.kubernetes.pod.uid': metadata.uid,
+      },
       annotations: {},
       runtimeHandler: '',
     }

@@ -69,7 +69,6 @@ export async function createContainer(client: CriClient, spec: ContainerSpec): P
   return containerId
 }
 
-
 const MANIFEST_TYPES = 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json'
 
 async function registry(path: string, init: RequestInit = {}): Promise<Response> {
@@ -107,7 +106,9 @@ export async function pushUniqueImage(repo: string, tags: string[]): Promise<str
     config: {digest: string; size: number; mediaType: string}
     layers: Array<{digest: string}>
   }
-  const config = (await (await registry(`/v2/${sourceRepo}/blobs/${manifest.config.digest}`)).json()) as {config?: {Labels?: Record<string, string>}}
+  const config = (await (await registry(`/v2/${sourceRepo}/blobs/${manifest.config.digest}`)).json()) as {
+    config?: {Labels?: Record<string, string>}
+  }
   config.config = {...config.config, Labels: {...config.config?.Labels, 'io.podctl.test': randomBytes(8).toString('hex')}}
   const configBytes = Buffer.from(JSON.stringify(config))
   const configDigest = sha256(configBytes)

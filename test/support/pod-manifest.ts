@@ -5,7 +5,8 @@ import {parsePod} from '../../src/lib/manifest/pod.js'
 
 export const UID = '0b9c2f4e-7d1a-4c3b-9e8f-112233445566'
 export const GiB = 1024 ** 3
-export const HOST_RESOLV = '# generated\nnameserver 10.0.0.2\nnameserver 10.0.0.3\nsearch corp.example lab.example\noptions ndots:1 timeout:2\n'
+export const HOST_RESOLV =
+  '# generated\nnameserver 10.0.0.2\nnameserver 10.0.0.3\nsearch corp.example lab.example\noptions ndots:1 timeout:2\n'
 
 export const FULL = `
 apiVersion: v1

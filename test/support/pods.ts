@@ -35,7 +35,6 @@ export interface TestPod {
   containerIds: Record<string, string>
 }
 
-
 export async function createTestPod(client: CriClient, spec: TestPodSpec): Promise<TestPod> {
   const {id: sandboxId, config} = await runSandbox(client, {
     name: spec.name,
@@ -88,7 +87,6 @@ export async function createTestPod(client: CriClient, spec: TestPodSpec): Promi
 
   return {sandboxId, uid, containerIds}
 }
-
 
 /** Sandboxes and containers the runtime still has for a pod uid: both empty once the pod is gone. */
 export async function leftovers(client: CriClient, uid: string): Promise<{sandboxes: string[]; containers: string[]}> {

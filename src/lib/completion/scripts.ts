@@ -187,7 +187,7 @@ complete -F ${fn} ${bin}
 
 /** Escapes text for a zsh _arguments description in [...] (inside single quotes). */
 function zshDescription(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('[', '\\[').replaceAll(']', '\\]').replaceAll("'", `'\\''`)
+  return text.replaceAll('\\', '\\\\').replaceAll('[', String.raw`\[`).replaceAll(']', String.raw`\]`).replaceAll("'", `'\\''`)
 }
 
 function zshFlagSpecs(flag: CompletionFlag): string[] {
@@ -201,10 +201,7 @@ function zshFlagSpecs(flag: CompletionFlag): string[] {
     const exclusive = `(-${flag.char} --${flag.name})`
     const short = `-${flag.char}${flag.takesValue ? '+' : ''}`
     const long = `--${flag.name}${flag.takesValue ? '=' : ''}`
-    specs.push(
-      `'${repeat || exclusive}${short}[${description}]${value}'`,
-      `'${repeat || exclusive}${long}[${description}]${value}'`,
-    )
+    specs.push(`'${repeat || exclusive}${short}[${description}]${value}'`, `'${repeat || exclusive}${long}[${description}]${value}'`)
   } else {
     specs.push(`'${repeat}--${flag.name}${flag.takesValue ? '=' : ''}[${description}]${value}'`)
   }
@@ -219,13 +216,14 @@ export function zshScript(bin: string, commands: readonly CompletionCommand[]): 
     commands[0]?.flags.map((f) => f.name).filter((name) => commands.every((c) => c.flags.some((f) => f.name === name))),
   )
   const globalSpecs = (commands[0]?.flags ?? []).filter((f) => global.has(f.name)).flatMap(zshFlagSpecs)
-  const describe = commands.map((c) => `    ${singleQuoted(`${c.id.replaceAll(':', '\\:')}:${c.summary}`)}`)
+  const describe = commands.map((c) => `    ${singleQuoted(`${c.id.replaceAll(':', String.raw`\:`)}:${c.summary}`)}`)
   const cases = commands.map((command) => {
     const specs = ['$global_flags', ...command.flags.filter((f) => !global.has(f.name)).flatMap(zshFlagSpecs)]
-    command.args.forEach((arg, index) => {
+    for (const [index, arg] of command.args.entries()) {
       const action = arg.options?.length ? `(${arg.options.join(' ')})` : ' '
       specs.push(`'${index + 1}:${arg.name}:${action}'`)
-    })
+    }
+
     if (command.variadic) specs.push(`'*::command:_normal'`)
     return `    ${command.id})\n      _arguments -s -S \\\n        ${specs.join(' \\\n        ')}\n      ;;`
   })

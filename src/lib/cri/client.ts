@@ -1,13 +1,6 @@
 import {stat} from 'node:fs/promises'
 
-import {
-  DeadlineExceededError,
-  fromGrpcError,
-  formatMs,
-  RuntimeUnreachableError,
-  UnimplementedError,
-  type GrpcFailure,
-} from '../errors.js'
+import {DeadlineExceededError, formatMs, fromGrpcError, type GrpcFailure, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
 import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {socketPath} from './endpoint.js'
@@ -117,11 +110,7 @@ export class CriClient {
     this.debug = options.debug
   }
 
-  runtime<M extends RuntimeMethod>(
-    method: M,
-    request: RuntimeRequest<M>,
-    options?: CallOptions,
-  ): Promise<RuntimeResponse<M>> {
+  runtime<M extends RuntimeMethod>(method: M, request: RuntimeRequest<M>, options?: CallOptions): Promise<RuntimeResponse<M>> {
     return this.call('RuntimeService', this.runtimeEndpoint, method, request, options) as Promise<RuntimeResponse<M>>
   }
 

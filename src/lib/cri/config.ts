@@ -113,8 +113,8 @@ export function parseFlatYaml(text: string): Record<string, unknown> | undefined
 
 function scalar(value: string): unknown {
   if (value === '' || value === '~' || value === 'null') return undefined
-  if (/^"(.*)"$/.test(value)) return value.slice(1, -1).replace(/\\"/g, '"')
-  if (/^'(.*)'$/.test(value)) return value.slice(1, -1).replace(/''/g, "'")
+  if (/^"(.*)"$/.test(value)) return value.slice(1, -1).replaceAll(String.raw`\"`, '"')
+  if (/^'(.*)'$/.test(value)) return value.slice(1, -1).replaceAll('\'\'', "'")
   if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true'
   if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value)
   return value
@@ -122,7 +122,8 @@ function scalar(value: string): unknown {
 
 function optionalString(value: unknown, key: string, path: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined
-  if (typeof value !== 'string') throw new UsageError(`config file ${path}: "${key}" must be a string like unix:///run/containerd/containerd.sock`)
+  if (typeof value !== 'string')
+    throw new UsageError(`config file ${path}: "${key}" must be a string like unix:///run/containerd/containerd.sock`)
   return value
 }
 

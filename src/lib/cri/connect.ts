@@ -1,5 +1,5 @@
 import {PodctlError, RuntimeUnreachableError} from '../errors.js'
-import {CRI_CLIENT_VERSION, CriClient, type ClientOptions} from './client.js'
+import {type ClientOptions, CRI_CLIENT_VERSION, CriClient} from './client.js'
 import {DEFAULT_RUNTIME_ENDPOINTS, type EndpointPlan, type EndpointSource} from './endpoint.js'
 
 export interface ConnectedClient {

@@ -55,9 +55,7 @@ export function normalizeEndpoint(value: string, origin = 'endpoint'): string {
   if (value.startsWith('/')) return `unix://${value}`
   const match = /^unix:(?:\/\/)?(\/.*)$/.exec(value)
   if (match) return `unix://${match[1].replace(/^\/+/, '/')}`
-  throw new UsageError(
-    `${origin}: unsupported endpoint "${value}"; use a unix socket such as unix:///run/containerd/containerd.sock`,
-  )
+  throw new UsageError(`${origin}: unsupported endpoint "${value}"; use a unix socket such as unix:///run/containerd/containerd.sock`)
 }
 
 /** The filesystem path of a normalized `unix://` endpoint. */

@@ -118,7 +118,7 @@ export function promptHidden(question: string): Promise<string> {
         if (char === '\r' || char === '\n') return done()
         if (char === '\u0003') return done(new InterruptedError('password prompt interrupted'))
         if (char === '\u0004') return done()
-        if (char === '\u007f' || char === '\b') value = value.slice(0, -1)
+        if (char === '\u007F' || char === '\b') value = value.slice(0, -1)
         else value += char
       }
     }
@@ -244,7 +244,10 @@ export function registryKeyMatches(key: RegistryKey, image: ImageReference): boo
 
 function globMatch(glob: string, text: string): boolean {
   if (!glob.includes('*')) return glob === text
-  const pattern = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')
+  const pattern = glob
+    .split('*')
+    .map((part) => part.replaceAll(/[.+?^${}()|[\]\\]/g, String.raw`\$&`))
+    .join('[^.]*')
   return new RegExp(`^${pattern}$`).test(text)
 }
 

@@ -9,24 +9,24 @@ import {sleep} from '../util/concurrency.js'
 import {formatGoDuration} from '../util/duration.js'
 import type {DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
 import {BackOff, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
-import {DockerConfigKeyring, type CredentialStore, type RegistryAuth} from './credentials.js'
+import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from './credentials.js'
 import {
   ErrImageNeverPullError,
+  type ImageError,
   ImageInspectError,
   ImagePullBackOffError,
   InvalidImageNameError,
   passThrough,
-  PullFailed,
   pullErrorText,
+  PullFailed,
   pullFailure,
   UnauthorizedError,
   withCredentialHint,
-  type ImageError,
 } from './errors.js'
 import {ImagePuller, type PullOutcome} from './puller.js'
 import type {PullPolicy} from '../kube/labels.js'
 import {applyDefaultImageTag, defaultPullPolicy, goQuote, parseNormalizedReference} from './reference.js'
-import {discardEvents, normalEvent, warningEvent, type EventSink, type PodEvent} from '../kube/events.js'
+import {discardEvents, type EventSink, normalEvent, type PodEvent, warningEvent} from '../kube/events.js'
 
 export const DEFAULT_PARALLEL_PULLS = 3
 
@@ -104,7 +104,11 @@ export class ImageManager {
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
     this.backOff = new BackOff({...(options.backOff ?? ladderFromEnv(IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS)), now: this.now})
-    this.puller = new ImagePuller(this.getClient, options.credentials ?? new DockerConfigKeyring(), options.parallel ?? DEFAULT_PARALLEL_PULLS)
+    this.puller = new ImagePuller(
+      this.getClient,
+      options.credentials ?? new DockerConfigKeyring(),
+      options.parallel ?? DEFAULT_PARALLEL_PULLS,
+    )
   }
 
   async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {

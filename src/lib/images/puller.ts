@@ -8,7 +8,7 @@ import {InterruptedError} from '../errors.js'
 import {Limiter} from '../util/concurrency.js'
 import type {AuthConfig, DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
 import type {CredentialStore, RegistryAuth, RegistryCredential} from './credentials.js'
-import {passThrough, PullFailed, pullErrorText} from './errors.js'
+import {passThrough, pullErrorText, PullFailed} from './errors.js'
 import {goQuote, type ImageReference} from './reference.js'
 
 /** What a pull needs beyond the image itself. */
@@ -47,12 +47,7 @@ export class ImagePuller {
   }
 
   /** One PullImage per image (and credentials) at a time: a concurrent request for the same image joins it. */
-  async pull(
-    image: string,
-    spec: DeepPartial<ImageSpec>,
-    reference: ImageReference,
-    options: PullRequest,
-  ): Promise<PullOutcome> {
+  async pull(image: string, spec: DeepPartial<ImageSpec>, reference: ImageReference, options: PullRequest): Promise<PullOutcome> {
     const key = `${image}\u0000${options.auth ? JSON.stringify(options.auth) : ''}`
     let entry = this.inflight.get(key)
     if (!entry) {
@@ -116,7 +111,9 @@ export class ImagePuller {
     for (const credential of candidates) {
       const started = performance.now()
       try {
-        const response = await (await this.getClient()).image(
+        const response = await (
+          await this.getClient()
+        ).image(
           'pullImage',
           {image: spec, auth: credential?.auth as DeepPartial<AuthConfig> | undefined, sandboxConfig: options.sandboxConfig},
           {signal},

@@ -12,9 +12,9 @@ const SEPARATOR = '(?:[._]|__|[-]+)'
 const PATH_COMPONENT = `${ALPHANUMERIC}(?:${SEPARATOR}${ALPHANUMERIC})*`
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])'
 const DOMAIN_NAME = `${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*`
-const IPV6_ADDRESS = '\\[(?:[a-fA-F0-9:]+)\\]'
+const IPV6_ADDRESS = String.raw`\[(?:[a-fA-F0-9:]+)\]`
 const DOMAIN_AND_PORT = `(?:${DOMAIN_NAME}|${IPV6_ADDRESS})(?::[0-9]+)?`
-const TAG = '[\\w][\\w.-]{0,127}'
+const TAG = String.raw`[\w][\w.-]{0,127}`
 const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}'
 const REMOTE_NAME = `${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`
 const NAME = `(?:${DOMAIN_AND_PORT}/)?${REMOTE_NAME}`
@@ -56,7 +56,7 @@ export function parseNormalizedReference(text: string): ImageReference {
 
   const [domain, remainder] = splitDockerDomain(text)
   const tagSep = remainder.indexOf(':')
-  const remoteName = tagSep > -1 ? remainder.slice(0, tagSep) : remainder
+  const remoteName = tagSep === -1 ? remainder : remainder.slice(0, tagSep)
   if (remoteName.toLowerCase() !== remoteName) {
     throw new ImageReferenceSyntaxError(`invalid reference format: repository name (${remoteName}) must be lowercase`)
   }

@@ -12,13 +12,12 @@ import type {Container, Image} from '../../generated/runtime/v1/api.js'
 import {containerName} from '../kube/labels.js'
 import {shortId} from '../kube/helpers.js'
 
-
 export const NONE = '<none>'
 
 /** `host:5000/a/b:tag` → [`host:5000/a/b`, `tag`]; the tag is after the last ":" that follows the last "/". */
 export function splitRepoTag(ref: string): [repository: string, tag: string] {
   const at = ref.indexOf('@')
-  const name = at >= 0 ? ref.slice(0, at) : ref
+  const name = at === -1 ? ref : ref.slice(0, at)
   const colon = name.lastIndexOf(':')
   if (colon > name.lastIndexOf('/')) return [name.slice(0, colon), name.slice(colon + 1)]
   return [name, '']
@@ -27,7 +26,7 @@ export function splitRepoTag(ref: string): [repository: string, tag: string] {
 /** `repo@sha256:…` → [`repo`, `sha256:…`]. */
 export function splitRepoDigest(ref: string): [repository: string, digest: string] {
   const at = ref.indexOf('@')
-  return at < 0 ? [ref, ''] : [ref.slice(0, at), ref.slice(at + 1)]
+  return at === -1 ? [ref, ''] : [ref.slice(0, at), ref.slice(at + 1)]
 }
 
 /**

@@ -19,7 +19,7 @@ export function expandReferences(input: string, lookup: (name: string) => string
       index += 2
     } else if (next === '(') {
       const close = input.indexOf(')', index + 2)
-      if (close < 0) {
+      if (close === -1) {
         out += '$('
         index += 2
       } else {

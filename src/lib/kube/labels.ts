@@ -119,10 +119,10 @@ export function newContainerAnnotations(
 /** FNV-1a (32-bit) over the container spec: a stable hash, compared only with itself (annotation io.kubernetes.container.hash). */
 export function containerHash(container: object): string {
   const text = JSON.stringify(container)
-  let hash = 0x811c9dc5
+  let hash = 0x81_1c_9d_c5
   for (const byte of Buffer.from(text, 'utf8')) {
     hash ^= byte
-    hash = Math.imul(hash, 0x01000193) >>> 0
+    hash = Math.imul(hash, 0x01_00_01_93) >>> 0
   }
 
   return hash.toString(16)

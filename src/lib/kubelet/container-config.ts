@@ -69,7 +69,13 @@ function containerMounts(container: ContainerModel, options: ContainerConfigOpti
   }))
   const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
   if (options.etcHostsPath && !mountsEtcHosts) {
-    mounts.push({containerPath: '/etc/hosts', hostPath: options.etcHostsPath, readonly: false, selinuxRelabel: false, propagation: privateMount})
+    mounts.push({
+      containerPath: '/etc/hosts',
+      hostPath: options.etcHostsPath,
+      readonly: false,
+      selinuxRelabel: false,
+      propagation: privateMount,
+    })
   }
 
   if (options.terminationMessageFile) {

@@ -9,7 +9,7 @@ import {readdir} from 'node:fs/promises'
 import type {CriClient} from '../cri/client.js'
 import {InterruptedError, PodctlError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import {normalEvent, warningEvent, type EventSink} from '../kube/events.js'
+import {type EventSink, normalEvent, warningEvent} from '../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
@@ -32,7 +32,11 @@ export async function restartCountFromLogs(containerLogDirectory: string): Promi
 }
 
 /** The kubelet's verifyRunAsNonRoot; undefined when allowed, else the reason (CreateContainerConfigError). */
-export function verifyRunAsNonRoot(pod: PodModel, container: ContainerModel, imageUser?: {uid?: number; username?: string}): string | undefined {
+export function verifyRunAsNonRoot(
+  pod: PodModel,
+  container: ContainerModel,
+  imageUser?: {uid?: number; username?: string},
+): string | undefined {
   const sc = container.securityContext
   if (!sc?.runAsNonRoot) return undefined
   const where = `(pod: "${podDescription(pod.name, pod.namespace, pod.uid)}", container: ${container.name})`
@@ -190,7 +194,11 @@ export async function startContainer(
 }
 
 /** The kubelet's getImageUser: ImageStatus → uid (numeric user) or username; best effort. */
-async function getImageUser(client: CriClient, imageRef: string, signal?: AbortSignal): Promise<{uid?: number; username?: string} | undefined> {
+async function getImageUser(
+  client: CriClient,
+  imageRef: string,
+  signal?: AbortSignal,
+): Promise<{uid?: number; username?: string} | undefined> {
   try {
     const {image} = await client.image('imageStatus', {image: {image: imageRef}}, {signal})
     if (!image) return undefined

@@ -6,7 +6,7 @@
 import type {CriClient} from '../cri/client.js'
 import {InterruptedError} from '../errors.js'
 import type {Container} from '../../generated/runtime/v1/api.js'
-import {warningEvent, type EventSink} from '../kube/events.js'
+import {type EventSink, warningEvent} from '../kube/events.js'
 import {preStopHandlerOf} from '../kube/labels.js'
 
 interface ExecHookOptions {
@@ -33,15 +33,13 @@ async function runExecHook(client: CriClient, containerId: string, command: stri
   let timer: NodeJS.Timeout | undefined
   const request = {containerId, cmd: command, timeout: String(options.timeoutSeconds)}
   const waits: Array<Promise<ExecHookOutcome>> = [
-    client
-      .runtime('execSync', request, {signal: abort.signal, timeoutMs: options.callTimeoutMs})
-      .then(
-        (response): ExecHookOutcome =>
-          response.exitCode === 0
-            ? {status: 'succeeded'}
-            : {status: 'exited', exitCode: response.exitCode, stdout: response.stdout ?? [], stderr: response.stderr ?? []},
-        (error: Error): ExecHookOutcome => ({status: 'failed', error}),
-      ),
+    client.runtime('execSync', request, {signal: abort.signal, timeoutMs: options.callTimeoutMs}).then(
+      (response): ExecHookOutcome =>
+        response.exitCode === 0
+          ? {status: 'succeeded'}
+          : {status: 'exited', exitCode: response.exitCode, stdout: response.stdout ?? [], stderr: response.stderr ?? []},
+      (error: Error): ExecHookOutcome => ({status: 'failed', error}),
+    ),
   ]
   if (options.waitAtMostMs !== undefined) {
     const waitAtMostMs = options.waitAtMostMs

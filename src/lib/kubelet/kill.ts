@@ -7,7 +7,7 @@
 import type {CriClient} from '../cri/client.js'
 import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
-import {discardEvents, normalEvent, type EventSink} from '../kube/events.js'
+import {discardEvents, type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
 import {containerName, gracePeriodFor} from '../kube/labels.js'
 import {executePreStopHook} from './hooks.js'
@@ -145,14 +145,18 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
   const running = containers.filter((container) => container.state === 'CONTAINER_RUNNING')
 
-  const kills = await Promise.allSettled(running.map((container) => killContainer(client, container, {
-      gracePeriodSeconds: options.gracePeriodSeconds,
-      force: options.force,
-      events: options.events,
-      signal: options.signal,
-      cleanup: options.cleanup,
-      pod,
-    })))
+  const kills = await Promise.allSettled(
+    running.map((container) =>
+      killContainer(client, container, {
+        gracePeriodSeconds: options.gracePeriodSeconds,
+        force: options.force,
+        events: options.events,
+        signal: options.signal,
+        cleanup: options.cleanup,
+        pod,
+      }),
+    ),
+  )
   collect(kills)
   const containersStopped = kills.filter((outcome) => outcome.status === 'fulfilled').length
 

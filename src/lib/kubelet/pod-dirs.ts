@@ -55,7 +55,10 @@ export async function setUpVolumes(pod: PodModel, root: string): Promise<void> {
   }
 }
 
-const TYPE_CHECKS: Record<Exclude<HostPathType, '' | 'DirectoryOrCreate' | 'FileOrCreate'>, [string, (s: Awaited<ReturnType<typeof stat>>) => boolean]> = {
+const TYPE_CHECKS: Record<
+  Exclude<HostPathType, '' | 'DirectoryOrCreate' | 'FileOrCreate'>,
+  [string, (s: Awaited<ReturnType<typeof stat>>) => boolean]
+> = {
   Directory: ['a directory', (s) => s.isDirectory()],
   File: ['a file', (s) => s.isFile()],
   Socket: ['a socket', (s) => s.isSocket()],
@@ -66,7 +69,7 @@ const TYPE_CHECKS: Record<Exclude<HostPathType, '' | 'DirectoryOrCreate' | 'File
 export async function checkHostPath(path: string, type: HostPathType): Promise<void> {
   if (type === '') return
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
+    if (error.code === 'ENOENT') return
     throw error
   })
   if (type === 'DirectoryOrCreate') {

@@ -59,15 +59,29 @@ export function computePhase(input: PhaseInput): PodPhase {
   let stopped = 0
   let succeeded = 0
   for (const {state, exitCode, lastExitCode} of app) {
-    if (state === 'Running') running++
-    else if (state === 'Exited') {
+    switch (state) {
+    case 'Running': {
+    running++
+    break;
+    }
+
+    case 'Exited': {
       stopped++
       if (exitCode === 0) succeeded++
-    } else if (state === 'Created') {
+    
+    break;
+    }
+
+    case 'Created': {
       if (lastExitCode === null) waiting++
       // Waiting to restart after a run: stopped, but (as in getPhase) never counted as succeeded.
       else stopped++
-    } else unknown++
+    
+    break;
+    }
+
+    default: unknown++
+    }
   }
 
   if (failedInitialization > 0 && (input.restartPolicy === 'Never' || terminal)) return 'Failed'

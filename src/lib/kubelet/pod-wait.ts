@@ -9,7 +9,7 @@ import {DeadlineExceededError, formatMs, InterruptedError, NotFoundError, type P
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import type {ContainerStatus} from '../../generated/runtime/v1/api.js'
 import type {BackOff} from '../kube/backoff.js'
-import {warningEvent, type EventSink} from '../kube/events.js'
+import {type EventSink, warningEvent} from '../kube/events.js'
 import {newestFirst, podDescription, stableKey} from '../kube/helpers.js'
 import type {ContainerType} from '../kube/labels.js'
 import {sleep} from '../util/concurrency.js'

@@ -7,7 +7,7 @@ import {mkdir} from 'node:fs/promises'
 import type {CallOptions, CriClient, RuntimeRequest} from '../cri/client.js'
 import type {PodModel} from '../manifest/model.js'
 import type {NamespaceMode, PodSandbox, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
-import {warningEvent, type EventSink} from '../kube/events.js'
+import {type EventSink, warningEvent} from '../kube/events.js'
 import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../kube/helpers.js'
 import {newPodAnnotations, newPodLabels, PodLabel} from '../kube/labels.js'
 import {podDirectory} from './pod-dirs.js'
@@ -84,7 +84,7 @@ export function podDnsConfig(pod: PodModel, hostResolvConf: string): ResolvConf 
   const options = new Map<string, string>()
   for (const option of base.options) {
     const colon = option.indexOf(':')
-    if (colon < 0) options.set(option, '')
+    if (colon === -1) options.set(option, '')
     else options.set(option.slice(0, colon), option.slice(colon + 1))
   }
 

@@ -15,30 +15,23 @@ import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import type {EnsureImageResult} from '../images/image-manager.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
-import {discardEvents, normalEvent, type EventSink} from '../kube/events.js'
+import {discardEvents, type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
 import {sleep} from '../util/concurrency.js'
-import {ensureImageOptions, restartCountFromLogs, startContainer, type ImageEnsurer} from './container.js'
+import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
 import {killContainer, killPod} from './kill.js'
 import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writeEtcHosts} from './pod-dirs.js'
 import {
   completeInitContainer,
+  type PodWaitContext,
   throwIfInterrupted,
+  type TrackedContainer,
   waitCompleted,
   waitRunning,
-  type PodWaitContext,
-  type TrackedContainer,
 } from './pod-wait.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
-import {emptyResult, reportResult, withMessage, type PodRunOutcome, type PodRunResult, type RunProgress} from './run-result.js'
-import {
-  createPodSandbox,
-  generatePodSandboxConfig,
-  podHostname,
-  podLogDirectory,
-  podSandboxes,
-  type SandboxContext,
-} from './sandbox.js'
+import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
+import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
 
 // What runPod returns, for its callers.
 export type {PodRunOutcome, PodRunResult, RunContainerResult} from './run-result.js'
@@ -329,7 +322,8 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     if (removal.error === undefined) {
       rolledBack = removal.found || run.sandboxId !== undefined
     } else {
-      const left = removal.sandboxIds.length > 0 ? removal.sandboxIds.map(shortId).join(', ') : run.sandboxId ? shortId(run.sandboxId) : 'unknown'
+      const left =
+        removal.sandboxIds.length > 0 ? removal.sandboxIds.map(shortId).join(', ') : run.sandboxId ? shortId(run.sandboxId) : 'unknown'
       failure = withMessage(
         failure,
         `${failure.message}; rolling back failed for ${formatSeconds(removal.ms)} (${removal.error.message}): ` +

@@ -34,7 +34,7 @@ export function describePodState(report: PodStatusReport | undefined): string {
     .filter((container) => !seen.has(`${container.type}/${container.name}`) && seen.add(`${container.type}/${container.name}`))
     .map((container) => `${container.name} ${container.state}${container.exitCode === null ? '' : `(${container.exitCode})`}`)
   const sandbox = report.sandboxes[0]?.state ?? 'none'
-  return `phase ${report.phase}, sandbox ${sandbox}; containers: ${containers.length ? containers.join(', ') : 'none'}`
+  return `phase ${report.phase}, sandbox ${sandbox}; containers: ${containers.length > 0 ? containers.join(', ') : 'none'}`
 }
 
 /** Why a Failed pod failed: its newest failed container, kubelet style. */

@@ -96,17 +96,17 @@ function parseCriLine(line: string): LogEntry | undefined {
   if (nanos === undefined) return undefined
 
   const streamEnd = line.indexOf(' ', timeEnd + 1)
-  if (streamEnd < 0) return undefined
+  if (streamEnd === -1) return undefined
   const stream = line.slice(timeEnd + 1, streamEnd)
   if (stream !== 'stdout' && stream !== 'stderr') return undefined
 
   // The tag field may grow more ":"-separated tags in future; the first one is P or F.
   const tagEnd = line.indexOf(' ', streamEnd + 1)
-  const tags = line.slice(streamEnd + 1, tagEnd < 0 ? undefined : tagEnd)
+  const tags = line.slice(streamEnd + 1, tagEnd === -1 ? undefined : tagEnd)
   const tag = tags.split(':', 1)[0]
   if (tag !== 'P' && tag !== 'F') return undefined
 
-  const content = tagEnd < 0 ? '' : line.slice(tagEnd + 1)
+  const content = tagEnd === -1 ? '' : line.slice(tagEnd + 1)
   return {time, nanos, stream, partial: tag === 'P', content}
 }
 
@@ -166,13 +166,25 @@ export class LineAssembler {
 
     if (!open) return {time: entry.time, nanos: entry.nanos, stream: entry.stream, text: entry.content, complete: true}
     this.pending.delete(entry.stream)
-    return {time: open.first.time, nanos: open.first.nanos, stream: entry.stream, text: [...open.parts, entry.content].join(''), complete: true}
+    return {
+      time: open.first.time,
+      nanos: open.first.nanos,
+      stream: entry.stream,
+      text: [...open.parts, entry.content].join(''),
+      complete: true,
+    }
   }
 
   /** Lines still waiting for their end, oldest first; they are reported as incomplete and forgotten. */
   flush(): LogLine[] {
     const lines = [...this.pending.values()]
-      .map(({first, parts}): LogLine => ({time: first.time, nanos: first.nanos, stream: first.stream, text: parts.join(''), complete: false}))
+      .map(({first, parts}): LogLine => ({
+        time: first.time,
+        nanos: first.nanos,
+        stream: first.stream,
+        text: parts.join(''),
+        complete: false,
+      }))
       .sort((a, b) => (a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0))
     this.pending.clear()
     return lines
@@ -203,7 +215,9 @@ export interface LogSelection {
 /** --since, --stream and --tail applied to whole lines, in that order (so `--stream stderr --tail 5` is the last 5 stderr lines). */
 export function selectLines(lines: readonly LogLine[], selection: LogSelection): LogLine[] {
   const {sinceNanos, stream, tail} = selection
-  const kept = lines.filter((line) => (stream === undefined || line.stream === stream) && (sinceNanos === undefined || line.nanos >= sinceNanos))
+  const kept = lines.filter(
+    (line) => (stream === undefined || line.stream === stream) && (sinceNanos === undefined || line.nanos >= sinceNanos),
+  )
   if (tail === undefined || tail < 0) return kept
   return tail === 0 ? [] : kept.slice(-tail)
 }

@@ -1,15 +1,8 @@
-import {open, stat, type FileHandle} from 'node:fs/promises'
+import {type FileHandle, open, stat} from 'node:fs/promises'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
-import {
-  assembleLines,
-  EntryPrinter,
-  formatLine,
-  parseLogLine,
-  selectLines,
-  type LogSelection,
-} from './cri-log.js'
+import {assembleLines, EntryPrinter, formatLine, type LogSelection, parseLogLine, selectLines} from './cri-log.js'
 
 /** The log file exists but podctl may not read it (not root, another mount namespace, ...). */
 export class LogUnreadableError extends PodctlError {
@@ -170,7 +163,7 @@ export interface ShowLogResult {
 export async function showLog(reader: LogFileReader, writer: OrderedWriter, options: ShowLogOptions): Promise<ShowLogResult> {
   let malformed = 0
   const parse = (raw: string) => {
-    if (raw === '') return undefined
+    if (raw === '') return
     const entry = parseLogLine(raw)
     if (!entry) malformed++
     return entry

@@ -1,6 +1,6 @@
 import {randomUUID} from 'node:crypto'
 
-import {describe, FieldReader, UINT32, type Json} from './fields.js'
+import {describe, FieldReader, type Json, UINT32} from './fields.js'
 import type {ContainerModel, ContainerPortModel, PodModel, PortProtocol, VolumeModel} from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, labelValue, qualifiedName} from './names.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
@@ -52,7 +52,15 @@ const NAMESPACE_OPTIONS_RULE = {supported: ['network', 'pid', 'ipc'], unsupporte
 
 const CONTAINER_CONFIG_RULE = {
   supported: ['metadata', 'image', 'command', 'args', 'working_dir', 'envs', 'mounts', 'labels', 'annotations', 'log_path', 'linux'],
-  unsupported: {devices: '', stdin: 'use podctl exec/attach after run', stdin_once: '', tty: '', windows: '', CDI_devices: '', stop_signal: ''},
+  unsupported: {
+    devices: '',
+    stdin: 'use podctl exec/attach after run',
+    stdin_once: '',
+    tty: '',
+    windows: '',
+    CDI_devices: '',
+    stop_signal: '',
+  },
 }
 const CONTAINER_METADATA_RULE = {supported: ['name', 'attempt']}
 const IMAGE_RULE = {supported: ['image', 'user_specified_image'], unsupported: {annotations: '', runtime_handler: '', image_ref: ''}}
@@ -64,7 +72,14 @@ const MOUNT_RULE = {
 const CONTAINER_LINUX_RULE = {supported: ['resources', 'security_context']}
 const RESOURCES_RULE = {
   supported: ['cpu_period', 'cpu_quota', 'cpu_shares', 'memory_limit_in_bytes'],
-  unsupported: {oom_score_adj: 'podctl sets it from the QoS class, as the kubelet does', cpuset_cpus: '', cpuset_mems: '', hugepage_limits: '', unified: '', memory_swap_limit_in_bytes: ''},
+  unsupported: {
+    oom_score_adj: 'podctl sets it from the QoS class, as the kubelet does',
+    cpuset_cpus: '',
+    cpuset_mems: '',
+    hugepage_limits: '',
+    unified: '',
+    memory_swap_limit_in_bytes: '',
+  },
 }
 const CONTAINER_SECURITY_RULE = {
   supported: ['capabilities', 'privileged', 'run_as_user', 'run_as_group', 'readonly_rootfs', 'no_new_privs', 'namespace_options'],
@@ -113,7 +128,7 @@ export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () =
     searches: pr.strings(dns.searches, 'dns_config.searches'),
     options: pr.strings(dns.options, 'dns_config.options').map((option) => {
       const colon = option.indexOf(':')
-      return colon < 0 ? {name: option} : {name: option.slice(0, colon), value: option.slice(colon + 1)}
+      return colon === -1 ? {name: option} : {name: option.slice(0, colon), value: option.slice(colon + 1)}
     }),
   }
 
@@ -207,7 +222,8 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
   const limits: ContainerModel['resources']['limits'] = {}
   const requests: ContainerModel['resources']['requests'] = {}
   // Go's encoding/json writes int64 as a number; protojson as a decimal string. Either way: int64, not negative.
-  const int64 = (value: Json | undefined, path: string) => r.integer(typeof value === 'string' && /^\d+$/.test(value) ? BigInt(value) : value, path, {min: 0})
+  const int64 = (value: Json | undefined, path: string) =>
+    r.integer(typeof value === 'string' && /^\d+$/.test(value) ? BigInt(value) : value, path, {min: 0})
   const quota = int64(resources.cpu_quota, 'linux.resources.cpu_quota')
   const period = int64(resources.cpu_period, 'linux.resources.cpu_period') || 100_000
   if (quota) limits.cpu = `${Math.ceil((quota * 1000) / period)}m`
@@ -216,22 +232,27 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
   const memory = int64(resources.memory_limit_in_bytes, 'linux.resources.memory_limit_in_bytes')
   if (memory) limits.memory = String(memory)
 
-  const sc = linux.security_context === undefined || linux.security_context === null
-    ? undefined
-    : r.object(linux.security_context, 'linux.security_context', CONTAINER_SECURITY_RULE)
+  const sc =
+    linux.security_context === undefined || linux.security_context === null
+      ? undefined
+      : r.object(linux.security_context, 'linux.security_context', CONTAINER_SECURITY_RULE)
   if (sc?.namespace_options !== undefined && sc.namespace_options !== null) {
     // The kubelet derives container namespaces from the pod; crictl users set them on the pod config.
-    r.fail('linux.security_context.namespace_options', 'is not supported by podctl; set it in the pod config (the container follows the pod)')
+    r.fail(
+      'linux.security_context.namespace_options',
+      'is not supported by podctl; set it in the pod config (the container follows the pod)',
+    )
   }
 
   const idValue = (value: Json | undefined, path: string) => {
-    if (value === undefined || value === null) return undefined
+    if (value === undefined || value === null) return
     return r.integer(r.object(value, path, INT64_VALUE_RULE).value, `${path}.value`, {min: 0, max: 2_147_483_647})
   }
 
-  const caps = sc && sc.capabilities !== undefined && sc.capabilities !== null
-    ? r.object(sc.capabilities, 'linux.security_context.capabilities', CAPABILITY_RULE)
-    : undefined
+  const caps =
+    sc && sc.capabilities !== undefined && sc.capabilities !== null
+      ? r.object(sc.capabilities, 'linux.security_context.capabilities', CAPABILITY_RULE)
+      : undefined
   const noNewPrivs = sc ? r.boolean(sc.no_new_privs, 'linux.security_context.no_new_privs') : undefined
   const securityContext = sc && {
     privileged: r.boolean(sc.privileged, 'linux.security_context.privileged'),

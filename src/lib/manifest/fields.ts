@@ -19,8 +19,8 @@ export class ManifestError extends UsageError {
  * "\n", "\u202e") so a quoted value can neither drive the terminal nor break the one-line message.
  */
 export function escapeControl(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
-    const named: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
+  return text.replaceAll(/[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g, (char) => {
+    const named: Record<string, string> = {'\n': String.raw`\n`, '\r': String.raw`\r`, '\t': String.raw`\t`}
     if (named[char]) return named[char]
     const code = char.charCodeAt(0)
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
@@ -87,7 +87,8 @@ export class FieldReader {
     }
 
     if (typeof value !== 'string') {
-      const quote = typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? `; quote it: "${String(value)}"` : ''
+      const quote =
+        typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? `; quote it: "${String(value)}"` : ''
       this.fail(path, `must be a string, not ${describe(value)}${quote}`)
     }
 
@@ -118,7 +119,12 @@ export class FieldReader {
     const max = BigInt(range.max ?? INT64.max)
     const shown = typeof value === 'number' && !Number.isSafeInteger(value) ? String(value) : String(exact)
     if (exact < min || exact > max) {
-      const bounds = range.min !== undefined && range.max !== undefined ? `between ${min} and ${max}` : exact < min ? `at least ${min}` : `at most ${max}`
+      const bounds =
+        range.min !== undefined && range.max !== undefined
+          ? `between ${min} and ${max}`
+          : exact < min
+            ? `at least ${min}`
+            : `at most ${max}`
       this.fail(path, `must be ${bounds}, not ${shown}`)
     }
 

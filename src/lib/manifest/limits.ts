@@ -13,7 +13,8 @@ export const MAX_ANNOTATIONS_BYTES = 256 * 1024
 export function checkAnnotationSize(r: FieldReader, path: string, annotations: Record<string, string>): void {
   let size = 0
   for (const [key, value] of Object.entries(annotations)) size += Buffer.byteLength(key) + Buffer.byteLength(value)
-  if (size > MAX_ANNOTATIONS_BYTES) r.fail(path, `are too long: ${size} bytes, must have at most ${MAX_ANNOTATIONS_BYTES} bytes (keys and values together)`)
+  if (size > MAX_ANNOTATIONS_BYTES)
+    r.fail(path, `are too long: ${size} bytes, must have at most ${MAX_ANNOTATIONS_BYTES} bytes (keys and values together)`)
 }
 
 /**

@@ -4,7 +4,7 @@
  * Every problem is a ManifestError (usage, exit 2) naming the file, raised before any runtime call;
  * an invalid image reference is InvalidImageName (exit 11), also naming the field.
  */
-import {constants, open as openFd, read as readFd, close as closeFd, createReadStream, type Stats} from 'node:fs'
+import {close as closeFd, constants, createReadStream, open as openFd, read as readFd, type Stats} from 'node:fs'
 import {readFile, stat} from 'node:fs/promises'
 import {Socket} from 'node:net'
 import {Readable} from 'node:stream'
@@ -12,7 +12,7 @@ import {isatty} from 'node:tty'
 
 import {UsageError} from '../errors.js'
 import {parseCrictlConfigs} from './crictl.js'
-import {ManifestError, type Json} from './fields.js'
+import {type Json, ManifestError} from './fields.js'
 import {checkImageReferences, type InputForm} from './images.js'
 import type {PodModel} from './model.js'
 import {parsePod, type ParsePodOptions} from './pod.js'
@@ -27,7 +27,13 @@ export async function readInput(path: string, stdin: () => Promise<string> = rea
   if (path === STDIN) return stdin()
   const cannot = (error: unknown): never => {
     const code = (error as NodeJS.ErrnoException).code
-    const reasons: Record<string, string> = {ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied', ENOTDIR: 'no such file', ENXIO: 'no such device'}
+    const reasons: Record<string, string> = {
+      ENOENT: 'no such file',
+      EISDIR: 'is a directory',
+      EACCES: 'permission denied',
+      ENOTDIR: 'no such file',
+      ENXIO: 'no such device',
+    }
     throw new ManifestError(`${path}: cannot read the manifest (${(code && reasons[code]) ?? code ?? firstLine(error)})`)
   }
 
@@ -40,7 +46,9 @@ export async function readInput(path: string, stdin: () => Promise<string> = rea
     return bytes.toString('utf8')
   }
 
-  const stream = await openStream(path, info).catch((error: unknown) => (error instanceof ManifestError ? Promise.reject(error) : cannot(error)))
+  const stream = await openStream(path, info).catch((error: unknown) =>
+    error instanceof ManifestError ? Promise.reject(error) : cannot(error),
+  )
   return collect(stream, path)
 }
 
@@ -104,7 +112,9 @@ async function collect(stream: Readable, source: string): Promise<string> {
 }
 
 function tooLarge(source: string): ManifestError {
-  return new ManifestError(`${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; podctl reads Pods up to that size (as the API server does)`)
+  return new ManifestError(
+    `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; podctl reads Pods up to that size (as the API server does)`,
+  )
 }
 
 function firstLine(error: unknown): string {
@@ -198,6 +208,7 @@ export async function loadCrictlConfigs(
     if (documents.length !== 1) {
       throw new ManifestError(`${sourceName(path)}: must hold exactly one config document, found ${documents.length}`)
     }
+
     return documents[0]
   }
 

@@ -3,10 +3,10 @@
  * Kubernetes v1 Pod that podctl supports. Both input forms (a Pod manifest, crictl's pair of
  * config files) are translated into this one model; the runtime layer only ever sees it.
  */
-import type {ContainerType, PullPolicy, RestartPolicy} from '../kube/labels.js'
+import type { PullPolicy, RestartPolicy} from '../kube/labels.js'
 
 // One definition each: the label readers and the image manager use the same values.
-export type {ContainerType, PullPolicy, RestartPolicy}
+
 export type DnsPolicy = 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None'
 export type HostPathType = '' | 'DirectoryOrCreate' | 'Directory' | 'FileOrCreate' | 'File' | 'Socket' | 'CharDevice' | 'BlockDevice'
 export type PortProtocol = 'TCP' | 'UDP' | 'SCTP'
@@ -101,3 +101,5 @@ export interface PodModel {
   logDirectory?: string
   attempt?: number
 }
+
+export {type ContainerType, type PullPolicy, type RestartPolicy} from '../kube/labels.js'

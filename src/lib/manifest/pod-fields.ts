@@ -10,7 +10,16 @@ export const INT64_MAX = 2n ** 63n - 1n
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const
 export const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const
 export const PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const
-export const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] as const
+export const HOST_PATH_TYPES = [
+  '',
+  'DirectoryOrCreate',
+  'Directory',
+  'FileOrCreate',
+  'File',
+  'Socket',
+  'CharDevice',
+  'BlockDevice',
+] as const
 
 export const POD_RULE = {
   supported: ['apiVersion', 'kind', 'metadata', 'spec'],
@@ -124,7 +133,15 @@ export const RESOURCE_LIST_RULE = {
   },
 }
 export const SECURITY_CONTEXT_RULE = {
-  supported: ['runAsUser', 'runAsGroup', 'runAsNonRoot', 'privileged', 'readOnlyRootFilesystem', 'allowPrivilegeEscalation', 'capabilities'],
+  supported: [
+    'runAsUser',
+    'runAsGroup',
+    'runAsNonRoot',
+    'privileged',
+    'readOnlyRootFilesystem',
+    'allowPrivilegeEscalation',
+    'capabilities',
+  ],
   unsupported: {
     seLinuxOptions: '',
     seccompProfile: 'containers run Unconfined, as the kubelet does by default',

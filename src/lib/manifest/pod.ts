@@ -8,12 +8,12 @@ import {randomUUID} from 'node:crypto'
 
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
-import {FieldReader, type Json, type JsonObject} from './fields.js'
+import {FieldReader, type Json, } from './fields.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {
   CAPABILITIES_RULE,
-  DEFAULT_TERMINATION_MESSAGE_PATH,
   CONTAINER_RULE,
+  DEFAULT_TERMINATION_MESSAGE_PATH,
   DNS_CONFIG_RULE,
   DNS_OPTION_RULE,
   DNS_POLICIES,
@@ -29,8 +29,8 @@ import {
   POD_RULE,
   PORT_RULE,
   PROTOCOLS,
-  RESOURCES_RULE,
   RESOURCE_LIST_RULE,
+  RESOURCES_RULE,
   RESTART_POLICIES,
   SECURITY_CONTEXT_RULE,
   SPEC_RULE,
@@ -65,7 +65,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   if (Object.keys(root).length === 0) r.fail('document', 'is empty; expected a v1 Pod')
   const kind = r.string(root.kind, 'kind', {required: true})
   if (kind !== 'Pod') {
-    const hint = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet', 'CronJob'].includes(kind ?? '')
+    const hint = ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'ReplicaSet', 'StatefulSet'].includes(kind ?? '')
       ? '; podctl runs Pods (copy spec.template into a Pod)'
       : '; podctl runs Pods'
     r.fail('kind', `"${kind}" is not supported${hint}`)
@@ -287,7 +287,11 @@ function checkHostPorts(r: FieldReader, containers: ContainerModel[]): void {
     for (const [pi, port] of container.ports.entries()) {
       if (!port.hostPort) continue
       const key = `${port.hostIP ?? '0.0.0.0'}/${port.protocol}/${port.hostPort}`
-      if (seen.has(key)) r.fail(`spec.containers[${ci}].ports[${pi}].hostPort`, `${port.hostPort}/${port.protocol} is already used by another port of this pod`)
+      if (seen.has(key))
+        r.fail(
+          `spec.containers[${ci}].ports[${pi}].hostPort`,
+          `${port.hostPort}/${port.protocol} is already used by another port of this pod`,
+        )
       seen.add(key)
     }
   }
@@ -303,7 +307,8 @@ function readResourceList(r: FieldReader, value: Json | undefined, path: string)
     const quantity = parseQuantity(raw)
     if (!quantity) r.fail(`${path}.${key}`, `"${raw}" is not a quantity; use e.g. ${key === 'cpu' ? '500m or 2' : '128Mi or 1G'}`)
     if (isNegative(quantity)) r.fail(`${path}.${key}`, 'must be greater than or equal to 0')
-    const [value, max, unit] = key === 'memory' ? [quantityValue(quantity), INT64_MAX, ' bytes (8Ei)'] : [quantityMilliValue(quantity), INT64_MAX / 1024n, 'm']
+    const [value, max, unit] =
+      key === 'memory' ? [quantityValue(quantity), INT64_MAX, ' bytes (8Ei)'] : [quantityMilliValue(quantity), INT64_MAX / 1024n, 'm']
     if (value > max) r.fail(`${path}.${key}`, `"${quantity.text}" is more than the runtime can set; use at most ${max}${unit}`)
     out[key] = quantity.text
   }
@@ -391,4 +396,6 @@ function readDnsConfig(r: FieldReader, value: Json): NonNullable<PodModel['dnsCo
   return {nameservers, searches, options}
 }
 
-export type {JsonObject}
+
+
+export {type JsonObject} from './fields.js'

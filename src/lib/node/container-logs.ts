@@ -13,12 +13,18 @@ export interface ContainerLogTarget {
 }
 
 /** Where a container's log file is (ContainerStatus.log_path), or its previous attempt's. */
-export async function containerLogTarget(client: CriClient, container: Container, options: {previous?: boolean} = {}): Promise<ContainerLogTarget> {
+export async function containerLogTarget(
+  client: CriClient,
+  container: Container,
+  options: {previous?: boolean} = {},
+): Promise<ContainerLogTarget> {
   const {status} = await client.runtime('containerStatus', {containerId: container.id, verbose: false})
   const name = container.metadata?.name ?? shortId(container.id)
   const logPath = status?.logPath ?? ''
   if (logPath === '') {
-    throw new NotFoundError(`container ${name} (${shortId(container.id)}) has no log file: it was created without a log path (its pod has no log directory)`)
+    throw new NotFoundError(
+      `container ${name} (${shortId(container.id)}) has no log file: it was created without a log path (its pod has no log directory)`,
+    )
   }
 
   const state = status?.state ?? container.state

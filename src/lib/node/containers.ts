@@ -82,7 +82,12 @@ export async function listContainers(
   const [{containers}, {items: sandboxes}, images] = await Promise.all([
     client.runtime('listContainers', {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}),
     client.runtime('listPodSandbox', {}),
-    withImages ? client.image('listImages', {}).then((r) => r.images, () => undefined) : undefined,
+    withImages
+      ? client.image('listImages', {}).then(
+          (r) => r.images,
+          () => undefined,
+        )
+      : undefined,
   ])
   const entries = selectContainers(containers, sandboxes, filters, images)
   if (options.withExitCodes) {
@@ -104,7 +109,9 @@ export async function listContainers(
 /** Usage mistakes caught before any runtime call. */
 export function checkFilters(filters: ContainerListFilters): void {
   if (filters.pod !== undefined && filters.namespace?.includes('*')) {
-    throw new UsageError(`--pod cannot be combined with a glob --namespace "${filters.namespace}"; give an exact namespace or use name_namespace`)
+    throw new UsageError(
+      `--pod cannot be combined with a glob --namespace "${filters.namespace}"; give an exact namespace or use name_namespace`,
+    )
   }
 }
 
@@ -175,7 +182,6 @@ export function imageName(container: Container, tags: ReadonlyMap<string, string
   if (specified && !isDigest(specified)) return specified
   return tagsOf(container, tags)[0] ?? (specified || container.imageRef)
 }
-
 
 /** What `--image` matches: the image as the user wrote it, the spec's image, the resolved ref, and the image's tags. */
 export function imageCandidates(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string[] {

@@ -88,7 +88,12 @@ const RESOLVERS: Record<InspectKind, (lists: InspectLists, ref: string, options:
  * a container, a pod and an image; more than one hit (or an ambiguous prefix in any kind) is an
  * error that lists every candidate, so the user can add the kind or more characters.
  */
-export function resolveInspectTarget(lists: InspectLists, ref: string, kind: InspectKind | undefined, options: ResolveOptions = {}): InspectTarget {
+export function resolveInspectTarget(
+  lists: InspectLists,
+  ref: string,
+  kind: InspectKind | undefined,
+  options: ResolveOptions = {},
+): InspectTarget {
   if (kind) return RESOLVERS[kind](lists, ref, options)
 
   const found: InspectTarget[] = []
@@ -173,9 +178,10 @@ export async function inspectObjects(
     inspectTarget(client, resolveInspectTarget(lists, ref, kind, options)),
   )
   const outcome: InspectOutcome = {documents: [], failures: []}
-  settled.forEach((result, i) => {
+  for (const [i, result] of settled.entries()) {
     if (result.status === 'fulfilled') outcome.documents.push(result.value)
     else outcome.failures.push({ref: refs[i], error: result.reason as PodctlError})
-  })
+  }
+
   return outcome
 }

@@ -31,13 +31,8 @@ export interface PodListEntry {
  * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
  * nerdctl's N+1 patterns are what make them slow on busy nodes).
  */
-export async function listPods(
-  client: CriClient,
-  filters: PodListFilters,
-  options: {withStatus?: boolean} = {},
-): Promise<PodListEntry[]> {
-  const state =
-    filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
+export async function listPods(client: CriClient, filters: PodListFilters, options: {withStatus?: boolean} = {}): Promise<PodListEntry[]> {
+  const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
   const [sandboxes, containers] = await Promise.all([
     client.runtime('listPodSandbox', {
       filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined},

@@ -15,7 +15,6 @@ export interface ResolveOptions {
   namespace?: string
 }
 
-
 /** All sandboxes (every attempt) of the pod named by `ref`, newest first. */
 export async function resolvePodSandboxes(
   client: CriClient,
@@ -81,7 +80,7 @@ export function matchContainerRef(
   options: ResolveOptions = {},
 ): Container {
   const slash = ref.indexOf('/')
-  if (slash < 0) return matchContainerId(containers, ref)
+  if (slash === -1) return matchContainerId(containers, ref)
   const [podRef, name] = [ref.slice(0, slash), ref.slice(slash + 1)]
   if (!podRef || !name) throw new UsageError(`container reference "${ref}" must be POD/CONTAINER or a container ID prefix`)
   const pods = matchPodSandboxes(sandboxes, podRef, options)

@@ -52,8 +52,7 @@ export function selectPods(sandboxes: readonly PodSandbox[], selection: PodSelec
     const matchNamespace = nameMatcher(selection.namespace)
     const labels = Object.entries(selection.labels ?? {})
     const chosen = sandboxes.filter(
-      (sandbox) =>
-        matchNamespace(sandbox.metadata?.namespace ?? '') && labels.every(([key, value]) => sandbox.labels[key] === value),
+      (sandbox) => matchNamespace(sandbox.metadata?.namespace ?? '') && labels.every(([key, value]) => sandbox.labels[key] === value),
     )
     return {pods: groupByPod(chosen), failures: []}
   }

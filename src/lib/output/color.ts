@@ -1,4 +1,4 @@
-import {Chalk, supportsColor, type ChalkInstance} from 'chalk'
+import {Chalk, type ChalkInstance, supportsColor} from 'chalk'
 
 export interface ColorChoice {
   /** --color / --no-color; undefined means decide from the terminal. */

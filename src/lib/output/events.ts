@@ -7,10 +7,7 @@ import type {PodEvent} from '../kube/events.js'
 import {podFullName} from '../kube/helpers.js'
 import {EventTimeline, type TimelineOptions} from './timeline.js'
 
-export type EventStyle =
-  | ({kind: 'timeline'} & Omit<TimelineOptions, 'colorWarning'>)
-  | {kind: 'compact'}
-  | {kind: 'warnings'}
+export type EventStyle = (Omit<TimelineOptions, 'colorWarning'> & {kind: 'timeline'}) | {kind: 'compact'} | {kind: 'warnings'}
 
 /** Colours a warning; the identity when colour is off. */
 export type Paint = (text: string) => string
@@ -32,7 +29,7 @@ export function eventLines(style: EventStyle, warn: Paint): (event: PodEvent) =>
 
     case 'warnings': {
       return (event) => {
-        if (event.type !== 'Warning') return undefined
+        if (event.type !== 'Warning') return
         return `${warn('Warning:')} ${event.reason} ${event.object ?? ''}: ${event.message}`
       }
     }

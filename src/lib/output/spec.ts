@@ -52,8 +52,8 @@ export function parseOutputSpec(
   }
 
   const eq = value.indexOf('=')
-  const name = eq < 0 ? value : value.slice(0, eq)
-  const argument = eq < 0 ? undefined : value.slice(eq + 1)
+  const name = eq === -1 ? value : value.slice(0, eq)
+  const argument = eq === -1 ? undefined : value.slice(eq + 1)
   if (template !== undefined) throw new UsageError(`--template cannot be used with -o ${name}; drop -o or use -o go-template`)
   if (templates && name === 'jsonpath') {
     if (!argument) throw new UsageError(`-o jsonpath needs an expression, e.g. -o jsonpath='{.status.state}'`)

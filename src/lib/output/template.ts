@@ -27,9 +27,9 @@ function field(value: Json, key: string, path: string, syntax: string): Json {
     throw new UsageError(`${syntax}: ${describe(path)} is ${kindOf(value)}, it has no field "${key}"`)
   }
 
-  if (!Object.prototype.hasOwnProperty.call(value, key)) {
+  if (!Object.hasOwn(value, key)) {
     const keys = Object.keys(value)
-    const hint = keys.length ? ` (it has: ${keys.slice(0, 12).join(', ')}${keys.length > 12 ? ', …' : ''})` : ''
+    const hint = keys.length > 0 ? ` (it has: ${keys.slice(0, 12).join(', ')}${keys.length > 12 ? ', …' : ''})` : ''
     throw new UsageError(`${syntax}: no field "${key}" at ${describe(path)}${hint}`)
   }
 
@@ -61,7 +61,7 @@ const FUNCTIONS: Record<string, (args: Json[]) => Json> = {
   json: (args) => JSON.stringify(args.at(-1) ?? null),
   upper: (args) => formatValue(args.at(-1)).toUpperCase(),
   lower: (args) => formatValue(args.at(-1)).toLowerCase(),
-  len: (args) => {
+  len(args) {
     const value = args.at(-1)
     if (Array.isArray(value) || typeof value === 'string') return value.length
     if (value !== null && typeof value === 'object') return Object.keys(value).length
@@ -197,11 +197,12 @@ export function compileTemplate(source: string): Renderer {
       .map((part) => {
         if (typeof part === 'string') return part
         let value: Json
-        part.forEach((stage, i) => {
+        for (const [i, stage] of part.entries()) {
           const args = stage.args.map((arg) => evalArg(arg, document))
           if (i > 0) args.push(value)
           value = stage.fn ? FUNCTIONS[stage.fn](args) : args[0]
-        })
+        }
+
         return formatValue(value)
       })
       .join('')
@@ -247,7 +248,7 @@ function parseJsonPathExpression(expression: string): Step[] | {literal: string}
       i += 1 + match.length
     } else if (ch === '[') {
       const close = source.indexOf(']', i)
-      if (close < 0) fail('unclosed "["')
+      if (close === -1) fail('unclosed "["')
       const inner = source.slice(i + 1, close).trim()
       if (inner === '*') steps.push({kind: 'all'})
       else if (/^-?\d+$/.test(inner)) steps.push({kind: 'index', index: Number(inner)})
@@ -274,14 +275,14 @@ export function compileJsonPath(source: string): Renderer {
   let i = 0
   while (i < template.length) {
     const open = template.indexOf('{', i)
-    if (open < 0) {
+    if (open === -1) {
       parts.push(template.slice(i))
       break
     }
 
     if (open > i) parts.push(template.slice(i, open))
     const close = template.indexOf('}', open)
-    if (close < 0) throw new UsageError(`jsonpath: unclosed "{" in ${source}`)
+    if (close === -1) throw new UsageError(`jsonpath: unclosed "{" in ${source}`)
     const expression = template.slice(open + 1, close)
     const parsed = parseJsonPathExpression(expression)
     parts.push(Array.isArray(parsed) ? {steps: parsed, text: expression} : parsed)

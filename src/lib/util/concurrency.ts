@@ -30,7 +30,7 @@ export function settleLimit<T, R>(
   return mapLimit(items, limit, (item, index) =>
     fn(item, index).then(
       (value): PromiseSettledResult<R> => ({status: 'fulfilled', value}),
-      (reason): PromiseSettledResult<R> => ({status: 'rejected', reason}),
+      (error): PromiseSettledResult<R> => ({status: 'rejected', reason: error}),
     ),
   )
 }

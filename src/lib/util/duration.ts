@@ -23,7 +23,7 @@ export function clampTimerSeconds(seconds: number): number {
 export function parseDuration(text: string): number | undefined {
   const value = text.trim()
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const unitMs: Record<string, number> = {h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000_001}
+  const unitMs: Record<string, number> = {h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000_001}
   const part = /(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/y
   let total = 0
   let pos = 0

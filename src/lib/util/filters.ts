@@ -9,7 +9,7 @@ export function nameMatcher(pattern: string | undefined): (value: string) => boo
   if (!pattern.includes('*')) return (value) => value === pattern
   const source = pattern
     .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .map((part) => part.replaceAll(/[.+?^${}()|[\]\\]/g, String.raw`\$&`))
     .join('.*')
   const regex = new RegExp(`^${source}$`)
   return (value) => regex.test(value)

@@ -1,7 +1,7 @@
 import {execFileSync, spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 
-import {bashScript, choicesInHelpValue, completionModel, zshScript, type OclifCommandLike} from '../../../src/lib/completion/scripts.js'
+import {bashScript, choicesInHelpValue, completionModel, type OclifCommandLike, zshScript} from '../../../src/lib/completion/scripts.js'
 
 const globalFlags: OclifCommandLike['flags'] = {
   'runtime-endpoint': {char: 'r', summary: 'CRI runtime endpoint.', type: 'option'},
@@ -113,7 +113,7 @@ describe('zsh script', () => {
     expect(script).not.toContain('internal')
     expect(script).toContain("'--stream=[Only this stream.]:stream:(stdout stderr)'")
     expect(script).toContain("'*-l+[Labels.]:label: '")
-    expect(script).toContain("'(-c --config)--config=[crictl config file \\[it'\\''s YAML\\].]:config:_files'")
+    expect(script).toContain(String.raw`'(-c --config)--config=[crictl config file \[it'\''s YAML\].]:config:_files'`)
     expect(script).toContain("'1:shell:(bash zsh)'")
     expect(script).toContain("'*::command:_normal'")
   })

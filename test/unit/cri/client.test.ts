@@ -8,10 +8,10 @@ import {probeEndpoints} from '../../../src/lib/cri/connect.js'
 import {
   DeadlineExceededError,
   ExitCode,
+  fromGrpcError,
   NotFoundError,
   RuntimeUnreachableError,
   UnimplementedError,
-  fromGrpcError,
 } from '../../../src/lib/errors.js'
 import {podctl} from '../../support/podctl.js'
 import {
@@ -114,7 +114,7 @@ describe('CriClient against fake runtimes', () => {
   it('fails a call that never answers by its deadline, naming the endpoint', async () => {
     const c = client(paths.hung)
     const started = Date.now()
-    const error = await c.runtime('listPodSandbox', {}).catch((e) => e)
+    const error = await c.runtime('listPodSandbox', {}).catch((error_) => error_)
     expect(error).toBeInstanceOf(DeadlineExceededError)
     expect(error.message).toContain(`unix://${paths.hung}`)
     expect(Date.now() - started).toBeLessThan(1500)
@@ -135,7 +135,7 @@ describe('CriClient against fake runtimes', () => {
   ] as const)('a %s socket is RuntimeUnreachable within the connect timeout', async (kind, message) => {
     const c = client(paths[kind])
     const started = Date.now()
-    const error = await c.runtime('version', {}).catch((e) => e)
+    const error = await c.runtime('version', {}).catch((error_) => error_)
     expect(error).toBeInstanceOf(RuntimeUnreachableError)
     expect(error.message).toMatch(message)
     expect(Date.now() - started).toBeLessThan(1500)
@@ -143,7 +143,7 @@ describe('CriClient against fake runtimes', () => {
 
   it('reports UNAVAILABLE as unreachable', async () => {
     const c = client(paths.unavailable)
-    const error = await c.runtime('listPodSandbox', {}).catch((e) => e)
+    const error = await c.runtime('listPodSandbox', {}).catch((error_) => error_)
     expect(error).toBeInstanceOf(RuntimeUnreachableError)
     expect(error.message).toContain('runtime is shutting down')
     c.close()
@@ -174,7 +174,10 @@ describe('probing default endpoints', () => {
   })
 
   it('lists every candidate and why when none answers', async () => {
-    const error = await probeEndpoints([paths.missing, paths.silent].map((p) => `unix://${p}`), {connectTimeoutMs: 300}).catch((e) => e)
+    const error = await probeEndpoints(
+      [paths.missing, paths.silent].map((p) => `unix://${p}`),
+      {connectTimeoutMs: 300},
+    ).catch((error_) => error_)
     expect(error).toBeInstanceOf(RuntimeUnreachableError)
     expect(error.message).toContain(`unix://${paths.missing} (no socket)`)
     expect(error.message).toContain(`unix://${paths.silent} (connect timeout)`)

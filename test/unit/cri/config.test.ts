@@ -11,7 +11,14 @@ import {UsageError} from '../../../src/lib/errors.js'
 describe('crictl config file', () => {
   it('reads the keys crictl writes', async () => {
     const config = await parseConfig(
-      ['# written by crictl config', 'runtime-endpoint: unix:///run/containerd/containerd.sock', 'image-endpoint: "unix:///img.sock"', 'timeout: 5', 'debug: true', 'pull-image-on-create: false'].join('\n'),
+      [
+        '# written by crictl config',
+        'runtime-endpoint: unix:///run/containerd/containerd.sock',
+        'image-endpoint: "unix:///img.sock"',
+        'timeout: 5',
+        'debug: true',
+        'pull-image-on-create: false',
+      ].join('\n'),
       '/etc/crictl.yaml',
     )
     expect(config).toEqual({
@@ -50,7 +57,9 @@ describe('crictl config file', () => {
   it('a missing default file is fine, a missing named file is a usage error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'podctl-config-'))
     expect(await loadConfig({path: join(dir, 'none.yaml'), explicit: false})).toBeUndefined()
-    await expect(loadConfig({path: join(dir, 'none.yaml'), explicit: true})).rejects.toThrow(/cannot read config file .*none.yaml: no such file/)
+    await expect(loadConfig({path: join(dir, 'none.yaml'), explicit: true})).rejects.toThrow(
+      /cannot read config file .*none.yaml: no such file/,
+    )
     writeFileSync(join(dir, 'c.yaml'), 'runtime-endpoint: /run/x.sock\n')
     expect((await loadConfig({path: join(dir, 'c.yaml'), explicit: true}))?.runtimeEndpoint).toBe('/run/x.sock')
   })

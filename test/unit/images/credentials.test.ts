@@ -1,4 +1,4 @@
-import {mkdtemp, mkdir, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -85,7 +85,10 @@ describe('parseDockerConfig', () => {
   })
 
   test('sends no serverAddress, as the kubelet: containerd 1.6 cannot parse a bare "host:port" and then drops the credentials', () => {
-    const file = parseDockerConfig(JSON.stringify({auths: {'localhost:5099': {auth: b64('u:p')}, 'https://index.docker.io/v1/': {auth: b64('v:q')}}}), '/x')
+    const file = parseDockerConfig(
+      JSON.stringify({auths: {'localhost:5099': {auth: b64('u:p')}, 'https://index.docker.io/v1/': {auth: b64('v:q')}}}),
+      '/x',
+    )
     for (const entry of file.entries) expect(entry.auth).not.toHaveProperty('serverAddress')
   })
 
@@ -130,7 +133,10 @@ describe('DockerConfigKeyring', () => {
       join(dir, 'a', 'config.json'),
       JSON.stringify({auths: {'registry.example.com': {auth: b64('host:1')}, 'registry.example.com/team': {auth: b64('team:2')}}}),
     )
-    await writeFile(join(dir, 'b.json'), JSON.stringify({auths: {'https://registry.example.com/v1/': {auth: b64('host:1')}, 'localhost:5000': {auth: b64('local:3')}}}))
+    await writeFile(
+      join(dir, 'b.json'),
+      JSON.stringify({auths: {'https://registry.example.com/v1/': {auth: b64('host:1')}, 'localhost:5000': {auth: b64('local:3')}}}),
+    )
   })
   afterAll(async () => {
     await rm(dir, {recursive: true, force: true})
@@ -198,7 +204,10 @@ describe('checkCredentialArgv', () => {
   it('refuses one-dash credential flags and a bare word after the value, quoting neither', () => {
     expect(check(['-creds', 'a:pw'])).toThrow(/^-creds has one dash/)
     expect(check(['--creds', 'a:p', 'w', 'localhost:5000/app'])).toThrow(/after the --creds value/)
-    for (const argv of [['-creds', 'a:pw'], ['--creds', 'a:p', 'w']]) {
+    for (const argv of [
+      ['-creds', 'a:pw'],
+      ['--creds', 'a:p', 'w'],
+    ]) {
       try {
         check(argv)()
       } catch (error) {

@@ -56,7 +56,13 @@ describe('pullFailure (evalCRIPullErr)', () => {
     const text = 'rpc error: code = NotFound desc = failed to pull and unpack image "localhost:5000/x:v1": not found'
     const error = pullFailure(text, 'localhost:5000/x:v1')
     expect(error).toBeInstanceOf(ErrImagePullError)
-    expect(error.toJSON()).toEqual({code: 'ErrImagePull', exitCode: 10, message: text, reason: 'ErrImagePull', image: 'localhost:5000/x:v1'})
+    expect(error.toJSON()).toEqual({
+      code: 'ErrImagePull',
+      exitCode: 10,
+      message: text,
+      reason: 'ErrImagePull',
+      image: 'localhost:5000/x:v1',
+    })
   })
 
   test('a port number like :4013 is not mistaken for a 401', () => {

@@ -55,10 +55,19 @@ describe('pull policy', () => {
     expect(fake.pulls()[0].image?.image).toBe('busybox:latest')
     expect(fake.pulls()[0].auth).toBeUndefined()
     expect((fake.calls[1].request as {image?: {image: string}}).image?.image).toBe('sha256:abc')
-    expect(result).toMatchObject({image: 'busybox:latest', imageRef: 'sha256:abc', pulled: true, sizeBytes: '4242', policy: 'Always', attempts: 1})
+    expect(result).toMatchObject({
+      image: 'busybox:latest',
+      imageRef: 'sha256:abc',
+      pulled: true,
+      sizeBytes: '4242',
+      policy: 'Always',
+      attempts: 1,
+    })
     expect(result.pullMs).toBeGreaterThanOrEqual(0)
     expect(summary()[0]).toBe('Normal Pulling: Pulling image "busybox"')
-    expect(summary()[1]).toMatch(/^Normal Pulled: Successfully pulled image "busybox" in \d+(\.\d+)?m?s \(\d+(\.\d+)?m?s including waiting\)\. Image size: 4242 bytes\.$/)
+    expect(summary()[1]).toMatch(
+      /^Normal Pulled: Successfully pulled image "busybox" in \d+(\.\d+)?m?s \(\d+(\.\d+)?m?s including waiting\)\. Image size: 4242 bytes\.$/,
+    )
     expect(result.message).toBe(events[1].message)
   })
 
@@ -72,16 +81,28 @@ describe('pull policy', () => {
 
   test('IfNotPresent with the image present: one ImageStatus, no pull, "already present on machine"', async () => {
     fake.reset({imageStatus: () => fakeImage('sha256:present', '99')})
-    const result = await manager().ensureImage({image: 'localhost:5000/podctl/busybox:1.36', policy: 'IfNotPresent', eventObject: 'container/app'})
+    const result = await manager().ensureImage({
+      image: 'localhost:5000/podctl/busybox:1.36',
+      policy: 'IfNotPresent',
+      eventObject: 'container/app',
+    })
     expect(fake.methods()).toEqual(['imageStatus'])
     expect(result).toMatchObject({imageRef: 'sha256:present', pulled: false, sizeBytes: '99', attempts: 0})
     expect(events).toMatchObject([
-      {type: 'Normal', reason: 'Pulled', message: 'Container image "localhost:5000/podctl/busybox:1.36" already present on machine', object: 'container/app'},
+      {
+        type: 'Normal',
+        reason: 'Pulled',
+        message: 'Container image "localhost:5000/podctl/busybox:1.36" already present on machine',
+        object: 'container/app',
+      },
     ])
   })
 
   test('IfNotPresent with the image absent: ImageStatus, then PullImage', async () => {
-    fake.reset({imageStatus: (request) => (request.image?.image.startsWith('sha256:') ? fakeImage('sha256:new') : undefined), pullImage: () => 'sha256:new'})
+    fake.reset({
+      imageStatus: (request) => (request.image?.image.startsWith('sha256:') ? fakeImage('sha256:new') : undefined),
+      pullImage: () => 'sha256:new',
+    })
     const result = await manager().ensureImage({image: 'app:v1', policy: 'IfNotPresent'})
     expect(fake.methods()).toEqual(['imageStatus', 'pullImage', 'imageStatus'])
     expect(result.pulled).toBe(true)
@@ -145,7 +166,10 @@ describe('pull failures and back-off', () => {
     expect(error.code).toBe('ErrImagePull')
     expect(error.exitCode).toBe(ExitCode.IMAGE_PULL)
     expect(error.message).toBe(PULL_ERROR_TEXT)
-    expect(summary()).toEqual(['Normal Pulling: Pulling image "localhost:5000/x:v1"', `Warning Failed: Failed to pull image "localhost:5000/x:v1": ${PULL_ERROR_TEXT}`])
+    expect(summary()).toEqual([
+      'Normal Pulling: Pulling image "localhost:5000/x:v1"',
+      `Warning Failed: Failed to pull image "localhost:5000/x:v1": ${PULL_ERROR_TEXT}`,
+    ])
     expect(fake.pulls()).toHaveLength(1)
   })
 
@@ -163,10 +187,10 @@ describe('pull failures and back-off', () => {
     const pulls = fake.calls.filter((call) => call.method === 'pullImage')
     expect(pulls.length).toBeGreaterThanOrEqual(2)
     expect(pulls.length).toBeLessThanOrEqual(4)
-    const pattern = pulls.map((_, i) => (i < pulls.length - 1 ? ['Pulling', 'Failed', 'BackOff'] : ['Pulling', 'Failed'])).flat()
+    const pattern = pulls.flatMap((_, i) => (i < pulls.length - 1 ? ['Pulling', 'Failed', 'BackOff'] : ['Pulling', 'Failed']))
     expect(events.map((event) => event.reason)).toEqual(pattern)
     const failedAt = events.filter((event) => event.reason === 'Failed').map((event) => event.at.getTime())
-    failedAt.forEach((at, i) => {
+    for (const [i, at] of failedAt.entries()) {
       const windowMs = 100 * 2 ** i
       if (i < failedAt.length - 1) {
         expect(at + windowMs).toBeLessThan(deadline)
@@ -176,15 +200,23 @@ describe('pull failures and back-off', () => {
         // machine may take more than a few ms between the two, so bound it by the settle time.
         expect(settledAt + windowMs).toBeGreaterThanOrEqual(deadline)
       }
+    }
+
+    const backOff = events.find((event) => event.reason === 'BackOff')
+    expect(backOff).toMatchObject({
+      type: 'Normal',
+      message: `Back-off pulling image "localhost:5000/x:v1": ErrImagePull: ${PULL_ERROR_TEXT}`,
     })
-    const backOffs = events.filter((event) => event.reason === 'BackOff')
-    expect(backOffs[0]).toMatchObject({type: 'Normal', message: `Back-off pulling image "localhost:5000/x:v1": ErrImagePull: ${PULL_ERROR_TEXT}`})
   })
 
   test('a retry that succeeds returns the image and how many attempts it took', async () => {
     let n = 0
     fake.reset({pullImage: () => (++n < 3 ? NOT_FOUND : 'sha256:ok'), imageStatus: () => fakeImage('sha256:ok')})
-    const result = await manager({backOff: {initialMs: 20, maxMs: 600}}).ensureImage({image: 'app:v1', policy: 'Always', deadline: Date.now() + 5000})
+    const result = await manager({backOff: {initialMs: 20, maxMs: 600}}).ensureImage({
+      image: 'app:v1',
+      policy: 'Always',
+      deadline: Date.now() + 5000,
+    })
     expect(result).toMatchObject({pulled: true, imageRef: 'sha256:ok', attempts: 3})
     expect(events.filter((event) => event.reason === 'BackOff')).toHaveLength(2)
   })
@@ -218,7 +250,11 @@ describe('pull failures and back-off', () => {
     setTimeout(() => controller.abort(), 100)
     const started = Date.now()
     const error = await failure(
-      manager({backOff: {initialMs: 10_000, maxMs: 300_000}}).ensureImage({image: 'app:v1', deadline: Date.now() + 60_000, signal: controller.signal}),
+      manager({backOff: {initialMs: 10_000, maxMs: 300_000}}).ensureImage({
+        image: 'app:v1',
+        deadline: Date.now() + 60_000,
+        signal: controller.signal,
+      }),
     )
     expect(error).toBeInstanceOf(InterruptedError)
     expect(Date.now() - started).toBeLessThan(2000)
@@ -233,7 +269,11 @@ describe('pull failures and back-off', () => {
 
 describe('credentials', () => {
   const UNAUTHORIZED = {
-    grpcError: {code: GrpcStatus.UNKNOWN, details: 'failed to pull and unpack image "localhost:5000/p:v1": failed to resolve reference: unexpected status code 401 Unauthorized'},
+    grpcError: {
+      code: GrpcStatus.UNKNOWN,
+      details:
+        'failed to pull and unpack image "localhost:5000/p:v1": failed to resolve reference: unexpected status code 401 Unauthorized',
+    },
   }
 
   test('explicit credentials are sent in PullImage; a refusal is Unauthorized (exit 13) naming their origin, never the secret', async () => {
@@ -278,22 +318,33 @@ describe('credentials', () => {
     fake.reset({pullImage: () => UNAUTHORIZED})
     const error = await failure(manager({credentials: store}).ensureImage({image: 'localhost:5000/p:v1'}))
     expect(error.code).toBe('Unauthorized')
-    expect(error.message).toMatch(/^\[failed to pull .*401 Unauthorized, failed to pull .*401 Unauthorized\] \(credentials from one, two were refused\)$/)
+    expect(error.message).toMatch(
+      /^\[failed to pull .*401 Unauthorized, failed to pull .*401 Unauthorized\] \(credentials from one, two were refused\)$/,
+    )
   })
 })
 
 describe('concurrency', () => {
   test('the same image requested twice at once is pulled once; both callers get the result', async () => {
-    fake.reset({pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:one'), 80)), imageStatus: () => fakeImage('sha256:one')})
+    fake.reset({
+      pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:one'), 80)),
+      imageStatus: () => fakeImage('sha256:one'),
+    })
     const m = manager()
-    const [a, b] = await Promise.all([m.ensureImage({image: 'app:v1', policy: 'Always', podUid: 'p1'}), m.ensureImage({image: 'app:v1', policy: 'Always', podUid: 'p2'})])
+    const [a, b] = await Promise.all([
+      m.ensureImage({image: 'app:v1', policy: 'Always', podUid: 'p1'}),
+      m.ensureImage({image: 'app:v1', policy: 'Always', podUid: 'p2'}),
+    ])
     expect(fake.pulls()).toHaveLength(1)
     expect([a.imageRef, b.imageRef]).toEqual(['sha256:one', 'sha256:one'])
     expect(events.filter((event) => event.reason === 'Pulled')).toHaveLength(2)
   })
 
   test('one of two callers sharing a pull gives up: the other still gets the image, the pull is not cancelled', async () => {
-    fake.reset({pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:shared'), 150)), imageStatus: () => fakeImage('sha256:shared')})
+    fake.reset({
+      pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:shared'), 150)),
+      imageStatus: () => fakeImage('sha256:shared'),
+    })
     const m = manager()
     const quitter = new AbortController()
     const a = m.ensureImage({image: 'app:v1', policy: 'Always', signal: quitter.signal})
@@ -308,7 +359,7 @@ describe('concurrency', () => {
     let active = 0
     let peak = 0
     fake.reset({
-      pullImage: async (request) => {
+      async pullImage(request) {
         active++
         peak = Math.max(peak, active)
         await new Promise((resolve) => setTimeout(resolve, 60))

@@ -48,8 +48,8 @@ describe('applyDefaultImageTag', () => {
     let error: unknown
     try {
       applyDefaultImageTag(image)
-    } catch (caught) {
-      error = caught
+    } catch (error_) {
+      error = error_
     }
 
     expect(error).toBeInstanceOf(InvalidImageNameError)
@@ -57,7 +57,9 @@ describe('applyDefaultImageTag', () => {
     expect(failure.code).toBe('InvalidImageName')
     expect(failure.exitCode).toBe(ExitCode.INVALID_IMAGE_NAME)
     expect(failure.image).toBe(image)
-    expect(failure.message).toBe(`Failed to apply default image tag ${JSON.stringify(image)}: couldn't parse image name ${JSON.stringify(image)}: ${why}`)
+    expect(failure.message).toBe(
+      `Failed to apply default image tag ${JSON.stringify(image)}: couldn't parse image name ${JSON.stringify(image)}: ${why}`,
+    )
   })
 })
 

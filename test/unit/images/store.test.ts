@@ -42,9 +42,11 @@ function ctr(name: string, imageRef: string, state = 'CONTAINER_RUNNING', userSp
   } as Container
 }
 
-const busybox = image('b', ['localhost:5000/podctl/busybox:1.36', 'localhost:5000/podctl/busybox:latest'], [
-  `localhost:5000/podctl/busybox@sha256:${hex('d')}`,
-])
+const busybox = image(
+  'b',
+  ['localhost:5000/podctl/busybox:1.36', 'localhost:5000/podctl/busybox:latest'],
+  [`localhost:5000/podctl/busybox@sha256:${hex('d')}`],
+)
 const pause = image('p', ['localhost:5000/podctl/pause:3.9'], [], {pinned: true})
 const dangling = image('0', [], [`localhost:5000/old/app@sha256:${hex('1')}`])
 const bare = image('1', [])

@@ -1,6 +1,12 @@
 import {describe, expect, it, test} from 'vitest'
 
-import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS} from '../../../src/lib/kube/backoff.js'
+import {
+  BackOff,
+  CRASH_BACKOFF_INITIAL_MS,
+  CRASH_BACKOFF_MAX_MS,
+  IMAGE_BACKOFF_INITIAL_MS,
+  IMAGE_BACKOFF_MAX_MS,
+} from '../../../src/lib/kube/backoff.js'
 
 describe('BackOff (client-go flowcontrol, as the kubelet configures it for images)', () => {
   test('the ladder is 10s, 20s, 40s, 80s, 160s, then capped at 300s', () => {
@@ -20,7 +26,7 @@ describe('BackOff (client-go flowcontrol, as the kubelet configures it for image
     const backOff = new BackOff({initialMs: 10_000, maxMs: 300_000, now: () => now})
     expect(backOff.isInBackOff('k')).toBe(false)
     backOff.next('k')
-    now += 9_999
+    now += 9999
     expect(backOff.isInBackOff('k')).toBe(true)
     expect(backOff.remaining('k')).toBe(1)
     now += 1

@@ -38,16 +38,35 @@ describe('generateContainerConfig', () => {
         'io.kubernetes.container.terminationMessagePolicy': 'File',
         'io.kubernetes.pod.terminationGracePeriod': '15',
         'io.kubernetes.container.preStopHandler': '{"exec":{"command":["sh","-c","sleep 1"]}}',
-        'io.kubernetes.container.ports': '[{"name":"http","hostPort":18080,"containerPort":8080,"protocol":"TCP"},{"containerPort":9090,"protocol":"UDP"}]',
+        'io.kubernetes.container.ports':
+          '[{"name":"http","hostPort":18080,"containerPort":8080,"protocol":"TCP"},{"containerPort":9090,"protocol":"UDP"}]',
         'io.podctl.containerType': 'app',
       },
       devices: [],
       CDIDevices: [],
       mounts: [
-        {containerPath: '/cache', hostPath: `${POD_DIRS}/${UID}/volumes/kubernetes.io~empty-dir/cache`, readonly: false, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE'},
+        {
+          containerPath: '/cache',
+          hostPath: `${POD_DIRS}/${UID}/volumes/kubernetes.io~empty-dir/cache`,
+          readonly: false,
+          selinuxRelabel: false,
+          propagation: 'PROPAGATION_PRIVATE',
+        },
         {containerPath: '/etc/web', hostPath: '/etc/web', readonly: true, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE'},
-        {containerPath: '/etc/hosts', hostPath: `${POD_DIRS}/${UID}/etc-hosts`, readonly: false, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE'},
-        {containerPath: '/dev/termination-log', hostPath: `${POD_DIRS}/${UID}/containers/app/deadbeef`, readonly: false, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE'},
+        {
+          containerPath: '/etc/hosts',
+          hostPath: `${POD_DIRS}/${UID}/etc-hosts`,
+          readonly: false,
+          selinuxRelabel: false,
+          propagation: 'PROPAGATION_PRIVATE',
+        },
+        {
+          containerPath: '/dev/termination-log',
+          hostPath: `${POD_DIRS}/${UID}/containers/app/deadbeef`,
+          readonly: false,
+          selinuxRelabel: false,
+          propagation: 'PROPAGATION_PRIVATE',
+        },
       ],
       logPath: 'app/3.log',
       stdin: false,
@@ -102,8 +121,21 @@ describe('generateContainerConfig', () => {
     expect(config.mounts).toEqual([])
     expect(config.logPath).toBe('sidecar/0.log')
     // No limits → shares 2, and Burstable (the pod has limits elsewhere) with no memory request → 999.
-    expect(config.linux?.resources).toEqual({cpuPeriod: '100000', cpuQuota: '0', cpuShares: '2', memoryLimitInBytes: '0', oomScoreAdj: '999'})
-    const withUid = generateContainerConfig(model, sidecar, {type: 'app', attempt: 0, imageRef: 'x', imageUser: {uid: 65534}, volumePaths: new Map(), nodeMemoryBytes: GiB})
+    expect(config.linux?.resources).toEqual({
+      cpuPeriod: '100000',
+      cpuQuota: '0',
+      cpuShares: '2',
+      memoryLimitInBytes: '0',
+      oomScoreAdj: '999',
+    })
+    const withUid = generateContainerConfig(model, sidecar, {
+      type: 'app',
+      attempt: 0,
+      imageRef: 'x',
+      imageUser: {uid: 65_534},
+      volumePaths: new Map(),
+      nodeMemoryBytes: GiB,
+    })
     expect(withUid.linux?.securityContext?.runAsUser).toEqual({value: '65534'})
   })
 

@@ -11,7 +11,9 @@ describe('runAsNonRoot (verifyRunAsNonRoot)', () => {
   it('refuses root, allows a numeric non-root user, and cannot verify a named one', async () => {
     const model = await pod()
     const c = {...model.containers[1], securityContext: {runAsNonRoot: true}}
-    expect(verifyRunAsNonRoot(model, c, {uid: 0})).toBe(`container has runAsNonRoot and image will run as root (pod: "web_shop(${UID})", container: sidecar)`)
+    expect(verifyRunAsNonRoot(model, c, {uid: 0})).toBe(
+      `container has runAsNonRoot and image will run as root (pod: "web_shop(${UID})", container: sidecar)`,
+    )
     expect(verifyRunAsNonRoot(model, c, {uid: 1000})).toBeUndefined()
     expect(verifyRunAsNonRoot(model, c, {username: 'app'})).toMatch(/image has non-numeric user \(app\), cannot verify user is non-root/)
     expect(verifyRunAsNonRoot(model, {...c, securityContext: {runAsNonRoot: true, runAsUser: 5}}, {uid: 0})).toBeUndefined()

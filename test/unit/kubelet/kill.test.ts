@@ -4,7 +4,7 @@ import type {CriClient} from '../../../src/lib/cri/client.js'
 import {NotFoundError, RuntimeError} from '../../../src/lib/errors.js'
 import type {PodEvent} from '../../../src/lib/kube/events.js'
 import {DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodFor, parsePreStopHandler} from '../../../src/lib/kube/labels.js'
-import {KillPodError, killPod, stopTimeoutSeconds} from '../../../src/lib/kubelet/kill.js'
+import {killPod, KillPodError, stopTimeoutSeconds} from '../../../src/lib/kubelet/kill.js'
 import type {Container, PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 
 describe('gracePeriodFor', () => {
@@ -258,16 +258,13 @@ describe('killPod', () => {
   })
 
   it('still stops and removes the sandboxes when a container fails to stop, then reports the failure with the result', async () => {
-    const {client, calls} = fakeClient(
-      [container('c1', 'new', 'CONTAINER_RUNNING'), container('c2', 'new', 'CONTAINER_RUNNING')],
-      {
-        stopContainer: (request) => {
-          if (request.containerId === 'c1') throw new RuntimeError('StopContainer failed: boom')
-          return {}
-        },
+    const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING'), container('c2', 'new', 'CONTAINER_RUNNING')], {
+      stopContainer(request) {
+        if (request.containerId === 'c1') throw new RuntimeError('StopContainer failed: boom')
+        return {}
       },
-    )
-    const error = await killPod(client, sandboxes).catch((thrown: unknown) => thrown)
+    })
+    const error = await killPod(client, sandboxes).catch((error_: unknown) => error_)
     expect(error).toBeInstanceOf(KillPodError)
     const failure = error as KillPodError
     expect(failure.exitCode).toBe(9)
@@ -280,12 +277,12 @@ describe('killPod', () => {
 
   it('does not remove a sandbox that failed to stop', async () => {
     const {client, calls} = fakeClient([], {
-      stopPodSandbox: (request) => {
+      stopPodSandbox(request) {
         if (request.podSandboxId === 'old') throw new RuntimeError('cannot stop')
         return {}
       },
     })
-    const failure = (await killPod(client, sandboxes).catch((thrown: unknown) => thrown)) as KillPodError
+    const failure = (await killPod(client, sandboxes).catch((error: unknown) => error)) as KillPodError
     expect(failure.result.removed).toBe(false)
     expect(calls.filter((call) => call.method === 'removePodSandbox').map((call) => call.request.podSandboxId)).toEqual(['new'])
   })

@@ -4,7 +4,13 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {checkHostPath, DEFAULT_POD_DIR_ROOT, managedHostsFile, podDirRootFromEnv, removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
+import {
+  checkHostPath,
+  DEFAULT_POD_DIR_ROOT,
+  managedHostsFile,
+  podDirRootFromEnv,
+  removeRecordedPodDirectory,
+} from '../../../src/lib/kubelet/pod-dirs.js'
 
 describe('removeRecordedPodDirectory', () => {
   const base = mkdtempSync(join(tmpdir(), 'podctl-poddirs-'))
@@ -55,7 +61,7 @@ describe('removeRecordedPodDirectory', () => {
     expect(lstatSync(join(root, 'uid-6')).isSymbolicLink()).toBe(true)
   })
 
-  it('accepts the root named through a symlink (it is still podctl\'s directory)', async () => {
+  it("accepts the root named through a symlink (it is still podctl's directory)", async () => {
     const alias = join(base, 'alias')
     symlinkSync(root, alias)
     const dir = make(root, 'uid-7')
@@ -80,7 +86,9 @@ describe('host-side pod files', () => {
   it('checks hostPath types like the hostPath plugin', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'podctl-hostpath-'))
     writeFileSync(join(dir, 'file'), 'x')
-    await expect(checkHostPath(join(dir, 'file'), 'Directory')).rejects.toThrow(`hostPath type check failed: ${join(dir, 'file')} is not a directory`)
+    await expect(checkHostPath(join(dir, 'file'), 'Directory')).rejects.toThrow(
+      `hostPath type check failed: ${join(dir, 'file')} is not a directory`,
+    )
     await expect(checkHostPath(join(dir, 'none'), 'File')).rejects.toThrow('does not exist')
     await checkHostPath(join(dir, 'made/deep'), 'DirectoryOrCreate')
     await checkHostPath(join(dir, 'made/deep'), 'Directory')

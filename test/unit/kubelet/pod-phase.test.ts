@@ -3,8 +3,18 @@ import {describe, expect, it} from 'vitest'
 import {computePhase, isPodReady, type PhaseInput} from '../../../src/lib/kubelet/pod-phase.js'
 
 type C = PhaseInput['containers'][number]
-const app = (name: string, state: C['state'], exitCode: number | null = state === 'Exited' ? 0 : null): C => ({name, type: 'app', state, exitCode})
-const init = (name: string, state: C['state'], exitCode: number | null = state === 'Exited' ? 0 : null): C => ({name, type: 'init', state, exitCode})
+const app = (name: string, state: C['state'], exitCode: number | null = state === 'Exited' ? 0 : null): C => ({
+  name,
+  type: 'app',
+  state,
+  exitCode,
+})
+const init = (name: string, state: C['state'], exitCode: number | null = state === 'Exited' ? 0 : null): C => ({
+  name,
+  type: 'init',
+  state,
+  exitCode,
+})
 
 describe('computePhase (the kubelet getPhase from runtime state)', () => {
   const cases: Array<[string, Omit<PhaseInput, 'sandboxReady'> & {sandboxReady?: boolean}, string]> = [
@@ -37,11 +47,23 @@ describe('computePhase (the kubelet getPhase from runtime state)', () => {
     ],
     ['newest attempt decides', {restartPolicy: 'Never', containers: [app('a', 'Exited', 0), app('a', 'Exited', 1)]}, 'Succeeded'],
     // podctl has no kubelet: a stopped sandbox running nothing is terminal whatever the restart policy.
-    ['stopped sandbox, all exited 0, Always', {restartPolicy: 'Always', sandboxReady: false, containers: [app('a', 'Exited', 0)]}, 'Succeeded'],
+    [
+      'stopped sandbox, all exited 0, Always',
+      {restartPolicy: 'Always', sandboxReady: false, containers: [app('a', 'Exited', 0)]},
+      'Succeeded',
+    ],
     ['stopped sandbox, one exited 137', {restartPolicy: 'Always', sandboxReady: false, containers: [app('a', 'Exited', 137)]}, 'Failed'],
     ['stopped sandbox, no containers', {restartPolicy: 'Always', sandboxReady: false, containers: []}, 'Failed'],
-    ['stopped sandbox, init failed, OnFailure', {restartPolicy: 'OnFailure', sandboxReady: false, containers: [init('i', 'Exited', 1)]}, 'Failed'],
-    ['stopped sandbox but a container still runs', {restartPolicy: 'Always', sandboxReady: false, containers: [app('a', 'Running')]}, 'Running'],
+    [
+      'stopped sandbox, init failed, OnFailure',
+      {restartPolicy: 'OnFailure', sandboxReady: false, containers: [init('i', 'Exited', 1)]},
+      'Failed',
+    ],
+    [
+      'stopped sandbox but a container still runs',
+      {restartPolicy: 'Always', sandboxReady: false, containers: [app('a', 'Running')]},
+      'Running',
+    ],
   ]
 
   it.each(cases)('%s', (_name, input, phase) => {
@@ -51,7 +73,11 @@ describe('computePhase (the kubelet getPhase from runtime state)', () => {
 
 describe('isPodReady', () => {
   it('needs phase Running, every app container running and a ready sandbox', () => {
-    const input: PhaseInput = {restartPolicy: 'Always', sandboxReady: true, containers: [init('i', 'Exited', 0), app('a', 'Running'), app('b', 'Running')]}
+    const input: PhaseInput = {
+      restartPolicy: 'Always',
+      sandboxReady: true,
+      containers: [init('i', 'Exited', 0), app('a', 'Running'), app('b', 'Running')],
+    }
     expect(isPodReady('Running', input)).toBe(true)
     expect(isPodReady('Running', {...input, sandboxReady: false})).toBe(false)
     expect(isPodReady('Pending', input)).toBe(false)

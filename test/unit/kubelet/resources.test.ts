@@ -30,6 +30,11 @@ describe('QoS and OOM score (pkg/kubelet/qos)', () => {
     expect(podQosClass(burstable)).toBe('Burstable')
     expect(containerOomScoreAdj(burstable, burstable.containers[0], 8 * GiB)).toBe(938)
     expect(containerOomScoreAdj(burstable, burstable.containers[0], 512 * 1024 * 1024)).toBe(3)
-    expect(sandboxResources(guaranteed)).toEqual({cpuPeriod: '100000', cpuQuota: '100000', cpuShares: '1024', memoryLimitInBytes: String(GiB)})
+    expect(sandboxResources(guaranteed)).toEqual({
+      cpuPeriod: '100000',
+      cpuQuota: '100000',
+      cpuShares: '1024',
+      memoryLimitInBytes: String(GiB),
+    })
   })
 })

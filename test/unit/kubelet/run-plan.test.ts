@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {planPodRun, REDACTED, redactAuth} from '../../../src/lib/kubelet/run-plan.js'
+import {planPodRun, redactAuth, REDACTED} from '../../../src/lib/kubelet/run-plan.js'
 import {GiB, HOST_RESOLV, pod, POD_DIRS} from '../../support/pod-manifest.js'
 
 describe('dry-run plan', () => {
@@ -33,6 +33,10 @@ describe('dry-run plan', () => {
     const text = JSON.stringify(plan)
     expect(text).not.toContain('secretpass')
     expect(plan.calls[3].request).toMatchObject({auth: {username: 'alice', password: REDACTED}})
-    expect(redactAuth({auth: 'YWxpY2U6cw==', identityToken: 't', serverAddress: 'r'})).toEqual({serverAddress: 'r', auth: REDACTED, identityToken: REDACTED})
+    expect(redactAuth({auth: 'YWxpY2U6cw==', identityToken: 't', serverAddress: 'r'})).toEqual({
+      serverAddress: 'r',
+      auth: REDACTED,
+      identityToken: REDACTED,
+    })
   })
 })

@@ -5,7 +5,12 @@ import {FULL, HOST_RESOLV, pod, POD_DIRS, UID} from '../../support/pod-manifest.
 
 describe('generatePodSandboxConfig', () => {
   it('builds the kubelet PodSandboxConfig with the contract labels and annotations', async () => {
-    const config = generatePodSandboxConfig(await pod(), {attempt: 2, logsRoot: '/var/log/pods/', hostResolvConf: HOST_RESOLV, podDirRoot: POD_DIRS})
+    const config = generatePodSandboxConfig(await pod(), {
+      attempt: 2,
+      logsRoot: '/var/log/pods/',
+      hostResolvConf: HOST_RESOLV,
+      podDirRoot: POD_DIRS,
+    })
     expect(config).toEqual({
       metadata: {name: 'web', uid: UID, namespace: 'shop', attempt: 2},
       hostname: 'web-0',
@@ -16,7 +21,7 @@ describe('generatePodSandboxConfig', () => {
         options: ['ndots:5', 'timeout:2', 'edns0'],
       },
       portMappings: [
-        {protocol: 'TCP', containerPort: 8080, hostPort: 18080, hostIp: ''},
+        {protocol: 'TCP', containerPort: 8080, hostPort: 18_080, hostIp: ''},
         {protocol: 'UDP', containerPort: 9090, hostPort: 0, hostIp: ''},
       ],
       labels: {app: 'web', 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'shop', 'io.kubernetes.pod.uid': UID},
@@ -51,7 +56,10 @@ spec:
     expect(config.hostname).toBe('')
     expect(config.linux?.securityContext?.namespaceOptions).toEqual({network: 'NODE', pid: 'NODE', ipc: 'NODE'})
     const shared = await pod(FULL.replace('  hostname: web-0', '  hostname: web-0\n  shareProcessNamespace: true'))
-    expect(generatePodSandboxConfig(shared, {attempt: 0, logsRoot: '/logs', hostResolvConf: '', podDirRoot: POD_DIRS}).linux?.securityContext?.namespaceOptions?.pid).toBe('POD')
+    expect(
+      generatePodSandboxConfig(shared, {attempt: 0, logsRoot: '/logs', hostResolvConf: '', podDirRoot: POD_DIRS}).linux?.securityContext
+        ?.namespaceOptions?.pid,
+    ).toBe('POD')
   })
 
   it('follows the kubelet DNS policies and hostname rule', async () => {
@@ -64,6 +72,10 @@ spec:
     })
     const long = 'a'.repeat(62) + '-b'
     expect(podHostname({...base, hostname: undefined, name: long})).toBe('a'.repeat(62))
-    expect(parseResolvConf('nameserver 1.2.3.4 # x\nsearch a\nsearch b c\n; comment\n')).toEqual({servers: ['1.2.3.4'], searches: ['b', 'c'], options: []})
+    expect(parseResolvConf('nameserver 1.2.3.4 # x\nsearch a\nsearch b c\n; comment\n')).toEqual({
+      servers: ['1.2.3.4'],
+      searches: ['b', 'c'],
+      options: [],
+    })
   })
 })

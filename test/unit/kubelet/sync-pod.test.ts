@@ -13,7 +13,7 @@ import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
 import {PodFailedError} from '../../../src/lib/kubelet/reasons.js'
-import {runPod, type PodRunDeps, type PodRunSettings} from '../../../src/lib/kubelet/sync-pod.js'
+import {type PodRunDeps, type PodRunSettings, runPod} from '../../../src/lib/kubelet/sync-pod.js'
 import {FakePodRuntime} from '../../support/fake-pod-runtime.js'
 
 const POD = `
@@ -120,7 +120,12 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
         {name: 'app', type: 'app', state: 'Running', exitCode: null, attempt: 0},
       ],
     })
-    expect(reasons()).toEqual(['Normal Created web_shop/setup', 'Normal Started web_shop/setup', 'Normal Created web_shop/app', 'Normal Started web_shop/app'])
+    expect(reasons()).toEqual([
+      'Normal Created web_shop/setup',
+      'Normal Started web_shop/setup',
+      'Normal Created web_shop/app',
+      'Normal Started web_shop/app',
+    ])
   })
 
   it('rolls the pod back when CreateContainer fails, with the kubelet reason and exit code 14', async () => {
@@ -250,7 +255,12 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(ROLLBACK_BUDGET_MS).toBeGreaterThan(0)
     // Every StopPodSandbox fails: the sandbox can never be removed.
     for (let i = 0; i < 500; i++) fake.failNext('stopPodSandbox', GrpcStatus.INTERNAL, 'network teardown failed')
-    vi.spyOn(Date, 'now').mockImplementation(((start) => () => start + (fake.calls.length > 20 ? ROLLBACK_BUDGET_MS * 2 : 0))(Date.now()))
+    vi.spyOn(Date, 'now').mockImplementation(
+      (
+        (start) => () =>
+          start + (fake.calls.length > 20 ? ROLLBACK_BUDGET_MS * 2 : 0)
+      )(Date.now()),
+    )
     try {
       fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
       const outcome = await runPod(await pod(), [], settings(), deps())

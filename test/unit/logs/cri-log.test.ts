@@ -7,13 +7,13 @@ import {
   fixedWidthTimestamp,
   formatLine,
   LineAssembler,
+  type LogEntry,
   parseLogLine,
   parseLogText,
   parseRfc3339Nanos,
   parseSince,
   previousLogPath,
   selectLines,
-  type LogEntry,
 } from '../../../src/lib/logs/cri-log.js'
 
 const T0 = '2024-05-01T10:00:00.123456789Z'
@@ -38,7 +38,15 @@ describe('parseRfc3339Nanos', () => {
   })
 
   it('rejects what is not a timestamp', () => {
-    for (const text of ['', 'hello', '2024-05-01', '2024-05-01T10:00:00', '2024-13-01T10:00:00Z', '2024-02-30T10:00:00Z', '2024-05-01T10:00:00.1234567891Z']) {
+    for (const text of [
+      '',
+      'hello',
+      '2024-05-01',
+      '2024-05-01T10:00:00',
+      '2024-13-01T10:00:00Z',
+      '2024-02-30T10:00:00Z',
+      '2024-05-01T10:00:00.1234567891Z',
+    ]) {
       expect(parseRfc3339Nanos(text), text).toBeUndefined()
     }
   })
@@ -111,7 +119,14 @@ describe('parseLogLine: Docker JSON fallback', () => {
   })
 
   it('rejects JSON that is not a log line', () => {
-    for (const line of ['{', '{}', '[1]', JSON.stringify({log: 'x\n', stream: 'stdin', time: T0}), JSON.stringify({log: 1, stream: 'stdout', time: T0}), JSON.stringify({log: 'x\n', stream: 'stdout', time: 'yesterday'})]) {
+    for (const line of [
+      '{',
+      '{}',
+      '[1]',
+      JSON.stringify({log: 'x\n', stream: 'stdin', time: T0}),
+      JSON.stringify({log: 1, stream: 'stdout', time: T0}),
+      JSON.stringify({log: 'x\n', stream: 'stdout', time: 'yesterday'}),
+    ]) {
       expect(parseLogLine(line), line).toBeUndefined()
     }
   })
@@ -140,16 +155,18 @@ describe('assembleLines', () => {
   it('joins P fragments with the next F of the same stream, timed by the first fragment', () => {
     const lines = assembleLines([entry(1, 'stdout', 'P', 'hel'), entry(2, 'stdout', 'P', 'lo '), entry(3, 'stdout', 'F', 'world')])
     expect(lines).toEqual([
-      {time: '2024-05-01T10:00:01Z', nanos: parseRfc3339Nanos('2024-05-01T10:00:01Z'), stream: 'stdout', text: 'hello world', complete: true},
+      {
+        time: '2024-05-01T10:00:01Z',
+        nanos: parseRfc3339Nanos('2024-05-01T10:00:01Z'),
+        stream: 'stdout',
+        text: 'hello world',
+        complete: true,
+      },
     ])
   })
 
   it('keeps streams apart when they interleave', () => {
-    const lines = assembleLines([
-      entry(1, 'stdout', 'P', 'out-'),
-      entry(2, 'stderr', 'F', 'err'),
-      entry(3, 'stdout', 'F', 'end'),
-    ])
+    const lines = assembleLines([entry(1, 'stdout', 'P', 'out-'), entry(2, 'stderr', 'F', 'err'), entry(3, 'stdout', 'F', 'end')])
     expect(lines.map((l) => [l.stream, l.text])).toEqual([
       ['stderr', 'err'],
       ['stdout', 'out-end'],
@@ -196,7 +213,10 @@ describe('selectLines', () => {
   it('applies --since (inclusive) and --stream before --tail', () => {
     expect(texts(selectLines(lines, {sinceNanos: parseRfc3339Nanos('2024-05-01T10:00:03Z')}))).toEqual(['o2', 'e2', 'o3'])
     expect(texts(selectLines(lines, {stream: 'stderr', tail: 1}))).toEqual(['e2'])
-    expect(texts(selectLines(lines, {stream: 'stdout', sinceNanos: parseRfc3339Nanos('2024-05-01T10:00:02Z'), tail: 5}))).toEqual(['o2', 'o3'])
+    expect(texts(selectLines(lines, {stream: 'stdout', sinceNanos: parseRfc3339Nanos('2024-05-01T10:00:02Z'), tail: 5}))).toEqual([
+      'o2',
+      'o3',
+    ])
   })
 
   it('decides --since by the first fragment of a joined line', () => {
@@ -207,6 +227,7 @@ describe('selectLines', () => {
 
 describe('parseSince', () => {
   const now = Date.UTC(2024, 4, 1, 10, 0, 0)
+
   it('reads durations relative to now', () => {
     expect(parseSince('10m', now, parseDuration)).toBe(BigInt(now - 600_000) * 1_000_000n)
     expect(parseSince('1h30m', now, parseDuration)).toBe(BigInt(now - 5_400_000) * 1_000_000n)
@@ -224,6 +245,7 @@ describe('parseSince', () => {
 
 describe('formatLine', () => {
   const [line] = assembleLines([entry(1, 'stdout', 'F', 'hi')])
+
   it('ends complete lines with a newline and prefixes fixed-width timestamps on request', () => {
     expect(formatLine(line)).toBe('hi\n')
     expect(formatLine(line, {timestamps: true})).toBe('2024-05-01T10:00:01.000000000Z hi\n')

@@ -89,7 +89,10 @@ describe('LogFileReader', () => {
 
 describe('showLog', () => {
   it('sends stdout and stderr lines to their own streams, in order', async () => {
-    writeFileSync(path, cri(1, 'stdout', 'F', 'out1') + cri(2, 'stderr', 'F', 'err1') + 'junk\n' + cri(3, 'stdout', 'P', 'out') + cri(4, 'stdout', 'F', '2'))
+    writeFileSync(
+      path,
+      cri(1, 'stdout', 'F', 'out1') + cri(2, 'stderr', 'F', 'err1') + 'junk\n' + cri(3, 'stdout', 'P', 'out') + cri(4, 'stdout', 'F', '2'),
+    )
     const {writer, text} = capture()
     const reader = await openLog()
     const result = await showLog(reader, writer, {})
@@ -121,7 +124,7 @@ describe('showLog', () => {
       timestamps: true,
       pollMs: 20,
       statusEveryMs: 50,
-      isRunning: async () => {
+      async isRunning() {
         checks++
         return running
       },

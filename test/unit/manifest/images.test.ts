@@ -39,6 +39,7 @@ describe('loadRunInput', () => {
     await expect(loadRunInput({podConfig: 'p.json'})).rejects.toThrow('crictl configs come in pairs')
     await expect(loadRunInput({})).rejects.toThrow(UsageError)
   })
+
   it('says which form it read, so image errors name crictl fields for crictl configs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'podctl-run-input-'))
     const manifestText = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: busybox\n'

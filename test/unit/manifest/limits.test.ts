@@ -97,8 +97,13 @@ describe('integers are checked against the range of their wire type', () => {
   it('checks crictl integers (numbers or decimal strings) as int64 and uint32', () => {
     const podConfig = {metadata: {name: 'p', namespace: 'n'}}
     const ctr = (linux: object, metadata: object = {name: 'c'}) => ({metadata, image: {image: 'busybox'}, linux})
-    const attempt = (containerConfig: object, pod: object = podConfig) => () =>
-      parseCrictlConfigs({podConfig: pod as never, podSource: 'pod.json', containerConfig: containerConfig as never, containerSource: 'ctr.json'}, {newUid: () => UID})
+    const attempt =
+      (containerConfig: object, pod: object = podConfig) =>
+      () =>
+        parseCrictlConfigs(
+          {podConfig: pod as never, podSource: 'pod.json', containerConfig: containerConfig as never, containerSource: 'ctr.json'},
+          {newUid: () => UID},
+        )
     expect(attempt(ctr({resources: {memory_limit_in_bytes: '99999999999999999999'}}))).toThrow(
       'ctr.json: linux.resources.memory_limit_in_bytes must be at most 9223372036854775807, not 99999999999999999999',
     )
@@ -108,8 +113,12 @@ describe('integers are checked against the range of their wire type', () => {
     expect(attempt(ctr({resources: {cpu_shares: 9_007_199_254_740_992}}))).toThrow(
       'ctr.json: linux.resources.cpu_shares 9007199254740992 is too large for podctl; use at most 9007199254740991',
     )
-    expect(attempt(ctr({}, {name: 'c', attempt: 4_294_967_296}))).toThrow('ctr.json: metadata.attempt must be between 0 and 4294967295, not 4294967296')
-    expect(attempt(ctr({}), {metadata: {name: 'p', namespace: 'n', attempt: -1}})).toThrow('pod.json: metadata.attempt must be between 0 and 4294967295, not -1')
+    expect(attempt(ctr({}, {name: 'c', attempt: 4_294_967_296}))).toThrow(
+      'ctr.json: metadata.attempt must be between 0 and 4294967295, not 4294967296',
+    )
+    expect(attempt(ctr({}), {metadata: {name: 'p', namespace: 'n', attempt: -1}})).toThrow(
+      'pod.json: metadata.attempt must be between 0 and 4294967295, not -1',
+    )
     expect(attempt(ctr({}), {...podConfig, port_mappings: [{container_port: 80, protocol: 10n ** 20n}]})).toThrow(
       'pod.json: port_mappings[0].protocol must be one of TCP (0), UDP (1), SCTP (2), not 100000000000000000000',
     )
@@ -117,7 +126,10 @@ describe('integers are checked against the range of their wire type', () => {
 
   it('reads exact integers from YAML crictl configs too', async () => {
     writeFileSync(join(dir, 'p.yaml'), 'metadata: {name: p, namespace: n}\n')
-    writeFileSync(join(dir, 'c.yaml'), 'metadata: {name: c}\nimage: {image: busybox}\nlinux: {resources: {memory_limit_in_bytes: 9223372036854775808}}\n')
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      'metadata: {name: c}\nimage: {image: busybox}\nlinux: {resources: {memory_limit_in_bytes: 9223372036854775808}}\n',
+    )
     expect(await refusal(loadCrictlConfigs(join(dir, 'p.yaml'), join(dir, 'c.yaml')))).toBe(
       `${join(dir, 'c.yaml')}: linux.resources.memory_limit_in_bytes must be at most 9223372036854775807, not 9223372036854775808`,
     )
@@ -127,8 +139,15 @@ describe('integers are checked against the range of their wire type', () => {
 describe('hostile YAML', () => {
   it('stops an alias bomb with a usage error', async () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]']
-    for (let i = 1; i < 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`)
-    expect(await refusal(parseDocuments(lines.join('\n'), 'bomb.yaml'))).toMatch(/^bomb\.yaml: too many YAML alias expansions \(.*\); write the repeated values out$/)
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${new Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      )
+    expect(await refusal(parseDocuments(lines.join('\n'), 'bomb.yaml'))).toMatch(
+      /^bomb\.yaml: too many YAML alias expansions \(.*\); write the repeated values out$/,
+    )
   })
 
   it('refuses unknown tags instead of reading them as strings', async () => {
@@ -141,18 +160,22 @@ describe('hostile YAML', () => {
   })
 
   it('shows terminal escape sequences and newlines from the manifest escaped', async () => {
-    const message = await refusal(parse(MINIMAL.replace('name: web', 'name: "\\e[31mred\\e]0;owned\\a\\nline"')))
-    expect(message).toBe('pod.yaml: metadata.name "\\x1b[31mred\\x1b]0;owned\\x07\\nline" is invalid: ' + message.split(' is invalid: ')[1])
-    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
-    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1')))).toMatch(/^pod\.yaml: metadata\.\\x1b\[2Jevil is not a known field/)
-    expect(escapeControl('a\u202eb\u0085c\td')).toBe('a\\u202eb\\x85c\\td')
+    const message = await refusal(parse(MINIMAL.replace('name: web', String.raw`name: "\e[31mred\e]0;owned\a\nline"`)))
+    expect(message).toBe(String.raw`pod.yaml: metadata.name "\x1b[31mred\x1b]0;owned\x07\nline" is invalid: ` + message.split(' is invalid: ')[1])
+    expect(message).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/)
+    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1')))).toMatch(
+      /^pod\.yaml: metadata\.\\x1b\[2Jevil is not a known field/,
+    )
+    expect(escapeControl('a\u202Eb\u0085c\td')).toBe(String.raw`a\u202eb\x85c\td`)
   })
 
   it('names a __proto__ key as an unknown field, not "[object Object]"', async () => {
     const message = await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  __proto__: {x: 1}')))
     expect(message).toMatch(/^pod\.yaml: metadata\.__proto__ is not a known field/)
     expect(message).not.toContain('[object Object]')
-    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  constructor: 1')))).toMatch(/^pod\.yaml: metadata\.constructor is not a known field/)
+    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  constructor: 1')))).toMatch(
+      /^pod\.yaml: metadata\.constructor is not a known field/,
+    )
   })
 
   it('refuses annotations over the API server limit of 256 KiB', async () => {
@@ -162,7 +185,12 @@ describe('hostile YAML', () => {
     )
     const podConfig = {metadata: {name: 'p', namespace: 'n'}, annotations: {a: big}}
     expect(() =>
-      parseCrictlConfigs({podConfig, podSource: 'pod.json', containerConfig: {metadata: {name: 'c'}, image: {image: 'b'}}, containerSource: 'c.json'}),
+      parseCrictlConfigs({
+        podConfig,
+        podSource: 'pod.json',
+        containerConfig: {metadata: {name: 'c'}, image: {image: 'b'}},
+        containerSource: 'c.json',
+      }),
     ).toThrow('pod.json: annotations are too long: 262145 bytes')
   })
 })
@@ -171,18 +199,24 @@ describe('reading the input', () => {
   it('refuses a manifest larger than the API server would take, before parsing it', async () => {
     const path = join(dir, 'huge.yaml')
     writeFileSync(path, `${MINIMAL}# ${'x'.repeat(MAX_MANIFEST_BYTES)}\n`)
-    expect(await refusal(loadPodManifest(path))).toBe(`${path}: the manifest is larger than 3 MiB; podctl reads Pods up to that size (as the API server does)`)
+    expect(await refusal(loadPodManifest(path))).toBe(
+      `${path}: the manifest is larger than 3 MiB; podctl reads Pods up to that size (as the API server does)`,
+    )
   })
 
   it('stops reading an endless device', async () => {
-    expect(await refusal(readInput('/dev/zero'))).toBe('/dev/zero: the manifest is larger than 3 MiB; podctl reads Pods up to that size (as the API server does)')
+    expect(await refusal(readInput('/dev/zero'))).toBe(
+      '/dev/zero: the manifest is larger than 3 MiB; podctl reads Pods up to that size (as the API server does)',
+    )
     expect(await refusal(loadPodManifest('/dev/null'))).toBe('/dev/null: no Pod found (the manifest is empty)')
   })
 
   it('does not block on a FIFO nobody writes to', async () => {
     const fifo = join(dir, 'fifo')
     execFileSync('mkfifo', [fifo])
-    expect(await refusal(loadPodManifest(fifo))).toBe(`${fifo}: nothing writes to this FIFO; start the writer first, or pipe the manifest to -f -`)
+    expect(await refusal(loadPodManifest(fifo))).toBe(
+      `${fifo}: nothing writes to this FIFO; start the writer first, or pipe the manifest to -f -`,
+    )
   })
 
   it('reads a pipe that has a writer to its end', async () => {

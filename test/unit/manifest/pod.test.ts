@@ -195,7 +195,11 @@ spec:
     expect(pod.terminationGracePeriodSeconds).toBe(5)
     expect(pod.hostIPC).toBe(true)
     expect(pod.shareProcessNamespace).toBe(true)
-    expect(pod.dnsConfig).toEqual({nameservers: ['1.1.1.1'], searches: ['example.com'], options: [{name: 'ndots', value: '2'}, {name: 'edns0'}]})
+    expect(pod.dnsConfig).toEqual({
+      nameservers: ['1.1.1.1'],
+      searches: ['example.com'],
+      options: [{name: 'ndots', value: '2'}, {name: 'edns0'}],
+    })
     expect(pod.volumes).toEqual([
       {name: 'data', emptyDir: {}},
       {name: 'host', hostPath: {path: '/tmp', type: 'Directory'}},
@@ -262,7 +266,9 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(await refusal(`${MINIMAL}  restartPolicyy: Never\n`)).toBe(
       'pod.yaml: spec.restartPolicyy is not a known field; did you mean restartPolicy?',
     )
-    expect(await refusal(`${MINIMAL}  zzz: 1\n`)).toMatch(/^pod\.yaml: spec\.zzz is not a known field \(podctl reads: containers, initContainers/)
+    expect(await refusal(`${MINIMAL}  zzz: 1\n`)).toMatch(
+      /^pod\.yaml: spec\.zzz is not a known field \(podctl reads: containers, initContainers/,
+    )
   })
 
   it('validates names as Kubernetes does', async () => {
@@ -275,11 +281,15 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(await refusal(MINIMAL.replace('  name: web', '  name: web\n  namespace: a.b'))).toMatch(
       /^pod\.yaml: metadata\.namespace "a\.b" is invalid: must be a lowercase RFC 1123 label/,
     )
-    expect(await refusal(`${MINIMAL}  - name: app\n    image: busybox\n`)).toBe('pod.yaml: spec.containers[1].name "app" is a duplicate container name')
+    expect(await refusal(`${MINIMAL}  - name: app\n    image: busybox\n`)).toBe(
+      'pod.yaml: spec.containers[1].name "app" is a duplicate container name',
+    )
     expect(await refusal(`${MINIMAL}  initContainers:\n  - {name: app, image: busybox}\n`)).toBe(
       'pod.yaml: spec.containers[0].name "app" is a duplicate container name',
     )
-    expect(await refusal(withContainerFields('env: [{name: 1A, value: x}]'))).toMatch(/^pod\.yaml: spec\.containers\[0\]\.env\[0\]\.name "1A" is invalid/)
+    expect(await refusal(withContainerFields('env: [{name: 1A, value: x}]'))).toMatch(
+      /^pod\.yaml: spec\.containers\[0\]\.env\[0\]\.name "1A" is invalid/,
+    )
     expect(await refusal(MINIMAL.replace('  name: web', '  name: web\n  labels: {"-bad": x}'))).toMatch(
       /^pod\.yaml: metadata\.labels\.-bad key is invalid/,
     )
@@ -301,15 +311,21 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, hostPath: {path: relative}}\n`)).toBe(
       'pod.yaml: spec.volumes[0].hostPath.path "relative" must be an absolute path',
     )
-    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a}\n`)).toBe('pod.yaml: spec.volumes[0] must specify a volume type: hostPath or emptyDir')
-    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, emptyDir: {medium: Memory}}\n`)).toMatch(/emptyDir\.medium "Memory" is not supported by podctl/)
+    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a}\n`)).toBe(
+      'pod.yaml: spec.volumes[0] must specify a volume type: hostPath or emptyDir',
+    )
+    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, emptyDir: {medium: Memory}}\n`)).toMatch(
+      /emptyDir\.medium "Memory" is not supported by podctl/,
+    )
   })
 
   it('checks ports and resources', async () => {
     expect(await refusal(withContainerFields('ports: [{containerPort: 70000}]'))).toBe(
       'pod.yaml: spec.containers[0].ports[0].containerPort must be between 1 and 65535, not 70000',
     )
-    expect(await refusal(withContainerFields('ports: [{hostPort: 80}]'))).toBe('pod.yaml: spec.containers[0].ports[0].containerPort is required')
+    expect(await refusal(withContainerFields('ports: [{hostPort: 80}]'))).toBe(
+      'pod.yaml: spec.containers[0].ports[0].containerPort is required',
+    )
     expect(await refusal(withContainerFields('ports: [{containerPort: 80, protocol: tcp}]'))).toBe(
       'pod.yaml: spec.containers[0].ports[0].protocol must be one of TCP, UDP, SCTP, not "tcp"',
     )
@@ -331,12 +347,16 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(await refusal(MINIMAL.replace('kind: Pod', 'kind: Deployment'))).toBe(
       'pod.yaml: kind "Deployment" is not supported; podctl runs Pods (copy spec.template into a Pod)',
     )
-    expect(await refusal(MINIMAL.replace('apiVersion: v1', 'apiVersion: apps/v1'))).toBe('pod.yaml: apiVersion must be "v1" for a Pod, not "apps/v1"')
+    expect(await refusal(MINIMAL.replace('apiVersion: v1', 'apiVersion: apps/v1'))).toBe(
+      'pod.yaml: apiVersion must be "v1" for a Pod, not "apps/v1"',
+    )
     expect(await refusal(MINIMAL.replace('    image: busybox:1.36\n', ''))).toBe('pod.yaml: spec.containers[0].image is required')
     expect(await refusal('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: []}\n')).toBe(
       'pod.yaml: spec.containers must list at least one container',
     )
-    expect(await refusal(withContainerFields('command: sleep 10'))).toBe('pod.yaml: spec.containers[0].command must be a list, not "sleep 10"')
+    expect(await refusal(withContainerFields('command: sleep 10'))).toBe(
+      'pod.yaml: spec.containers[0].command must be a list, not "sleep 10"',
+    )
     expect(await refusal(`${MINIMAL}  terminationGracePeriodSeconds: -1\n`)).toBe(
       'pod.yaml: spec.terminationGracePeriodSeconds must be at least 0, not -1',
     )
@@ -371,9 +391,13 @@ describe('loading manifests', () => {
     const [pod] = await loadPodManifest('-', {stdin: async () => json})
     expect(pod.name).toBe('j')
     expect(pod.source).toBe('<stdin>')
-    await expect(loadPodManifest('-', {stdin: async () => 'a: [\n'})).rejects.toThrow(/^<stdin>: line \d+, column \d+: .*\(not valid YAML or JSON\)$/)
+    await expect(loadPodManifest('-', {stdin: async () => 'a: [\n'})).rejects.toThrow(
+      /^<stdin>: line \d+, column \d+: .*\(not valid YAML or JSON\)$/,
+    )
     await expect(loadPodManifest('-', {stdin: async () => ''})).rejects.toThrow('<stdin>: no Pod found (the manifest is empty)')
-    await expect(loadPodManifest(join(dir, 'missing.yaml'))).rejects.toThrow(`${join(dir, 'missing.yaml')}: cannot read the manifest (no such file)`)
+    await expect(loadPodManifest(join(dir, 'missing.yaml'))).rejects.toThrow(
+      `${join(dir, 'missing.yaml')}: cannot read the manifest (no such file)`,
+    )
   })
 
   it('refuses duplicate keys', async () => {
@@ -406,8 +430,13 @@ describe('crictl configs', () => {
     annotations: {cnote: 'y'},
     log_path: 'busybox.log',
     linux: {
-      resources: {cpu_period: 100000, cpu_quota: 50000, cpu_shares: 512, memory_limit_in_bytes: 134217728},
-      security_context: {privileged: true, run_as_user: {value: 1000}, readonly_rootfs: true, capabilities: {add_capabilities: ['NET_ADMIN']}},
+      resources: {cpu_period: 100_000, cpu_quota: 50_000, cpu_shares: 512, memory_limit_in_bytes: 134_217_728},
+      security_context: {
+        privileged: true,
+        run_as_user: {value: 1000},
+        readonly_rootfs: true,
+        capabilities: {add_capabilities: ['NET_ADMIN']},
+      },
     },
   }
 
@@ -450,20 +479,27 @@ describe('crictl configs', () => {
   })
 
   it('shares the PID namespace like crictl when namespace options are absent (Go zero value POD)', () => {
-    const pod = parseCrictlConfigs({
-      podConfig: {metadata: {name: 'p', namespace: 'n'}},
-      podSource: 'pod.json',
-      containerConfig: {metadata: {name: 'c'}, image: {image: 'busybox'}},
-      containerSource: 'ctr.json',
-    }, {newUid: () => UID})
+    const pod = parseCrictlConfigs(
+      {
+        podConfig: {metadata: {name: 'p', namespace: 'n'}},
+        podSource: 'pod.json',
+        containerConfig: {metadata: {name: 'c'}, image: {image: 'busybox'}},
+        containerSource: 'ctr.json',
+      },
+      {newUid: () => UID},
+    )
     expect(pod).toMatchObject({uid: UID, uidGenerated: true, shareProcessNamespace: true, hostNetwork: false, dnsPolicy: 'Default'})
   })
 
   it('refuses camelCase and unknown fields, naming the file', () => {
     const attempt = (pod: object, ctr: object) => () =>
       parseCrictlConfigs({podConfig: pod as never, podSource: 'pod.json', containerConfig: ctr as never, containerSource: 'ctr.json'})
-    expect(attempt({...podConfig, logDirectory: '/x'}, containerConfig)).toThrow('pod.json: logDirectory is not a known field; did you mean log_directory?')
-    expect(attempt(podConfig, {...containerConfig, image: {image: 'x', annotations: {}}})).toThrow('ctr.json: image.annotations is not supported by podctl')
+    expect(attempt({...podConfig, logDirectory: '/x'}, containerConfig)).toThrow(
+      'pod.json: logDirectory is not a known field; did you mean log_directory?',
+    )
+    expect(attempt(podConfig, {...containerConfig, image: {image: 'x', annotations: {}}})).toThrow(
+      'ctr.json: image.annotations is not supported by podctl',
+    )
     expect(attempt({metadata: {namespace: 'n'}}, containerConfig)).toThrow('pod.json: metadata.name is required')
     expect(attempt(podConfig, {metadata: {name: 'c'}})).toThrow('ctr.json: image is required (image.image)')
     expect(attempt({...podConfig, linux: {cgroup_parent: 'x'}}, containerConfig)).toThrow(

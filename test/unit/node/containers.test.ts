@@ -2,8 +2,8 @@ import {describe, expect, it} from 'vitest'
 
 import {
   containerRefName,
-  imageTagsById,
   imageName,
+  imageTagsById,
   selectContainers,
   stateLabel,
   stateToRequest,
@@ -31,7 +31,13 @@ function ctr(id: string, name: string, podId: string, state: string, createdAt: 
     id,
     podSandboxId: podId,
     metadata: {name, attempt: 0},
-    image: {image: 'sha256:' + hex('e'), annotations: {}, userSpecifiedImage: 'localhost:5000/podctl/busybox:1.36', runtimeHandler: '', imageRef: ''},
+    image: {
+      image: 'sha256:' + hex('e'),
+      annotations: {},
+      userSpecifiedImage: 'localhost:5000/podctl/busybox:1.36',
+      runtimeHandler: '',
+      imageRef: '',
+    },
     imageRef: 'sha256:' + hex('e'),
     state,
     createdAt,
@@ -114,7 +120,12 @@ describe('selectContainers', () => {
   })
 
   it('matches --image against the user-specified image and the image ref', () => {
-    expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'localhost:5000/podctl/busybox:1.36'}))).toEqual(['5', '2', '3', '1'])
+    expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'localhost:5000/podctl/busybox:1.36'}))).toEqual([
+      '5',
+      '2',
+      '3',
+      '1',
+    ])
     expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'sha256:' + hex('f')}))).toEqual(['4'])
     expect(ids(selectContainers(containers, sandboxes, {all: true, image: '*busybox*'}))).toEqual(['5', '2', '3', '1'])
     expect(ids(selectContainers(containers, sandboxes, {all: true, image: 'busybox'}))).toEqual([])
@@ -151,7 +162,9 @@ describe('column helpers', () => {
   it('names the image as the user gave it, else by a tag of the image ID, else by the ID', () => {
     expect(imageName(containers[0])).toBe('localhost:5000/podctl/busybox:1.36')
     expect(imageName(containers[3])).toBe('sha256:' + hex('f'))
-    const tags = imageTagsById([{id: 'sha256:' + hex('f'), repoTags: ['postgres:16', 'postgres:latest'], repoDigests: []} as unknown as Image])
+    const tags = imageTagsById([
+      {id: 'sha256:' + hex('f'), repoTags: ['postgres:16', 'postgres:latest'], repoDigests: []} as unknown as Image,
+    ])
     expect(imageName(containers[3], tags)).toBe('postgres:16')
     const [entry] = selectContainers(containers, sandboxes, {all: true, id: '4'}, [
       {id: 'sha256:' + hex('f'), repoTags: [], repoDigests: ['postgres@sha256:' + hex('0')]} as unknown as Image,
@@ -194,7 +207,10 @@ describe('matchContainerRef', () => {
   })
 
   it('falls back to ID prefixes, with ambiguity listed', () => {
-    const twins = [ctr('abc1' + hex('0').slice(4), 'x', hex('a'), 'CONTAINER_RUNNING', '1'), ctr('abc2' + hex('0').slice(4), 'y', hex('a'), 'CONTAINER_RUNNING', '2')]
+    const twins = [
+      ctr('abc1' + hex('0').slice(4), 'x', hex('a'), 'CONTAINER_RUNNING', '1'),
+      ctr('abc2' + hex('0').slice(4), 'y', hex('a'), 'CONTAINER_RUNNING', '2'),
+    ]
     expect(() => matchContainerRef(twins, sandboxes, 'abc')).toThrow(expect.objectContaining({exitCode: 15}))
     expect(matchContainerRef(twins, sandboxes, 'abc2').metadata?.name).toBe('y')
   })

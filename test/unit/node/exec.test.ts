@@ -32,7 +32,7 @@ describe('execInContainer', () => {
   it('sends the command timeout in the request and the longer deadline on the call', async () => {
     const calls: unknown[] = []
     const client = {
-      runtime: async (...args: unknown[]) => {
+      async runtime(...args: unknown[]) {
         calls.push(args)
         return {exitCode: 3, stdout: Buffer.from('o'), stderr: Buffer.from('e')}
       },
@@ -41,7 +41,11 @@ describe('execInContainer', () => {
     const outcome = await execInContainer(client, running, ['sh', '-c', 'exit 3'], {timeoutMs: 2000})
     expect(outcome).toEqual({exitCode: 3, stdout: Buffer.from('o'), stderr: Buffer.from('e')})
     expect(calls).toEqual([
-      ['execSync', {containerId: running.id, cmd: ['sh', '-c', 'exit 3'], timeout: '2'}, {timeoutMs: 2000 + EXEC_DEADLINE_GRACE_MS, signal: undefined}],
+      [
+        'execSync',
+        {containerId: running.id, cmd: ['sh', '-c', 'exit 3'], timeout: '2'},
+        {timeoutMs: 2000 + EXEC_DEADLINE_GRACE_MS, signal: undefined},
+      ],
     ])
   })
 })
@@ -50,16 +54,17 @@ describe('execInContainer timeouts', () => {
   const running = {id: 'abcdef1234567890', metadata: {name: 'app', attempt: 0}, state: 'CONTAINER_RUNNING'} as Container
 
   it("turns the runtime's deadline answer into a message about the command's --timeout", async () => {
-    const client = {runtime: async () => Promise.reject(new DeadlineExceededError('ExecSync got no answer'))} as unknown as CriClient
+    const client = {async runtime() { throw new DeadlineExceededError('ExecSync got no answer'); }} as unknown as CriClient
     await expect(execInContainer(client, running, ['sleep', '9'], {timeoutMs: 2000})).rejects.toMatchObject({
       exitCode: 4,
-      message: 'command "sleep 9" in container app (abcdef1234567) did not finish within 2s (--timeout) and was stopped; raise --timeout to give it longer',
+      message:
+        'command "sleep 9" in container app (abcdef1234567) did not finish within 2s (--timeout) and was stopped; raise --timeout to give it longer',
     })
   })
 
   it('passes other failures through unchanged', async () => {
     const failure = new NotFoundError('ExecSync: container gone')
-    const client = {runtime: async () => Promise.reject(failure)} as unknown as CriClient
+    const client = {async runtime() { throw failure; }} as unknown as CriClient
     await expect(execInContainer(client, running, ['true'], {timeoutMs: 2000})).rejects.toBe(failure)
   })
 })

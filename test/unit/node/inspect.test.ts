@@ -31,7 +31,9 @@ describe('rewriteTimestamps', () => {
 
 describe('verbose info merging', () => {
   it('parses JSON values into objects and keeps other strings', () => {
-    expect(parseVerboseInfo({info: '{"pid":42,"runtimeSpec":{"ociVersion":"1.0.2"}}', list: '[1,2]', note: 'plain text', num: '7'})).toEqual({
+    expect(
+      parseVerboseInfo({info: '{"pid":42,"runtimeSpec":{"ociVersion":"1.0.2"}}', list: '[1,2]', note: 'plain text', num: '7'}),
+    ).toEqual({
       info: {pid: 42, runtimeSpec: {ociVersion: '1.0.2'}},
       list: [1, 2],
       note: 'plain text',
@@ -57,7 +59,11 @@ describe('verbose info merging', () => {
       config: {sandboxImage: 'pause:3.9'},
       golang: 'go1.20',
     })
-    const withHandlers = {...response, runtimeHandlers: [{name: 'runc', features: {recursiveReadOnlyMounts: true, userNamespaces: false}}], features: {supplementalGroupsPolicy: true}}
+    const withHandlers = {
+      ...response,
+      runtimeHandlers: [{name: 'runc', features: {recursiveReadOnlyMounts: true, userNamespaces: false}}],
+      features: {supplementalGroupsPolicy: true},
+    }
     expect(runtimeInfoDocument(withHandlers as StatusResponse)).toMatchObject({
       runtimeHandlers: [{name: 'runc', features: {recursiveReadOnlyMounts: true}}],
       features: {supplementalGroupsPolicy: true},
@@ -79,7 +85,10 @@ describe('resolveInspectTarget', () => {
 
   it('finds each kind without being told', () => {
     expect(resolveInspectTarget(lists, 'c3', undefined)).toMatchObject({kind: 'container', id: containers[1].id})
-    expect(resolveInspectTarget(lists, 'web/nginx', undefined, {namespace: 'shop'})).toMatchObject({kind: 'container', id: containers[0].id})
+    expect(resolveInspectTarget(lists, 'web/nginx', undefined, {namespace: 'shop'})).toMatchObject({
+      kind: 'container',
+      id: containers[0].id,
+    })
     expect(resolveInspectTarget(lists, 'db', undefined)).toMatchObject({kind: 'pod', id: sandboxes[1].id})
     expect(resolveInspectTarget(lists, 'web_shop', undefined)).toMatchObject({kind: 'pod', id: sandboxes[0].id})
     expect(resolveInspectTarget(lists, 'localhost:5000/app:v1', undefined)).toMatchObject({kind: 'image'})

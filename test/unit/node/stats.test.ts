@@ -28,10 +28,29 @@ describe('cpuPercent', () => {
 })
 
 const pod = (id: string, name: string, namespace: string, createdAt = '1'): PodSandbox =>
-  ({id, metadata: {name, namespace, uid: `uid-${id}`, attempt: 0}, state: 'SANDBOX_READY', createdAt, labels: {}, annotations: {}, runtimeHandler: ''}) as PodSandbox
+  ({
+    id,
+    metadata: {name, namespace, uid: `uid-${id}`, attempt: 0},
+    state: 'SANDBOX_READY',
+    createdAt,
+    labels: {},
+    annotations: {},
+    runtimeHandler: '',
+  }) as PodSandbox
 
 const container = (id: string, name: string, podSandboxId: string, state = 'CONTAINER_RUNNING', createdAt = '1'): Container =>
-  ({id, podSandboxId, metadata: {name, attempt: 0}, state, createdAt, labels: {}, annotations: {}, image: undefined, imageRef: '', imageId: ''}) as Container
+  ({
+    id,
+    podSandboxId,
+    metadata: {name, attempt: 0},
+    state,
+    createdAt,
+    labels: {},
+    annotations: {},
+    image: undefined,
+    imageRef: '',
+    imageId: '',
+  }) as Container
 
 const sandboxes = [pod('p1aaa', 'web', 'shop'), pod('p2bbb', 'db', 'shop'), pod('p3ccc', 'web', 'default')]
 const containers = [
@@ -105,6 +124,12 @@ describe('summarizeStats', () => {
 
   it('shows nulls for a container without stats (not running, or started between samples)', () => {
     const [row] = summarizeStats([containers[1]], sandboxes, [], [])
-    expect(row).toMatchObject({containerId: 'c1abb', cpuPercent: null, memoryWorkingSetBytes: null, writableLayerUsedBytes: null, timestamp: null})
+    expect(row).toMatchObject({
+      containerId: 'c1abb',
+      cpuPercent: null,
+      memoryWorkingSetBytes: null,
+      writableLayerUsedBytes: null,
+      timestamp: null,
+    })
   })
 })

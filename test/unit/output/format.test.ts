@@ -50,9 +50,15 @@ describe('sizes', () => {
 
 describe('tables and JSON', () => {
   it('aligns columns with three spaces and no trailing blanks', () => {
-    expect(renderTable(['POD ID', 'NAME'], [['abc', 'web'], ['abcdef0123456', 'x']])).toBe(
-      ['POD ID          NAME', 'abc             web', 'abcdef0123456   x'].join('\n'),
-    )
+    expect(
+      renderTable(
+        ['POD ID', 'NAME'],
+        [
+          ['abc', 'web'],
+          ['abcdef0123456', 'x'],
+        ],
+      ),
+    ).toBe(['POD ID          NAME', 'abc             web', 'abcdef0123456   x'].join('\n'))
   })
 
   it('prints an empty table as its header', () => {

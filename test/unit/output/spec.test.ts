@@ -3,7 +3,12 @@ import {describe, expect, it} from 'vitest'
 import {isMachineOutput, parseOutputSpec} from '../../../src/lib/output/spec.js'
 
 const LIST = ['table', 'wide', 'json', 'yaml', 'name'] as const
-const doc = {items: [{id: 'a1', metadata: {name: 'web'}}, {id: 'b2', metadata: {name: 'db'}}]}
+const doc = {
+  items: [
+    {id: 'a1', metadata: {name: 'web'}},
+    {id: 'b2', metadata: {name: 'db'}},
+  ],
+}
 
 describe('parseOutputSpec: one -o for every command', () => {
   it('gives the fallback without -o, and each listed format by name', () => {

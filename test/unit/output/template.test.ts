@@ -10,7 +10,10 @@ const doc = {
     exitCode: 3,
     finishedAt: null,
     labels: {'io.kubernetes.pod.name': 'web', app: 'demo'},
-    mounts: [{hostPath: '/a', readonly: true}, {hostPath: '/b', readonly: false}],
+    mounts: [
+      {hostPath: '/a', readonly: true},
+      {hostPath: '/b', readonly: false},
+    ],
     metadata: {name: 'app', attempt: 0},
   },
   info: {pid: 42},
@@ -64,7 +67,7 @@ describe('JSONPath (kubectl subset)', () => {
   })
 
   it('mixes text and expressions, and accepts the relaxed forms', () => {
-    expect(compileJsonPath('id={.status.id}{"\\t"}exit={.status.exitCode}')(doc)).toBe('id=abc\texit=3')
+    expect(compileJsonPath(String.raw`id={.status.id}{"\t"}exit={.status.exitCode}`)(doc)).toBe('id=abc\texit=3')
     expect(compileJsonPath('.status.id')(doc)).toBe('abc')
     expect(compileJsonPath('{status.id}')(doc)).toBe('abc')
     expect(compileJsonPath('{.status.finishedAt}')(doc)).toBe('')

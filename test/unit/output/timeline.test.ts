@@ -5,8 +5,20 @@ import {eventAge, EventTimeline} from '../../../src/lib/output/timeline.js'
 describe('event timeline', () => {
   it('prints a header once and aligned rows, objects without the pod prefix for a single pod', () => {
     const timeline = new EventTimeline({objects: ['web_shop', 'web_shop/app', 'web_shop/sidecar'], stripPrefix: 'web_shop/', startedAt: 0})
-    const first = timeline.format({type: 'Normal', reason: 'Pulled', message: 'Container image "x" already present on machine', object: 'web_shop/app', at: new Date(1200)})
-    const second = timeline.format({type: 'Warning', reason: 'FailedPostStartHook', message: 'PostStartHook failed', object: 'web_shop/sidecar', at: new Date(12_500)})
+    const first = timeline.format({
+      type: 'Normal',
+      reason: 'Pulled',
+      message: 'Container image "x" already present on machine',
+      object: 'web_shop/app',
+      at: new Date(1200),
+    })
+    const second = timeline.format({
+      type: 'Warning',
+      reason: 'FailedPostStartHook',
+      message: 'PostStartHook failed',
+      object: 'web_shop/sidecar',
+      at: new Date(12_500),
+    })
     expect(first.split('\n')).toEqual([
       'TYPE     REASON                  AGE    OBJECT     MESSAGE',
       'Normal   Pulled                  1.2s   app        Container image "x" already present on machine',

@@ -25,7 +25,8 @@ describe('clampTimerMs', () => {
 })
 
 describe('duration flags and config timeouts are clamped where they are parsed', () => {
-  const parse = (input: string) => (durationFlag({}) as unknown as {parse(i: string, c: unknown, o: {name: string}): Promise<number>}).parse(input, {}, {name: 'timeout'})
+  const parse = (input: string) =>
+    (durationFlag({}) as unknown as {parse(i: string, c: unknown, o: {name: string}): Promise<number>}).parse(input, {}, {name: 'timeout'})
 
   it('turns --timeout 99999999999999s and --connect-timeout 597h into the longest timer', async () => {
     expect(parseDuration('597h')).toBe(597 * 3_600_000)
