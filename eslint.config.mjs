@@ -57,18 +57,6 @@ export default [
       'import/no-named-as-default': 'off',
       'import/no-named-as-default-member': 'off',
 
-      // The house order: node: built-ins, packages, then this repository's files, `import type` beside its values. A
-      // comment partitions, so a module comment above the first import stays at the top of the file.
-      'perfectionist/sort-imports': [
-        'error',
-        {
-          groups: ['builtin', 'external', ['internal', 'parent', 'sibling', 'index'], 'unknown'],
-          order: 'asc',
-          partitionByComment: true,
-          type: 'natural',
-        },
-      ],
-
       // Sequential runtime calls are deliberate: the kubelet's step order, polling loops, one pull at a time.
       'no-await-in-loop': 'off',
       // snake_case names are crictl's JSON/YAML keys and ts-proto's generated type names (SecurityProfile_ProfileType).
