@@ -250,6 +250,8 @@ const CRI_METHODS = new Set([...Object.keys(RuntimeServiceService), ...Object.ke
  * A bare function of that name (node/'s listContainers()) is a lib call wrapping the RPC, which is the point.
  */
 const DISTINCT_CRI_METHODS = new Set([...CRI_METHODS].filter((name) => /[A-Z]/.test(name)))
+/** CriClient's entry points, which take the CRI method name as their first argument (main added runtimeOptional). */
+const CLIENT_CALLS = new Set(['runtime', 'runtimeOptional', 'image'])
 
 function criCallsIn(file: SourceFile): string[] {
   const methods: string[] = []
@@ -257,7 +259,7 @@ function criCallsIn(file: SourceFile): string[] {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const callee = node.expression.name.text
       const [first] = node.arguments
-      if ((callee === 'runtime' || callee === 'image') && first !== undefined) {
+      if (CLIENT_CALLS.has(callee) && first !== undefined) {
         if (!ts.isStringLiteralLike(first)) methods.push(`<computed ${callee} call>`)
         else if (CRI_METHODS.has(first.text)) methods.push(first.text)
       }
