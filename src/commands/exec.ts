@@ -13,6 +13,8 @@ export interface ExecResult {
 const USAGE = 'podctl exec CONTAINER -- CMD [ARG...]'
 
 export default class Exec extends BaseCommand<typeof Exec> {
+  // --timeout here is the command's own time limit, not a bound on the whole command.
+  static override timeoutBoundsCommand = false
   static override summary = "Run a command in a running container; exits with the command's exit code."
 
   static override description = `Runs the command with ExecSync and writes its stdout to stdout and its stderr to \

@@ -6,7 +6,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
-import {outputFlag} from '../lib/flags.js'
+import {outputFlag, podDirRootFlag} from '../lib/flags.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kill.js'
 import {killPods} from '../lib/kubelet/kill-pods.js'
 import {type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
@@ -67,6 +67,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     keep: Flags.boolean({summary: 'Leave the stopped containers and sandboxes in place (for debugging) instead of removing them.'}),
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
+    'pod-dir-root': podDirRootFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
@@ -112,6 +113,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
       ...options,
       keep: this.flags.keep,
       parallel: this.flags.parallel,
+      podDirRoot: this.flags['pod-dir-root'],
       // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
       events: this.printEvents({kind: 'warnings'}),
       onSettled() {

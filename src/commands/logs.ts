@@ -16,6 +16,8 @@ export interface LogsResult {
 }
 
 export default class Logs extends BaseCommand<typeof Logs> {
+  // --timeout here is each call; --follow streams until the container exits, not a bound on the whole command.
+  static override timeoutBoundsCommand = false
   static override summary = "Print a container's logs from its CRI log file."
 
   static override description = `Asks the runtime for the container's log_path (ContainerStatus) and reads that file \

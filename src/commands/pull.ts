@@ -36,6 +36,8 @@ interface ImagePull {
 }
 
 export default class Pull extends BaseCommand<typeof Pull> {
+  // --timeout here is each call; retries follow --retry-for, not a bound on the whole command.
+  static override timeoutBoundsCommand = false
   static override summary = 'Pull images the way the kubelet does: pull policy, credentials, events and back-off.'
 
   static override description = `Runs the kubelet's ensure-image flow for each IMAGE: ":latest" is added only when the \

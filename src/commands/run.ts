@@ -9,18 +9,17 @@ import {totalmem} from 'node:os'
 
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
+import {BaseCommand, example} from '../lib/base-command.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag} from '../lib/flags.js'
+import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {failedOutcome, sandboxesByFullName} from '../lib/kubelet/run-pods.js'
+import {withMessage} from '../lib/kubelet/run-result.js'
 import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
 import type {PodRunOutcome, PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
-import {mapLimit} from '../lib/util/concurrency.js'
 
 export interface RunResult {
   pods: PodRunResult[]
@@ -117,18 +116,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     creds: Flags.string({summary: 'Registry credentials USER[:PASSWORD] for the pulls.', helpValue: 'USER[:PASSWORD]'}),
     auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD.', helpValue: 'BASE64'}),
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
-    'pod-logs-root': Flags.string({
-      summary: 'Root of the pod log directories.',
-      env: 'PODCTL_POD_LOGS_ROOT',
-      default: '/var/log/pods',
-      helpValue: 'DIR',
-    }),
-    'pod-dir-root': Flags.string({
-      summary: 'Root of the pod directories (emptyDir volumes, /etc/hosts, termination messages).',
-      env: 'PODCTL_POD_DIR_ROOT',
-      default: '/var/lib/podctl/pods',
-      helpValue: 'DIR',
-    }),
+    'pod-logs-root': podLogsRootFlag,
+    'pod-dir-root': podDirRootFlag,
     'runtime-handler': Flags.string({summary: 'Runtime handler for RunPodSandbox (overrides runtimeClassName).', helpValue: 'NAME'}),
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline and no spinner; only the result (or the error).'}),
     output: outputFlag(['table', 'json', 'yaml']),
@@ -144,12 +133,16 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     return undefined
   }
 
+  protected override commandDeadline(): number | undefined {
+    const timeout = this.flags.timeout ?? DEFAULT_RUN_TIMEOUT_MS
+    return timeout > 0 ? this.startedAt + timeout : undefined
+  }
+
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
     const wait = this.waitMode()
-    const {pods} = await (
-      await import('../lib/manifest/load.js')
-    ).loadRunInput({
+    const {loadRunInput} = await import('../lib/manifest/load.js')
+    const {pods} = await loadRunInput({
       filename: flags.filename,
       file: this.args.file,
       podConfig: flags['pod-config'],
@@ -172,7 +165,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     const result: RunResult = {pods: outcomes.map((outcome) => outcome.result)}
     await this.emit(result, () => renderRunTable(result.pods, this.chalk))
     const failures = outcomes.flatMap((outcome) => (outcome.failure ? [describeFailure(outcome)] : []))
-    this.reportFailures(failures, (failure) => failure.code !== 'Interrupted')
+    this.reportFailures(failures, (failure) => !(failure instanceof InterruptedError))
     if (interrupted) {
       const rolledBack = outcomes.some((outcome) => outcome.result.rolledBack)
       throw new InterruptedError(`run interrupted${rolledBack ? '; the pods it was starting were rolled back' : ''}`)
@@ -215,26 +208,21 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
       exitAgain: 'Interrupted again: exiting without finishing the rollback; check with: podctl pods',
     })
     try {
-      const [{ImageManager}, {runPod}] = await Promise.all([import('../lib/images/image-manager.js'), import('../lib/kubelet/sync-pod.js')])
-      const images = new ImageManager(() => this.client(), events, {parallel: flags.parallel})
-      const client = await this.client()
-      const existing = await sandboxesByFullName(client, pods)
-      const timeout = flags.timeout ?? DEFAULT_RUN_TIMEOUT_MS
-      const deadline = timeout > 0 ? Date.now() + timeout : undefined
-      const onStep = spinner ? (text: string) => (spinner.text = text) : undefined
-      const outcomes = await mapLimit(pods, flags.parallel, (pod) =>
-        runPod(
-          pod,
-          existing.get(podFullName(pod.name, pod.namespace)) ?? [],
-          {...settings, deadline},
-          {
-            client,
-            images,
-            events,
-            signal: interruption.signal,
-            onStep,
-          },
-        ).catch((error: unknown) => failedOutcome(pod, toPodctlError(error))),
+      const [{ImageManager}, {runPods}] = await Promise.all([
+        import('../lib/images/image-manager.js'),
+        import('../lib/kubelet/run-pods.js'),
+      ])
+      const outcomes = await runPods(
+        await this.client(),
+        pods,
+        {...settings, deadline: this.commandDeadline()},
+        {
+          images: new ImageManager(() => this.client(), events, {parallel: flags.parallel}),
+          events,
+          signal: interruption.signal,
+          parallel: flags.parallel,
+          onStep: spinner && ((text: string) => (spinner.text = text)),
+        },
       )
       // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
       interruption.settle()
@@ -246,18 +234,16 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   }
 
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {
-    const {planPodRun} = await import('../lib/kubelet/run-plan.js')
-    const {DockerConfigKeyring} = await import('../lib/images/credentials.js')
-    const credentials = new DockerConfigKeyring()
-    const result: DryRunResult = {dryRun: true, pods: await Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))}
+    const {planPodRuns} = await import('../lib/kubelet/run-plan.js')
+    const result: DryRunResult = {dryRun: true, pods: await planPodRuns(pods, settings)}
     await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
     return result
   }
 }
 
-/** "pod web_default: PostStartHookError: …", the kubelet's reason first. */
+/** "pod web_default: PostStartHookError: …", the kubelet's reason first; the failure keeps its class. */
 function describeFailure({failure, result}: PodRunOutcome): PodctlError {
-  const {code, exitCode, message} = failure!
+  const {code, message} = failure!
   const prefix = message.startsWith(`${code}:`) ? '' : `${code}: `
-  return new PodctlError(code, exitCode, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${message}`)
+  return withMessage(failure!, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${message}`)
 }

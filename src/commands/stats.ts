@@ -14,6 +14,8 @@ export interface StatsResult {
 const CLEAR_SCREEN = '\u001B[2J\u001B[H'
 
 export default class Stats extends BaseCommand<typeof Stats> {
+  // --timeout here is each call; --watch samples until Ctrl-C, not a bound on the whole command.
+  static override timeoutBoundsCommand = false
   static override summary = 'Show CPU, memory and disk use of containers.'
 
   static override description = `Samples ListContainerStats twice, --seconds apart, and shows CPU as the percentage \

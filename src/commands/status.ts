@@ -21,6 +21,8 @@ export interface PodDeletedResult {
 export const DEFAULT_WAIT_TIMEOUT_MS = 2 * 60_000
 
 export default class Status extends BaseCommand<typeof Status> {
+  // --timeout here is each call; --wait-timeout bounds the wait, not a bound on the whole command.
+  static override timeoutBoundsCommand = false
   static override summary = "Show the runtime's health, or with POD one pod's status and phase the kubelet's way."
 
   static override description = `Without POD: calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages \
@@ -82,9 +84,10 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     await this.emit(report, () => this.render(report))
     if (!report.ready) {
       const failing = report.conditions.filter((condition) => !condition.status)
-      const why = failing.length > 0
-        ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
-        : 'the runtime reported no conditions'
+      const why =
+        failing.length > 0
+          ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
+          : 'the runtime reported no conditions'
       this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${why}`))
     }
 

@@ -34,6 +34,8 @@ export interface Interruption {
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
+  /** False where --timeout means only each call's deadline (streams, waits with their own limit, exec's own limit). */
+  static timeoutBoundsCommand = true
 
   static override baseFlags = {
     'runtime-endpoint': Flags.string({
@@ -54,7 +56,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       helpGroup: 'GLOBAL',
     }),
     timeout: durationFlag({
-      summary: 'Deadline for each runtime call (default 10s; slow calls such as RunPodSandbox get longer).',
+      summary:
+        'Deadline of the whole command and of each runtime call in it (default: 10s per call; slow calls such as RunPodSandbox get longer).',
       helpValue: 'DURATION',
       helpGroup: 'GLOBAL',
     }),
@@ -86,6 +89,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected runtimeSource?: EndpointSource
   protected imageSource?: EndpointSource
   private criClient?: Promise<CriClient>
+  /** --timeout counts from here. */
+  protected readonly startedAt = Date.now()
   private crictlConfigFile?: Promise<CrictlConfig | undefined>
   private activeSpinner?: Spinner
   private readonly interruptions = new Set<Interruption>()
@@ -138,6 +143,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.flags.timeout
   }
 
+  /**
+   * Epoch ms: the upper bound of the whole command. A --timeout the user gives bounds every runtime
+   * call, slow calls' floors included, so a frozen runtime cannot hold a command past it (rollbacks
+   * still finish). Commands whose --timeout means something else override this.
+   */
+  protected commandDeadline(): number | undefined {
+    const bounded = (this.constructor as typeof BaseCommand).timeoutBoundsCommand
+    return !bounded || this.flags.timeout === undefined ? undefined : this.startedAt + this.flags.timeout
+  }
+
   protected get chalk() {
     return makeChalk(wantsColor({flag: this.flags?.color}))
   }
@@ -159,28 +174,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled()) return
     const spec = options.as ?? this.output
     switch (spec.kind) {
-    case 'json': {
-    this.log(toJson(result))
-    break;
-    }
+      case 'json': {
+        this.log(toJson(result))
+        break
+      }
 
-    case 'yaml': {
-    this.log(await toYaml(result))
-    break;
-    }
+      case 'yaml': {
+        this.log(await toYaml(result))
+        break
+      }
 
-    case 'jsonpath': 
-    case 'template': {
-      const documents = options.each ?? [result]
-      if (documents.length > 0) this.log(renderEach(spec.render, documents))
-    
-    break;
-    }
+      case 'jsonpath':
+      case 'template': {
+        const documents = options.each ?? [result]
+        if (documents.length > 0) this.log(renderEach(spec.render, documents))
 
-    default: {
-      const text = human?.() ?? ''
-      if (text !== '') this.log(text)
-    }
+        break
+      }
+
+      default: {
+        const text = human?.() ?? ''
+        if (text !== '') this.log(text)
+      }
     }
   }
 
@@ -326,6 +341,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const connected = await connectPlan(plan, {
       connectTimeoutMs: this.flags['connect-timeout'],
       callTimeoutMs: this.callTimeoutMs() ?? config?.timeoutMs,
+      commandDeadline: this.commandDeadline(),
+      commandTimeoutMs: this.flags.timeout,
       debug: debugOn ? (line) => this.debugLine(line) : undefined,
     })
     this.runtimeSource = connected.runtimeSource

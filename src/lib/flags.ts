@@ -5,6 +5,7 @@
 import {Flags} from '@oclif/core'
 
 import {UsageError} from './errors.js'
+import {DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
 import type {OutputChoices, OutputFormat} from './output/spec.js'
 import {clampTimerMs, parseDuration} from './util/duration.js'
 
@@ -47,6 +48,22 @@ export function outputFlag(formats: readonly OutputFormat[], options: OutputFlag
 export function outputChoicesOf(flags: Readonly<Record<string, unknown>> | undefined): OutputChoices | undefined {
   return (flags?.output as {outputChoices?: OutputChoices} | undefined)?.outputChoices
 }
+
+/** --pod-logs-root: where the pods' log directories are (run writes them, kill and status read them). */
+export const podLogsRootFlag = Flags.string({
+  summary: 'Root of the pod log directories.',
+  env: 'PODCTL_POD_LOGS_ROOT',
+  default: DEFAULT_POD_LOGS_ROOT,
+  helpValue: 'DIR',
+})
+
+/** --pod-dir-root: where the pods' host directories are (run makes them, kill removes only those under it). */
+export const podDirRootFlag = Flags.string({
+  summary: 'Root of the pod directories (emptyDir volumes, /etc/hosts, termination messages).',
+  env: 'PODCTL_POD_DIR_ROOT',
+  default: DEFAULT_POD_DIR_ROOT,
+  helpValue: 'DIR',
+})
 
 const CREDENTIAL_FLAGS = ['--creds', '--auth'] as const
 

@@ -59,6 +59,8 @@ export interface ClientOptions {
    * it, whatever its floor, except calls that clean up what the command created (`cleanup`).
    */
   commandDeadline?: number
+  /** The --timeout behind commandDeadline, named in the error when the command deadline cut a call short. */
+  commandTimeoutMs?: number
   /** Receives one line per RPC: method, duration, status. Never request bodies (they may hold credentials). */
   debug?: (line: string) => void
 }
@@ -98,6 +100,7 @@ export class CriClient {
   readonly connectTimeoutMs: number
   readonly callTimeoutMs: number
   readonly commandDeadline?: number
+  private readonly commandTimeoutMs?: number
   private readonly debug?: (line: string) => void
   private readonly channels = new Map<string, Promise<Channel>>()
 
@@ -107,6 +110,7 @@ export class CriClient {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
     this.commandDeadline = options.commandDeadline
+    this.commandTimeoutMs = options.commandTimeoutMs
     this.debug = options.debug
   }
 
@@ -175,6 +179,9 @@ export class CriClient {
       throw new DeadlineExceededError(`--timeout ran out before ${label} could be sent to ${endpoint}`)
     }
 
+    // Cut short by the command deadline: the user's --timeout is what ran out.
+    const cutShort = timeoutMs < this.deadlineFor(method, options.timeoutMs, true)
+    const reportedMs = cutShort && this.commandTimeoutMs !== undefined ? this.commandTimeoutMs : timeoutMs
     const started = performance.now()
     const channel = await this.channel(endpoint)
 
@@ -189,7 +196,7 @@ export class CriClient {
         (error: (Error & GrpcFailure) | null, response?: unknown) => {
           options.signal?.removeEventListener('abort', onAbort)
           this.trace(label, started, error ? grpcCodeName(grpc, error.code) : 'OK')
-          if (error) reject(fromGrpcError(error, {method: label, endpoint, timeoutMs}))
+          if (error) reject(fromGrpcError(error, {method: label, endpoint, timeoutMs: reportedMs}))
           else resolve(response)
         },
       )

@@ -8,6 +8,11 @@ import {compareNanosDesc} from '../util/time.js'
 import {containerHash} from './labels.js'
 
 /** A pod's identity, as every message and key names it. */
+/** The kubelet's podLogsRootDirectory: <root>/<namespace>_<name>_<uid>/<container>/<restart>.log. */
+export const DEFAULT_POD_LOGS_ROOT = '/var/log/pods'
+/** podctl's counterpart of the kubelet's /var/lib/kubelet/pods: one directory per pod uid. */
+export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
+
 /** metav1.NamespaceDefault: the namespace of a pod that names none. */
 export const DEFAULT_NAMESPACE = 'default'
 

@@ -32,6 +32,8 @@ export interface KillPodOptions {
   signal?: AbortSignal
   /** A rollback: its calls may outlive the command deadline (each still has its own). */
   cleanup?: boolean
+  /** Only pod directories under this root are removed (default $PODCTL_POD_DIR_ROOT, else /var/lib/podctl/pods). */
+  podDirRoot?: string
   /**
    * A ListContainers result to pick this pod's containers from, so killing many pods costs one
    * list call instead of one per pod. Listed when absent.
@@ -181,7 +183,7 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
-    if (removed) collect(await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox))))
+    if (removed) collect(await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot))))
   }
 
   const result: KillPodResult = {

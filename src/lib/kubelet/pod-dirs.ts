@@ -9,10 +9,9 @@ import {chmod, lstat, mkdir, realpath, rm, stat, writeFile} from 'node:fs/promis
 import {basename, dirname, isAbsolute, join} from 'node:path'
 
 import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {DEFAULT_POD_DIR_ROOT} from '../kube/helpers.js'
 import {podDirectoryOf} from '../kube/labels.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
-
-export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
 
 /** The configured root when no flag names one: $PODCTL_POD_DIR_ROOT (what run's --pod-dir-root reads too), else the default. */
 export function podDirRootFromEnv(env: NodeJS.ProcessEnv = process.env): string {

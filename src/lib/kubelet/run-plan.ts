@@ -6,8 +6,8 @@
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import {generateContainerConfig} from './container-config.js'
-import type {CredentialStore, RegistryAuth} from '../images/credentials.js'
-import {applyDefaultImageTag, defaultPullPolicy,parseNormalizedReference} from '../images/reference.js'
+import {DockerConfigKeyring, type CredentialStore, type RegistryAuth} from '../images/credentials.js'
+import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
@@ -109,4 +109,10 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
   }
 
   return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls}
+}
+
+/** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */
+export function planPodRuns(pods: readonly PodModel[], settings: PlanSettings): Promise<PodPlan[]> {
+  const credentials = settings.credentials ?? new DockerConfigKeyring()
+  return Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))
 }

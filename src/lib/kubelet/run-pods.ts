@@ -1,14 +1,17 @@
 /**
- * What `run` needs around SyncPod (kubelet/sync-pod.ts) when it starts several pods: the
- * sandboxes that already exist for them, found by full name (name_namespace) in one listing, and
- * the outcome of a pod whose run threw before its own steps could report.
+ * What `run` needs around SyncPod (kubelet/sync-pod.ts) when it starts several pods: a lock per
+ * pod, the sandboxes that already exist for them, found by full name (name_namespace) in one
+ * listing, and the outcome of a pod whose run threw before its own steps could report.
  */
 import type {CriClient} from '../cri/client.js'
-import type {PodctlError} from '../errors.js'
+import {asPodctlError, type PodctlError} from '../errors.js'
+import {normalEvent} from '../kube/events.js'
 import {podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
-import type {PodRunOutcome} from './sync-pod.js'
+import {mapLimit} from '../util/concurrency.js'
+import {lockPods} from './pod-lock.js'
+import {runPod, type PodRunDeps, type PodRunOutcome, type PodRunSettings} from './sync-pod.js'
 
 /** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
 export async function sandboxesByFullName(
@@ -45,5 +48,35 @@ export function failedOutcome(pod: PodModel, failure: PodctlError): PodRunOutcom
       removed: false,
       error: failure.toJSON(),
     },
+  }
+}
+
+export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
+  /** Pods in flight at once (--parallel). */
+  parallel: number
+}
+
+/**
+ * `run` for several pods: each pod's lock first (a second podctl running the same pod waits, then
+ * finds the pod made and refuses or replaces it, as a run after it would), one listing of what
+ * already exists, then SyncPod for each, --parallel at once. A pod whose run throws outside its own
+ * steps gets a failed outcome; the others go on.
+ */
+export async function runPods(client: CriClient, pods: PodModel[], settings: PodRunSettings, deps: RunPodsDeps): Promise<PodRunOutcome[]> {
+  const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
+  const locks = await lockPods(settings.podDirRoot, fullNames, {
+    deadline: settings.deadline,
+    signal: deps.signal,
+    onWait: (name, pid) => deps.events(normalEvent('Waiting', `Another podctl (pid ${pid}) is running pod ${name}; waiting for it`, name)),
+  })
+  try {
+    const existing = await sandboxesByFullName(client, pods)
+    return await mapLimit(pods, deps.parallel, (pod) =>
+      runPod(pod, existing.get(podFullName(pod.name, pod.namespace)) ?? [], settings, {...deps, client}).catch((error: unknown) =>
+        failedOutcome(pod, asPodctlError(error)),
+      ),
+    )
+  } finally {
+    await locks.release()
   }
 }

@@ -16,7 +16,6 @@ import {sandboxResources} from './resources.js'
 
 export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
 
-export const DEFAULT_POD_LOGS_ROOT = '/var/log/pods'
 /** The kubelet's hostname limit (truncatePodHostnameIfNeeded). */
 const HOSTNAME_MAX_LENGTH = 63
 

@@ -299,7 +299,7 @@ async function killTracked(ctx: SyncContext, run: PodRunState, name: string): Pr
 
 async function removePod(ctx: SyncContext, pod: PodModel): Promise<void> {
   const sandboxes = await podSandboxes(ctx.client, pod)
-  if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events: ctx.events})
+  if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events: ctx.events, podDirRoot: ctx.settings.podDirRoot})
   await removePodDirectory(ctx.settings.podDirRoot, pod.uid)
 }
 
@@ -374,7 +374,7 @@ async function removeWhatWasMade(ctx: SyncContext, run: PodRunState): Promise<Re
       removal.found ||= sandboxes.length > 0
       // Events on the first attempt only: retries would repeat the same Killing lines.
       const events = removal.attempts === 1 ? ctx.events : discardEvents
-      if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events, cleanup: true})
+      if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events, cleanup: true, podDirRoot: ctx.settings.podDirRoot})
       await removePodDirectory(ctx.settings.podDirRoot, run.pod.uid)
       removal.error = undefined
       break

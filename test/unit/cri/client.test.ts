@@ -31,6 +31,7 @@ const paths = {
   silent: join(dir, 'silent.sock'),
   stale: join(dir, 'stale.sock'),
   unavailable: join(dir, 'unavailable.sock'),
+  frozenStop: join(dir, 'frozen-stop.sock'),
   missing: join(dir, 'missing.sock'),
 }
 const stops: Array<() => Promise<void>> = []
@@ -49,6 +50,17 @@ beforeAll(async () => {
       listContainers: failWith(grpc.status.UNAVAILABLE, 'runtime is shutting down'),
     }),
     await startSilentSocket(paths.silent),
+    await startFakeRuntime(paths.frozenStop, {
+      version: versionHandler,
+      listPodSandbox: (_call, cb) =>
+        cb(null, {
+          items: [
+            {id: 'sb1', metadata: {name: 'web', namespace: 'default', uid: 'u1', attempt: 0}, state: 'SANDBOX_READY', createdAt: '1'},
+          ],
+        }),
+      listContainers: (_call, cb) => cb(null, {containers: []}),
+      stopPodSandbox: neverAnswer,
+    }),
   )
   makeStaleSocket(paths.stale)
 })
@@ -233,10 +245,18 @@ describe('the podctl binary against broken runtimes', () => {
     expect(result.code).toBe(ExitCode.DEADLINE_EXCEEDED)
     expect(result.stderr).toMatch(/ListPodSandbox|ListContainers/)
     expect(result.stderr).toContain('within 1s')
+    // --timeout bounds the whole command: the call gets what is left of the 1 s after start-up.
     const waited = Number(/RuntimeService\/List\w+ ([\d.]+)ms DEADLINE_EXCEEDED/.exec(result.stderr)?.[1])
-    expect(waited).toBeGreaterThanOrEqual(990)
-    expect(waited).toBeLessThan(2500)
+    expect(waited).toBeGreaterThanOrEqual(300)
+    expect(waited).toBeLessThan(1100)
     expect(result.ms).toBeLessThan(baselineMs * 3 + 1000)
+  })
+
+  it('bounds a slow call (StopPodSandbox, a 2-minute floor) by --timeout: kill against a frozen runtime', async () => {
+    const result = await podctl(['kill', '--all', '-r', `unix://${paths.frozenStop}`, '--timeout', '1s', '--force'], {env})
+    expect(result.code).toBe(ExitCode.DEADLINE_EXCEEDED)
+    expect(result.stderr).toContain('within 1s')
+    expect(result.ms).toBeLessThan(baselineMs * 3 + 3000)
   })
 
   it('prints the JSON error object with --json and still exits with the class code', async () => {

@@ -4,13 +4,8 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {
-  checkHostPath,
-  DEFAULT_POD_DIR_ROOT,
-  managedHostsFile,
-  podDirRootFromEnv,
-  removeRecordedPodDirectory,
-} from '../../../src/lib/kubelet/pod-dirs.js'
+import {DEFAULT_POD_DIR_ROOT} from '../../../src/lib/kube/helpers.js'
+import {checkHostPath, managedHostsFile, podDirRootFromEnv, removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
 
 describe('removeRecordedPodDirectory', () => {
   const base = mkdtempSync(join(tmpdir(), 'podctl-poddirs-'))
