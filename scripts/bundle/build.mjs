@@ -10,6 +10,7 @@
 // it with vm.Script and a cache, and tie caches to the exact bundle they were made from.
 import {createHash} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {builtinModules} from 'node:module'
 import {join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -67,6 +68,28 @@ function embedded() {
   }
 }
 
+/**
+ * Node's built-in modules as tiny CommonJS modules inside the bundle. rolldown hoists an ES
+ * module's imports of externals to the top of a CommonJS bundle, so `import … from
+ * 'node:child_process'` in a module that is never evaluated (wsl-utils, used on Windows) would still
+ * load child_process on every start. Wrapped like this, a built-in loads when its importer runs.
+ */
+function lazyBuiltins() {
+  const PREFIX = '\0builtin:'
+  return {
+    name: 'podctl-lazy-builtins',
+    resolveId(source, importer) {
+      const name = source.startsWith('node:') ? source.slice(5) : source
+      if (!source.startsWith('node:') && !builtinModules.includes(source)) return null
+      if (importer?.startsWith(PREFIX)) return {id: `node:${name}`, external: true}
+      return {id: `${PREFIX}${name}`}
+    },
+    load(id) {
+      return id.startsWith(PREFIX) ? `module.exports = require(${JSON.stringify(`node:${id.slice(PREFIX.length)}`)});` : null
+    },
+  }
+}
+
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {\n'
 const WRAP_TAIL = '\n})'
 
@@ -76,11 +99,13 @@ export async function buildBundle() {
     input: join(ROOT, 'scripts', 'bundle', 'entry.js'),
     platform: 'node',
     external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-    plugins: [embedded(), oclifPatches()],
+    plugins: [embedded(), lazyBuiltins(), oclifPatches()],
     logLevel: 'warn',
     onLog(level, log, handler) {
       // Circular imports inside dependencies and eval in them are theirs to keep; everything else is shown.
       if (log.code === 'CIRCULAR_DEPENDENCY' || log.code === 'EVAL') return
+      // A module the bundle cannot find would silently become a require() that fails at run time.
+      if (log.code === 'UNRESOLVED_IMPORT') throw new Error(log.message)
       handler(level, log)
     },
   })

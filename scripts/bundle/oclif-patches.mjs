@@ -59,12 +59,15 @@ export const PATCHES = {
       `const node_readline_1 = { get createInterface() { return require("node:readline").createInterface; } };`,
     ],
   ],
-  // child_process is needed only to ask Windows which shell started the CLI.
   'util/os.js': [
+    // child_process is needed only to ask Windows which shell started the CLI.
     [
       `const node_child_process_1 = require("node:child_process");`,
       `const node_child_process_1 = { get execSync() { return require("node:child_process").execSync; } };`,
     ],
+    // Config.load asks wsl-utils whether this is WSL; wsl-utils' own answer is is-wsl's default
+    // export, but loading wsl-utils also loads child_process (and its PowerShell helpers) each start.
+    [`return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();`, `return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();`],
   ],
   // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
   'performance.js': [
@@ -85,6 +88,14 @@ export function oclifPatches() {
   const applied = new Set()
   return {
     name: 'podctl-oclif-patches',
+    // The is-wsl that the os.js patch imports is the one wsl-utils depends on.
+    async resolveId(source, importer) {
+      if (source !== 'is-wsl' || !importer || OCLIF_LIB.exec(importer)?.[1].replaceAll('\\', '/') !== 'util/os.js') return null
+      const wslUtils = await this.resolve('wsl-utils', importer, {skipSelf: true})
+      const resolved = wslUtils && (await this.resolve('is-wsl', wslUtils.id, {skipSelf: true}))
+      if (!resolved) throw new Error('cannot resolve is-wsl through wsl-utils; update scripts/bundle/oclif-patches.mjs')
+      return resolved
+    },
     transform: {
       filter: {id: /[\\/]@oclif[\\/]core[\\/]lib[\\/]/},
       handler(code, id) {
