@@ -1,7 +1,6 @@
-// Start-up costs of @oclif/core 4 that the bundle avoids (see ../../../shared/reference/startup.md
-// in the lab notes, and the README's benchmark section). Each is a small change oclif could take
-// upstream; until then they are applied to oclif's source text inside the bundle only, never to
-// node_modules. Every patch names the exact text it replaces: if oclif's source changes, the build
+// Start-up costs of @oclif/core 4 that the bundle avoids (measured: see the README's benchmark
+// section). Each is a small change oclif could take upstream; until then they are applied to
+// oclif's source text inside the bundle only, never to node_modules. Every patch names the exact text it replaces: if oclif's source changes, the build
 // fails instead of silently shipping an unpatched (slow) or half-patched (broken) bundle.
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -19,7 +18,7 @@ function enginesMajor() {
  * Same order as String#localeCompare (ICU root collation) for strings made only of "_", "-", ":",
  * digits and lower-case letters, which is every command id oclif derives from file names; any
  * other string is left to localeCompare. The first localeCompare in a process builds ICU's
- * collator, 7–9 ms, just to sort the ids. test/unit/bundle/compare-ids.test.ts checks the order.
+ * collator, 7–9 ms, just to sort the ids. test/unit/bundle/oclif-patches.test.ts checks the order.
  */
 export const COMPARE_IDS = `function __podctlCompareIds(a, b) {
   const rank = (c) => c === 95 ? 0 : c === 45 ? 1 : c === 58 ? 2 : c >= 48 && c <= 57 ? c - 45 : c >= 97 && c <= 122 ? c - 84 : -1;
