@@ -115,6 +115,10 @@ export async function buildBundle() {
     charset: 'ascii',
     comments: false,
     sourcemap: false,
+    // A smaller file is less to read and copy into a string on every start (2.1 → 1.4 MB). Local
+    // names are shortened, function and class names kept (oclif and errors show them); no
+    // compression passes, so the code does what the sources say.
+    minify: {compress: false, mangle: {keepNames: true}, codegen: {removeWhitespace: true}},
   })
   await bundle.close()
   if (output.length !== 1) throw new Error(`expected one bundle file, got ${output.map((o) => o.fileName).join(', ')}`)
