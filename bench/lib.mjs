@@ -25,17 +25,27 @@ export function timeOnce(argv, env) {
 }
 
 /**
- * Runs the cases interleaved (a, b, c, a, b, c, ...) so machine noise hits them alike, and
- * reports medians; ratios against the floor are what to compare between machines.
+ * Runs the cases interleaved (a, b, c, a, b, c, ...; each round starts one case later) so machine
+ * noise hits them alike. Returns each case's median wall time and, for cases that name a floor,
+ * the median of the per-round ratios to that floor (paired: case and floor from the same round),
+ * which is what to compare between runs and machines.
  */
 export function compare(cases, rounds, env) {
   const samples = Object.fromEntries(cases.map(({name}) => [name, []]))
-  for (const {argv} of cases) timeOnce(argv, env) // warm the file cache
+  for (const {argv, env: own} of cases) timeOnce(argv, {...env, ...own}) // warm the file cache
   for (let round = 0; round < rounds; round++) {
-    for (const {name, argv} of cases) samples[name].push(timeOnce(argv, env))
+    for (let i = 0; i < cases.length; i++) {
+      const {name, argv, env: own} = cases[(round + i) % cases.length]
+      samples[name][round] = timeOnce(argv, {...env, ...own})
+    }
   }
 
-  return Object.fromEntries(cases.map(({name}) => [name, median(samples[name])]))
+  return Object.fromEntries(
+    cases.map(({name, floor}) => [
+      name,
+      {ms: median(samples[name]), ratio: floor ? median(samples[name].map((ms, round) => ms / samples[floor][round])) : undefined},
+    ]),
+  )
 }
 
 export function median(values) {

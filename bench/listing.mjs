@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-// Start-up and listing cost, side by side with the Node floor (bench/floor-list.mjs), at the lab's
-// current size and with 100 more pods, each running one container. Not a test: run
-// `npm run bench` with the lab up and podctl built. Prints medians and ratios to the floor.
+// Start-up and listing cost, side by side with the Node floor (bench/floor-list.mjs: grpc-js and
+// one List call), at the lab's current size and with 100 more pods, each running one container.
+// Not a test: run `npm run bench` with the lab up and podctl built. Prints medians and the median
+// of the per-round ratios to the floor.
 //   ROUNDS=15 node bench/listing.mjs
+// Rows for the single executable appear when ./podctl-linux-<arch> exists (npm run build:binary) or
+// PODCTL_BINARY names one; rows for crictl when crictl is on PATH.
+import {spawnSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
+
 import {CriClient} from '../dist/lib/cri/client.js'
 import {compare, labEnv, PODCTL, ROOT, table} from './lib.mjs'
 
@@ -13,24 +19,49 @@ const runEnv = {CONTAINER_RUNTIME_ENDPOINT: endpoint, NO_COLOR: '1'}
 const namespace = `bench-list-${process.pid}`
 const node = process.execPath
 const floor = (method) => [node, `${ROOT}bench/floor-list.mjs`, endpoint, method]
+const binary = process.env.PODCTL_BINARY ?? `${ROOT}podctl-linux-${process.arch}`
+const crictl = spawnSync('sh', ['-c', 'command -v crictl'], {encoding: 'utf8'}).stdout.trim()
 
+const PODS = 'floor: ListPodSandbox'
+const CONTAINERS = 'floor: ListContainers'
 const cases = [
-  {name: 'floor: ListPodSandbox', argv: floor('ListPodSandbox')},
-  {name: 'floor: ListContainers', argv: floor('ListContainers')},
-  {name: 'podctl --help', argv: [node, PODCTL, '--help'], floor: 'floor: ListPodSandbox'},
-  {name: 'podctl pods', argv: [node, PODCTL, 'pods'], floor: 'floor: ListPodSandbox'},
-  {name: 'podctl pods -o json', argv: [node, PODCTL, 'pods', '-o', 'json'], floor: 'floor: ListPodSandbox'},
-  {name: 'podctl ps -a', argv: [node, PODCTL, 'ps', '-a'], floor: 'floor: ListContainers'},
+  {name: PODS, argv: floor('ListPodSandbox')},
+  {name: CONTAINERS, argv: floor('ListContainers')},
+  {name: 'podctl --help', argv: [node, PODCTL, '--help'], floor: PODS},
+  {name: 'podctl pods', argv: [node, PODCTL, 'pods'], floor: PODS},
+  {name: 'podctl pods -o json', argv: [node, PODCTL, 'pods', '-o', 'json'], floor: PODS},
+  {name: 'podctl ps -a', argv: [node, PODCTL, 'ps', '-a'], floor: CONTAINERS},
+  {name: 'podctl status', argv: [node, PODCTL, 'status'], floor: PODS},
+  // What a first run costs when no cache fits (another Node version): one such start, then the above.
+  {name: 'podctl pods, no code cache', argv: [node, PODCTL, 'pods'], env: {PODCTL_CODE_CACHE: '0'}, floor: PODS},
+  // The unbundled ESM path as bin/run.js ran it before the bundle (bin/dev.js outside oclif's development mode).
+  {name: 'podctl pods, unbundled (bin/dev.js)', argv: [node, `${ROOT}bin/dev.js`, 'pods'], env: {NODE_ENV: 'production'}, floor: PODS},
 ]
+if (existsSync(binary)) {
+  const name = binary.slice(binary.lastIndexOf('/') + 1)
+  cases.push(
+    {name: `${name} --help`, argv: [binary, '--help'], floor: PODS},
+    {name: `${name} pods`, argv: [binary, 'pods'], floor: PODS},
+    {name: `${name} ps -a`, argv: [binary, 'ps', '-a'], floor: CONTAINERS},
+    {name: `${name} status`, argv: [binary, 'status'], floor: PODS},
+  )
+}
+
+if (crictl) {
+  cases.push(
+    {name: 'crictl pods', argv: [crictl, 'pods'], floor: PODS},
+    {name: 'crictl ps -a', argv: [crictl, 'ps', '-a'], floor: CONTAINERS},
+  )
+}
 
 const client = new CriClient({runtimeEndpoint: endpoint, callTimeoutMs: 120_000})
 
 async function measure(label) {
   const [{items}, {containers}] = await Promise.all([client.runtime('listPodSandbox', {}), client.runtime('listContainers', {})])
-  const medians = compare(cases, rounds, runEnv)
+  const results = compare(cases, rounds, runEnv)
   return [
     [`${label}: ${items.length} pods, ${containers.length} containers`, 'median ms', 'x floor'],
-    ...cases.map(({name, floor}) => [name, medians[name].toFixed(1), floor ? (medians[name] / medians[floor]).toFixed(2) : '']),
+    ...cases.map(({name}) => [name, results[name].ms.toFixed(1), results[name].ratio?.toFixed(2) ?? '']),
   ]
 }
 
@@ -90,7 +121,7 @@ try {
   console.error(`creating 100 pods with one container each in ${namespace} ...`)
   ids = await createPods(100)
   const after = await measure('+100')
-  console.log(`podctl start-up and listing, ${rounds} interleaved rounds, node ${process.version}\n`)
+  console.log(`podctl start-up and listing, ${rounds} interleaved rounds, node ${process.version}; x floor = median of per-round ratios\n`)
   console.log(table(before))
   console.log()
   console.log(table(after))

@@ -8,7 +8,9 @@
  *            StopContainer, StopPodSandbox, RemoveContainer, RemovePodSandbox), with the same number
  *            of pods in flight as podctl's --parallel.
  *
- * Prints both wall-clock times and the ratio. Needs the lab (scripts/lab.sh up) and a build (npm run build).
+ * Prints both wall-clock times and the ratios per phase (podctl run ÷ floor start, podctl kill ÷ floor
+ * kill) and in total; with --rounds > 1, podctl and the floor take turns going first, and the
+ * median ratios are printed too. Needs the lab (scripts/lab.sh up) and a build (npm run build).
  *
  *   node bench/run-kill.mjs [--pods 20] [--parallel 3] [--namespace bench] [--rounds 1]
  */
@@ -186,39 +188,55 @@ async function main() {
   const env = {CONTAINER_RUNTIME_ENDPOINT: endpoint, PODCTL_POD_LOGS_ROOT: logRoot, PODCTL_POD_DIR_ROOT: join(dir, 'pods')}
 
   const rows = []
+  const podctlRound = async () => {
+    const podctlRun = await timed(() => podctl(['run', '-f', file, '--quiet', '--parallel', String(PARALLEL)], env))
+    const podctlKill = await timed(() => podctl(['kill', '--all', '-n', NAMESPACE], env))
+    await assertEmpty(NAMESPACE)
+    return {podctlRun, podctlKill}
+  }
+
+  const floorRound = async () => {
+    let pods
+    const floorStart = await timed(async () => (pods = await floorRun(NAMESPACE)))
+    const floorStop = await timed(() => floorKill(pods))
+    await assertEmpty(NAMESPACE)
+    return {floorStart, floorStop}
+  }
+
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      const podctlRun = await timed(() => podctl(['run', '-f', file, '--quiet', '--parallel', String(PARALLEL)], env))
-      const podctlKill = await timed(() => podctl(['kill', '--all', '-n', NAMESPACE], env))
-      await assertEmpty(NAMESPACE)
-
-      let pods
-      const floorStart = await timed(async () => (pods = await floorRun(NAMESPACE)))
-      const floorStop = await timed(() => floorKill(pods))
-      await assertEmpty(NAMESPACE)
-      rows.push({round, podctlRun, podctlKill, floorStart, floorStop})
+      // Alternate which goes first, so a machine that speeds up or slows down favours neither.
+      const [a, b] = round % 2 ? [await podctlRound(), await floorRound()] : [await floorRound(), await podctlRound()]
+      rows.push({round, ...a, ...b})
     }
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
 
+  const ratio = (a, b) => `${(a / b).toFixed(2)}x`
   console.log(`${PODS} one-container pods, ${PARALLEL} in flight, image present, namespace ${NAMESPACE}, endpoint ${endpoint}`)
-  console.log('round   podctl run   podctl kill   podctl total   floor start   floor kill   floor total   ratio')
+  console.log('round   podctl run   floor start   run ratio   podctl kill   floor kill   kill ratio   total ratio')
   for (const row of rows) {
-    const podctlTotal = row.podctlRun + row.podctlKill
-    const floorTotal = row.floorStart + row.floorStop
     console.log(
       [
         String(row.round).padEnd(8),
         seconds(row.podctlRun).padEnd(13),
-        seconds(row.podctlKill).padEnd(14),
-        seconds(podctlTotal).padEnd(15),
         seconds(row.floorStart).padEnd(14),
+        ratio(row.podctlRun, row.floorStart).padEnd(12),
+        seconds(row.podctlKill).padEnd(14),
         seconds(row.floorStop).padEnd(13),
-        seconds(floorTotal).padEnd(14),
-        `${(podctlTotal / floorTotal).toFixed(2)}x`,
+        ratio(row.podctlKill, row.floorStop).padEnd(13),
+        ratio(row.podctlRun + row.podctlKill, row.floorStart + row.floorStop),
       ].join(''),
     )
+  }
+
+  if (rows.length > 1) {
+    const median = (values) => [...values].sort((x, y) => x - y)[values.length >> 1]
+    const runs = median(rows.map((row) => row.podctlRun / row.floorStart))
+    const kills = median(rows.map((row) => row.podctlKill / row.floorStop))
+    const totals = median(rows.map((row) => (row.podctlRun + row.podctlKill) / (row.floorStart + row.floorStop)))
+    console.log(`median of ${rows.length} rounds: run ${runs.toFixed(2)}x, kill ${kills.toFixed(2)}x, total ${totals.toFixed(2)}x`)
   }
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Development entry: same compiled commands as run.js (`npm run build` first), but oclif ignores
-// the manifest and prints full stacks, which helps while changing commands.
+// Development entry: the unbundled ESM path (dist/ from tsc, commands through dist/command-index.js;
+// `npm run build` first). oclif prints full stacks here, which helps while changing commands; with
+// NODE_ENV=production it runs like bin/run.js does, only unbundled (test/e2e/parity.test.ts
+// compares the two that way).
 import {execute} from '@oclif/core'
 
-await execute({development: true, dir: import.meta.url})
+await execute({development: process.env.NODE_ENV !== 'production', dir: import.meta.url})

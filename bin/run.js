@@ -1,4 +1,27 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
+// User entry: runs podctl from its one-file bundle with the trained V8 code cache (both built by
+// `npm run build` into dist/bundle/; see src/launch.ts). Without a bundle it falls back to the
+// unbundled ESM path that bin/dev.js uses.
+import {readFileSync} from 'node:fs'
+import {dirname} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
-await execute({dir: import.meta.url})
+const root = dirname(dirname(fileURLToPath(import.meta.url)))
+const filename = `${root}/dist/bundle/podctl.cjs`
+let source
+try {
+  source = readFileSync(filename, 'latin1')
+} catch {}
+
+if (source === undefined) {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+} else {
+  let shippedCache
+  try {
+    shippedCache = readFileSync(`${root}/dist/bundle/podctl.cache`)
+  } catch {}
+
+  const {launch} = await import('../dist/launch.js')
+  await launch({source, filename, shippedCache, root, argv: process.argv.slice(2)})
+}

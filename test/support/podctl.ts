@@ -17,6 +17,8 @@ export interface RunOptions {
   timeoutMs?: number
   /** Called with the child right after spawn (e.g. to send a signal later). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void
+  /** Another entry than bin/run.js: a .js file run with node (bin/dev.js), or an executable (the single binary). */
+  entry?: string
 }
 
 /** Runs the built podctl binary the way a user does: a fresh process, real exit code, real streams. */
@@ -25,7 +27,9 @@ export function podctl(args: string[], options: RunOptions = {}): Promise<RunRes
   const env: Record<string, string | undefined> = {...process.env, NO_COLOR: '1', ...options.env}
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
+    const entry = options.entry ?? BIN
+    const [command, argv] = entry.endsWith('.js') ? [process.execPath, [entry, ...args]] : [entry, args]
+    const child = spawn(command, argv, {env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))

@@ -76,7 +76,8 @@ export interface CallOptions {
 interface Channel {
   endpoint: string
   client: InstanceType<GrpcModule['Client']>
-  ready?: Promise<void>
+  /** Resolves once connected; rejects with the RuntimeUnreachableError the connect failed with. */
+  ready: Promise<void>
 }
 
 let modules: Promise<{grpc: GrpcModule; api: ApiModule}> | undefined
@@ -138,7 +139,9 @@ export class CriClient {
 
   /** Waits until the runtime (or the given, e.g. the image) channel is connected, bounded by the connect timeout. */
   async connect(endpoint: string = this.runtimeEndpoint): Promise<void> {
-    await this.channel(endpoint)
+    await (
+      await this.channel(endpoint)
+    ).ready
   }
 
   close(): void {
@@ -185,7 +188,11 @@ export class CriClient {
     const started = performance.now()
     const channel = await this.channel(endpoint)
 
+    // The call is made while the connection is still being set up, as a plain grpc-js client does:
+    // grpc-js holds it until the channel is ready and sends it at once. If the connection fails,
+    // the call is cancelled and fails with the connect error, exactly as if it had waited.
     return new Promise((resolve, reject) => {
+      let connectFailure: unknown
       const call = channel.client.makeUnaryRequest(
         def.path,
         (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(value)),
@@ -195,13 +202,28 @@ export class CriClient {
         {deadline: Date.now() + timeoutMs},
         (error: (Error & GrpcFailure) | null, response?: unknown) => {
           options.signal?.removeEventListener('abort', onAbort)
-          this.trace(label, started, error ? grpcCodeName(grpc, error.code) : 'OK')
-          if (error) reject(fromGrpcError(error, {method: label, endpoint, timeoutMs: reportedMs}))
-          else resolve(response)
+          if (!error) {
+            this.trace(label, started, 'OK')
+            resolve(response)
+            return
+          }
+
+          // A call that failed before the channel was up reports why the channel is not up.
+          channel.ready.then(
+            () => {
+              this.trace(label, started, grpcCodeName(grpc, error.code))
+              reject(fromGrpcError(error, {method: label, endpoint, timeoutMs: reportedMs}))
+            },
+            (failure: unknown) => reject(connectFailure ?? failure),
+          )
         },
       )
       const onAbort = () => call.cancel()
       options.signal?.addEventListener('abort', onAbort, {once: true})
+      channel.ready.catch((failure: unknown) => {
+        connectFailure = failure
+        call.cancel()
+      })
     })
   }
 
@@ -239,19 +261,22 @@ export class CriClient {
       // One shot per command: no background retries or keepalive pings that would hold the process open.
       'grpc.enable_retries': 0,
     })
-    const outcome = await waitConnected(grpc, client, Date.now() + clampTimerMs(this.connectTimeoutMs))
-    if (outcome !== 'READY') {
-      client.close()
-      this.trace(`connect ${endpoint}`, started, outcome)
-      throw new RuntimeUnreachableError(
-        outcome === 'REFUSED'
-          ? `runtime at ${endpoint} refused the connection (stale socket?); check that the runtime is running`
-          : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
-      )
-    }
+    const ready = waitConnected(grpc, client, Date.now() + clampTimerMs(this.connectTimeoutMs)).then((outcome) => {
+      if (outcome !== 'READY') {
+        client.close()
+        this.trace(`connect ${endpoint}`, started, outcome)
+        throw new RuntimeUnreachableError(
+          outcome === 'REFUSED'
+            ? `runtime at ${endpoint} refused the connection (stale socket?); check that the runtime is running`
+            : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
+        )
+      }
 
-    this.trace(`connect ${endpoint}`, started, 'OK')
-    return {endpoint, client}
+      this.trace(`connect ${endpoint}`, started, 'OK')
+    })
+    // Calls and connect() observe it; never an unhandled rejection of its own.
+    ready.catch(() => {})
+    return {endpoint, client, ready}
   }
 
   private trace(label: string, started: number, status: string): void {

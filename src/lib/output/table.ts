@@ -19,7 +19,40 @@ const BORDERLESS = {
   middle: '   ',
 }
 
+/** Printable ASCII only: no escape codes, no newlines, every character one column wide. */
+const PLAIN = /^[\x20-\x7e]*$/
+
+/**
+ * The table cli-table3 draws with BORDERLESS, padding 0 and compact style, for cells of plain
+ * ASCII: each column as wide as its widest cell (at least 1), cells left-aligned and joined by three spaces,
+ * trailing spaces trimmed. cli-table3 measures every cell with string-width, which builds its
+ * regular expressions again on each call: 100 pods took tens of milliseconds, a third of a whole
+ * start. Any other table (colour codes, wide or combining characters, line breaks, ragged rows) is
+ * drawn by cli-table3 itself; test/unit/output/table.test.ts checks the two agree.
+ */
+function renderPlain(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string | undefined {
+  const widths = headers.map(() => 1) // cli-table3 makes every column at least one wide
+  for (const cells of [headers, ...rows]) {
+    if (cells.length !== headers.length) return undefined
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells[i]
+      if (typeof cell !== 'string' || !PLAIN.test(cell)) return undefined
+      if (cell.length > widths[i]) widths[i] = cell.length
+    }
+  }
+
+  const last = headers.length - 1
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === last ? cell : cell.padEnd(widths[i])))
+      .join('   ')
+      .trimEnd()
+  return [headers, ...rows].map(line).join('\n')
+}
+
 export function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const plain = headers.length > 0 ? renderPlain(headers, rows) : undefined
+  if (plain !== undefined) return plain
   const table = new Table({
     head: [...headers],
     chars: BORDERLESS,

@@ -133,6 +133,26 @@ describe('CriClient against fake runtimes', () => {
     c.close()
   })
 
+  it('reports why the connection failed, not the call, when calls are made before it is up', async () => {
+    // Calls go out while the channel connects; one whose deadline ends first still names the connect failure.
+    const silent = client(paths.silent, {connectTimeoutMs: 600, callTimeoutMs: 200})
+    const [first, second] = await Promise.all(
+      [silent.runtime('listPodSandbox', {}), silent.runtime('listContainers', {})].map((p) => p.catch((e) => e)),
+    )
+    for (const error of [first, second]) {
+      expect(error).toBeInstanceOf(RuntimeUnreachableError)
+      expect(error.message).toContain('did not accept a connection within 600ms')
+    }
+
+    const stale = client(paths.stale)
+    const refused = await stale.runtime('version', {version: '0.1.0'}).catch((e) => e)
+    expect(refused).toBeInstanceOf(RuntimeUnreachableError)
+    expect(refused.message).toContain('refused the connection')
+    await expect(stale.connect()).rejects.toThrow(/refused the connection/)
+    silent.close()
+    stale.close()
+  })
+
   it('gives slow calls a longer floor than the ordinary deadline', () => {
     const c = client(paths.ok)
     expect(c.deadlineFor('listPodSandbox')).toBe(500)

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// npm run build:binary: a single executable, podctl-linux-<arch>, for nodes without Node.js. It is
+// this machine's Node binary with Node's single-executable-application support: the bundle and
+// the trained code cache from `npm run build` are embedded as assets and started by sea-main.js.
+// The cache must come from the very Node binary that is embedded (V8 rejects any other), so it is
+// trained again here with that binary when the shipped one was made by another.
+//
+//   node scripts/bundle/binary.mjs [--node /path/to/node] [--out FILE]
+//
+// Other architectures need that architecture's Node binary (and a machine or emulator to train
+// the cache on); see the README.
+import {spawnSync} from 'node:child_process'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname, join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {rolldown} from 'rolldown'
+
+import {trainInChild} from './train.mjs'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const BUILD = join(ROOT, 'build', 'binary')
+const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
+
+function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`)
+  return index > 0 ? process.argv[index + 1] : fallback
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, {encoding: 'utf8', ...options})
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.error?.message}):\n${result.stderr ?? ''}`)
+  return result.stdout
+}
+
+const node = option('node', process.execPath)
+const arch = run(node, ['-p', 'process.arch']).trim()
+const nodeVersion = run(node, ['-p', 'process.version']).trim()
+const out = option('out', join(ROOT, `podctl-linux-${arch}`))
+const bundle = join(ROOT, 'dist', 'bundle', 'podctl.cjs')
+if (!existsSync(bundle)) throw new Error('dist/bundle/podctl.cjs is missing: run npm run build first')
+if (!readFileSync(node).includes(SENTINEL))
+  throw new Error(`${node} has no single-executable fuse (${SENTINEL}); use an official Node.js >= 20.12 build`)
+
+const started = performance.now()
+rmSync(BUILD, {recursive: true, force: true})
+mkdirSync(BUILD, {recursive: true})
+
+// 1. The cache, trained by the Node binary being embedded.
+const cache = join(BUILD, 'podctl.cache')
+trainInChild({bundle, out: cache, node})
+
+// 2. The launcher: sea-main.js with src/launch.ts, one CommonJS file (Node's built-ins external).
+const main = join(BUILD, 'sea-main.cjs')
+const launcher = await rolldown({input: join(ROOT, 'scripts', 'bundle', 'sea-main.js'), platform: 'node', logLevel: 'warn'})
+await launcher.write({file: main, format: 'cjs', codeSplitting: false})
+await launcher.close()
+
+// 3. The blob: launcher, bundle and cache; no experimental-feature warning on stderr.
+const config = join(BUILD, 'sea-config.json')
+const blob = join(BUILD, 'sea-prep.blob')
+writeFileSync(
+  config,
+  JSON.stringify(
+    {
+      main,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: false,
+      useSnapshot: false,
+      assets: {'podctl.cjs': bundle, 'podctl.cache': cache},
+    },
+    null,
+    2,
+  ),
+)
+run(node, ['--experimental-sea-config', config], {cwd: BUILD})
+
+// 4. A copy of node with the blob injected at the fuse.
+rmSync(out, {force: true})
+copyFileSync(node, out)
+chmodSync(out, 0o755)
+const {inject} = createRequire(import.meta.url)('postject')
+await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), {sentinelFuse: SENTINEL})
+
+// 5. Licenses: podctl's third-party notices, then Node.js's own (it is embedded too).
+const nodeLicense = [join(dirname(node), '..', 'share', 'doc', 'nodejs', 'LICENSE'), join(dirname(node), '..', 'LICENSE')].find((path) =>
+  existsSync(path),
+)
+const notices = [readFileSync(join(ROOT, 'dist', 'bundle', 'THIRD_PARTY_NOTICES'), 'utf8')]
+if (nodeLicense) notices.push(`\n${'='.repeat(78)}\nNode.js ${nodeVersion}\n${'='.repeat(78)}\n${readFileSync(nodeLicense, 'utf8')}`)
+else console.error(`warning: no LICENSE found for ${node}; add Node.js's license beside the executable yourself`)
+writeFileSync(`${out}.LICENSES`, notices.join(''))
+
+// 6. It must start from its own cache, or it is no faster than node + bundle without one.
+const check = spawnSync(out, ['--version'], {
+  encoding: 'utf8',
+  env: {...process.env, PODCTL_CODE_CACHE_DEBUG: '1', HOME: BUILD, XDG_CACHE_HOME: BUILD},
+})
+if (check.status !== 0 || !check.stderr.includes('podctl code cache: shipped accepted')) {
+  throw new Error(`the executable does not start from its embedded cache (exit ${check.status}):\n${check.stdout}${check.stderr}`)
+}
+
+const size = readFileSync(out).length
+console.error(
+  `built ${relative(ROOT, out)} (${(size / 1e6).toFixed(0)} MB, node ${nodeVersion} ${arch}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+)

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// Builds dist/bundle/podctl.cjs: the whole CLI (podctl's compiled dist/, oclif, grpc-js, chalk,
+// cli-table3, ora, yaml, …) in one CommonJS file, then trains its V8 code cache
+// (scripts/bundle/train.mjs). Run by `npm run build` after tsc, the command index and
+// `oclif manifest`.
+//
+// The file holds one function expression,
+//   (function (exports, require, module, __filename, __dirname) { …bundle… })
+// preceded by a first line "// podctl-bundle <sha256 of the rest>", so that bin/run.js can compile
+// it with vm.Script and a cache, and tie caches to the exact bundle they were made from.
+import {createHash} from 'node:crypto'
+import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {builtinModules} from 'node:module'
+import {join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {rolldown} from 'rolldown'
+
+import {listCommands} from './commands.mjs'
+import {oclifPatches} from './oclif-patches.mjs'
+import {writeNotices} from './notices.mjs'
+import {trainInChild} from './train.mjs'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const OUT_DIR = join(ROOT, 'dist', 'bundle')
+export const BUNDLE = join(OUT_DIR, 'podctl.cjs')
+
+// oclif (read-tsconfig) and grpc-js (channelz, orca) `require` these inside try/catch or only when
+// a feature is used; inlined they would triple the bundle. Left as plain requires: absent in the
+// single executable, where those code paths are never taken.
+const EXTERNAL = ['typescript', '@grpc/proto-loader']
+
+/** Virtual modules: the lazy command map, and package.json and the manifest embedded as data. */
+function embedded() {
+  const modules = {
+    'podctl:commands': () => {
+      const lines = ['const commands = {};']
+      for (const {id, dist} of listCommands(ROOT)) {
+        const file = join(ROOT, dist)
+        if (!existsSync(file)) throw new Error(`${dist} is missing: run tsc first (npm run build)`)
+        // require (not import) so that the command's modules are evaluated on first access only.
+        lines.push(
+          `Object.defineProperty(commands, ${JSON.stringify(id)}, {enumerable: true, get: () => require(${JSON.stringify(file)}).default});`,
+        )
+      }
+
+      lines.push('export default commands;')
+      return lines.join('\n')
+    },
+    'podctl:manifest': () => {
+      const path = join(ROOT, 'oclif.manifest.json')
+      if (!existsSync(path)) throw new Error('oclif.manifest.json is missing: run `oclif manifest` first (npm run build)')
+      return `export default ${readFileSync(path, 'utf8')};`
+    },
+    'podctl:package-json': () => {
+      const {name, version, description, license, engines, dependencies, oclif} = JSON.parse(
+        readFileSync(join(ROOT, 'package.json'), 'utf8'),
+      )
+      return `export default ${JSON.stringify({name, version, description, license, type: 'commonjs', engines, dependencies, oclif})};`
+    },
+  }
+  return {
+    name: 'podctl-embedded',
+    resolveId(source) {
+      return source in modules ? `\0${source}` : null
+    },
+    load(id) {
+      return id.startsWith('\0') && id.slice(1) in modules ? modules[id.slice(1)]() : null
+    },
+  }
+}
+
+/**
+ * Node's built-in modules as tiny CommonJS modules inside the bundle. rolldown hoists an ES
+ * module's imports of externals to the top of a CommonJS bundle, so `import … from
+ * 'node:child_process'` in a module that is never evaluated (wsl-utils, used on Windows) would still
+ * load child_process on every start. Wrapped like this, a built-in loads when its importer runs.
+ */
+function lazyBuiltins() {
+  const PREFIX = '\0builtin:'
+  return {
+    name: 'podctl-lazy-builtins',
+    resolveId(source, importer) {
+      const name = source.startsWith('node:') ? source.slice(5) : source
+      if (!source.startsWith('node:') && !builtinModules.includes(source)) return null
+      if (importer?.startsWith(PREFIX)) return {id: `node:${name}`, external: true}
+      return {id: `${PREFIX}${name}`}
+    },
+    load(id) {
+      return id.startsWith(PREFIX) ? `module.exports = require(${JSON.stringify(`node:${id.slice(PREFIX.length)}`)});` : null
+    },
+  }
+}
+
+const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {\n'
+const WRAP_TAIL = '\n})'
+
+export async function buildBundle() {
+  const started = performance.now()
+  const bundle = await rolldown({
+    input: join(ROOT, 'scripts', 'bundle', 'entry.js'),
+    platform: 'node',
+    external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+    plugins: [embedded(), lazyBuiltins(), oclifPatches()],
+    logLevel: 'warn',
+    onLog(level, log, handler) {
+      // Circular imports inside dependencies and eval in them are theirs to keep; everything else is shown.
+      if (log.code === 'CIRCULAR_DEPENDENCY' || log.code === 'EVAL') return
+      // A module the bundle cannot find would silently become a require() that fails at run time.
+      if (log.code === 'UNRESOLVED_IMPORT') throw new Error(log.message)
+      handler(level, log)
+    },
+  })
+  const {output} = await bundle.generate({
+    format: 'cjs',
+    codeSplitting: false,
+    charset: 'ascii',
+    comments: false,
+    sourcemap: false,
+    // A smaller file is less to read and copy into a string on every start (2.1 → 1.4 MB). Local
+    // names are shortened, function and class names kept (oclif and errors show them); no
+    // compression passes, so the code does what the sources say.
+    minify: {compress: false, mangle: {keepNames: true}, codegen: {removeWhitespace: true}},
+  })
+  await bundle.close()
+  if (output.length !== 1) throw new Error(`expected one bundle file, got ${output.map((o) => o.fileName).join(', ')}`)
+  const [chunk] = output
+  const body = `${WRAP_HEAD}${chunk.code}${WRAP_TAIL}`
+  // ASCII only, so bin/run.js can read it as latin1 into a one-byte V8 string.
+  const nonAscii = /[^\x00-\x7f]/.exec(body)
+  if (nonAscii)
+    throw new Error(
+      `the bundle has a non-ASCII character at offset ${nonAscii.index}: ${JSON.stringify(body.slice(nonAscii.index - 40, nonAscii.index + 40))}`,
+    )
+  const id = createHash('sha256').update(body).digest('hex').slice(0, 32)
+  rmSync(OUT_DIR, {recursive: true, force: true})
+  mkdirSync(OUT_DIR, {recursive: true})
+  writeFileSync(BUNDLE, `// podctl-bundle ${id}\n${body}`)
+  writeNotices(chunk.moduleIds, join(OUT_DIR, 'THIRD_PARTY_NOTICES'), join(ROOT, 'THIRD_PARTY_NOTICES'))
+  const ms = performance.now() - started
+  console.error(
+    `bundled ${chunk.moduleIds.length} modules into ${relative(ROOT, BUNDLE)} (${(body.length / 1e6).toFixed(2)} MB) in ${ms.toFixed(0)} ms`,
+  )
+  return {id, modules: chunk.moduleIds}
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildBundle()
+  trainInChild({bundle: BUNDLE, out: join(OUT_DIR, 'podctl.cache')})
+}

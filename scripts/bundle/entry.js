@@ -1,0 +1,46 @@
+// Entry of the one-file CommonJS bundle (dist/podctl.cjs) that bin/run.js and the single
+// executable load. Built by scripts/bundle/build.mjs; never loaded unbundled.
+//
+// oclif normally reads package.json and oclif.manifest.json from disk and loads each command
+// through its module loader. Here both files are embedded at build time and the root plugin gets
+// its commands from a map whose getters `require` each command inside the bundle, so a command's
+// modules are evaluated only when it runs, and nothing outside the bundle is read. Plugin#_manifest
+// and Plugin#loadCommandsFromTarget are oclif internals (stable across 4.x, not public): @oclif/core
+// is pinned to a minor version and test/e2e/parity.test.ts compares this path with bin/dev.js.
+import {flush, handle, Plugin, run as oclifRun} from '@oclif/core'
+import commands from 'podctl:commands'
+import manifest from 'podctl:manifest'
+import pjson from 'podctl:package-json'
+
+class BundledPlugin extends Plugin {
+  async _manifest() {
+    this.hasManifest = true
+    this.commandIDs = Object.keys(manifest.commands)
+    return manifest
+  }
+
+  async loadCommandsFromTarget() {
+    return commands
+  }
+}
+
+/**
+ * Runs one podctl invocation like oclif's `run`: resolves with the command's result, rejects with
+ * its error. root is the directory oclif reports as the CLI's root (the package, or the binary's).
+ */
+export async function run(argv, root) {
+  const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
+  await plugin.load()
+  return oclifRun(argv, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})
+}
+
+/** Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. */
+export function execute(argv, root) {
+  return run(argv, root).then(
+    (result) => {
+      flush()
+      return result
+    },
+    (error) => handle(error),
+  )
+}

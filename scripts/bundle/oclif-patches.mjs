@@ -1,0 +1,129 @@
+// Start-up costs of @oclif/core 4 that the bundle avoids (measured: see the README's benchmark
+// section). Each is a small change oclif could take upstream; until then they are applied to
+// oclif's source text inside the bundle only, never to node_modules. Every patch names the exact text it replaces: if oclif's source changes, the build
+// fails instead of silently shipping an unpatched (slow) or half-patched (broken) bundle.
+import {readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+
+const require = createRequire(import.meta.url)
+const OCLIF_ENGINES = JSON.parse(readFileSync(require.resolve('@oclif/core/package.json'), 'utf8')).engines.node
+
+function enginesMajor() {
+  const match = /^>=\s*(\d+)(?:\.0(?:\.0)?)?$/.exec(OCLIF_ENGINES)
+  if (!match) throw new Error(`@oclif/core's engines.node is "${OCLIF_ENGINES}"; the engine-check patch only handles ">=N.0.0"`)
+  return Number(match[1])
+}
+
+/**
+ * Same order as String#localeCompare (ICU root collation) for strings made only of "_", "-", ":",
+ * digits and lower-case letters, which is every command id oclif derives from file names; any
+ * other string is left to localeCompare. The first localeCompare in a process builds ICU's
+ * collator, 7–9 ms, just to sort the ids. test/unit/bundle/oclif-patches.test.ts checks the order.
+ */
+export const COMPARE_IDS = `function __podctlCompareIds(a, b) {
+  const rank = (c) => c === 95 ? 0 : c === 45 ? 1 : c === 58 ? 2 : c >= 48 && c <= 57 ? c - 45 : c >= 97 && c <= 122 ? c - 84 : -1;
+  for (let i = 0; i < a.length; i++) if (rank(a.charCodeAt(i)) < 0) return a.localeCompare(b);
+  for (let i = 0; i < b.length; i++) if (rank(b.charCodeAt(i)) < 0) return a.localeCompare(b);
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = rank(a.charCodeAt(i)) - rank(b.charCodeAt(i));
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+`
+
+/** file (below @oclif/core/lib/) → [exact text, replacement] pairs. */
+export const PATCHES = {
+  // The engines warning loads semver (18 ms) to test ">=18.0.0"; a major-version test is the same.
+  'index.js': [
+    [
+      `        const path = require('node:path');
+        const semver = require('semver');
+        const root = path.join(__dirname, '..');
+        const pjson = require(path.join(root, 'package.json'));
+        if (!semver.satisfies(process.versions.node, pjson.engines.node)) {`,
+      `        const pjson = { engines: { node: ${JSON.stringify(OCLIF_ENGINES)} } };
+        if (Number(process.versions.node.split('.')[0]) < ${enginesMajor()}) {`,
+    ],
+  ],
+  // Sorting the command ids is the process's first localeCompare: ICU collator start-up.
+  'config/plugin.js': [[`.sort((a, b) => a.id.localeCompare(b.id));`, `.sort((a, b) => __podctlCompareIds(a.id, b.id));\n${COMPARE_IDS}`]],
+  // readline is needed only to read a flag value from stdin.
+  'parser/parse.js': [
+    [
+      `const node_readline_1 = require("node:readline");`,
+      `const node_readline_1 = { get createInterface() { return require("node:readline").createInterface; } };`,
+    ],
+  ],
+  'util/os.js': [
+    // child_process is needed only to ask Windows which shell started the CLI.
+    [
+      `const node_child_process_1 = require("node:child_process");`,
+      `const node_child_process_1 = { get execSync() { return require("node:child_process").execSync; } };`,
+    ],
+    // Config.load asks wsl-utils whether this is WSL; wsl-utils' own answer is is-wsl's default
+    // export, but loading wsl-utils also loads child_process (and its PowerShell helpers) each start.
+    [
+      `return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();`,
+      `return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();`,
+    ],
+  ],
+  // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
+  'performance.js': [
+    [
+      `const node_perf_hooks_1 = require("node:perf_hooks");`,
+      `const node_perf_hooks_1 = {
+    get performance() { return require("node:perf_hooks").performance; },
+    get PerformanceObserver() { return require("node:perf_hooks").PerformanceObserver; },
+};`,
+    ],
+  ],
+}
+
+const OCLIF_LIB = /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/](.+)$/
+
+/** A rolldown plugin applying PATCHES; buildEnd fails if any patched file was never bundled. */
+export function oclifPatches() {
+  const applied = new Set()
+  return {
+    name: 'podctl-oclif-patches',
+    // The is-wsl that the os.js patch imports is the one wsl-utils depends on.
+    async resolveId(source, importer) {
+      if (source !== 'is-wsl' || !importer || OCLIF_LIB.exec(importer)?.[1].replaceAll('\\', '/') !== 'util/os.js') return null
+      const wslUtils = await this.resolve('wsl-utils', importer, {skipSelf: true})
+      const resolved = wslUtils && (await this.resolve('is-wsl', wslUtils.id, {skipSelf: true}))
+      if (!resolved) throw new Error('cannot resolve is-wsl through wsl-utils; update scripts/bundle/oclif-patches.mjs')
+      return resolved
+    },
+    transform: {
+      filter: {id: /[\\/]@oclif[\\/]core[\\/]lib[\\/]/},
+      handler(code, id) {
+        const file = OCLIF_LIB.exec(id)?.[1].replaceAll('\\', '/')
+        const patches = file && PATCHES[file]
+        if (!patches) return null
+        let out = code
+        for (const [find, replace] of patches) {
+          const count = out.split(find).length - 1
+          if (count !== 1) {
+            throw new Error(
+              `@oclif/core/lib/${file} changed: expected the text below exactly once, found it ${count} times. ` +
+                `Update scripts/bundle/oclif-patches.mjs for this oclif version.\n${find}`,
+            )
+          }
+
+          out = out.replace(find, () => replace)
+        }
+
+        applied.add(file)
+        return {code: out, map: null}
+      },
+    },
+    buildEnd(error) {
+      if (error) return
+      const missing = Object.keys(PATCHES).filter((file) => !applied.has(file))
+      if (missing.length > 0)
+        throw new Error(`@oclif/core changed: ${missing.join(', ')} no longer bundled; update scripts/bundle/oclif-patches.mjs`)
+    },
+  }
+}
