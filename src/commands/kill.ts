@@ -99,7 +99,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     const items = await this.killPods(pods, failures, {gracePeriodSeconds: gracePeriod, force, containers})
     const result: KillResult = {items, failures}
     if (this.machineOutput()) await this.emit(result)
-    this.reportFailures(failures.map((failure) => new PodctlError(failure.code, failure.exitCode, failure.message)))
+    this.reportFailures(collapseIdentical(failures))
     return result
   }
 
@@ -136,4 +136,23 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
 function killFailure(pod: string, error: PodctlError): KillFailure {
   return {pod, code: error.code, exitCode: error.exitCode, message: error.message}
+}
+
+/**
+ * Identical failures are reported once, with the count: a runtime that died fails every pod the
+ * same way, and thirty copies of one line hide the point.
+ */
+function collapseIdentical(failures: KillFailure[]): PodctlError[] {
+  const groups = new Map<string, KillFailure[]>()
+  for (const failure of failures) {
+    const key = `${failure.code}\u0000${failure.message}`
+    groups.set(key, [...(groups.get(key) ?? []), failure])
+  }
+
+  return [...groups.values()].map((group) => {
+    const [{code, exitCode, message}] = group
+    const pods = group.map((failure) => failure.pod)
+    const shown = pods.length > 3 ? `${pods.slice(0, 3).join(', ')}, ...` : pods.join(', ')
+    return new PodctlError(code, exitCode, group.length > 1 ? `${message} (${group.length} pods: ${shown})` : message)
+  })
 }

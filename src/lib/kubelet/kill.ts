@@ -5,7 +5,7 @@
  * write, so pods made by the kubelet or crictl are killed the same way.
  */
 import type {CriClient} from '../cri/client.js'
-import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
+import {asPodctlError, NotFoundError, type PodctlError, RuntimeError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {discardEvents, type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
@@ -164,19 +164,19 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
 
   // Stop every sandbox even when some container kills failed (the kubelet does the same).
   const stops = await Promise.allSettled(
-    ordered.map((sandbox) => ignoreNotFound(client.runtime('stopPodSandbox', {podSandboxId: sandbox.id}, callOptions))),
+    ordered.map((sandbox) => ignoreGone(client.runtime('stopPodSandbox', {podSandboxId: sandbox.id}, callOptions))),
   )
   collect(stops)
 
   let removed = false
   if (!options.keep) {
     const removals = await Promise.allSettled(
-      containers.map((container) => ignoreNotFound(client.runtime('removeContainer', {containerId: container.id}, callOptions))),
+      containers.map((container) => ignoreGone(client.runtime('removeContainer', {containerId: container.id}, callOptions))),
     )
     // The CRI requires StopPodSandbox before RemovePodSandbox: skip sandboxes that did not stop.
     const stoppedSandboxes = ordered.filter((_, index) => stops[index].status === 'fulfilled')
     const sandboxRemovals = await Promise.allSettled(
-      stoppedSandboxes.map((sandbox) => ignoreNotFound(client.runtime('removePodSandbox', {podSandboxId: sandbox.id}, callOptions))),
+      stoppedSandboxes.map((sandbox) => ignoreGone(client.runtime('removePodSandbox', {podSandboxId: sandbox.id}, callOptions))),
     )
     collect(removals)
     collect(sandboxRemovals)
@@ -197,10 +197,20 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   return result
 }
 
-async function ignoreNotFound(call: Promise<unknown>): Promise<void> {
+/**
+ * containerd's answer when another client (a second podctl kill, the kubelet) is removing the same
+ * container or sandbox right now: "... is already in removing state". The object is going away,
+ * which is what this kill wants.
+ */
+const BEING_REMOVED = /in removing state|is being removed/i
+
+/** NotFound, or being removed by someone else, counts as done. */
+async function ignoreGone(call: Promise<unknown>): Promise<void> {
   try {
     await call
   } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error
+    if (error instanceof NotFoundError) return
+    if (error instanceof RuntimeError && BEING_REMOVED.test(error.message)) return
+    throw error
   }
 }

@@ -176,6 +176,28 @@ describe('killPod', () => {
     expect(events).toEqual([expect.objectContaining({type: 'Normal', reason: 'Killing', message: 'Stopping container name-c1'})])
   })
 
+  it('counts a container or sandbox another client is removing right now as killed (a concurrent kill)', async () => {
+    const beingRemoved = (what: string) => () => {
+      throw new RuntimeError(`failed to set removing state for ${what}: ${what} is already in removing state`)
+    }
+
+    const {client} = fakeClient([container('c1', 'new', 'CONTAINER_EXITED')], {
+      removeContainer: beingRemoved('container "c1"'),
+      removePodSandbox: beingRemoved('sandbox "new"'),
+    })
+    const result = await killPod(client, sandboxes)
+    expect(result).toMatchObject({pod: 'web_default', removed: true})
+  })
+
+  it('still fails on other runtime errors while removing', async () => {
+    const {client} = fakeClient([container('c1', 'new', 'CONTAINER_EXITED')], {
+      removeContainer: () => {
+        throw new RuntimeError('failed to remove rootfs: device or resource busy')
+      },
+    })
+    await expect(killPod(client, sandboxes)).rejects.toBeInstanceOf(KillPodError)
+  })
+
   it('keep: stops but removes nothing', async () => {
     const {client, calls} = fakeClient([container('c1', 'new', 'CONTAINER_RUNNING')])
     const result = await killPod(client, sandboxes, {keep: true, gracePeriodSeconds: 4})
