@@ -82,9 +82,10 @@ never existed), for at most --wait-timeout; on timeout it exits 4 and says what 
     await this.emit(report, () => this.render(report))
     if (!report.ready) {
       const failing = report.conditions.filter((condition) => !condition.status)
-      const why = failing.length > 0
-        ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
-        : 'the runtime reported no conditions'
+      const why =
+        failing.length > 0
+          ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
+          : 'the runtime reported no conditions'
       this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${why}`))
     }
 

@@ -159,28 +159,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled()) return
     const spec = options.as ?? this.output
     switch (spec.kind) {
-    case 'json': {
-    this.log(toJson(result))
-    break;
-    }
+      case 'json': {
+        this.log(toJson(result))
+        break
+      }
 
-    case 'yaml': {
-    this.log(await toYaml(result))
-    break;
-    }
+      case 'yaml': {
+        this.log(await toYaml(result))
+        break
+      }
 
-    case 'jsonpath': 
-    case 'template': {
-      const documents = options.each ?? [result]
-      if (documents.length > 0) this.log(renderEach(spec.render, documents))
-    
-    break;
-    }
+      case 'jsonpath':
+      case 'template': {
+        const documents = options.each ?? [result]
+        if (documents.length > 0) this.log(renderEach(spec.render, documents))
 
-    default: {
-      const text = human?.() ?? ''
-      if (text !== '') this.log(text)
-    }
+        break
+      }
+
+      default: {
+        const text = human?.() ?? ''
+        if (text !== '') this.log(text)
+      }
     }
   }
 

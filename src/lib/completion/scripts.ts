@@ -187,7 +187,11 @@ complete -F ${fn} ${bin}
 
 /** Escapes text for a zsh _arguments description in [...] (inside single quotes). */
 function zshDescription(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('[', String.raw`\[`).replaceAll(']', String.raw`\]`).replaceAll("'", `'\\''`)
+  return text
+    .replaceAll('\\', '\\\\')
+    .replaceAll('[', String.raw`\[`)
+    .replaceAll(']', String.raw`\]`)
+    .replaceAll("'", `'\\''`)
 }
 
 function zshFlagSpecs(flag: CompletionFlag): string[] {

@@ -114,7 +114,7 @@ export function parseFlatYaml(text: string): Record<string, unknown> | undefined
 function scalar(value: string): unknown {
   if (value === '' || value === '~' || value === 'null') return undefined
   if (/^"(.*)"$/.test(value)) return value.slice(1, -1).replaceAll(String.raw`\"`, '"')
-  if (/^'(.*)'$/.test(value)) return value.slice(1, -1).replaceAll('\'\'', "'")
+  if (/^'(.*)'$/.test(value)) return value.slice(1, -1).replaceAll("''", "'")
   if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true'
   if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value)
   return value

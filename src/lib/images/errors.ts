@@ -150,9 +150,10 @@ export class PullFailed extends Error {
 
 /** Says which credentials were refused (by origin, never content), or that none were found. */
 export function withCredentialHint(failure: UnauthorizedError, pull: PullFailed): UnauthorizedError {
-  const hint = pull.sources.length > 0
-    ? `credentials from ${pull.sources.join(', ')} were refused`
-    : `no credentials found for ${pull.registry}; pass --creds or --auth, or log in to write a docker config file`
+  const hint =
+    pull.sources.length > 0
+      ? `credentials from ${pull.sources.join(', ')} were refused`
+      : `no credentials found for ${pull.registry}; pass --creds or --auth, or log in to write a docker config file`
   return new UnauthorizedError(`${failure.message} (${hint})`, failure.image)
 }
 

@@ -60,27 +60,28 @@ export function computePhase(input: PhaseInput): PodPhase {
   let succeeded = 0
   for (const {state, exitCode, lastExitCode} of app) {
     switch (state) {
-    case 'Running': {
-    running++
-    break;
-    }
+      case 'Running': {
+        running++
+        break
+      }
 
-    case 'Exited': {
-      stopped++
-      if (exitCode === 0) succeeded++
-    
-    break;
-    }
+      case 'Exited': {
+        stopped++
+        if (exitCode === 0) succeeded++
 
-    case 'Created': {
-      if (lastExitCode === null) waiting++
-      // Waiting to restart after a run: stopped, but (as in getPhase) never counted as succeeded.
-      else stopped++
-    
-    break;
-    }
+        break
+      }
 
-    default: unknown++
+      case 'Created': {
+        if (lastExitCode === null) waiting++
+        // Waiting to restart after a run: stopped, but (as in getPhase) never counted as succeeded.
+        else stopped++
+
+        break
+      }
+
+      default:
+        unknown++
     }
   }
 

@@ -3,7 +3,7 @@
  * Kubernetes v1 Pod that podctl supports. Both input forms (a Pod manifest, crictl's pair of
  * config files) are translated into this one model; the runtime layer only ever sees it.
  */
-import type { PullPolicy, RestartPolicy} from '../kube/labels.js'
+import type {PullPolicy, RestartPolicy} from '../kube/labels.js'
 
 // One definition each: the label readers and the image manager use the same values.
 

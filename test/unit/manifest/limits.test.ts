@@ -161,7 +161,9 @@ describe('hostile YAML', () => {
 
   it('shows terminal escape sequences and newlines from the manifest escaped', async () => {
     const message = await refusal(parse(MINIMAL.replace('name: web', String.raw`name: "\e[31mred\e]0;owned\a\nline"`)))
-    expect(message).toBe(String.raw`pod.yaml: metadata.name "\x1b[31mred\x1b]0;owned\x07\nline" is invalid: ` + message.split(' is invalid: ')[1])
+    expect(message).toBe(
+      String.raw`pod.yaml: metadata.name "\x1b[31mred\x1b]0;owned\x07\nline" is invalid: ` + message.split(' is invalid: ')[1],
+    )
     expect(message).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/)
     expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1')))).toMatch(
       /^pod\.yaml: metadata\.\\x1b\[2Jevil is not a known field/,

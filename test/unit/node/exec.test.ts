@@ -54,7 +54,11 @@ describe('execInContainer timeouts', () => {
   const running = {id: 'abcdef1234567890', metadata: {name: 'app', attempt: 0}, state: 'CONTAINER_RUNNING'} as Container
 
   it("turns the runtime's deadline answer into a message about the command's --timeout", async () => {
-    const client = {async runtime() { throw new DeadlineExceededError('ExecSync got no answer'); }} as unknown as CriClient
+    const client = {
+      async runtime() {
+        throw new DeadlineExceededError('ExecSync got no answer')
+      },
+    } as unknown as CriClient
     await expect(execInContainer(client, running, ['sleep', '9'], {timeoutMs: 2000})).rejects.toMatchObject({
       exitCode: 4,
       message:
@@ -64,7 +68,11 @@ describe('execInContainer timeouts', () => {
 
   it('passes other failures through unchanged', async () => {
     const failure = new NotFoundError('ExecSync: container gone')
-    const client = {async runtime() { throw failure; }} as unknown as CriClient
+    const client = {
+      async runtime() {
+        throw failure
+      },
+    } as unknown as CriClient
     await expect(execInContainer(client, running, ['true'], {timeoutMs: 2000})).rejects.toBe(failure)
   })
 })
