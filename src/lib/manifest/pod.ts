@@ -8,7 +8,7 @@ import {randomUUID} from 'node:crypto'
 
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
-import {FieldReader, type Json, } from './fields.js'
+import {FieldReader, type Json} from './fields.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {
   CAPABILITIES_RULE,
@@ -395,7 +395,5 @@ function readDnsConfig(r: FieldReader, value: Json): NonNullable<PodModel['dnsCo
   })
   return {nameservers, searches, options}
 }
-
-
 
 export {type JsonObject} from './fields.js'
