@@ -74,7 +74,9 @@ describe('CriClient against fake runtimes', () => {
     await expect(c.runtime('listPodSandbox', {}, {timeoutMs: 120_000})).rejects.toBeInstanceOf(DeadlineExceededError)
     expect(Date.now() - started).toBeLessThan(5000)
     // Past the command deadline nothing more is sent.
-    await new Promise((resolve) => setTimeout(resolve, 350))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 350)
+    })
     await expect(c.runtime('listContainers', {})).rejects.toThrow(/--timeout ran out before RuntimeService\/ListContainers/)
     c.close()
   })

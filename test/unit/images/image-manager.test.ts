@@ -327,7 +327,10 @@ describe('credentials', () => {
 describe('concurrency', () => {
   test('the same image requested twice at once is pulled once; both callers get the result', async () => {
     fake.reset({
-      pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:one'), 80)),
+      pullImage: () =>
+        new Promise((resolve) => {
+          setTimeout(() => resolve('sha256:one'), 80)
+        }),
       imageStatus: () => fakeImage('sha256:one'),
     })
     const m = manager()
@@ -342,7 +345,10 @@ describe('concurrency', () => {
 
   test('one of two callers sharing a pull gives up: the other still gets the image, the pull is not cancelled', async () => {
     fake.reset({
-      pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:shared'), 150)),
+      pullImage: () =>
+        new Promise((resolve) => {
+          setTimeout(() => resolve('sha256:shared'), 150)
+        }),
       imageStatus: () => fakeImage('sha256:shared'),
     })
     const m = manager()
@@ -362,7 +368,9 @@ describe('concurrency', () => {
       async pullImage(request) {
         active++
         peak = Math.max(peak, active)
-        await new Promise((resolve) => setTimeout(resolve, 60))
+        await new Promise((resolve) => {
+          setTimeout(resolve, 60)
+        })
         active--
         return `sha256:${request.image?.image.length}`
       },
