@@ -261,6 +261,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (controller.signal.aborted && options.exitAgain !== undefined) {
         this.activeSpinner?.stop()
         this.stderrLine(options.exitAgain)
+        // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- a second Ctrl-C means quit now, rollback or not
         process.exit(ExitCode.INTERRUPTED)
       }
 
