@@ -34,8 +34,14 @@ function capture() {
   let stdout = ''
   let stderr = ''
   let both = ''
-  out.on('data', (chunk) => ((stdout += chunk), (both += chunk)))
-  err.on('data', (chunk) => ((stderr += chunk), (both += chunk)))
+  out.on('data', (chunk) => {
+    stdout += chunk
+    both += chunk
+  })
+  err.on('data', (chunk) => {
+    stderr += chunk
+    both += chunk
+  })
   return {writer: new OrderedWriter({stdout: out, stderr: err}), text: () => ({stdout, stderr, both})}
 }
 
