@@ -220,7 +220,8 @@ export class CriClient {
       const code = (error as NodeJS.ErrnoException).code
       const why = code === 'ENOENT' ? 'no socket at' : code === 'EACCES' ? 'permission denied on' : `cannot use (${code})`
       throw new RuntimeUnreachableError(
-        `${why} ${path}: is the runtime running? Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml`,
+        `${why} ${path}: is the runtime running? ` +
+          'Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml',
       )
     }
 
@@ -239,7 +240,8 @@ export class CriClient {
       throw new RuntimeUnreachableError(
         outcome === 'REFUSED'
           ? `runtime at ${endpoint} refused the connection (stale socket?); check that the runtime is running`
-          : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
+          : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; ` +
+              'check that it is running and healthy (--connect-timeout to wait longer)',
       )
     }
 

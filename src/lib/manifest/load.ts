@@ -113,7 +113,8 @@ async function collect(stream: Readable, source: string): Promise<string> {
 
 function tooLarge(source: string): ManifestError {
   return new ManifestError(
-    `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; podctl reads Pods up to that size (as the API server does)`,
+    `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; ` +
+      'podctl reads Pods up to that size (as the API server does)',
   )
 }
 
