@@ -81,12 +81,17 @@ describe('integers are checked against the range of their wire type', () => {
 
   it('refuses CPU and memory the runtime cannot set, per container and for the pod', async () => {
     expect(await refusal(parse(container('resources: {limits: {memory: 100Ei}}')))).toBe(
-      'pod.yaml: spec.containers[0].resources.limits.memory "100Ei" is more than the runtime can set; use at most 9223372036854775807 bytes (8Ei)',
+      'pod.yaml: spec.containers[0].resources.limits.memory "100Ei" is more than the runtime can set; ' +
+        'use at most 9223372036854775807 bytes (8Ei)',
     )
     expect(await refusal(parse(container('resources: {requests: {cpu: "1e20"}}')))).toMatch(
       /^pod\.yaml: spec\.containers\[0\]\.resources\.requests\.cpu "1e20" is more than the runtime can set; use at most \d+m$/,
     )
-    const twoBig = `${MINIMAL}    resources: {limits: {memory: 5Ei}}\n  - name: b\n    image: busybox\n    resources: {limits: {memory: 5Ei}}\n`
+    const twoBig = `${MINIMAL}    resources: {limits: {memory: 5Ei}}
+  - name: b
+    image: busybox
+    resources: {limits: {memory: 5Ei}}
+`
     expect(await refusal(parse(twoBig))).toBe(
       'pod.yaml: spec.containers ask for more memory than the runtime can set: at most 9223372036854775807 bytes (8Ei) for the whole pod',
     )
@@ -225,7 +230,10 @@ describe('reading the input', () => {
   it('reads a pipe that has a writer to its end', async () => {
     const [pod] = await new Promise<Awaited<ReturnType<typeof loadPodManifest>>>((resolve, reject) => {
       // bash's <(...) hands podctl a /dev/fd path of a pipe whose writer is already there.
-      const script = `node --input-type=module -e "const {loadPodManifest} = await import(process.argv[1]); const pods = await loadPodManifest(process.argv[2]); console.log(JSON.stringify(pods.map((p) => p.name)))" "$0" <(sleep 0.2; printf '%s' "$1")`
+      const script =
+        'node --input-type=module -e "const {loadPodManifest} = await import(process.argv[1]); ' +
+        'const pods = await loadPodManifest(process.argv[2]); console.log(JSON.stringify(pods.map((p) => p.name)))" ' +
+        `"$0" <(sleep 0.2; printf '%s' "$1")`
       try {
         const out = execFileSync('bash', ['-c', script, loadModuleUrl(), MINIMAL], {encoding: 'utf8'})
         resolve(JSON.parse(out).map((name: string) => ({name})) as never)
