@@ -47,9 +47,17 @@ function visitType(type, scope = '') {
   const map = /^map<(\w+),\s*([\w.]+)>$/.exec(type)
   if (map) return visitType(map[2], scope)
   if (SCALARS.has(type)) return
-  if (wire.enums[type]) return void enums.add(type)
+  if (wire.enums[type]) {
+    enums.add(type)
+    return
+  }
+
   // A field may name a type nested in its own message ("ProfileType" inside SecurityProfile).
-  if (scope && wire.enums[`${scope}.${type}`]) return void enums.add(`${scope}.${type}`)
+  if (scope && wire.enums[`${scope}.${type}`]) {
+    enums.add(`${scope}.${type}`)
+    return
+  }
+
   if (!wire.messages[type]) throw new Error(`unknown type ${type}`)
   if (messages.has(type)) return
   messages.add(type)

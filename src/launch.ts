@@ -59,7 +59,7 @@ interface CacheFile {
 export function parseCache(file: Buffer | undefined, id: string): CacheFile | undefined {
   if (!file) return undefined
   const newline = file.indexOf(10)
-  if (newline < 0 || newline > 4096) return undefined
+  if (newline === -1 || newline > 4096) return undefined
   const [magic, cacheId, node, arch, commands] = file.toString('latin1', 0, newline).split(' ')
   if (magic !== CACHE_MAGIC || cacheId !== id || node !== process.version || arch !== process.arch) return undefined
   return {data: file.subarray(newline + 1), commands: commands === '-' ? [] : commands.split(',')}
@@ -89,8 +89,10 @@ export function compileBundle(
 /** A short stable hash of the V8 flags this process runs with: a cache made under other flags is rejected. */
 function flagsKey(): string {
   const flags = `${process.execArgv.join(' ')}\0${process.env.NODE_OPTIONS ?? ''}`
-  let hash = 0x811c9dc5
-  for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193)
+  let hash = 0x81_1c_9d_c5
+  // FNV-1a over UTF-16 code units, as the cache key has always been computed.
+  // eslint-disable-next-line unicorn/prefer-code-point -- code units, not code points, keep the key stable
+  for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01_00_01_93)
   return (hash >>> 0).toString(16).padStart(8, '0')
 }
 

@@ -105,5 +105,6 @@ if (check.status !== 0 || !check.stderr.includes('podctl code cache: shipped acc
 
 const size = readFileSync(out).length
 console.error(
-  `built ${relative(ROOT, out)} (${(size / 1e6).toFixed(0)} MB, node ${nodeVersion} ${arch}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  `built ${relative(ROOT, out)} (${(size / 1e6).toFixed(0)} MB, node ${nodeVersion} ${arch})` +
+    ` in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 )

@@ -33,26 +33,27 @@ const EXTERNAL = ['typescript', '@grpc/proto-loader']
 /** Virtual modules: the lazy command map, and package.json and the manifest embedded as data. */
 function embedded() {
   const modules = {
-    'podctl:commands': () => {
+    'podctl:commands'() {
       const lines = ['const commands = {};']
       for (const {id, dist} of listCommands(ROOT)) {
         const file = join(ROOT, dist)
         if (!existsSync(file)) throw new Error(`${dist} is missing: run tsc first (npm run build)`)
         // require (not import) so that the command's modules are evaluated on first access only.
         lines.push(
-          `Object.defineProperty(commands, ${JSON.stringify(id)}, {enumerable: true, get: () => require(${JSON.stringify(file)}).default});`,
+          `Object.defineProperty(commands, ${JSON.stringify(id)}, ` +
+            `{enumerable: true, get: () => require(${JSON.stringify(file)}).default});`,
         )
       }
 
       lines.push('export default commands;')
       return lines.join('\n')
     },
-    'podctl:manifest': () => {
+    'podctl:manifest'() {
       const path = join(ROOT, 'oclif.manifest.json')
       if (!existsSync(path)) throw new Error('oclif.manifest.json is missing: run `oclif manifest` first (npm run build)')
       return `export default ${readFileSync(path, 'utf8')};`
     },
-    'podctl:package-json': () => {
+    'podctl:package-json'() {
       const {name, version, description, license, engines, dependencies, oclif} = JSON.parse(
         readFileSync(join(ROOT, 'package.json'), 'utf8'),
       )
@@ -127,10 +128,12 @@ export async function buildBundle() {
   const [chunk] = output
   const body = `${WRAP_HEAD}${chunk.code}${WRAP_TAIL}`
   // ASCII only, so bin/run.js can read it as latin1 into a one-byte V8 string.
-  const nonAscii = /[^\x00-\x7f]/.exec(body)
+  // eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose: everything outside ASCII
+  const nonAscii = /[^\u0000-\u007F]/.exec(body)
   if (nonAscii)
     throw new Error(
-      `the bundle has a non-ASCII character at offset ${nonAscii.index}: ${JSON.stringify(body.slice(nonAscii.index - 40, nonAscii.index + 40))}`,
+      `the bundle has a non-ASCII character at offset ${nonAscii.index}: ` +
+        JSON.stringify(body.slice(nonAscii.index - 40, nonAscii.index + 40)),
     )
   const id = createHash('sha256').update(body).digest('hex').slice(0, 32)
   rmSync(OUT_DIR, {recursive: true, force: true})
@@ -139,7 +142,8 @@ export async function buildBundle() {
   writeNotices(chunk.moduleIds, join(OUT_DIR, 'THIRD_PARTY_NOTICES'), join(ROOT, 'THIRD_PARTY_NOTICES'))
   const ms = performance.now() - started
   console.error(
-    `bundled ${chunk.moduleIds.length} modules into ${relative(ROOT, BUNDLE)} (${(body.length / 1e6).toFixed(2)} MB) in ${ms.toFixed(0)} ms`,
+    `bundled ${chunk.moduleIds.length} modules into ${relative(ROOT, BUNDLE)} ` +
+      `(${(body.length / 1e6).toFixed(2)} MB) in ${ms.toFixed(0)} ms`,
   )
   return {id, modules: chunk.moduleIds}
 }

@@ -7,7 +7,7 @@
 // modules are evaluated only when it runs, and nothing outside the bundle is read. Plugin#_manifest
 // and Plugin#loadCommandsFromTarget are oclif internals (stable across 4.x, not public): @oclif/core
 // is pinned to a minor version and test/e2e/parity.test.ts compares this path with bin/dev.js.
-import {flush, handle, Plugin, run as oclifRun} from '@oclif/core'
+import {flush, handle, run as oclifRun, Plugin} from '@oclif/core'
 import commands from 'podctl:commands'
 import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'

@@ -10,7 +10,7 @@ const LICENSE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i
 function packageDir(id) {
   const marker = `${sep}node_modules${sep}`
   const at = id.lastIndexOf(marker)
-  if (at < 0) return undefined
+  if (at === -1) return
   const rest = id.slice(at + marker.length).split(sep)
   const name = rest[0].startsWith('@') ? rest.slice(0, 2) : rest.slice(0, 1)
   return join(id.slice(0, at + marker.length), ...name)
@@ -64,8 +64,8 @@ export function renderNotices(packages) {
   ]
   for (const pkg of packages) {
     const license = /^\(.*\)$/.test(pkg.license) ? pkg.license : `(${pkg.license})`
-    parts.push('', rule, `${pkg.name} ${pkg.version} ${license}${pkg.repository ? `\n${pkg.repository}` : ''}`, rule)
-    parts.push(pkg.texts.length > 0 ? pkg.texts.join('\n\n') : `No license file in the package; package.json declares ${pkg.license}.`)
+    const text = pkg.texts.length > 0 ? pkg.texts.join('\n\n') : `No license file in the package; package.json declares ${pkg.license}.`
+    parts.push('', rule, `${pkg.name} ${pkg.version} ${license}${pkg.repository ? `\n${pkg.repository}` : ''}`, rule, text)
   }
 
   return `${parts.join('\n')}\n`

@@ -17,6 +17,7 @@ own command list; the script is static, so <Tab> never starts podctl or calls th
     },
     {
       description: 'Install for zsh (a directory in $fpath), then start a new shell',
+      // eslint-disable-next-line no-template-curly-in-string -- ${fpath[1]} is shell syntax in the example command, not a template
       command: '<%= config.bin %> <%= command.id %> zsh > "${fpath[1]}/_<%= config.bin %>"',
     },
   ]

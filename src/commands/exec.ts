@@ -99,5 +99,7 @@ commands instead. Put "--" between podctl's flags and the command.`
 
 function write(stream: NodeJS.WriteStream, data: Buffer): Promise<void> {
   if (data.length === 0) return Promise.resolve()
-  return new Promise((resolve, reject) => stream.write(data, (error) => (error ? reject(error) : resolve())))
+  return new Promise((resolve, reject) => {
+    stream.write(data, (error) => (error ? reject(error) : resolve()))
+  })
 }

@@ -69,6 +69,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
 
     // EPIPE (e.g. `| head`) means the reader has seen enough: stop quietly, as cat does.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- end now, even while following
       if (error.code === 'EPIPE') process.exit(0)
     })
 

@@ -56,8 +56,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       helpGroup: 'GLOBAL',
     }),
     timeout: durationFlag({
-      summary:
-        'Deadline of the whole command and of each runtime call in it (default: 10s per call; slow calls such as RunPodSandbox get longer).',
+      summary: 'Deadline of the whole command and of each call in it (default 10s per call; slow calls such as RunPodSandbox get longer).',
       helpValue: 'DURATION',
       helpGroup: 'GLOBAL',
     }),
@@ -276,6 +275,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (controller.signal.aborted && options.exitAgain !== undefined) {
         this.activeSpinner?.stop()
         this.stderrLine(options.exitAgain)
+        // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- a second Ctrl-C means quit now, rollback or not
         process.exit(ExitCode.INTERRUPTED)
       }
 

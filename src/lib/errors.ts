@@ -180,7 +180,8 @@ function mapGrpcError(err: GrpcFailure, ctx: CallContext, details: string): Podc
       )
     case GrpcCode.DEADLINE_EXCEEDED:
       return new DeadlineExceededError(
-        `${rpc} got no answer from ${ctx.endpoint} within ${formatMs(ctx.timeoutMs)}; the runtime may be hung or overloaded, raise --timeout to wait longer`,
+        `${rpc} got no answer from ${ctx.endpoint} within ${formatMs(ctx.timeoutMs)}; ` +
+          'the runtime may be hung or overloaded, raise --timeout to wait longer',
       )
     case GrpcCode.NOT_FOUND:
       return new NotFoundError(`${rpc}: ${details}`)

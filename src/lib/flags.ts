@@ -80,7 +80,8 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
     const dashed = /^-(creds|auth)(=|$)/.exec(token)
     if (dashed) {
       throw new UsageError(
-        `-${dashed[1]} has one dash, so it would be read as short flags and its value as an argument; write --${dashed[1]} (nothing was sent, and no argument is shown as one may be a password)`,
+        `-${dashed[1]} has one dash, so it would be read as short flags and its value as an argument; write --${dashed[1]} ` +
+          '(nothing was sent, and no argument is shown as one may be a password)',
       )
     }
 
@@ -89,7 +90,8 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
     const next = argv[token === flag ? index + 2 : index + 1]
     if (next === undefined || next.startsWith('-') || accept(next)) continue
     throw new UsageError(
-      `the argument after the ${flag} value is not ${expected}, so it may be the rest of a password split by the shell (not shown); quote the whole value (${flag} 'USER:PASS WORD'), or put that argument before ${flag}`,
+      `the argument after the ${flag} value is not ${expected}, so it may be the rest of a password split by the shell (not shown); ` +
+        `quote the whole value (${flag} 'USER:PASS WORD'), or put that argument before ${flag}`,
     )
   }
 }

@@ -49,8 +49,11 @@ beforeAll(async () => {
     listImages: (_c: unknown, cb: (e: null, r: unknown) => void) =>
       cb(null, {images: [{id: 'sha256:1'}, {id: 'sha256:2'}, {id: 'sha256:3'}]}),
   }
-  stops.push(await startFakeRuntime(notReady, runtimeWith(false, false) as never, images as never))
-  stops.push(await startFakeRuntime(ready, runtimeWith(true, true) as never, images as never))
+  // One at a time, each stop kept as soon as its server is up.
+  for (const socket of [notReady, ready]) {
+    const healthy = socket === ready
+    stops.push(await startFakeRuntime(socket, runtimeWith(healthy, healthy) as never, images as never))
+  }
 })
 
 afterAll(async () => {

@@ -43,7 +43,8 @@ describe('podctl exec', () => {
     const result = await podctl(['exec', sleeper, '--timeout', '1s', '--', 'sleep', '30'], {env})
     expect(result.code).toBe(4)
     expect(result.stderr).toBe(
-      `Error: command "sleep 30" in container sleeper (${sleeper.slice(0, 13)}) did not finish within 1s (--timeout) and was stopped; raise --timeout to give it longer\n`,
+      `Error: command "sleep 30" in container sleeper (${sleeper.slice(0, 13)}) did not finish within 1s (--timeout) ` +
+        'and was stopped; raise --timeout to give it longer\n',
     )
     expect(result.ms).toBeLessThan(25_000)
     const ps = await podctl(['exec', sleeper, '--', 'ps'], {env})
@@ -60,7 +61,8 @@ describe('podctl exec', () => {
       const result = await podctl(['exec', ...flags, sleeper, '--', 'sh'], {env})
       expect(result.code, flags.join(' ')).toBe(2)
       expect(result.stderr).toBe(
-        'Error: interactive exec (-i/-t) is not supported (it needs the CRI streaming server); run a non-interactive command: podctl exec CONTAINER -- CMD [ARG...]\n',
+        'Error: interactive exec (-i/-t) is not supported (it needs the CRI streaming server); ' +
+          'run a non-interactive command: podctl exec CONTAINER -- CMD [ARG...]\n',
       )
     }
   })

@@ -182,7 +182,8 @@ describe('podctl kill', () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(new RegExp(`^web_${ns}: 1 container stopped, removed`))
     expect(run.stderr).toBe(
-      `Warning: FailedPreStopHook web_${ns}/app: Exec lifecycle hook (["sh","-c","echo going; exit 7"]) for Container "app" in Pod "web_${ns}" failed - error: command exited with 7, message: "going"\n`,
+      `Warning: FailedPreStopHook web_${ns}/app: Exec lifecycle hook (["sh","-c","echo going; exit 7"]) for Container "app" ` +
+        `in Pod "web_${ns}" failed - error: command exited with 7, message: "going"\n`,
     )
     expect(await leftovers(client, web.uid)).toEqual({sandboxes: [], containers: []})
     expect((await leftovers(client, db.uid)).sandboxes).toEqual([db.sandboxId])

@@ -21,7 +21,9 @@ beforeAll(async () => {
     name: 'writer',
     // stdout and stderr are stamped by separate copiers: the pause keeps err2 after out2 in time,
     // so `--since <out2's time>` must include it.
-    script: `echo out1; echo err1 >&2; sleep 1.2; echo out2; sleep 0.3; echo err2 >&2; head -c ${LONG.length} /dev/zero | tr '\\0' a; echo; printf no-newline`,
+    script:
+      'echo out1; echo err1 >&2; sleep 1.2; echo out2; sleep 0.3; echo err2 >&2; ' +
+      `head -c ${LONG.length} /dev/zero | tr '\\0' a; echo; printf no-newline`,
   })
   await waitForExit(client, writer)
 })
@@ -86,7 +88,8 @@ describe('podctl logs', () => {
     const ticker = await runContainer(client, pod, {
       name: 'ticker',
       script:
-        'echo ready; until [ -f /tmp/go ]; do sleep 0.1; done; for i in 1 2 3; do echo tick$i; sleep 1; done; printf part; sleep 0.5; echo ial; echo oops >&2',
+        'echo ready; until [ -f /tmp/go ]; do sleep 0.1; done; for i in 1 2 3; do echo tick$i; sleep 1; done; ' +
+        'printf part; sleep 0.5; echo ial; echo oops >&2',
     })
     const chunks: string[] = []
     const result = await podctl(['logs', '-f', ticker], {

@@ -28,7 +28,8 @@ const {busybox, registry} = lab()
 /** A name nobody ever pushes: absent locally and in the lab registry. */
 const absent = () => `${registry}/podctl/absent-${randomBytes(4).toString('hex')}:v1`
 const notFoundText = (image: string) =>
-  `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`
+  `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": ` +
+  `failed to resolve reference "${image}": ${image}: not found`
 
 let client: CriClient
 let home: string
@@ -66,7 +67,8 @@ describe('podctl pull', () => {
     expect(events[0]).toBe(`Normal  Pulling           Pulling image "${busybox}"`)
     expect(events[1]).toMatch(
       new RegExp(
-        `^Normal  Pulled            Successfully pulled image "${busybox}" in \\S+ \\(\\S+ including waiting\\)\\. Image size: \\d+ bytes\\.$`,
+        `^Normal  Pulled            Successfully pulled image "${busybox}" ` +
+          String.raw`in \S+ \(\S+ including waiting\)\. Image size: \d+ bytes\.$`,
       ),
     )
     // Always never asks ImageStatus first; the one after the pull reads the size.
@@ -184,13 +186,16 @@ describe('podctl pull', () => {
     const result = await run(['pull', 'localhost:5000/Podctl/BusyBox:1.36', '--debug'])
     expect(result.code).toBe(11)
     const message =
-      'Failed to apply default image tag "localhost:5000/Podctl/BusyBox:1.36": couldn\'t parse image name "localhost:5000/Podctl/BusyBox:1.36": invalid reference format: repository name (Podctl/BusyBox) must be lowercase'
+      'Failed to apply default image tag "localhost:5000/Podctl/BusyBox:1.36": ' +
+      'couldn\'t parse image name "localhost:5000/Podctl/BusyBox:1.36": ' +
+      'invalid reference format: repository name (Podctl/BusyBox) must be lowercase'
     expect(result.stderr).toContain(`Warning InspectFailed     ${message}`)
     expect(result.stderr).toContain(`Error: InvalidImageName: ${message}`)
     expect(result.stderr).not.toMatch(/debug: (connect|ImageService|RuntimeService|runtime endpoint)/)
   })
 
-  test('several images: all attempted, an image named twice pulled and reported once, exit code of the first failure in argument order', async () => {
+  test(`several images: all attempted, an image named twice pulled and reported once, \
+exit code of the first failure in argument order`, async () => {
     const missing = absent()
     const first = await run(['pull', busybox, missing, 'Bad:Name', busybox, '-o', 'json', '--debug'])
     expect(first.code).toBe(10)

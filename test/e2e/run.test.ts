@@ -329,7 +329,8 @@ describe('podctl run', () => {
     expect(refused.stdout).toBe('')
     expect(refused.stderr).toMatch(
       new RegExp(
-        `^Error: pod again_${namespace}: AlreadyExists: pod "again" already exists in namespace "${namespace}" \\(sandbox [0-9a-f]{13}, attempt 0\\); pass --replace`,
+        `^Error: pod again_${namespace}: AlreadyExists: pod "again" already exists in namespace "${namespace}" ` +
+          String.raw`\(sandbox [0-9a-f]{13}, attempt 0\); pass --replace`,
       ),
     )
 
@@ -367,7 +368,8 @@ describe('podctl run', () => {
     const file = join(dir, 'pod.yaml')
     writeFileSync(
       file,
-      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: Bad_Name\n  namespace: ${namespace}\nspec:\n  containers:\n  - name: app\n    image: ${busybox}\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: Bad_Name\n  namespace: ${namespace}\n` +
+        `spec:\n  containers:\n  - name: app\n    image: ${busybox}\n`,
     )
     const invalid = await podctl(['run', file], {env})
     expect(invalid.code).toBe(2)
@@ -377,7 +379,8 @@ describe('podctl run', () => {
 
     writeFileSync(
       file,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: ok, namespace: ${namespace}}\nspec:\n  containers:\n  - name: app\n    image: ${busybox}\n    imagePullPolicy: Always\n    comand: [sh]\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ok, namespace: ${namespace}}\n` +
+        `spec:\n  containers:\n  - name: app\n    image: ${busybox}\n    imagePullPolicy: Always\n    comand: [sh]\n`,
     )
     const typo = await podctl(['run', '-f', file], {env})
     expect(typo.code).toBe(2)
@@ -491,7 +494,8 @@ describe('podctl run', () => {
     writeFileSync(join(dir, 'pod.json'), JSON.stringify({metadata: {name: 'legacy', namespace}, log_directory: join(dir, 'logs')}))
     writeFileSync(
       join(dir, 'ctr.yaml'),
-      `metadata: {name: top}\nimage: {image: ${busybox}}\ncommand: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 1; done']\nlog_path: top.log\nenvs: [{key: A, value: b}]\n`,
+      `metadata: {name: top}\nimage: {image: ${busybox}}\n` +
+        `command: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 1; done']\nlog_path: top.log\nenvs: [{key: A, value: b}]\n`,
     )
     const result = await podctl(
       ['run', '--pod-config', join(dir, 'pod.json'), '--container-config', join(dir, 'ctr.yaml'), '-q', '-o', 'json'],

@@ -118,7 +118,9 @@ describe('podctl status POD', () => {
       ),
     ])
     // Only how much of the wait is exercised depends on this pause, never the outcome.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 1500)
+    })
     const releasedAt = Date.now()
     for (const pod of [okPod, badPod])
       await client.runtime('execSync', {containerId: pod.containerIds.job, cmd: ['touch', '/tmp/go'], timeout: '10'})
@@ -165,7 +167,9 @@ describe('podctl status POD', () => {
   it('--wait-for deleted returns once the pod is killed; a stopped pod is terminal', async () => {
     const pod = await createTestPod(client, {name: 'doomed', namespace: ns, containers: [{name: 'app', script: TRAPS_TERM}]})
     const waiting = podctl(['status', 'doomed', '-n', ns, '--wait-for', 'deleted', '--wait-timeout', '60s'], {env})
-    await new Promise((resolve) => setTimeout(resolve, 1000))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 1000)
+    })
 
     const kept = await podctl(['kill', 'doomed', '-n', ns, '--keep'], {env})
     expect(kept.code).toBe(0)

@@ -62,7 +62,9 @@ export async function waitForExit(client: CriClient, containerId: string, timeou
     const {status} = await client.runtime('containerStatus', {containerId, verbose: false})
     if (status?.state === 'CONTAINER_EXITED') return status.exitCode
     if (Date.now() > deadline) throw new Error(`container ${containerId} still ${status?.state} after ${timeoutMs}ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 100)
+    })
   }
 }
 

@@ -56,9 +56,9 @@ export class FakeImageService {
       imageFsInfo: (_call: unknown, callback: grpc.sendUnaryData<unknown>) =>
         callback(null, {imageFilesystems: [], containerFilesystems: []}),
     } as unknown as grpc.UntypedServiceImplementation)
-    await new Promise<void>((resolve, reject) =>
-      server.bindAsync(this.endpoint, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
-    )
+    await new Promise<void>((resolve, reject) => {
+      server.bindAsync(this.endpoint, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve()))
+    })
     this.server = server
     return this
   }

@@ -102,8 +102,12 @@ export class FakePodRuntime {
   holdNext(method: string): {arrived: Promise<void>; release: () => void} {
     let arrived!: () => void
     let release!: () => void
-    const arrivedPromise = new Promise<void>((resolve) => (arrived = resolve))
-    const released = new Promise<void>((resolve) => (release = resolve))
+    const arrivedPromise = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
     this.holds.set(method, [...(this.holds.get(method) ?? []), {arrived, released}])
     return {arrived: arrivedPromise, release}
   }

@@ -24,10 +24,13 @@ export async function startFakeRuntime(path: string, handlers: Handlers, imageHa
   const server = new grpc.Server()
   server.addService(lenient(RuntimeServiceService), handlers as grpc.UntypedServiceImplementation)
   server.addService(lenient(ImageServiceService), imageHandlers as grpc.UntypedServiceImplementation)
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
-  )
-  return () => new Promise<void>((resolve) => server.tryShutdown(() => resolve()))
+  await new Promise<void>((resolve, reject) => {
+    server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve()))
+  })
+  return () =>
+    new Promise<void>((resolve) => {
+      server.tryShutdown(() => resolve())
+    })
 }
 
 /** Lets handlers answer with partial objects, filled with proto3 defaults like a real server's. */
@@ -56,7 +59,9 @@ export const neverAnswer: grpc.handleUnaryCall<any, any> = () => {}
 export async function startSilentSocket(path: string): Promise<() => Promise<void>> {
   const sockets: Socket[] = []
   const server: NetServer = createServer((socket) => sockets.push(socket))
-  await new Promise<void>((resolve) => server.listen(path, resolve))
+  await new Promise<void>((resolve) => {
+    server.listen(path, resolve)
+  })
   return () =>
     new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy()

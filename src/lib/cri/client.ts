@@ -214,14 +214,14 @@ export class CriClient {
               this.trace(label, started, grpcCodeName(grpc, error.code))
               reject(fromGrpcError(error, {method: label, endpoint, timeoutMs: reportedMs}))
             },
-            (failure: unknown) => reject(connectFailure ?? failure),
+            (error_: unknown) => reject(connectFailure ?? error_),
           )
         },
       )
       const onAbort = () => call.cancel()
       options.signal?.addEventListener('abort', onAbort, {once: true})
-      channel.ready.catch((failure: unknown) => {
-        connectFailure = failure
+      channel.ready.catch((error: unknown) => {
+        connectFailure = error
         call.cancel()
       })
     })
@@ -249,7 +249,8 @@ export class CriClient {
       const code = (error as NodeJS.ErrnoException).code
       const why = code === 'ENOENT' ? 'no socket at' : code === 'EACCES' ? 'permission denied on' : `cannot use (${code})`
       throw new RuntimeUnreachableError(
-        `${why} ${path}: is the runtime running? Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml`,
+        `${why} ${path}: is the runtime running? ` +
+          'Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml',
       )
     }
 
@@ -268,7 +269,8 @@ export class CriClient {
         throw new RuntimeUnreachableError(
           outcome === 'REFUSED'
             ? `runtime at ${endpoint} refused the connection (stale socket?); check that the runtime is running`
-            : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; check that it is running and healthy (--connect-timeout to wait longer)`,
+            : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; ` +
+                'check that it is running and healthy (--connect-timeout to wait longer)',
         )
       }
 

@@ -54,7 +54,8 @@ export async function probeEndpoints(candidates: readonly string[], settings: Se
       return `${candidates[i]} (${shortReason(message)})`
     })
     throw new RuntimeUnreachableError(
-      `no CRI runtime found; tried ${reasons.join(', ')}. Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml`,
+      `no CRI runtime found; tried ${reasons.join(', ')}. ` +
+        'Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml',
     )
   }
 }

@@ -221,7 +221,10 @@ export function parsePreStopHandler(value: string | undefined): PreStopHook | un
     return {type: 'exec', command}
   }
 
-  const kinds = Object.keys(others).filter((key) => (others as Record<string, unknown>)[key] != null)
+  const kinds = Object.keys(others).filter((key) => {
+    const handler = (others as Record<string, unknown>)[key]
+    return handler !== undefined && handler !== null
+  })
   if (kinds.length === 0) return undefined
   return {type: 'unsupported', handler: kinds.join(', ')}
 }

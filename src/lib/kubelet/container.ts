@@ -184,7 +184,8 @@ export async function startContainer(
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
       throw new PodFailedError(
-        `Exec lifecycle hook (${goList(hook.exec.command)}) for Container "${container.name}" in Pod "${podDescription(pod.name, pod.namespace, pod.uid)}" failed - error: ${failure}`,
+        `Exec lifecycle hook (${goList(hook.exec.command)}) for Container "${container.name}" ` +
+          `in Pod "${podDescription(pod.name, pod.namespace, pod.uid)}" failed - error: ${failure}`,
         {reason: PodFailureReason.PostStartHookError, container: container.name, containerId},
       )
     }

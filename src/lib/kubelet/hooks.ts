@@ -43,7 +43,11 @@ async function runExecHook(client: CriClient, containerId: string, command: stri
   ]
   if (options.waitAtMostMs !== undefined) {
     const waitAtMostMs = options.waitAtMostMs
-    waits.push(new Promise((resolve) => (timer = setTimeout(() => resolve({status: 'timedOut'}), waitAtMostMs))))
+    waits.push(
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve({status: 'timedOut'}), waitAtMostMs)
+      }),
+    )
   }
 
   try {

@@ -87,7 +87,9 @@ async function acquire(path: string, fullName: string, options: PodLockOptions):
       )
     }
 
-    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS))
+    await new Promise((resolve) => {
+      setTimeout(resolve, LOCK_POLL_MS)
+    })
   }
 }
 
@@ -115,7 +117,9 @@ async function holderPid(path: string): Promise<number | undefined> {
   const pid = Number.parseInt(text, 10)
   if (Number.isInteger(pid) && pid > 0) return pid
   // A lock created a moment ago may not hold its pid yet: give its owner one poll to write it.
-  await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS))
+  await new Promise((resolve) => {
+    setTimeout(resolve, LOCK_POLL_MS)
+  })
   const again = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10)
   return Number.isInteger(again) && again > 0 ? again : undefined
 }

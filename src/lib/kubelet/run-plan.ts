@@ -6,7 +6,7 @@
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import {generateContainerConfig} from './container-config.js'
-import {DockerConfigKeyring, type CredentialStore, type RegistryAuth} from '../images/credentials.js'
+import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'

@@ -11,7 +11,7 @@ import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {mapLimit} from '../util/concurrency.js'
 import {lockPods} from './pod-lock.js'
-import {runPod, type PodRunDeps, type PodRunOutcome, type PodRunSettings} from './sync-pod.js'
+import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod} from './sync-pod.js'
 
 /** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
 export async function sandboxesByFullName(

@@ -42,7 +42,8 @@ export function describePodFailure(report: PodStatusReport): string {
   const failed = report.containers.find((container) => container.state === 'Exited' && container.exitCode !== 0)
   if (!failed) return `pod ${report.fullName} failed (${describePodState(report)})`
   const why = [failed.reason, failed.message].filter(Boolean).join(': ')
-  return `pod ${report.fullName} failed: ${failed.type === 'init' ? 'init ' : ''}container ${failed.name} exited with code ${failed.exitCode}${why ? ` (${why})` : ''}`
+  const kind = failed.type === 'init' ? 'init ' : ''
+  return `pod ${report.fullName} failed: ${kind}container ${failed.name} exited with code ${failed.exitCode}${why ? ` (${why})` : ''}`
 }
 
 export interface WaitForPodOptions {

@@ -35,7 +35,10 @@ export interface LogLine {
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/
 
-/** Whole-second part → epoch nanoseconds, for the last few seconds seen: log lines share them, and Date/BigInt math is the parser's hot spot. */
+/**
+ * Whole-second part → epoch nanoseconds, for the last few seconds seen: log lines share them, and
+ * Date/BigInt math is the parser's hot spot.
+ */
 const secondsCache = new Map<string, bigint | undefined>()
 const SECONDS_CACHE_SIZE = 64
 

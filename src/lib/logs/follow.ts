@@ -139,7 +139,10 @@ export class OrderedWriter {
     if (!this.target || this.buffered === '') return
     const [target, text] = [this.target, this.buffered]
     this.buffered = ''
-    if (!target.write(text)) await new Promise<void>((resolve) => target.once('drain', resolve))
+    if (!target.write(text))
+      await new Promise<void>((resolve) => {
+        target.once('drain', resolve)
+      })
   }
 }
 

@@ -19,10 +19,11 @@ export class ManifestError extends UsageError {
  * "\n", "\u202e") so a quoted value can neither drive the terminal nor break the one-line message.
  */
 export function escapeControl(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   return text.replaceAll(/[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g, (char) => {
     const named: Record<string, string> = {'\n': String.raw`\n`, '\r': String.raw`\r`, '\t': String.raw`\t`}
     if (named[char]) return named[char]
-    const code = char.charCodeAt(0)
+    const code = char.codePointAt(0)!
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
   })
 }

@@ -60,9 +60,9 @@ export async function readInput(path: string, stdin: () => Promise<string> = rea
 async function openStream(path: string, info: Stats): Promise<Readable> {
   if (info.isSocket()) throw new ManifestError(`${path}: cannot read the manifest (it is a socket); pass a file, or - for stdin`)
   const fifo = info.isFIFO()
-  const fd = await new Promise<number>((resolve, reject) =>
-    openFd(path, constants.O_RDONLY | (fifo ? constants.O_NONBLOCK : 0), (error, value) => (error ? reject(error) : resolve(value))),
-  )
+  const fd = await new Promise<number>((resolve, reject) => {
+    openFd(path, constants.O_RDONLY | (fifo ? constants.O_NONBLOCK : 0), (error, value) => (error ? reject(error) : resolve(value)))
+  })
   if (isatty(fd)) {
     closeFd(fd, () => {})
     throw new ManifestError(`${path}: is a terminal; pass a file, or pipe the manifest to -f -`)
@@ -72,13 +72,13 @@ async function openStream(path: string, info: Stats): Promise<Readable> {
   // Linux never signals end-of-file on a FIFO that has had no writer, so ask once: a read of 0
   // bytes means nobody writes, EAGAIN means a writer is there and the stream can wait for it.
   const probe = Buffer.alloc(64 * 1024)
-  const first = await new Promise<number | 'EAGAIN'>((resolve, reject) =>
+  const first = await new Promise<number | 'EAGAIN'>((resolve, reject) => {
     readFd(fd, probe, 0, probe.length, null, (error, bytes) => {
       if (error && (error as NodeJS.ErrnoException).code === 'EAGAIN') resolve('EAGAIN')
       else if (error) reject(error)
       else resolve(bytes)
-    }),
-  ).catch((error: unknown) => {
+    })
+  }).catch((error: unknown) => {
     closeFd(fd, () => {})
     throw error
   })
@@ -113,7 +113,8 @@ async function collect(stream: Readable, source: string): Promise<string> {
 
 function tooLarge(source: string): ManifestError {
   return new ManifestError(
-    `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; podctl reads Pods up to that size (as the API server does)`,
+    `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; ` +
+      'podctl reads Pods up to that size (as the API server does)',
   )
 }
 

@@ -13,7 +13,10 @@ const IANA_SVC_NAME = /^[-a-z0-9]+$/
 export function dns1123Label(value: string): string | undefined {
   if (value.length > 63) return 'must be no more than 63 characters'
   if (!DNS1123_LABEL.test(value)) {
-    return "must be a lowercase RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. 'my-name')"
+    return (
+      "must be a lowercase RFC 1123 label: lowercase letters, digits and '-', " +
+      "starting and ending with a letter or digit (e.g. 'my-name')"
+    )
   }
 
   return undefined
@@ -22,7 +25,10 @@ export function dns1123Label(value: string): string | undefined {
 export function dns1123Subdomain(value: string): string | undefined {
   if (value.length > 253) return 'must be no more than 253 characters'
   if (!DNS1123_SUBDOMAIN.test(value)) {
-    return "must be a lowercase RFC 1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (e.g. 'example.com')"
+    return (
+      "must be a lowercase RFC 1123 subdomain: lowercase letters, digits, '-' and '.', " +
+      "starting and ending with a letter or digit (e.g. 'example.com')"
+    )
   }
 
   return undefined

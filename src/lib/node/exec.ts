@@ -63,7 +63,8 @@ export async function execInContainer(
     // The runtime answers DEADLINE_EXCEEDED when the command outlives its own timeout (before our longer deadline).
     if (timing.timeoutSeconds > 0 && error instanceof DeadlineExceededError && Date.now() - started < timing.deadlineMs) {
       throw new DeadlineExceededError(
-        `command ${JSON.stringify(cmd.join(' '))} in container ${label} did not finish within ${formatMs(timing.timeoutSeconds * 1000)} (--timeout) and was stopped; raise --timeout to give it longer`,
+        `command ${JSON.stringify(cmd.join(' '))} in container ${label} did not finish within ${formatMs(timing.timeoutSeconds * 1000)} ` +
+          '(--timeout) and was stopped; raise --timeout to give it longer',
       )
     }
 

@@ -20,7 +20,7 @@ const BORDERLESS = {
 }
 
 /** Printable ASCII only: no escape codes, no newlines, every character one column wide. */
-const PLAIN = /^[\x20-\x7e]*$/
+const PLAIN = /^[\u0020-\u007E]*$/
 
 /**
  * The table cli-table3 draws with BORDERLESS, padding 0 and compact style, for cells of plain
@@ -34,8 +34,7 @@ function renderPlain(headers: readonly string[], rows: ReadonlyArray<readonly st
   const widths = headers.map(() => 1) // cli-table3 makes every column at least one wide
   for (const cells of [headers, ...rows]) {
     if (cells.length !== headers.length) return undefined
-    for (let i = 0; i < cells.length; i++) {
-      const cell = cells[i]
+    for (const [i, cell] of cells.entries()) {
       if (typeof cell !== 'string' || !PLAIN.test(cell)) return undefined
       if (cell.length > widths[i]) widths[i] = cell.length
     }

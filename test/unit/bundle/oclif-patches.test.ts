@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {COMPARE_IDS, PATCHES} from '../../../scripts/bundle/oclif-patches.mjs'
 
+// eslint-disable-next-line no-new-func -- the test evaluates the exact source text the bundle patch injects
 const compareIds = new Function(`${COMPARE_IDS}\nreturn __podctlCompareIds`)() as (a: string, b: string) => number
 const oclifLib = join(dirname(createRequire(import.meta.url).resolve('@oclif/core/package.json')), 'lib')
 
@@ -19,8 +20,8 @@ describe("the bundle's oclif patches", () => {
 
   it('sort command ids exactly as localeCompare does, without ICU, for the characters ids are made of', () => {
     const alphabet = '_-:0123456789abcdefghijklmnopqrstuvwxyz'
-    let seed = 12345
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    let seed = 12_345
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
     const word = () => Array.from({length: 1 + Math.floor(random() * 6)}, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
     for (let i = 0; i < 20_000; i++) {
       const a = word()

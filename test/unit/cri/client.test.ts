@@ -86,7 +86,9 @@ describe('CriClient against fake runtimes', () => {
     await expect(c.runtime('listPodSandbox', {}, {timeoutMs: 120_000})).rejects.toBeInstanceOf(DeadlineExceededError)
     expect(Date.now() - started).toBeLessThan(5000)
     // Past the command deadline nothing more is sent.
-    await new Promise((resolve) => setTimeout(resolve, 350))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 350)
+    })
     await expect(c.runtime('listContainers', {})).rejects.toThrow(/--timeout ran out before RuntimeService\/ListContainers/)
     c.close()
   })
@@ -137,7 +139,7 @@ describe('CriClient against fake runtimes', () => {
     // Calls go out while the channel connects; one whose deadline ends first still names the connect failure.
     const silent = client(paths.silent, {connectTimeoutMs: 600, callTimeoutMs: 200})
     const [first, second] = await Promise.all(
-      [silent.runtime('listPodSandbox', {}), silent.runtime('listContainers', {})].map((p) => p.catch((e) => e)),
+      [silent.runtime('listPodSandbox', {}), silent.runtime('listContainers', {})].map((p) => p.catch((error) => error)),
     )
     for (const error of [first, second]) {
       expect(error).toBeInstanceOf(RuntimeUnreachableError)
@@ -145,7 +147,7 @@ describe('CriClient against fake runtimes', () => {
     }
 
     const stale = client(paths.stale)
-    const refused = await stale.runtime('version', {version: '0.1.0'}).catch((e) => e)
+    const refused = await stale.runtime('version', {version: '0.1.0'}).catch((error) => error)
     expect(refused).toBeInstanceOf(RuntimeUnreachableError)
     expect(refused.message).toContain('refused the connection')
     await expect(stale.connect()).rejects.toThrow(/refused the connection/)

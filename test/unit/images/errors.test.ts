@@ -39,7 +39,8 @@ describe('pullFailure (evalCRIPullErr)', () => {
   })
 
   test.each([
-    'rpc error: code = Unknown desc = failed to pull and unpack image "r/x:1": failed to resolve reference "r/x:1": unexpected status code [manifests 1]: 401 Unauthorized',
+    'rpc error: code = Unknown desc = failed to pull and unpack image "r/x:1": ' +
+      'failed to resolve reference "r/x:1": unexpected status code [manifests 1]: 401 Unauthorized',
     'failed to authorize: failed to fetch anonymous token: unexpected status: 403 Forbidden',
     'pull access denied, repository does not exist or may require authorization',
     'failed to fetch oauth token: unauthorized: authentication required',

@@ -66,7 +66,10 @@ describe('pull policy', () => {
     expect(result.pullMs).toBeGreaterThanOrEqual(0)
     expect(summary()[0]).toBe('Normal Pulling: Pulling image "busybox"')
     expect(summary()[1]).toMatch(
-      /^Normal Pulled: Successfully pulled image "busybox" in \d+(\.\d+)?m?s \(\d+(\.\d+)?m?s including waiting\)\. Image size: 4242 bytes\.$/,
+      new RegExp(
+        String.raw`^Normal Pulled: Successfully pulled image "busybox" in \d+(\.\d+)?m?s \(\d+(\.\d+)?m?s including waiting\)\. ` +
+          String.raw`Image size: 4242 bytes\.$`,
+      ),
     )
     expect(result.message).toBe(events[1].message)
   })
@@ -152,7 +155,8 @@ describe('invalid names', () => {
     expect(error.code).toBe('InvalidImageName')
     expect(error.exitCode).toBe(ExitCode.INVALID_IMAGE_NAME)
     expect(summary()).toEqual([
-      'Warning InspectFailed: Failed to apply default image tag "Busybox": couldn\'t parse image name "Busybox": invalid reference format: repository name (library/Busybox) must be lowercase',
+      'Warning InspectFailed: Failed to apply default image tag "Busybox": couldn\'t parse image name "Busybox": ' +
+        'invalid reference format: repository name (library/Busybox) must be lowercase',
     ])
     expect(built).toBe(false)
     expect(fake.calls).toEqual([])
@@ -221,7 +225,8 @@ describe('pull failures and back-off', () => {
     expect(events.filter((event) => event.reason === 'BackOff')).toHaveLength(2)
   })
 
-  test('still inside an earlier failure window (same pod UID and image): ImagePullBackOff, no RPC; another pod is independent', async () => {
+  test(`still inside an earlier failure window (same pod UID and image): ImagePullBackOff, no RPC; \
+another pod is independent`, async () => {
     fake.reset({pullImage: () => NOT_FOUND})
     const m = manager({backOff: {initialMs: 60_000, maxMs: 600_000}})
     await failure(m.ensureImage({image: 'app:v1', policy: 'Always', podUid: 'pod-a'}))
@@ -276,7 +281,8 @@ describe('credentials', () => {
     },
   }
 
-  test('explicit credentials are sent in PullImage; a refusal is Unauthorized (exit 13) naming their origin, never the secret', async () => {
+  test(`explicit credentials are sent in PullImage; a refusal is Unauthorized (exit 13) naming their origin, \
+never the secret`, async () => {
     fake.reset({pullImage: () => UNAUTHORIZED})
     const error = await failure(
       manager().ensureImage({image: 'localhost:5000/p:v1', auth: {username: 'alice', password: 'hunter2-secret'}, authSource: '--creds'}),
@@ -327,7 +333,10 @@ describe('credentials', () => {
 describe('concurrency', () => {
   test('the same image requested twice at once is pulled once; both callers get the result', async () => {
     fake.reset({
-      pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:one'), 80)),
+      pullImage: () =>
+        new Promise((resolve) => {
+          setTimeout(() => resolve('sha256:one'), 80)
+        }),
       imageStatus: () => fakeImage('sha256:one'),
     })
     const m = manager()
@@ -342,7 +351,10 @@ describe('concurrency', () => {
 
   test('one of two callers sharing a pull gives up: the other still gets the image, the pull is not cancelled', async () => {
     fake.reset({
-      pullImage: () => new Promise((resolve) => setTimeout(() => resolve('sha256:shared'), 150)),
+      pullImage: () =>
+        new Promise((resolve) => {
+          setTimeout(() => resolve('sha256:shared'), 150)
+        }),
       imageStatus: () => fakeImage('sha256:shared'),
     })
     const m = manager()
@@ -362,7 +374,9 @@ describe('concurrency', () => {
       async pullImage(request) {
         active++
         peak = Math.max(peak, active)
-        await new Promise((resolve) => setTimeout(resolve, 60))
+        await new Promise((resolve) => {
+          setTimeout(resolve, 60)
+        })
         active--
         return `sha256:${request.image?.image.length}`
       },

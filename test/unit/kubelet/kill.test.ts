@@ -191,7 +191,7 @@ describe('killPod', () => {
 
   it('still fails on other runtime errors while removing', async () => {
     const {client} = fakeClient([container('c1', 'new', 'CONTAINER_EXITED')], {
-      removeContainer: () => {
+      removeContainer() {
         throw new RuntimeError('failed to remove rootfs: device or resource busy')
       },
     })

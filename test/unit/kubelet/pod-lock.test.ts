@@ -25,7 +25,9 @@ describe('lockPods', () => {
       acquired = true
       return locks
     })
-    await new Promise((resolve) => setTimeout(resolve, 250))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 250)
+    })
     expect(acquired).toBe(false)
     expect(waits).toEqual([['web_default', process.pid]])
     await first.release()

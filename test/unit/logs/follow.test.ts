@@ -34,8 +34,14 @@ function capture() {
   let stdout = ''
   let stderr = ''
   let both = ''
-  out.on('data', (chunk) => ((stdout += chunk), (both += chunk)))
-  err.on('data', (chunk) => ((stderr += chunk), (both += chunk)))
+  out.on('data', (chunk) => {
+    stdout += chunk
+    both += chunk
+  })
+  err.on('data', (chunk) => {
+    stderr += chunk
+    both += chunk
+  })
   return {writer: new OrderedWriter({stdout: out, stderr: err}), text: () => ({stdout, stderr, both})}
 }
 
@@ -129,10 +135,14 @@ describe('showLog', () => {
         return running
       },
     })
-    await new Promise((resolve) => setTimeout(resolve, 120))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 120)
+    })
     expect(text().stdout).toBe('2024-05-01T10:00:01.000000001Z first\n2024-05-01T10:00:02.000000001Z half-')
     appendFileSync(path, cri(3, 'stdout', 'F', 'done') + cri(4, 'stderr', 'F', 'bye'))
-    await new Promise((resolve) => setTimeout(resolve, 120))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 120)
+    })
     expect(text().stderr).toBe('2024-05-01T10:00:04.000000001Z bye\n') // shown while still following
     running = false
     appendFileSync(path, cri(5, 'stdout', 'F', 'last words'))

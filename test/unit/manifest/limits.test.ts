@@ -81,12 +81,17 @@ describe('integers are checked against the range of their wire type', () => {
 
   it('refuses CPU and memory the runtime cannot set, per container and for the pod', async () => {
     expect(await refusal(parse(container('resources: {limits: {memory: 100Ei}}')))).toBe(
-      'pod.yaml: spec.containers[0].resources.limits.memory "100Ei" is more than the runtime can set; use at most 9223372036854775807 bytes (8Ei)',
+      'pod.yaml: spec.containers[0].resources.limits.memory "100Ei" is more than the runtime can set; ' +
+        'use at most 9223372036854775807 bytes (8Ei)',
     )
     expect(await refusal(parse(container('resources: {requests: {cpu: "1e20"}}')))).toMatch(
       /^pod\.yaml: spec\.containers\[0\]\.resources\.requests\.cpu "1e20" is more than the runtime can set; use at most \d+m$/,
     )
-    const twoBig = `${MINIMAL}    resources: {limits: {memory: 5Ei}}\n  - name: b\n    image: busybox\n    resources: {limits: {memory: 5Ei}}\n`
+    const twoBig = `${MINIMAL}    resources: {limits: {memory: 5Ei}}
+  - name: b
+    image: busybox
+    resources: {limits: {memory: 5Ei}}
+`
     expect(await refusal(parse(twoBig))).toBe(
       'pod.yaml: spec.containers ask for more memory than the runtime can set: at most 9223372036854775807 bytes (8Ei) for the whole pod',
     )
@@ -96,7 +101,7 @@ describe('integers are checked against the range of their wire type', () => {
 
   it('checks crictl integers (numbers or decimal strings) as int64 and uint32', () => {
     const podConfig = {metadata: {name: 'p', namespace: 'n'}}
-    const ctr = (linux: object, metadata: object = {name: 'c'}) => ({metadata, image: {image: 'busybox'}, linux})
+    const ctr = (linux: object, metadata?: object) => ({metadata: metadata ?? {name: 'c'}, image: {image: 'busybox'}, linux})
     const attempt =
       (containerConfig: object, pod: object = podConfig) =>
       () =>
@@ -141,8 +146,8 @@ describe('hostile YAML', () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]']
     for (let i = 1; i < 9; i++)
       lines.push(
-        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${new Array(10)
-          .fill(`*${String.fromCharCode(96 + i)}`)
+        `${String.fromCodePoint(97 + i)}: &${String.fromCodePoint(97 + i)} [${new Array(10)
+          .fill(`*${String.fromCodePoint(96 + i)}`)
           .join(',')}]`,
       )
     expect(await refusal(parseDocuments(lines.join('\n'), 'bomb.yaml'))).toMatch(
@@ -164,6 +169,7 @@ describe('hostile YAML', () => {
     expect(message).toBe(
       String.raw`pod.yaml: metadata.name "\x1b[31mred\x1b]0;owned\x07\nline" is invalid: ` + message.split(' is invalid: ')[1],
     )
+    // eslint-disable-next-line no-control-regex -- no raw control character may reach the terminal
     expect(message).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/)
     expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1')))).toMatch(
       /^pod\.yaml: metadata\.\\x1b\[2Jevil is not a known field/,
@@ -224,7 +230,10 @@ describe('reading the input', () => {
   it('reads a pipe that has a writer to its end', async () => {
     const [pod] = await new Promise<Awaited<ReturnType<typeof loadPodManifest>>>((resolve, reject) => {
       // bash's <(...) hands podctl a /dev/fd path of a pipe whose writer is already there.
-      const script = `node --input-type=module -e "const {loadPodManifest} = await import(process.argv[1]); const pods = await loadPodManifest(process.argv[2]); console.log(JSON.stringify(pods.map((p) => p.name)))" "$0" <(sleep 0.2; printf '%s' "$1")`
+      const script =
+        'node --input-type=module -e "const {loadPodManifest} = await import(process.argv[1]); ' +
+        'const pods = await loadPodManifest(process.argv[2]); console.log(JSON.stringify(pods.map((p) => p.name)))" ' +
+        `"$0" <(sleep 0.2; printf '%s' "$1")`
       try {
         const out = execFileSync('bash', ['-c', script, loadModuleUrl(), MINIMAL], {encoding: 'utf8'})
         resolve(JSON.parse(out).map((name: string) => ({name})) as never)

@@ -62,7 +62,8 @@ describe('execInContainer timeouts', () => {
     await expect(execInContainer(client, running, ['sleep', '9'], {timeoutMs: 2000})).rejects.toMatchObject({
       exitCode: 4,
       message:
-        'command "sleep 9" in container app (abcdef1234567) did not finish within 2s (--timeout) and was stopped; raise --timeout to give it longer',
+        'command "sleep 9" in container app (abcdef1234567) did not finish within 2s (--timeout) ' +
+        'and was stopped; raise --timeout to give it longer',
     })
   })
 

@@ -26,9 +26,9 @@ function cliTable3(headers: string[], rows: string[][]): string {
 }
 
 let seed = 42
-const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
 const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)]
-const ascii = () => Array.from({length: Math.floor(random() * 14)}, () => String.fromCharCode(0x20 + Math.floor(random() * 95))).join('')
+const ascii = () => Array.from({length: Math.floor(random() * 14)}, () => String.fromCodePoint(0x20 + Math.floor(random() * 95))).join('')
 
 describe('renderTable', () => {
   it('draws plain ASCII tables exactly as cli-table3 does', () => {
@@ -56,8 +56,8 @@ describe('renderTable', () => {
       [
         ['NAME', 'STATE'],
         [
-          ['web', '\u001b[32mRunning\u001b[39m'],
-          ['db', '\u001b[31mExited\u001b[39m'],
+          ['web', '\u001B[32mRunning\u001B[39m'],
+          ['db', '\u001B[31mExited\u001B[39m'],
         ],
       ],
       [

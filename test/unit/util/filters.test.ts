@@ -45,7 +45,9 @@ describe('newest N and concurrency', () => {
     const out = await mapLimit([5, 1, 3, 2, 4], 2, async (n) => {
       inFlight++
       peak = Math.max(peak, inFlight)
-      await new Promise((r) => setTimeout(r, n * 3))
+      await new Promise((r) => {
+        setTimeout(r, n * 3)
+      })
       inFlight--
       return n * 10
     })
