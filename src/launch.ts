@@ -140,8 +140,8 @@ export interface LaunchOptions {
   requireFn?: NodeJS.Require
 }
 
-/** Runs one podctl invocation from the bundle, the way bin/run.js and the single executable do. */
-export function launch(options: LaunchOptions): Promise<unknown> {
+/** Runs one podctl invocation from the bundle, the way bin/run.js and the single executable do, then exits. */
+export function launch(options: LaunchOptions): Promise<void> {
   const env = options.env ?? process.env
   const useCache = env.PODCTL_CODE_CACHE !== '0'
   const command = /^[\w:-]*$/.test(options.argv[0] ?? '') ? options.argv[0] || 'help' : 'other'
@@ -177,5 +177,16 @@ export function launch(options: LaunchOptions): Promise<unknown> {
     process.once('exit', () => process.stderr.write(`podctl code cache: ${from} ${state}${writing ? ', wrote user cache' : ''}\n`))
   }
 
-  return bundle.exports.execute(options.argv, options.root)
+  return bundle.exports.execute(options.argv, options.root).then(exitOnceFlushed)
+}
+
+/**
+ * Ends the process as soon as the command is done and its output written, like crictl, instead of
+ * waiting for the gRPC connection to wind down and for V8 to tear its heap down (exit handlers,
+ * such as the cache writer above, still run). Failures already exit through oclif's handler.
+ */
+function exitOnceFlushed(): void {
+  const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0)
+  if (pending.length === 0) process.exit()
+  Promise.all(pending.map((stream) => new Promise((resolve) => stream.once('drain', resolve)))).then(() => process.exit())
 }
