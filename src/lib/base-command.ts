@@ -112,7 +112,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
-      args: this.ctor.args,
+      args: withoutStdin(this.ctor.args),
       strict: this.ctor.strict,
     })
     this.flags = flags as BaseFlags<T>
@@ -361,6 +361,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 /** A help example, `podctl <command> ARGS` and what it does (keeps the examples' lines short). */
 export function example(description: string, args = ''): {description: string; command: string} {
   return {description, command: `<%= config.bin %> <%= command.id %>${args ? ` ${args}` : ''}`}
+}
+
+/**
+ * oclif fills an omitted positional argument from stdin whenever stdin is not a terminal, waiting
+ * up to 10 ms for it: `podctl status` in a `while read` loop or over ssh took the next input line
+ * as the pod name. podctl reads stdin only where a command says so (`run -`, which sets
+ * ignoreStdin itself); an argument may still opt in with `ignoreStdin: false`.
+ */
+function withoutStdin(args: Interfaces.ArgInput | undefined): Interfaces.ArgInput {
+  return Object.fromEntries(Object.entries(args ?? {}).map(([name, arg]) => [name, {ignoreStdin: true, ...arg}]))
 }
 
 /** Any thrown value → the PodctlError users see; oclif's parse errors are usage errors. */
