@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier'
 export default [
   {
     // Generated, built or data: never linted. Test fixtures are data kept byte for byte.
-    ignores: ['dist/', 'node_modules/', 'src/generated/', 'oclif.manifest.json', 'bench/results/', 'test/**/fixtures/'],
+    ignores: ['dist/', 'build/', 'node_modules/', 'src/generated/', 'oclif.manifest.json', 'bench/results/', 'test/**/fixtures/'],
   },
   ...oclif,
   // Prettier owns layout: switch off every stylistic rule that would fight it.

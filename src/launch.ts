@@ -187,6 +187,21 @@ export function launch(options: LaunchOptions): Promise<void> {
  */
 function exitOnceFlushed(): void {
   const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0)
-  if (pending.length === 0) process.exit()
-  Promise.all(pending.map((stream) => new Promise((resolve) => stream.once('drain', resolve)))).then(() => process.exit())
+  const exit = () => {
+    // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- the command is done; skip the wind-down
+    process.exit()
+  }
+
+  if (pending.length === 0) {
+    exit()
+    return
+  }
+
+  const drained = pending.map(
+    (stream) =>
+      new Promise((resolve) => {
+        stream.once('drain', resolve)
+      }),
+  )
+  Promise.all(drained).then(exit)
 }
