@@ -362,7 +362,7 @@ describe('podctl run', () => {
     const refused = await run([], unsupported)
     expect(refused.code).toBe(2)
     expect(refused.stdout).toBe('')
-    expect(refused.stderr).toBe('Error: <stdin>: spec.containers[0].env[1].valueFrom is not supported by podctl; use value\n')
+    expect(refused.stderr).toBe('Error: <stdin>: spec.containers[0].env[1].valueFrom is not supported on a single node; use value\n')
 
     const dir = mkdtempSync(join(tmpdir(), 'podctl-run-invalid-'))
     const file = join(dir, 'pod.yaml')

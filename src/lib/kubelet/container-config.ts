@@ -5,30 +5,17 @@
  */
 import type {RuntimeRequest} from '../cri/client.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
+import type {MountPropagation} from '../../generated/runtime/v1/api.js'
 import {expandReferences} from '../kube/expansion.js'
 import {buildContainerLogsPath} from '../kube/helpers.js'
 import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
 import {podNamespaceOptions} from './sandbox.js'
+import {containerSecurityContext} from './security-context.js'
 
 export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
 
-/** securitycontext defaults for the default proc mount (what the kubelet sends for every container). */
-export const DEFAULT_MASKED_PATHS = [
-  '/proc/asound',
-  '/proc/acpi',
-  '/proc/kcore',
-  '/proc/keys',
-  '/proc/latency_stats',
-  '/proc/timer_list',
-  '/proc/timer_stats',
-  '/proc/sched_debug',
-  '/proc/scsi',
-  '/sys/firmware',
-  '/sys/devices/virtual/powercap',
-]
-export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger']
+export {DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS} from './security-context.js'
 
 export interface ContainerConfigOptions {
   type: ContainerType
@@ -96,9 +83,8 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
   const env = containerEnvironment(container)
   const values = new Map(env.map(({name, value}) => [name, value]))
   const expand = (text: string) => expandReferences(text, (name) => values.get(name))
-  const sc = container.securityContext
   const resources = effectiveResources(container)
-  const runAsUser = sc?.runAsUser ?? options.imageUser?.uid
+  const {capabilities, ...security} = containerSecurityContext(pod, container, options.imageUser)
   return {
     metadata: {name: container.name, attempt: options.attempt},
     image: {image: options.imageRef, userSpecifiedImage: container.image},
@@ -111,27 +97,18 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
     CDIDevices: [],
     mounts: containerMounts(container, options),
     logPath: container.logPath ?? buildContainerLogsPath(container.name, options.attempt),
-    stdin: false,
-    stdinOnce: false,
-    tty: false,
+    stdin: container.stdin ?? false,
+    stdinOnce: container.stdinOnce ?? false,
+    tty: container.tty ?? false,
     linux: {
       resources: {
         ...linuxResources(resources.cpuRequestMilli, resources.cpuLimitMilli, resources.memoryLimitBytes),
         oomScoreAdj: String(containerOomScoreAdj(pod, container, options.nodeMemoryBytes)),
       },
       securityContext: {
-        ...(sc?.capabilities ? {capabilities: {addCapabilities: sc.capabilities.add, dropCapabilities: sc.capabilities.drop}} : {}),
-        privileged: sc?.privileged ?? false,
+        ...(capabilities ? {capabilities} : {}),
+        ...security,
         namespaceOptions: podNamespaceOptions(pod),
-        ...(runAsUser === undefined ? {} : {runAsUser: {value: String(runAsUser)}}),
-        ...(sc?.runAsGroup === undefined ? {} : {runAsGroup: {value: String(sc.runAsGroup)}}),
-        runAsUsername: sc?.runAsUser === undefined && options.imageUser?.uid === undefined ? (options.imageUser?.username ?? '') : '',
-        readonlyRootfs: sc?.readOnlyRootFilesystem ?? false,
-        noNewPrivs: sc?.allowPrivilegeEscalation === false,
-        maskedPaths: DEFAULT_MASKED_PATHS,
-        readonlyPaths: DEFAULT_READONLY_PATHS,
-        // Without a seccompProfile the kubelet (SeccompDefault off) runs containers Unconfined.
-        seccomp: {profileType: 'Unconfined' as SecurityProfile_ProfileType},
       },
     },
     envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),

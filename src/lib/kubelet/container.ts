@@ -16,6 +16,7 @@ import {generateContainerConfig} from './container-config.js'
 import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
+import {verifyRunAsNonRoot as verifyEffectiveRunAsNonRoot} from './security-context.js'
 
 /**
  * The kubelet's calcRestartCountByLogDir: a container with no status yet continues after the
@@ -31,22 +32,13 @@ export async function restartCountFromLogs(containerLogDirectory: string): Promi
   }
 }
 
-/** The kubelet's verifyRunAsNonRoot; undefined when allowed, else the reason (CreateContainerConfigError). */
+/** The kubelet's verifyRunAsNonRoot over the effective (pod + container) context; undefined when allowed, else the reason. */
 export function verifyRunAsNonRoot(
   pod: PodModel,
   container: ContainerModel,
   imageUser?: {uid?: number; username?: string},
 ): string | undefined {
-  const sc = container.securityContext
-  if (!sc?.runAsNonRoot) return undefined
-  const where = `(pod: "${podDescription(pod.name, pod.namespace, pod.uid)}", container: ${container.name})`
-  if (sc.runAsUser !== undefined) return sc.runAsUser === 0 ? `container's runAsUser breaks non-root policy ${where}` : undefined
-  if (imageUser?.uid === 0) return `container has runAsNonRoot and image will run as root ${where}`
-  if (imageUser?.uid === undefined && imageUser?.username) {
-    return `container has runAsNonRoot and image has non-numeric user (${imageUser.username}), cannot verify user is non-root ${where}`
-  }
-
-  return undefined
+  return verifyEffectiveRunAsNonRoot(pod, container, imageUser, podDescription(pod.name, pod.namespace, pod.uid))
 }
 
 // ---------------------------------------------------------------------------------------------

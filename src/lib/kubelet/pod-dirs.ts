@@ -9,6 +9,7 @@ import {chmod, lstat, mkdir, realpath, rm, stat, writeFile} from 'node:fs/promis
 import {basename, dirname, isAbsolute, join} from 'node:path'
 
 import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {podHostnameAndDomain} from '../manifest/pod-spec.js'
 import {DEFAULT_POD_DIR_ROOT} from '../kube/helpers.js'
 import {podDirectoryOf} from '../kube/labels.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
@@ -88,8 +89,14 @@ export async function checkHostPath(path: string, type: HostPathType): Promise<v
   if (!matches(info)) throw new Error(`hostPath type check failed: ${path} is not ${what}`)
 }
 
-/** The kubelet's managed /etc/hosts (kubelet_pods.go managedHostsFileContent). */
-export function managedHostsFile(ips: readonly string[], hostname: string): string {
+/** What /etc/hosts adds beside the pod's IPs: the subdomain FQDN and spec.hostAliases. */
+export interface HostsExtras {
+  domain?: string
+  hostAliases?: ReadonlyArray<{ip: string; hostnames: readonly string[]}>
+}
+
+/** The kubelet's managed /etc/hosts (kubelet_pods.go managedHostsFileContent, hostsEntriesFromHostAliases). */
+export function managedHostsFile(ips: readonly string[], hostname: string, extras: HostsExtras = {}): string {
   const lines = [
     '# Kubernetes-managed hosts file.',
     '127.0.0.1\tlocalhost',
@@ -98,8 +105,13 @@ export function managedHostsFile(ips: readonly string[], hostname: string): stri
     'fe00::0\tip6-mcastprefix',
     'fe00::1\tip6-allnodes',
     'fe00::2\tip6-allrouters',
-    ...ips.map((ip) => `${ip}\t${hostname}`),
+    ...ips.map((ip) => (extras.domain ? `${ip}\t${hostname}.${extras.domain}\t${hostname}` : `${ip}\t${hostname}`)),
   ]
+  const aliases = extras.hostAliases ?? []
+  if (aliases.length > 0) {
+    lines.push('', '# Entries added by HostAliases.', ...aliases.map((alias) => `${alias.ip}\t${alias.hostnames.join('\t')}`))
+  }
+
   return `${lines.join('\n')}\n`
 }
 
@@ -107,11 +119,23 @@ export function etcHostsPath(root: string, uid: string): string {
   return `${podDirectory(root, uid)}/etc-hosts`
 }
 
-export async function writeEtcHosts(root: string, uid: string, ips: readonly string[], hostname: string): Promise<string> {
+export async function writeEtcHosts(
+  root: string,
+  uid: string,
+  ips: readonly string[],
+  hostname: string,
+  extras: HostsExtras = {},
+): Promise<string> {
   const path = etcHostsPath(root, uid)
   await mkdir(dirname(path), {recursive: true})
-  await writeFile(path, managedHostsFile(ips, hostname), {mode: 0o644})
+  await writeFile(path, managedHostsFile(ips, hostname, extras), {mode: 0o644})
   return path
+}
+
+/** The pod's managed /etc/hosts: its IPs under its hostname (and subdomain FQDN), then spec.hostAliases. */
+export function writePodEtcHosts(root: string, pod: PodModel, ips: readonly string[]): Promise<string> {
+  const {hostname, domain} = podHostnameAndDomain(pod)
+  return writeEtcHosts(root, pod.uid, ips, hostname, {domain, hostAliases: pod.hostAliases})
 }
 
 /** containers/<name>/<8 hex>: an empty, world-writable file mounted at terminationMessagePath. */

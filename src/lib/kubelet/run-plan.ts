@@ -4,7 +4,8 @@
  * and container IDs, the image ID) are shown as <placeholders>; credentials are always redacted.
  */
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
-import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
+import type {ContainerModel, ContainerType, IgnoredField, PodModel} from '../manifest/model.js'
+import {type AdmissionVerdict, admitPods} from './admission.js'
 import {generateContainerConfig} from './container-config.js'
 import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
@@ -25,6 +26,10 @@ export interface PodPlan {
   pod: string
   namespace: string
   uid: string
+  /** Fields accepted with no effect on a single node (the warning). */
+  ignoredFields?: IgnoredField[]
+  /** The kubelet's admission verdict (absent with --skip-admission). */
+  admission?: AdmissionVerdict
   calls: PlannedCall[]
 }
 
@@ -33,6 +38,8 @@ export interface PlanSettings {
   podDirRoot: string
   hostResolvConf: string
   nodeMemoryBytes: number
+  nodeCpus?: number
+  skipAdmission?: boolean
   runtimeHandler?: string
   /** --creds/--auth; else `credentials` (the docker config files) are consulted per image. */
   auth?: RegistryAuth
@@ -108,11 +115,18 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
   }
 
-  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls}
+  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, ...(pod.ignoredFields ? {ignoredFields: pod.ignoredFields} : {}), calls}
 }
 
 /** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */
 export function planPodRuns(pods: readonly PodModel[], settings: PlanSettings): Promise<PodPlan[]> {
   const credentials = settings.credentials ?? new DockerConfigKeyring()
-  return Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))
+  const {nodeCpus, skipAdmission, nodeMemoryBytes} = settings
+  const verdicts = nodeCpus === undefined || skipAdmission ? [] : admitPods(pods, {cpus: nodeCpus, memoryBytes: nodeMemoryBytes})
+  return Promise.all(
+    pods.map(async (pod, index) => {
+      const {calls, ...plan} = await planPodRun(pod, {...settings, credentials})
+      return {...plan, ...(verdicts[index] ? {admission: verdicts[index]} : {}), calls}
+    }),
+  )
 }

@@ -10,6 +10,7 @@ import {podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {mapLimit} from '../util/concurrency.js'
+import {checkAdmission, checkUserNamespaces} from './admission.js'
 import {lockPods} from './pod-lock.js'
 import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod} from './sync-pod.js'
 
@@ -63,6 +64,12 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
  * steps gets a failed outcome; the others go on.
  */
 export async function runPods(client: CriClient, pods: PodModel[], settings: PodRunSettings, deps: RunPodsDeps): Promise<PodRunOutcome[]> {
+  // The kubelet's admission, before anything is created (OutOfcpu/OutOfmemory, user namespaces).
+  if (settings.nodeCpus !== undefined && !settings.skipAdmission) {
+    checkAdmission(pods, {cpus: settings.nodeCpus, memoryBytes: settings.nodeMemoryBytes})
+  }
+
+  await checkUserNamespaces(client, pods, settings.runtimeHandler)
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
     deadline: settings.deadline,

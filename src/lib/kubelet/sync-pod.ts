@@ -20,7 +20,7 @@ import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
 import {sleep} from '../util/concurrency.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
 import {killContainer, killPod} from './kill.js'
-import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writeEtcHosts} from './pod-dirs.js'
+import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writePodEtcHosts} from './pod-dirs.js'
 import {
   completeInitContainer,
   type PodWaitContext,
@@ -31,7 +31,7 @@ import {
 } from './pod-wait.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
-import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
+import {createPodSandbox, generatePodSandboxConfig, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
 
 // What runPod returns, for its callers.
 export type {PodRunOutcome, PodRunResult, RunContainerResult} from './run-result.js'
@@ -52,6 +52,9 @@ export interface PodRunSettings {
   runtimeHandler?: string
   hostResolvConf: string
   nodeMemoryBytes: number
+  /** The node's cores, for admission (OutOfcpu); admission is skipped when absent or with skipAdmission. */
+  nodeCpus?: number
+  skipAdmission?: boolean
   auth?: Parameters<ImageEnsurer['ensureImage']>[0]['auth']
   authSource?: string
   /** The crash back-off; default the kubelet's 10 s → 300 s (or PODCTL_BACKOFF_BASE_MS). */
@@ -208,7 +211,7 @@ async function createSandbox(ctx: SyncContext, run: PodRunState): Promise<Sandbo
   })
   run.sandboxId = created.sandboxId
   run.ips = created.ips
-  const etcHostsPath = created.ips.length > 0 ? await writeEtcHosts(settings.podDirRoot, pod.uid, created.ips, podHostname(pod)) : undefined
+  const etcHostsPath = created.ips.length > 0 ? await writePodEtcHosts(settings.podDirRoot, pod, created.ips) : undefined
   run.sandbox = {id: created.sandboxId, config, runtimeHandler, etcHostsPath, volumePaths: volumeHostPaths(pod, settings.podDirRoot)}
   throwIfInterrupted(ctx.controller.signal, ctx.object)
   return run.sandbox

@@ -230,12 +230,18 @@ export interface RunInput {
   file?: string
   podConfig?: string
   containerConfig?: string
+  /** -n/--namespace for manifests that name none. */
+  namespace?: string
+  /** --strict: fields with no effect on a single node are refused instead of warned about. */
+  strict?: boolean
 }
 
 export interface LoadedPods {
   pods: PodModel[]
   /** Which input form was read, so messages name fields the way the user wrote them. */
   form: InputForm
+  /** The one warning line about fields with no effect on a single node, if any. */
+  warning?: string
 }
 
 /**
@@ -243,7 +249,7 @@ export interface LoadedPods {
  * form is known from the flags used, never guessed from the model.
  */
 export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
-  const {filename, file, podConfig, containerConfig} = input
+  const {filename, file, podConfig, containerConfig, namespace} = input
   if (filename !== undefined && file !== undefined) throw new UsageError(`give the manifest once: either ${file} or -f ${filename}`)
   const manifest = filename ?? file
   let loaded: LoadedPods
@@ -262,11 +268,35 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    loaded = {pods: await loadPodManifest(manifest), form: 'manifest'}
+    loaded = {pods: await loadPodManifest(manifest, {namespace}), form: 'manifest'}
   }
 
+  if (input.strict) refuseIgnoredFields(loaded.pods)
   checkImageReferences(loaded.pods, loaded.form)
-  return loaded
+  const warning = ignoredFieldsWarning(loaded.pods)
+  return warning ? {...loaded, warning} : loaded
+}
+
+/** "spec.nodeSelector, spec.tolerations (scheduling: …); status (read-back metadata …)": paths grouped by reason. */
+function describeIgnored(pod: PodModel): string {
+  const byReason = new Map<string, string[]>()
+  for (const {path, reason} of pod.ignoredFields ?? []) byReason.set(reason, [...(byReason.get(reason) ?? []), path])
+  return [...byReason].map(([reason, paths]) => `${paths.join(', ')}${reason ? ` (${reason})` : ''}`).join('; ')
+}
+
+/** The one warning line for every pod of the input: each field with no effect on a single node, by path; undefined when none. */
+export function ignoredFieldsWarning(pods: readonly PodModel[]): string | undefined {
+  const parts = pods.filter((pod) => pod.ignoredFields?.length).map((pod) => `${pod.source}: ${describeIgnored(pod)}`)
+  return parts.length > 0 ? `ignored on a single node: ${parts.join('; ')}; --strict refuses them` : undefined
+}
+
+/** --strict: a field with no effect here is refused (exit 2), every one of them in one error. */
+function refuseIgnoredFields(pods: readonly PodModel[]): void {
+  const lines = pods.flatMap((pod) =>
+    (pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
+  )
+  if (lines.length === 1) throw new ManifestError(`${lines[0]}; --strict refuses it`)
+  if (lines.length > 1) throw ManifestError.lines(`--strict refuses ${lines.length} fields with no effect on a single node:`, lines)
 }
 
 function rejectDuplicates(pods: PodModel[]): void {

@@ -29,6 +29,22 @@ export interface ResourceListModel {
   memory?: string
 }
 
+export type ProfileType = 'RuntimeDefault' | 'Unconfined' | 'Localhost'
+
+/** seccompProfile / appArmorProfile: localhostProfile is set exactly when type is Localhost. */
+export interface SecurityProfileModel {
+  type: ProfileType
+  localhostProfile?: string
+}
+
+export interface SELinuxOptionsModel {
+  user?: string
+  role?: string
+  type?: string
+  level?: string
+}
+
+/** A container's securityContext, with the Kubernetes API field names. windowsOptions is read and dropped (Linux only). */
 export interface SecurityContextModel {
   runAsUser?: number
   runAsGroup?: number
@@ -37,6 +53,33 @@ export interface SecurityContextModel {
   readOnlyRootFilesystem?: boolean
   allowPrivilegeEscalation?: boolean
   capabilities?: {add: string[]; drop: string[]}
+  seccompProfile?: SecurityProfileModel
+  appArmorProfile?: SecurityProfileModel
+  seLinuxOptions?: SELinuxOptionsModel
+  procMount?: 'Default' | 'Unmasked'
+}
+
+/** The pod's securityContext (v1.PodSecurityContext), with the Kubernetes API field names. */
+export interface PodSecurityContextModel {
+  runAsUser?: number
+  runAsGroup?: number
+  runAsNonRoot?: boolean
+  supplementalGroups?: number[]
+  supplementalGroupsPolicy?: 'Merge' | 'Strict'
+  /** Group that owns the pod's volumes and is added to every container's supplemental groups. */
+  fsGroup?: number
+  fsGroupChangePolicy?: 'OnRootMismatch' | 'Always'
+  sysctls?: Array<{name: string; value: string}>
+  seccompProfile?: SecurityProfileModel
+  appArmorProfile?: SecurityProfileModel
+  seLinuxOptions?: SELinuxOptionsModel
+  seLinuxChangePolicy?: 'MountOption' | 'Recursive'
+}
+
+/** A field accepted with no effect on a single node (listed in one warning; --strict refuses it). */
+export interface IgnoredField {
+  path: string
+  reason: string
 }
 
 export interface VolumeMountModel {
@@ -62,6 +105,10 @@ export interface ContainerModel {
   volumeMounts: VolumeMountModel[]
   terminationMessagePath: string
   terminationMessagePolicy: 'File' | 'FallbackToLogsOnError'
+  /** Passed to the runtime as they are (CreateContainer stdin, stdin_once, tty). */
+  stdin?: boolean
+  stdinOnce?: boolean
+  tty?: boolean
   /** crictl container configs only: labels/annotations of their own, log_path. */
   extraLabels?: Record<string, string>
   extraAnnotations?: Record<string, string>
@@ -91,6 +138,23 @@ export interface PodModel {
   hostIPC: boolean
   shareProcessNamespace: boolean
   hostname?: string
+  subdomain?: string
+  /** spec.hostnameOverride (alpha): the sandbox hostname as given. */
+  hostnameOverride?: string
+  setHostnameAsFQDN?: boolean
+  hostAliases?: Array<{ip: string; hostnames: string[]}>
+  securityContext?: PodSecurityContextModel
+  /** Pod-level resources (spec.resources: cpu and memory), the sandbox's cgroup. */
+  resources?: {limits: ResourceListModel; requests: ResourceListModel}
+  /** spec.overhead as written (set by RuntimeClass admission in a cluster); counted by admission. */
+  overhead?: ResourceListModel
+  /** spec.os.name; only linux runs here. */
+  os?: 'linux'
+  /** spec.hostUsers; false asks for a user namespace. */
+  hostUsers?: boolean
+  activeDeadlineSeconds?: number
+  /** Fields accepted with no effect on a single node (the one warning line; --strict refuses them). */
+  ignoredFields?: IgnoredField[]
   dnsPolicy: DnsPolicy
   dnsConfig?: {nameservers: string[]; searches: string[]; options: Array<{name: string; value?: string}>}
   runtimeClassName?: string

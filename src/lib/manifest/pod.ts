@@ -4,14 +4,13 @@
  * (namespace "default", restartPolicy Always, a generated uid, terminationMessagePath, ...).
  * Anything podctl would not honour is refused with the field's path.
  */
-import {randomUUID} from 'node:crypto'
+import {randomBytes, randomUUID} from 'node:crypto'
 
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
 import {FieldReader, type Json} from './fields.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {
-  CAPABILITIES_RULE,
   CONTAINER_RULE,
   DEFAULT_TERMINATION_MESSAGE_PATH,
   DNS_CONFIG_RULE,
@@ -23,16 +22,12 @@ import {
   HANDLER_RULE,
   HOST_PATH_RULE,
   HOST_PATH_TYPES,
-  INT64_MAX,
   LIFECYCLE_RULE,
   METADATA_RULE,
   POD_RULE,
   PORT_RULE,
   PROTOCOLS,
-  RESOURCE_LIST_RULE,
-  RESOURCES_RULE,
   RESTART_POLICIES,
-  SECURITY_CONTEXT_RULE,
   SPEC_RULE,
   VOLUME_MOUNT_RULE,
   VOLUME_RULE,
@@ -46,21 +41,23 @@ import type {
   PodModel,
   PortProtocol,
   PullPolicy,
-  ResourceListModel,
   RestartPolicy,
-  SecurityContextModel,
   VolumeModel,
 } from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
-import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
+import {check, checkFqdnLength, readResources, readSpecExtras} from './pod-spec.js'
+import {applyAppArmorAnnotations, readSecurityContext, seccompAnnotationWarnings} from './security-context.js'
 
 export interface ParsePodOptions {
   /** Makes uids (tests pass a fixed one). */
   newUid?: () => string
+  /** -n/--namespace: the namespace of a pod that names none; a different one in the manifest is refused, as kubectl does. */
+  namespace?: string
 }
 
 export function parsePod(document: Json, source: string, options: ParsePodOptions = {}): PodModel {
-  const r: FieldReader = new FieldReader(source)
+  // Every refused field is collected and reported at once (r.finish() below); invalid values stop at once.
+  const r: FieldReader = new FieldReader(source, {collect: true})
   const root = r.object(document, '', POD_RULE)
   if (Object.keys(root).length === 0) r.fail('document', 'is empty; expected a v1 Pod')
   const kind = r.string(root.kind, 'kind', {required: true})
@@ -75,9 +72,9 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   if (apiVersion !== 'v1') r.fail('apiVersion', `must be "v1" for a Pod, not "${apiVersion}"`)
 
   const metadata = r.object(root.metadata, 'metadata', METADATA_RULE)
-  const name = r.requiredString(metadata.name, 'metadata.name')
+  const name = podName(r, metadata)
   check(r, 'metadata.name', name, dns1123Subdomain(name))
-  const namespace = r.string(metadata.namespace, 'metadata.namespace') || DEFAULT_NAMESPACE
+  const namespace = podNamespace(r, r.string(metadata.namespace, 'metadata.namespace'), options.namespace)
   check(r, 'metadata.namespace', namespace, dns1123Label(namespace))
   const givenUid = r.string(metadata.uid, 'metadata.uid')
   if (givenUid !== undefined && givenUid !== '') check(r, 'metadata.uid', givenUid, labelValue(givenUid))
@@ -98,6 +95,9 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   }
 
   const hostNetwork = r.boolean(spec.hostNetwork, 'spec.hostNetwork') ?? false
+  const hostPID = r.boolean(spec.hostPID, 'spec.hostPID') ?? false
+  const hostIPC = r.boolean(spec.hostIPC, 'spec.hostIPC') ?? false
+  const extras = readSpecExtras(r, spec, {hostNetwork, hostPID, hostIPC})
   const readContainers = (key: 'containers' | 'initContainers') =>
     r.list(spec[key], `spec.${key}`).map((item, index) => readContainer(r, item, `spec.${key}[${index}]`, {volumeNames, hostNetwork}))
   const initContainers = readContainers('initContainers')
@@ -130,9 +130,13 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
 
   const runtimeClassName = r.string(spec.runtimeClassName, 'spec.runtimeClassName') || undefined
   if (runtimeClassName !== undefined) check(r, 'spec.runtimeClassName', runtimeClassName, dns1123Subdomain(runtimeClassName))
-  const hostPID = r.boolean(spec.hostPID, 'spec.hostPID') ?? false
   const shareProcessNamespace = r.boolean(spec.shareProcessNamespace, 'spec.shareProcessNamespace') ?? false
   if (hostPID && shareProcessNamespace) r.fail('spec.shareProcessNamespace', 'may not be true when hostPID is true')
+  checkContainerSecurity(r, {initContainers, containers}, extras.hostUsers)
+  checkFqdnLength(r, {name, namespace, hostname, ...extras})
+  applyAppArmorAnnotations(r, annotations, extras.securityContext?.appArmorProfile, [...initContainers, ...containers])
+  r.finish()
+  const ignoredFields = [...r.warnings, ...seccompAnnotationWarnings(annotations)]
 
   return {
     source,
@@ -146,20 +150,50 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     terminationGracePeriodSeconds,
     hostNetwork,
     hostPID,
-    hostIPC: r.boolean(spec.hostIPC, 'spec.hostIPC') ?? false,
+    hostIPC,
     shareProcessNamespace,
     hostname,
+    ...extras,
     dnsPolicy,
     dnsConfig,
     runtimeClassName,
     volumes,
     initContainers,
     containers,
+    ...(ignoredFields.length > 0 ? {ignoredFields} : {}),
   }
 }
 
-function check(r: FieldReader, path: string, value: string, problem: string | undefined): void {
-  if (problem) r.fail(path, `"${value}" is invalid: ${problem}`)
+/** procMount Unmasked needs a user namespace (the API server's rule since 1.30). */
+function checkContainerSecurity(r: FieldReader, lists: Record<string, ContainerModel[]>, hostUsers: boolean | undefined): void {
+  for (const [key, list] of Object.entries(lists)) {
+    for (const [index, container] of list.entries()) {
+      if (container.securityContext?.procMount === 'Unmasked' && hostUsers !== false) {
+        r.fail(`spec.${key}[${index}].securityContext.procMount`, 'Unmasked needs spec.hostUsers: false')
+      }
+    }
+  }
+}
+
+function podNamespace(r: FieldReader, given: string | undefined, flag: string | undefined): string {
+  if (given && flag !== undefined && given !== flag) {
+    r.fail(
+      'metadata.namespace',
+      `"${given}" does not match the namespace "${flag}" of --namespace; pass --namespace ${given}, or leave it out`,
+    )
+  }
+
+  return given || flag || DEFAULT_NAMESPACE
+}
+
+/** metadata.name, or generateName plus five random characters as the API server makes it. */
+function podName(r: FieldReader, metadata: Record<string, Json>): string {
+  const generateName = r.string(metadata.generateName, 'metadata.generateName')
+  const given = r.string(metadata.name, 'metadata.name')
+  if (given && generateName) r.warn('metadata.generateName', 'metadata.name is set')
+  if (given || !generateName) return r.requiredString(given, 'metadata.name')
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789'
+  return generateName + Array.from(randomBytes(5), (byte) => alphabet[byte % alphabet.length]).join('')
 }
 
 function checkKey(r: FieldReader, path: string, key: string): void {
@@ -253,6 +287,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     terminationMessagePath,
     terminationMessagePolicy:
       r.oneOf(c.terminationMessagePolicy, `${path}.terminationMessagePolicy`, ['File', 'FallbackToLogsOnError'] as const) ?? 'File',
+    ...readStdio(r, c, path),
   }
 }
 
@@ -297,65 +332,13 @@ function checkHostPorts(r: FieldReader, containers: ContainerModel[]): void {
   }
 }
 
-function readResourceList(r: FieldReader, value: Json | undefined, path: string): ResourceListModel {
-  const list = r.object(value, path, RESOURCE_LIST_RULE)
-  const out: ResourceListModel = {}
-  for (const key of ['cpu', 'memory'] as const) {
-    const raw = list[key]
-    if (raw === undefined || raw === null) continue
-    if (typeof raw !== 'string' && typeof raw !== 'number') r.fail(`${path}.${key}`, 'must be a quantity such as 500m, 1, 128Mi or 1G')
-    const quantity = parseQuantity(raw)
-    if (!quantity) r.fail(`${path}.${key}`, `"${raw}" is not a quantity; use e.g. ${key === 'cpu' ? '500m or 2' : '128Mi or 1G'}`)
-    if (isNegative(quantity)) r.fail(`${path}.${key}`, 'must be greater than or equal to 0')
-    const [value, max, unit] =
-      key === 'memory' ? [quantityValue(quantity), INT64_MAX, ' bytes (8Ei)'] : [quantityMilliValue(quantity), INT64_MAX / 1024n, 'm']
-    if (value > max) r.fail(`${path}.${key}`, `"${quantity.text}" is more than the runtime can set; use at most ${max}${unit}`)
-    out[key] = quantity.text
-  }
-
-  return out
-}
-
-function readResources(r: FieldReader, value: Json | undefined, path: string): ContainerModel['resources'] {
-  const resources = r.object(value, path, RESOURCES_RULE)
-  const limits = readResourceList(r, resources.limits, `${path}.limits`)
-  const requests = readResourceList(r, resources.requests, `${path}.requests`)
-  for (const key of ['cpu', 'memory'] as const) {
-    const request = requests[key]
-    const limit = limits[key]
-    if (request !== undefined && limit !== undefined && compareQuantities(parseQuantity(request)!, parseQuantity(limit)!) > 0) {
-      r.fail(`${path}.requests.${key}`, `must be less than or equal to the ${key} limit (${limit})`)
-    }
-  }
-
-  return {limits, requests}
-}
-
-function readSecurityContext(r: FieldReader, value: Json | undefined, path: string): SecurityContextModel | undefined {
-  if (value === undefined || value === null) return undefined
-  const sc = r.object(value, path, SECURITY_CONTEXT_RULE)
-  const id = {min: 0, max: 2_147_483_647}
-  let capabilities: SecurityContextModel['capabilities']
-  if (sc.capabilities !== undefined && sc.capabilities !== null) {
-    const caps = r.object(sc.capabilities, `${path}.capabilities`, CAPABILITIES_RULE)
-    capabilities = {add: r.strings(caps.add, `${path}.capabilities.add`), drop: r.strings(caps.drop, `${path}.capabilities.drop`)}
-  }
-
-  const out: SecurityContextModel = {
-    runAsUser: r.integer(sc.runAsUser, `${path}.runAsUser`, id),
-    runAsGroup: r.integer(sc.runAsGroup, `${path}.runAsGroup`, id),
-    runAsNonRoot: r.boolean(sc.runAsNonRoot, `${path}.runAsNonRoot`),
-    privileged: r.boolean(sc.privileged, `${path}.privileged`),
-    readOnlyRootFilesystem: r.boolean(sc.readOnlyRootFilesystem, `${path}.readOnlyRootFilesystem`),
-    allowPrivilegeEscalation: r.boolean(sc.allowPrivilegeEscalation, `${path}.allowPrivilegeEscalation`),
-    capabilities,
-  }
-  if (out.privileged && out.allowPrivilegeEscalation === false) {
-    r.fail(`${path}.allowPrivilegeEscalation`, 'cannot be false when privileged is true')
-  }
-
-  if (out.runAsNonRoot && out.runAsUser === 0) r.fail(`${path}.runAsUser`, 'is 0 (root), which breaks runAsNonRoot')
-  return out
+/** stdin, stdinOnce, tty: passed to the runtime; stdinOnce needs stdin (the API server's rule). */
+function readStdio(r: FieldReader, c: Record<string, Json>, path: string): Pick<ContainerModel, 'stdin' | 'stdinOnce' | 'tty'> {
+  const stdin = r.boolean(c.stdin, `${path}.stdin`)
+  const stdinOnce = r.boolean(c.stdinOnce, `${path}.stdinOnce`)
+  const tty = r.boolean(c.tty, `${path}.tty`)
+  if (stdinOnce && !stdin) r.fail(`${path}.stdinOnce`, 'needs stdin: true')
+  return {...(stdin ? {stdin} : {}), ...(stdinOnce ? {stdinOnce} : {}), ...(tty ? {tty} : {})}
 }
 
 function readLifecycle(r: FieldReader, value: Json | undefined, path: string): ContainerModel['lifecycle'] {
