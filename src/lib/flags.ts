@@ -2,7 +2,7 @@
  * Flags more than one command uses, with their parsing and help text in one place (as
  * sf-plugins-core keeps them in src/flags/): durations and the one `-o` flag.
  */
-import {Flags} from '@oclif/core'
+import {type Config, Flags} from '@oclif/core'
 
 import {UsageError} from './errors.js'
 import {DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
@@ -94,4 +94,18 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
         `quote the whole value (${flag} 'USER:PASS WORD'), or put that argument before ${flag}`,
     )
   }
+}
+
+/** A command run without its required argument shows its usage (on stderr, before the error line), as crictl does. */
+export async function showUsage(config: Config, id: string | undefined): Promise<void> {
+  const command = id === undefined ? undefined : config.findCommand(id)
+  if (!command) return
+  const {Help} = await import('@oclif/core')
+  class StderrHelp extends Help {
+    protected override log(...lines: string[]): void {
+      process.stderr.write(`${lines.join('\n')}\n`)
+    }
+  }
+
+  await new StderrHelp(config, config.pjson.oclif.helpOptions).showCommandHelp(command)
 }
