@@ -28,6 +28,7 @@ const RPCS = {
     'RemoveContainer',
     'ListContainers',
     'ContainerStatus',
+    'UpdateContainerResources',
     'ReopenContainerLog',
     'ExecSync',
     'Exec',

@@ -63,6 +63,8 @@ export interface StartContainerOptions {
   signal?: AbortSignal
   /** Called as soon as CreateContainer returns, so a later failure can still clean up. */
   onCreated?: (containerId: string) => void
+  /** false: stop after CreateContainer (`podctl create` without --start); default true. */
+  start?: boolean
 }
 
 /** The EnsureImageExists request for one container of a pod in its sandbox. */
@@ -155,6 +157,7 @@ export async function startContainer(
 
   options.onCreated?.(containerId)
   events(normalEvent('Created', `Created container: ${container.name}`, object))
+  if (options.start === false) return {containerId, imageRef: ensured.imageRef}
 
   // 3. Start, unless interrupted meanwhile. Not cancelled mid-call either: containerd keeps a
   // container whose start was cancelled "starting" for seconds, refusing to stop or remove it.

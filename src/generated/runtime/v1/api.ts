@@ -1589,6 +1589,21 @@ export interface UInt64Value {
   value: string;
 }
 
+export interface UpdateContainerResourcesRequest {
+  containerId: string;
+  linux: LinuxContainerResources | undefined;
+  windows: WindowsContainerResources | undefined;
+  annotations: { [key: string]: string };
+}
+
+export interface UpdateContainerResourcesRequest_AnnotationsEntry {
+  key: string;
+  value: string;
+}
+
+export interface UpdateContainerResourcesResponse {
+}
+
 export interface UserNamespace {
   mode: NamespaceMode;
   uids: IDMapping[];
@@ -13518,6 +13533,238 @@ export const UInt64Value: MessageFns<UInt64Value> = {
   },
 };
 
+function createBaseUpdateContainerResourcesRequest(): UpdateContainerResourcesRequest {
+  return { containerId: "", linux: undefined, windows: undefined, annotations: {} };
+}
+
+export const UpdateContainerResourcesRequest: MessageFns<UpdateContainerResourcesRequest> = {
+  encode(message: UpdateContainerResourcesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    if (message.linux !== undefined) {
+      LinuxContainerResources.encode(message.linux, writer.uint32(18).fork()).join();
+    }
+    if (message.windows !== undefined) {
+      WindowsContainerResources.encode(message.windows, writer.uint32(26).fork()).join();
+    }
+    globalThis.Object.entries(message.annotations).forEach(([key, value]: [string, string]) => {
+      UpdateContainerResourcesRequest_AnnotationsEntry.encode({ key: key as any, value }, writer.uint32(34).fork())
+        .join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateContainerResourcesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateContainerResourcesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.linux = LinuxContainerResources.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.windows = WindowsContainerResources.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = UpdateContainerResourcesRequest_AnnotationsEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.annotations[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateContainerResourcesRequest>, I>>(base?: I): UpdateContainerResourcesRequest {
+    return UpdateContainerResourcesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateContainerResourcesRequest>, I>>(
+    object: I,
+  ): UpdateContainerResourcesRequest {
+    const message = createBaseUpdateContainerResourcesRequest();
+    message.containerId = object.containerId ?? "";
+    message.linux = (object.linux !== undefined && object.linux !== null)
+      ? LinuxContainerResources.fromPartial(object.linux)
+      : undefined;
+    message.windows = (object.windows !== undefined && object.windows !== null)
+      ? WindowsContainerResources.fromPartial(object.windows)
+      : undefined;
+    message.annotations = (globalThis.Object.entries(object.annotations ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseUpdateContainerResourcesRequest_AnnotationsEntry(): UpdateContainerResourcesRequest_AnnotationsEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateContainerResourcesRequest_AnnotationsEntry: MessageFns<
+  UpdateContainerResourcesRequest_AnnotationsEntry
+> = {
+  encode(
+    message: UpdateContainerResourcesRequest_AnnotationsEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateContainerResourcesRequest_AnnotationsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateContainerResourcesRequest_AnnotationsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateContainerResourcesRequest_AnnotationsEntry>, I>>(
+    base?: I,
+  ): UpdateContainerResourcesRequest_AnnotationsEntry {
+    return UpdateContainerResourcesRequest_AnnotationsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateContainerResourcesRequest_AnnotationsEntry>, I>>(
+    object: I,
+  ): UpdateContainerResourcesRequest_AnnotationsEntry {
+    const message = createBaseUpdateContainerResourcesRequest_AnnotationsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateContainerResourcesResponse(): UpdateContainerResourcesResponse {
+  return {};
+}
+
+export const UpdateContainerResourcesResponse: MessageFns<UpdateContainerResourcesResponse> = {
+  encode(_: UpdateContainerResourcesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateContainerResourcesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateContainerResourcesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateContainerResourcesResponse>, I>>(
+    base?: I,
+  ): UpdateContainerResourcesResponse {
+    return UpdateContainerResourcesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateContainerResourcesResponse>, I>>(
+    _: I,
+  ): UpdateContainerResourcesResponse {
+    const message = createBaseUpdateContainerResourcesResponse();
+    return message;
+  },
+};
+
 function createBaseUserNamespace(): UserNamespace {
   return { mode: NamespaceMode.POD, uids: [], gids: [] };
 }
@@ -15194,6 +15441,19 @@ export const RuntimeServiceService = {
       Buffer.from(ContainerStatusResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ContainerStatusResponse => ContainerStatusResponse.decode(value),
   },
+  updateContainerResources: {
+    path: "/runtime.v1.RuntimeService/UpdateContainerResources" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateContainerResourcesRequest): Buffer =>
+      Buffer.from(UpdateContainerResourcesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateContainerResourcesRequest =>
+      UpdateContainerResourcesRequest.decode(value),
+    responseSerialize: (value: UpdateContainerResourcesResponse): Buffer =>
+      Buffer.from(UpdateContainerResourcesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateContainerResourcesResponse =>
+      UpdateContainerResourcesResponse.decode(value),
+  },
   reopenContainerLog: {
     path: "/runtime.v1.RuntimeService/ReopenContainerLog" as const,
     requestStream: false as const,
@@ -15284,6 +15544,7 @@ export interface RuntimeServiceServer extends UntypedServiceImplementation {
   removeContainer: handleUnaryCall<RemoveContainerRequest, RemoveContainerResponse>;
   listContainers: handleUnaryCall<ListContainersRequest, ListContainersResponse>;
   containerStatus: handleUnaryCall<ContainerStatusRequest, ContainerStatusResponse>;
+  updateContainerResources: handleUnaryCall<UpdateContainerResourcesRequest, UpdateContainerResourcesResponse>;
   reopenContainerLog: handleUnaryCall<ReopenContainerLogRequest, ReopenContainerLogResponse>;
   execSync: handleUnaryCall<ExecSyncRequest, ExecSyncResponse>;
   exec: handleUnaryCall<ExecRequest, ExecResponse>;
@@ -15503,6 +15764,21 @@ export interface RuntimeServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ContainerStatusResponse) => void,
+  ): ClientUnaryCall;
+  updateContainerResources(
+    request: UpdateContainerResourcesRequest,
+    callback: (error: ServiceError | null, response: UpdateContainerResourcesResponse) => void,
+  ): ClientUnaryCall;
+  updateContainerResources(
+    request: UpdateContainerResourcesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateContainerResourcesResponse) => void,
+  ): ClientUnaryCall;
+  updateContainerResources(
+    request: UpdateContainerResourcesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateContainerResourcesResponse) => void,
   ): ClientUnaryCall;
   reopenContainerLog(
     request: ReopenContainerLogRequest,
