@@ -31,6 +31,8 @@ const RPCS = {
     'ReopenContainerLog',
     'ExecSync',
     'Exec',
+    'Attach',
+    'PortForward',
     'ContainerStats',
     'ListContainerStats',
     'PodSandboxStats',

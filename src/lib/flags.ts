@@ -95,3 +95,12 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
     )
   }
 }
+
+/**
+ * exec, attach: -i means stdin there (crictl's and kubectl's -i), so the global --image-endpoint keeps only its long
+ * name in these commands.
+ */
+export const streamImageEndpointFlag = Flags.string({
+  summary: 'CRI image endpoint (defaults to the runtime endpoint; -i means --interactive in this command).',
+  helpGroup: 'GLOBAL',
+})
