@@ -32,6 +32,8 @@ const RPCS = {
     'ReopenContainerLog',
     'ExecSync',
     'Exec',
+    'Attach',
+    'PortForward',
     'ContainerStats',
     'ListContainerStats',
     'PodSandboxStats',

@@ -109,3 +109,12 @@ export async function showUsage(config: Config, id: string | undefined): Promise
 
   await new StderrHelp(config, config.pjson.oclif.helpOptions).showCommandHelp(command)
 }
+
+/**
+ * exec, attach: -i means stdin there (crictl's and kubectl's -i), so the global --image-endpoint keeps only its long
+ * name in these commands.
+ */
+export const streamImageEndpointFlag = Flags.string({
+  summary: 'CRI image endpoint (defaults to the runtime endpoint; -i means --interactive in this command).',
+  helpGroup: 'GLOBAL',
+})

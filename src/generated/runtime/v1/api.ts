@@ -712,6 +712,18 @@ export function supplementalGroupsPolicyToNumber(object: SupplementalGroupsPolic
   }
 }
 
+export interface AttachRequest {
+  containerId: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface AttachResponse {
+  url: string;
+}
+
 export interface AuthConfig {
   username: string;
   password: string;
@@ -1385,6 +1397,15 @@ export interface PodSandboxStatusResponse_InfoEntry {
   value: string;
 }
 
+export interface PortForwardRequest {
+  podSandboxId: string;
+  port: number[];
+}
+
+export interface PortForwardResponse {
+  url: string;
+}
+
 export interface PortMapping {
   protocol: Protocol;
   containerPort: number;
@@ -1714,6 +1735,164 @@ export interface WindowsSandboxSecurityContext {
   hostProcess: boolean;
   namespaceOptions: WindowsNamespaceOption | undefined;
 }
+
+function createBaseAttachRequest(): AttachRequest {
+  return { containerId: "", stdin: false, tty: false, stdout: false, stderr: false };
+}
+
+export const AttachRequest: MessageFns<AttachRequest> = {
+  encode(message: AttachRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    if (message.stdin !== false) {
+      writer.uint32(16).bool(message.stdin);
+    }
+    if (message.tty !== false) {
+      writer.uint32(24).bool(message.tty);
+    }
+    if (message.stdout !== false) {
+      writer.uint32(32).bool(message.stdout);
+    }
+    if (message.stderr !== false) {
+      writer.uint32(40).bool(message.stderr);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.stdin = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tty = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.stdout = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.stderr = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AttachRequest>, I>>(base?: I): AttachRequest {
+    return AttachRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachRequest>, I>>(object: I): AttachRequest {
+    const message = createBaseAttachRequest();
+    message.containerId = object.containerId ?? "";
+    message.stdin = object.stdin ?? false;
+    message.tty = object.tty ?? false;
+    message.stdout = object.stdout ?? false;
+    message.stderr = object.stderr ?? false;
+    return message;
+  },
+};
+
+function createBaseAttachResponse(): AttachResponse {
+  return { url: "" };
+}
+
+export const AttachResponse: MessageFns<AttachResponse> = {
+  encode(message: AttachResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AttachResponse>, I>>(base?: I): AttachResponse {
+    return AttachResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachResponse>, I>>(object: I): AttachResponse {
+    const message = createBaseAttachResponse();
+    message.url = object.url ?? "";
+    return message;
+  },
+};
 
 function createBaseAuthConfig(): AuthConfig {
   return { username: "", password: "", auth: "", serverAddress: "", identityToken: "", registryToken: "" };
@@ -11266,6 +11445,142 @@ export const PodSandboxStatusResponse_InfoEntry: MessageFns<PodSandboxStatusResp
   },
 };
 
+function createBasePortForwardRequest(): PortForwardRequest {
+  return { podSandboxId: "", port: [] };
+}
+
+export const PortForwardRequest: MessageFns<PortForwardRequest> = {
+  encode(message: PortForwardRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.podSandboxId !== "") {
+      writer.uint32(10).string(message.podSandboxId);
+    }
+    if (message.port.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.port) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PortForwardRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePortForwardRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.podSandboxId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.port.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.port.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PortForwardRequest>, I>>(base?: I): PortForwardRequest {
+    return PortForwardRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PortForwardRequest>, I>>(object: I): PortForwardRequest {
+    const message = createBasePortForwardRequest();
+    message.podSandboxId = object.podSandboxId ?? "";
+    message.port = object.port?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBasePortForwardResponse(): PortForwardResponse {
+  return { url: "" };
+}
+
+export const PortForwardResponse: MessageFns<PortForwardResponse> = {
+  encode(message: PortForwardResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PortForwardResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePortForwardResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PortForwardResponse>, I>>(base?: I): PortForwardResponse {
+    return PortForwardResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PortForwardResponse>, I>>(object: I): PortForwardResponse {
+    const message = createBasePortForwardResponse();
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
 function createBasePortMapping(): PortMapping {
   return { protocol: Protocol.TCP, containerPort: 0, hostPort: 0, hostIp: "" };
 }
@@ -15483,6 +15798,24 @@ export const RuntimeServiceService = {
     responseSerialize: (value: ExecResponse): Buffer => Buffer.from(ExecResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExecResponse => ExecResponse.decode(value),
   },
+  attach: {
+    path: "/runtime.v1.RuntimeService/Attach" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AttachRequest): Buffer => Buffer.from(AttachRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AttachRequest => AttachRequest.decode(value),
+    responseSerialize: (value: AttachResponse): Buffer => Buffer.from(AttachResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AttachResponse => AttachResponse.decode(value),
+  },
+  portForward: {
+    path: "/runtime.v1.RuntimeService/PortForward" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PortForwardRequest): Buffer => Buffer.from(PortForwardRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PortForwardRequest => PortForwardRequest.decode(value),
+    responseSerialize: (value: PortForwardResponse): Buffer => Buffer.from(PortForwardResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PortForwardResponse => PortForwardResponse.decode(value),
+  },
   containerStats: {
     path: "/runtime.v1.RuntimeService/ContainerStats" as const,
     requestStream: false as const,
@@ -15548,6 +15881,8 @@ export interface RuntimeServiceServer extends UntypedServiceImplementation {
   reopenContainerLog: handleUnaryCall<ReopenContainerLogRequest, ReopenContainerLogResponse>;
   execSync: handleUnaryCall<ExecSyncRequest, ExecSyncResponse>;
   exec: handleUnaryCall<ExecRequest, ExecResponse>;
+  attach: handleUnaryCall<AttachRequest, AttachResponse>;
+  portForward: handleUnaryCall<PortForwardRequest, PortForwardResponse>;
   containerStats: handleUnaryCall<ContainerStatsRequest, ContainerStatsResponse>;
   listContainerStats: handleUnaryCall<ListContainerStatsRequest, ListContainerStatsResponse>;
   podSandboxStats: handleUnaryCall<PodSandboxStatsRequest, PodSandboxStatsResponse>;
@@ -15821,6 +16156,36 @@ export interface RuntimeServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExecResponse) => void,
+  ): ClientUnaryCall;
+  attach(
+    request: AttachRequest,
+    callback: (error: ServiceError | null, response: AttachResponse) => void,
+  ): ClientUnaryCall;
+  attach(
+    request: AttachRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AttachResponse) => void,
+  ): ClientUnaryCall;
+  attach(
+    request: AttachRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AttachResponse) => void,
+  ): ClientUnaryCall;
+  portForward(
+    request: PortForwardRequest,
+    callback: (error: ServiceError | null, response: PortForwardResponse) => void,
+  ): ClientUnaryCall;
+  portForward(
+    request: PortForwardRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PortForwardResponse) => void,
+  ): ClientUnaryCall;
+  portForward(
+    request: PortForwardRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PortForwardResponse) => void,
   ): ClientUnaryCall;
   containerStats(
     request: ContainerStatsRequest,
