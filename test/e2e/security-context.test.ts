@@ -108,6 +108,46 @@ spec:
   })
 })
 
+describe('more pod and container fields on the lab', () => {
+  it('passes stdin/tty to the runtime and applies the RuntimeDefault seccomp profile', async () => {
+    const manifest = `apiVersion: v1
+kind: Pod
+metadata: {name: tty}
+spec:
+  securityContext: {seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - {name: app, image: ${lab().busybox}, command: [sleep, "3600"], stdin: true, tty: true}
+`
+    const result = await run(['-q'], manifest)
+    expect(result.code, result.stderr).toBe(0)
+    const container = await inspect('tty/app')
+    expect(container.info.config).toMatchObject({stdin: true, tty: true})
+    expect(container.info.runtimeSpec.process.terminal).toBe(true)
+    expect(container.info.runtimeSpec.linux.seccomp.defaultAction).toBe('SCMP_ACT_ERRNO')
+    expect(await exec('tty/app', 'sh', '-c', 'grep ^Seccomp: /proc/self/status')).toBe('Seccomp:\t2\n')
+  })
+
+  it('refuses hostUsers: false on a runtime without user namespaces, creating nothing (exit 14)', async () => {
+    const manifest = `apiVersion: v1
+kind: Pod
+metadata: {name: userns}
+spec:
+  hostUsers: false
+  containers:
+  - {name: app, image: ${lab().busybox}, command: [sleep, "3600"]}
+`
+    const result = await run(['-q'], manifest)
+    expect(result.code).toBe(14)
+    expect(result.stderr).toMatch(
+      new RegExp(
+        String.raw`^Error: pod userns_${namespace}: spec.hostUsers is false, but RuntimeClass handler "" does not support user namespaces`,
+      ),
+    )
+    const pods = await podctl(['pods', '-n', namespace, '--name', 'userns', '-q'], {env})
+    expect(pods.stdout).toBe('')
+  })
+})
+
 describe('hostAliases', () => {
   it('adds them to the managed /etc/hosts of every container', async () => {
     const result = await run(['--wait', 'completed', '-q'], fixture('hostaliases-pod.yaml'))
