@@ -44,7 +44,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [
     ExitCode.POD_FAILED,
     'PodFailed',
-    'a pod or container failed to start or run (CreateContainerError, PostStartHookError, init failure, ...)',
+    'a pod was not admitted (OutOfcpu, OutOfmemory) or a pod or container failed to start or run (CreateContainerError, ...)',
   ],
   [ExitCode.AMBIGUOUS, 'Ambiguous', 'an ID prefix or name matches more than one object; the message lists them'],
   [

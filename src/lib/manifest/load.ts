@@ -128,13 +128,13 @@ export function sourceName(path: string): string {
 
 /** Parses every non-empty YAML/JSON document of a file; syntax errors name the line. */
 export async function parseDocuments(text: string, source: string): Promise<Json[]> {
-  const {parseAllDocuments} = await import('yaml')
+  const yaml = await import('yaml')
   // intAsBigInt: an integer beyond 2^53 keeps its exact value, so range checks see what was written.
-  const documents = parseAllDocuments(text, {prettyErrors: true, uniqueKeys: true, intAsBigInt: true})
+  const documents = yaml.parseAllDocuments(text, {prettyErrors: true, uniqueKeys: true, intAsBigInt: true})
   const list = Array.isArray(documents) ? documents : [documents]
   const out: Json[] = []
   for (const document of list) {
-    const [error] = document.errors
+    const [error] = acceptQuoteEscapes(yaml, document, text)
     if (error) {
       const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
       const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
@@ -165,6 +165,30 @@ export async function parseDocuments(text: string, source: string): Promise<Json
   }
 
   return out
+}
+
+type YamlModule = typeof import('yaml')
+type YamlError = import('yaml').YAMLError
+
+/**
+ * kubectl's YAML reader (go-yaml) takes `\'` in a double-quoted string as a quote, which YAML 1.2
+ * does not: those scalars are decoded again with the escape turned into a plain `'`. The other
+ * errors are returned.
+ */
+function acceptQuoteEscapes(yaml: YamlModule, document: {errors: YamlError[]}, text: string): YamlError[] {
+  const quoteEscape = (error: YamlError) => error.code === 'BAD_DQ_ESCAPE' && error.message.includes(String.raw`\'`)
+  const escapes = document.errors.filter((error) => quoteEscape(error))
+  if (escapes.length === 0) return document.errors
+  yaml.visit(document as never, {
+    Scalar(_key, node) {
+      const range = node.range
+      if (node.type !== 'QUOTE_DOUBLE' || !range) return
+      if (!escapes.some((error) => error.pos[0] >= range[0] && error.pos[0] < range[1])) return
+      const raw = text.slice(range[0], range[1]).replaceAll(/\\(.)/gs, (match, char: string) => (char === "'" ? "'" : match))
+      node.value = yaml.parse(raw)
+    },
+  })
+  return document.errors.filter((error) => !quoteEscape(error))
 }
 
 /** bigint → number wherever the number is exact; larger integers stay bigints for the range checks. */

@@ -110,7 +110,7 @@ export function readResources(
   return {limits, requests}
 }
 
-function readHostAliases(r: FieldReader, value: Json | undefined): PodModel['hostAliases'] {
+function readHostAliases(r: FieldReader, value: Json | undefined, hostNetwork: boolean): PodModel['hostAliases'] {
   const aliases = r.list(value, 'spec.hostAliases').map((entry, index) => {
     const where = `spec.hostAliases[${index}]`
     const alias = r.object(entry, where, HOST_ALIAS_RULE)
@@ -120,6 +120,7 @@ function readHostAliases(r: FieldReader, value: Json | undefined): PodModel['hos
     for (const [i, name] of hostnames.entries()) check(r, `${where}.hostnames[${i}]`, name, dns1123Subdomain(name))
     return {ip, hostnames}
   })
+  if (aliases.length > 0 && hostNetwork) r.warn('spec.hostAliases', "a host-network pod keeps the node's /etc/hosts here")
   return aliases.length > 0 ? aliases : undefined
 }
 
@@ -177,7 +178,7 @@ export function readSpecExtras(
     subdomain,
     setHostnameAsFQDN: r.boolean(spec.setHostnameAsFQDN, 'spec.setHostnameAsFQDN') || undefined,
     hostnameOverride,
-    hostAliases: readHostAliases(r, spec.hostAliases),
+    hostAliases: readHostAliases(r, spec.hostAliases, host.hostNetwork),
     securityContext,
     resources,
     overhead,
