@@ -11,7 +11,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {durationFlag, manifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, volumeBindingFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {withMessage} from '../lib/kubelet/run-result.js'
@@ -56,12 +56,10 @@ Failures and Ctrl-C/SIGTERM at any step roll the pod back (the kill order of pod
 so nothing is left half-created, unless --keep-on-failure. A second Ctrl-C exits at once. A pod that already exists is \
 refused (exit 8) unless --replace, which kills it and starts a new sandbox with attempt + 1.
 
---timeout here is the deadline of the whole run (image back-off, init containers, waiting), default 5m, 0 for none; \
-each runtime call then keeps its default deadline. Image pulls of different containers run in parallel (--parallel at \
-once), creation and start order stay the kubelet's. --dry-run prints the CRI requests that would be sent (credentials \
-redacted) and makes no runtime call. runtimeClassName is used as the handler name as is (there is no RuntimeClass \
-object without an API server). The pod's hostPath and emptyDir volumes, managed /etc/hosts and termination-message \
-files live under --pod-dir-root/<uid>.
+--timeout is the deadline of the whole run (default 5m, 0 for none). Pulls run in parallel (--parallel at once). \
+--dry-run prints the CRI requests (credentials and Secret values redacted) and makes no runtime call. ConfigMaps and \
+Secrets in the input feed env, envFrom, volumes and imagePullSecrets; workloads run their pod template; volumes live \
+under --pod-dir-root/<uid>.
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed (CreateContainerError, \
 RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --timeout ran out; 130 interrupted; with \
@@ -86,11 +84,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   }
 
   static override flags = {
-    filename: Flags.string({
-      char: 'f',
-      summary: 'Pod manifest (YAML or JSON, one or more documents), or - for stdin.',
-      helpValue: 'FILE|-',
-    }),
+    filename: manifestFlag,
+    volume: volumeBindingFlag,
     'pod-config': Flags.string({
       summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.',
       helpValue: 'FILE',
@@ -141,13 +136,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
     const wait = this.waitMode()
-    const {loadRunInput} = await import('../lib/manifest/load.js')
-    const {pods} = await loadRunInput({
-      filename: flags.filename,
-      file: this.args.file,
-      podConfig: flags['pod-config'],
-      containerConfig: flags['container-config'],
-    })
+    const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const node = await this.nodeSettings()
@@ -174,6 +163,15 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     const code = outcomes.map((outcome) => outcome.result.exitCode).find((exit) => exit !== null && exit !== 0)
     if (failures.length === 0 && code !== undefined && code !== null) process.exitCode = code
     return result
+  }
+
+  /** The pods, their ConfigMaps and Secrets checked; warnings and the workloads pods come from on stderr. */
+  private async loadPods(flags = this.flags): Promise<PodModel[]> {
+    const {loadPodsToRun} = await import('../lib/kubelet/pod-objects.js')
+    const {pods, warnings, origins} = await loadPodsToRun(flags, this.args.file)
+    for (const warning of warnings) this.warnLine(warning)
+    if (!flags.quiet) for (const origin of origins) this.stderrLine(origin)
+    return pods
   }
 
   private waitMode(): WaitMode {

@@ -13,6 +13,7 @@ import {type EventSink, normalEvent, warningEvent} from '../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
+import {runContainerOptions} from './container-env.js'
 import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
@@ -129,6 +130,7 @@ export async function startContainer(
     throw new PodFailedError(nonRoot, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
+  const runOptions = await runContainerOptions(pod, container, sandbox, {nodeMemoryBytes: options.nodeMemoryBytes, events, object})
   let terminationMessageFile: string | undefined
   try {
     terminationMessageFile = await options.terminationMessageFile?.(container.name)
@@ -147,6 +149,8 @@ export async function startContainer(
     etcHostsPath: sandbox.etcHostsPath,
     terminationMessageFile,
     nodeMemoryBytes: options.nodeMemoryBytes,
+    env: runOptions.env,
+    subPaths: runOptions.subPaths,
   })
 
   let containerId: string

@@ -9,6 +9,8 @@ import {generateContainerConfig} from './container-config.js'
 import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
+import {makeEnvironmentVariables, nodeDownwardContext} from './env.js'
+import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
 export const REDACTED = '<redacted>'
@@ -25,6 +27,8 @@ export interface PodPlan {
   pod: string
   namespace: string
   uid: string
+  /** Volumes set up before RunPodSandbox (files listed by path, mode and size; never their content). */
+  volumes?: PlannedVolume[]
   calls: PlannedCall[]
 }
 
@@ -62,6 +66,8 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     {rpc: 'RuntimeService/PodSandboxStatus', request: {podSandboxId: '<sandbox id>', verbose: false}},
   ]
   const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
+  const node = await nodeDownwardContext(settings.nodeMemoryBytes, settings.podDirRoot)
+  const downward = {...node, podIPs: [POD_IP_PLACEHOLDER]}
   const containers: Array<[ContainerModel, ContainerType]> = [
     ...pod.initContainers.map((container): [ContainerModel, ContainerType] => [container, 'init']),
     ...pod.containers.map((container): [ContainerModel, ContainerType] => [container, 'app']),
@@ -83,11 +89,13 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       })
     }
 
+    const {env} = makeEnvironmentVariables(pod, container, downward)
     const config = generateContainerConfig(pod, container, {
       type,
       attempt: 0,
       imageRef: `<image ID of ${image}>`,
       volumePaths,
+      env: env.map(({name, value, secret}) => ({name, value: secret ? REDACTED : value})),
       terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
       nodeMemoryBytes: settings.nodeMemoryBytes,
     })
@@ -108,7 +116,8 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
   }
 
-  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls}
+  const volumes = planVolumes(pod, volumePaths, downward)
+  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, ...(volumes.length > 0 ? {volumes} : {}), calls}
 }
 
 /** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */

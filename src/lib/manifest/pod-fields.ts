@@ -57,9 +57,9 @@ export const SPEC_RULE = {
     'dnsPolicy',
     'dnsConfig',
     'runtimeClassName',
+    'imagePullSecrets',
   ],
   unsupported: {
-    imagePullSecrets: 'pass --creds/--auth or use a docker config file (~/.docker/config.json)',
     securityContext: 'set securityContext on each container',
     nodeName: 'podctl runs the pod on this node',
     nodeSelector: 'podctl runs the pod on this node',
@@ -98,6 +98,7 @@ export const CONTAINER_RULE = {
     'args',
     'workingDir',
     'env',
+    'envFrom',
     'ports',
     'resources',
     'securityContext',
@@ -107,7 +108,6 @@ export const CONTAINER_RULE = {
     'terminationMessagePolicy',
   ],
   unsupported: {
-    envFrom: 'list each variable under env with a value',
     livenessProbe: '',
     readinessProbe: '',
     startupProbe: '',
@@ -121,7 +121,6 @@ export const CONTAINER_RULE = {
   },
 }
 
-export const ENV_RULE = {supported: ['name', 'value'], unsupported: {valueFrom: 'use value'}}
 export const PORT_RULE = {supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
 export const RESOURCES_RULE = {supported: ['limits', 'requests'], unsupported: {claims: ''}}
 export const RESOURCE_LIST_RULE = {
@@ -157,33 +156,6 @@ export const HANDLER_RULE = {
   unsupported: {httpGet: 'use exec', tcpSocket: 'use exec', sleep: 'use exec with sleep'},
 }
 export const EXEC_RULE = {supported: ['command']}
-export const VOLUME_MOUNT_RULE = {
-  supported: ['name', 'mountPath', 'readOnly'],
-  unsupported: {
-    subPath: 'mount a hostPath of the subdirectory instead',
-    subPathExpr: '',
-    mountPropagation: '',
-    recursiveReadOnly: '',
-  },
-}
-const VOLUME_SOURCES_UNSUPPORTED = Object.fromEntries(
-  [
-    'configMap',
-    'secret',
-    'persistentVolumeClaim',
-    'projected',
-    'downwardAPI',
-    'nfs',
-    'csi',
-    'ephemeral',
-    'image',
-    'iscsi',
-    'gitRepo',
-    'local',
-  ].map((name) => [name, 'podctl supports hostPath and emptyDir volumes']),
-)
-export const VOLUME_RULE = {supported: ['name', 'hostPath', 'emptyDir'], unsupported: VOLUME_SOURCES_UNSUPPORTED}
 export const HOST_PATH_RULE = {supported: ['path', 'type']}
-export const EMPTY_DIR_RULE = {supported: ['medium'], unsupported: {sizeLimit: ''}}
 export const DNS_CONFIG_RULE = {supported: ['nameservers', 'searches', 'options']}
 export const DNS_OPTION_RULE = {supported: ['name', 'value']}

@@ -8,6 +8,7 @@ import {randomUUID} from 'node:crypto'
 
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
+import {readEnv, readEnvFrom} from './env.js'
 import {FieldReader, type Json} from './fields.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {
@@ -17,12 +18,8 @@ import {
   DNS_CONFIG_RULE,
   DNS_OPTION_RULE,
   DNS_POLICIES,
-  EMPTY_DIR_RULE,
-  ENV_RULE,
   EXEC_RULE,
   HANDLER_RULE,
-  HOST_PATH_RULE,
-  HOST_PATH_TYPES,
   INT64_MAX,
   LIFECYCLE_RULE,
   METADATA_RULE,
@@ -34,25 +31,23 @@ import {
   RESTART_POLICIES,
   SECURITY_CONTEXT_RULE,
   SPEC_RULE,
-  VOLUME_MOUNT_RULE,
-  VOLUME_RULE,
 } from './pod-fields.js'
 import type {
   ContainerModel,
   ContainerPortModel,
   DnsPolicy,
   ExecHandler,
-  HostPathType,
   PodModel,
   PortProtocol,
   PullPolicy,
   ResourceListModel,
   RestartPolicy,
   SecurityContextModel,
-  VolumeModel,
 } from './model.js'
-import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
+import {dns1123Label, dns1123Subdomain, ipAddress, labelValue, portName, qualifiedName} from './names.js'
+import {readPodReferences} from './pod-references.js'
 import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
+import {readVolume, readVolumeMount} from './volumes.js'
 
 export interface ParsePodOptions {
   /** Makes uids (tests pass a fixed one). */
@@ -155,6 +150,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     volumes,
     initContainers,
     containers,
+    ...readPodReferences(r, spec),
   }
 }
 
@@ -165,32 +161,6 @@ function check(r: FieldReader, path: string, value: string, problem: string | un
 function checkKey(r: FieldReader, path: string, key: string): void {
   const problem = qualifiedName(key)
   if (problem) r.fail(path, `key is invalid: ${problem}`)
-}
-
-function readVolume(r: FieldReader, item: Json, path: string): VolumeModel {
-  const volume = r.object(item, path, VOLUME_RULE)
-  const name = r.requiredString(volume.name, `${path}.name`)
-  check(r, `${path}.name`, name, dns1123Label(name))
-  const hasHostPath = volume.hostPath !== undefined && volume.hostPath !== null
-  const hasEmptyDir = volume.emptyDir !== undefined
-  if (hasHostPath && hasEmptyDir) r.fail(path, 'may not specify more than one volume type (hostPath and emptyDir)')
-  if (hasHostPath) {
-    const hostPath = r.object(volume.hostPath, `${path}.hostPath`, HOST_PATH_RULE)
-    const hostPathPath = r.requiredString(hostPath.path, `${path}.hostPath.path`)
-    if (!hostPathPath.startsWith('/')) r.fail(`${path}.hostPath.path`, `"${hostPathPath}" must be an absolute path`)
-    if (hostPathPath.split('/').includes('..')) r.fail(`${path}.hostPath.path`, `"${hostPathPath}" must not contain '..'`)
-    const type = r.oneOf<HostPathType>(hostPath.type, `${path}.hostPath.type`, HOST_PATH_TYPES) ?? ''
-    return {name, hostPath: {path: hostPathPath, type}}
-  }
-
-  if (hasEmptyDir) {
-    const emptyDir = r.object(volume.emptyDir, `${path}.emptyDir`, EMPTY_DIR_RULE)
-    const medium = r.string(emptyDir.medium, `${path}.emptyDir.medium`)
-    if (medium) r.fail(`${path}.emptyDir.medium`, `"${medium}" is not supported by podctl; use the default (disk) medium`)
-    return {name, emptyDir: {}}
-  }
-
-  return r.fail(path, 'must specify a volume type: hostPath or emptyDir')
 }
 
 interface ContainerContext {
@@ -205,13 +175,8 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   const image = r.requiredString(c.image, `${path}.image`)
   if (image !== image.trim()) r.fail(`${path}.image`, 'must not have leading or trailing whitespace')
 
-  const env = r.list(c.env, `${path}.env`).map((entry, index) => {
-    const where = `${path}.env[${index}]`
-    const variable = r.object(entry, where, ENV_RULE)
-    const envName = r.requiredString(variable.name, `${where}.name`)
-    check(r, `${where}.name`, envName, envVarName(envName))
-    return {name: envName, value: r.string(variable.value, `${where}.value`) ?? ''}
-  })
+  const env = readEnv(r, c.env, `${path}.env`)
+  const envFrom = readEnvFrom(r, c.envFrom, `${path}.envFrom`)
 
   const ports = r.list(c.ports, `${path}.ports`).map((entry, index) => readPort(r, entry, `${path}.ports[${index}]`, context))
   const portNames = new Set<string>()
@@ -222,17 +187,10 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   }
 
   const mountPaths = new Set<string>()
-  const volumeMounts = r.list(c.volumeMounts, `${path}.volumeMounts`).map((entry, index) => {
-    const where = `${path}.volumeMounts[${index}]`
-    const mount = r.object(entry, where, VOLUME_MOUNT_RULE)
-    const volume = r.requiredString(mount.name, `${where}.name`)
-    if (!context.volumeNames.has(volume)) r.fail(`${where}.name`, `"${volume}" is not a volume of this pod; declare it under spec.volumes`)
-    const mountPath = r.requiredString(mount.mountPath, `${where}.mountPath`)
-    if (!mountPath.startsWith('/')) r.fail(`${where}.mountPath`, `"${mountPath}" must be an absolute path`)
-    if (mountPaths.has(mountPath)) r.fail(`${where}.mountPath`, `"${mountPath}" must be unique`)
-    mountPaths.add(mountPath)
-    return {name: volume, mountPath, readOnly: r.boolean(mount.readOnly, `${where}.readOnly`) ?? false}
-  })
+  const privileged = (c.securityContext as {privileged?: Json} | null | undefined)?.privileged === true
+  const volumeMounts = r
+    .list(c.volumeMounts, `${path}.volumeMounts`)
+    .map((entry, index) => readVolumeMount(r, entry, `${path}.volumeMounts[${index}]`, {...context, privileged}, mountPaths))
 
   const terminationMessagePath = r.string(c.terminationMessagePath, `${path}.terminationMessagePath`) || DEFAULT_TERMINATION_MESSAGE_PATH
   if (!terminationMessagePath.startsWith('/')) r.fail(`${path}.terminationMessagePath`, 'must be an absolute path')
@@ -245,6 +203,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     args: r.strings(c.args, `${path}.args`),
     workingDir: r.string(c.workingDir, `${path}.workingDir`) || undefined,
     env,
+    ...(envFrom.length > 0 ? {envFrom} : {}),
     ports,
     resources: readResources(r, c.resources, `${path}.resources`),
     securityContext: readSecurityContext(r, c.securityContext, `${path}.securityContext`),
