@@ -14,6 +14,7 @@ import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/hel
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
 import {runContainerOptions} from './container-env.js'
+import {podPullSecrets} from './pod-objects.js'
 import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
@@ -87,6 +88,7 @@ export function ensureImageOptions(
     podUid: pod.uid,
     sandboxConfig: sandbox.config,
     runtimeHandler: sandbox.runtimeHandler,
+    ...podPullSecrets(pod),
     ...options,
     eventObject: containerObject(pod, container),
   }

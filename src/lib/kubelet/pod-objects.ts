@@ -5,6 +5,7 @@
  * the run up front with the kubelet's words. Missing imagePullSecrets only warn, as the kubelet's
  * FailedToRetrieveImagePullSecret does.
  */
+import {type CredentialStore, pullSecretCredentials} from '../images/credentials.js'
 import {podFullName} from '../kube/helpers.js'
 import {loadRunInput, type RunInput} from '../manifest/load.js'
 import type {PodModel} from '../manifest/model.js'
@@ -73,4 +74,15 @@ export async function loadPodsToRun(
   const {pods} = await loadRunInput({...input, podConfig: flags['pod-config'], containerConfig: flags['container-config']})
   checkPodReferences(pods)
   return {pods, warnings: pods.flatMap((pod) => pod.warnings ?? []), origins: podOrigins(pods)}
+}
+
+/** The pod's imagePullSecrets as a keyring (dockerconfigjson and dockercfg Secrets of the input), or undefined. */
+export function podPullSecrets(pod: PodModel): {pullSecrets: CredentialStore; pullSecretsKey: string} | undefined {
+  const secrets = (pod.imagePullSecrets ?? []).flatMap((name) => {
+    const secret = pod.objects?.secret(pod.namespace, name)
+    const config = secret?.data['.dockerconfigjson'] ?? secret?.data['.dockercfg']
+    return secret && config ? [{label: `Secret ${pod.namespace}/${name}`, config: config.toString('utf8')}] : []
+  })
+  if (secrets.length === 0) return undefined
+  return {pullSecrets: pullSecretCredentials(secrets), pullSecretsKey: `${pod.namespace}/${pod.imagePullSecrets!.join(',')}`}
 }

@@ -6,10 +6,11 @@
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import {generateContainerConfig} from './container-config.js'
-import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
+import {chainCredentials, type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {makeEnvironmentVariables, nodeDownwardContext} from './env.js'
+import {podPullSecrets} from './pod-objects.js'
 import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
@@ -81,7 +82,9 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
 
     if (policy !== 'Never') {
-      const auth = settings.auth ?? (await settings.credentials?.lookup(parseNormalizedReference(image)))?.[0]?.auth
+      const secrets = podPullSecrets(pod)?.pullSecrets
+      const store = secrets && settings.credentials ? chainCredentials(secrets, settings.credentials) : (secrets ?? settings.credentials)
+      const auth = settings.auth ?? (await store?.lookup(parseNormalizedReference(image)))?.[0]?.auth
       calls.push({
         rpc: 'ImageService/PullImage',
         note: policy === 'IfNotPresent' ? 'only when ImageStatus finds no image' : `pull policy ${policy}`,
