@@ -10,8 +10,8 @@ import {cpus, totalmem} from 'node:os'
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {InterruptedError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
+import {durationFlag, manifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, volumeBindingFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {describeFailure} from '../lib/kubelet/run-result.js'
@@ -55,10 +55,12 @@ container's exit code; only OnFailure restarts failed containers there. --wait n
 Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
 exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1).
 
---timeout is the deadline of the whole run, default 5m, 0 for none. Image pulls run in parallel (--parallel at once); \
-creation and start order stay the kubelet's. --dry-run prints the CRI requests that would be sent (credentials \
-redacted), the admission verdict and the ignored fields, and makes no runtime call. The pod's volumes, managed \
-/etc/hosts and termination-message files live under --pod-dir-root/<uid>.
+--timeout is the deadline of the whole run (default 5m, 0 for none). Pulls run in parallel (--parallel at once). \
+--dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
+fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
+imagePullSecrets; workloads run their pod template. Volumes, the managed /etc/hosts and termination-message files \
+live under --pod-dir-root/<uid>.
+
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
 (OutOfcpu, OutOfmemory, CreateContainerConfigError, RunContainerError, PostStartHookError, CrashLoopBackOff, \
@@ -83,11 +85,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   }
 
   static override flags = {
-    filename: Flags.string({
-      char: 'f',
-      summary: 'Pod manifest (YAML or JSON, one or more documents), or - for stdin.',
-      helpValue: 'FILE|-',
-    }),
+    filename: manifestFlag,
+    volume: volumeBindingFlag,
     'pod-config': Flags.string({
       summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.',
       helpValue: 'FILE',
@@ -143,16 +142,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
     const wait = this.waitMode()
-    const {loadRunInput} = await import('../lib/manifest/load.js')
-    const {pods, warning} = await loadRunInput({
-      filename: flags.filename,
-      file: this.args.file,
-      podConfig: flags['pod-config'],
-      containerConfig: flags['container-config'],
-      namespace: flags.namespace,
-      strict: flags.strict,
-    })
-    if (warning) this.warnLine(warning)
+    const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const node = await this.nodeSettings()
@@ -179,6 +169,15 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     const code = outcomes.map((outcome) => outcome.result.exitCode).find((exit) => exit !== null && exit !== 0)
     if (failures.length === 0 && code !== undefined && code !== null) process.exitCode = code
     return result
+  }
+
+  /** The pods, their ConfigMaps and Secrets checked; warnings and the workloads pods come from on stderr. */
+  private async loadPods(flags = this.flags): Promise<PodModel[]> {
+    const {loadPodsToRun} = await import('../lib/kubelet/pod-objects.js')
+    const {pods, warnings, origins} = await loadPodsToRun(flags, this.args.file)
+    for (const warning of warnings) this.warnLine(warning)
+    if (!flags.quiet) for (const origin of origins) this.stderrLine(origin)
+    return pods
   }
 
   private waitMode(): WaitMode {

@@ -57,6 +57,21 @@ export const podLogsRootFlag = Flags.string({
   helpValue: 'DIR',
 })
 
+/** run's -f: files, directories or stdin, repeatable as kubectl's. */
+export const manifestFlag = Flags.string({
+  char: 'f',
+  summary: 'Manifest (Pods, workloads, ConfigMaps, Secrets, Lists), a directory of them, or - for stdin; repeatable.',
+  helpValue: 'FILE|DIR|-',
+  multiple: true,
+})
+
+/** run's --volume NAME=DIR: a volume source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...) bound to a host directory. */
+export const volumeBindingFlag = Flags.string({
+  summary: 'Bind a volume of another source (persistentVolumeClaim, nfs, csi, ...) to a host directory; repeatable.',
+  helpValue: 'NAME=DIR',
+  multiple: true,
+})
+
 /** --pod-dir-root: where the pods' host directories are (run makes them, kill removes only those under it). */
 export const podDirRootFlag = Flags.string({
   summary: 'Root of the pod directories (emptyDir volumes, /etc/hosts, termination messages).',

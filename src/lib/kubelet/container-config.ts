@@ -9,6 +9,7 @@ import type {MountPropagation} from '../../generated/runtime/v1/api.js'
 import {expandReferences} from '../kube/expansion.js'
 import {buildContainerLogsPath} from '../kube/helpers.js'
 import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
+import {volumeMounts} from './mounts.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
 import {podNamespaceOptions} from './sandbox.js'
 import {containerSecurityContext} from './security-context.js'
@@ -32,6 +33,10 @@ export interface ContainerConfigOptions {
   /** Host file mounted at terminationMessagePath. */
   terminationMessageFile?: string
   nodeMemoryBytes: number
+  /** The environment built by makeEnvironmentVariables (kubelet/env.ts); default: env values expanded in order. */
+  env?: ReadonlyArray<{name: string; value: string}>
+  /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
+  subPaths?: ReadonlyMap<number, string>
 }
 
 /** The container's environment in order, each value expanded against the variables before it. */
@@ -45,15 +50,17 @@ function containerEnvironment(container: ContainerModel): Array<{name: string; v
 }
 
 /** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
-function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
+function containerMounts(
+  pod: PodModel,
+  container: ContainerModel,
+  options: ContainerConfigOptions,
+  env: ReadonlyMap<string, string>,
+): NonNullable<ContainerConfig['mounts']> {
   const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
-  const mounts: NonNullable<ContainerConfig['mounts']> = container.volumeMounts.map((mount) => ({
-    containerPath: mount.mountPath,
-    hostPath: options.volumePaths.get(mount.name) ?? '',
-    readonly: mount.readOnly,
-    selinuxRelabel: false,
-    propagation: privateMount,
-  }))
+  const mounts: NonNullable<ContainerConfig['mounts']> = volumeMounts(pod, container, options.volumePaths, {
+    env,
+    subPaths: options.subPaths,
+  })
   const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
   if (options.etcHostsPath && !mountsEtcHosts) {
     mounts.push({
@@ -80,7 +87,7 @@ function containerMounts(container: ContainerModel, options: ContainerConfigOpti
 
 /** The kubelet's generateContainerConfig + generateLinuxContainerConfig. */
 export function generateContainerConfig(pod: PodModel, container: ContainerModel, options: ContainerConfigOptions): ContainerConfig {
-  const env = containerEnvironment(container)
+  const env = options.env ?? containerEnvironment(container)
   const values = new Map(env.map(({name, value}) => [name, value]))
   const expand = (text: string) => expandReferences(text, (name) => values.get(name))
   const resources = effectiveResources(container)
@@ -95,7 +102,7 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
     annotations: newContainerAnnotations(pod, container, options.type, options.attempt),
     devices: [],
     CDIDevices: [],
-    mounts: containerMounts(container, options),
+    mounts: containerMounts(pod, container, options, values),
     logPath: container.logPath ?? buildContainerLogsPath(container.name, options.attempt),
     stdin: container.stdin ?? false,
     stdinOnce: container.stdinOnce ?? false,

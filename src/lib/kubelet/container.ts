@@ -13,6 +13,8 @@ import {type EventSink, normalEvent, warningEvent} from '../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
+import {runContainerOptions} from './container-env.js'
+import {podPullSecrets} from './pod-objects.js'
 import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
@@ -80,6 +82,7 @@ export function ensureImageOptions(
     podUid: pod.uid,
     sandboxConfig: sandbox.config,
     runtimeHandler: sandbox.runtimeHandler,
+    ...podPullSecrets(pod),
     ...options,
     eventObject: containerObject(pod, container),
   }
@@ -123,6 +126,7 @@ export async function startContainer(
     throw new PodFailedError(nonRoot, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
+  const runOptions = await runContainerOptions(pod, container, sandbox, {nodeMemoryBytes: options.nodeMemoryBytes, events, object})
   let terminationMessageFile: string | undefined
   try {
     terminationMessageFile = await options.terminationMessageFile?.(container.name)
@@ -141,6 +145,8 @@ export async function startContainer(
     etcHostsPath: sandbox.etcHostsPath,
     terminationMessageFile,
     nodeMemoryBytes: options.nodeMemoryBytes,
+    env: runOptions.env,
+    subPaths: runOptions.subPaths,
   })
 
   let containerId: string

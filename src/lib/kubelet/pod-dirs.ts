@@ -12,7 +12,19 @@ import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
 import {podHostnameAndDomain} from '../manifest/pod-spec.js'
 import {DEFAULT_POD_DIR_ROOT} from '../kube/helpers.js'
 import {podDirectoryOf} from '../kube/labels.js'
+import {setVolumeOwnership, writeAtomically} from './atomic-writer.js'
+import type {DownwardContext} from './env.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
+import {
+  isMemoryBacked,
+  isReadOnlyVolume,
+  mountsUnder,
+  mountTmpfs,
+  tmpfsOptions,
+  unmountUnder,
+  volumePayload,
+  volumePluginDir,
+} from './volumes.js'
 
 /** The configured root when no flag names one: $PODCTL_POD_DIR_ROOT (what run's --pod-dir-root reads too), else the default. */
 export function podDirRootFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -32,20 +44,35 @@ export function volumeHostPaths(pod: PodModel, root: string): Map<string, string
 
 function volumeHostPath(pod: PodModel, volume: VolumeModel, root: string): string {
   if (volume.hostPath) return volume.hostPath.path
-  return `${podDirectory(root, pod.uid)}/volumes/kubernetes.io~empty-dir/${volume.name}`
+  return `${podDirectory(root, pod.uid)}/volumes/${volumePluginDir(volume) ?? 'kubernetes.io~empty-dir'}/${volume.name}`
 }
 
-/** Creates emptyDir directories and checks (or creates) hostPath volumes; before the sandbox exists, like the kubelet. */
-export async function setUpVolumes(pod: PodModel, root: string): Promise<void> {
+/**
+ * Creates emptyDir directories (a tmpfs for medium Memory), writes configMap, secret, downwardAPI
+ * and projected volumes, and checks (or creates) hostPath volumes; before the sandbox exists, like the kubelet.
+ */
+export async function setUpVolumes(pod: PodModel, root: string, context?: DownwardContext): Promise<void> {
   for (const volume of pod.volumes) {
     const path = volumeHostPath(pod, volume, root)
     try {
-      if (volume.emptyDir) {
-        await mkdir(path, {recursive: true})
-        // The kubelet's emptyDir is world-writable so any container user can use it.
-        await chmod(path, 0o777)
-      } else if (volume.hostPath) {
+      if (volume.hostPath) {
         await checkHostPath(path, volume.hostPath.type)
+        continue
+      }
+
+      await mkdir(path, {recursive: true})
+      if (isMemoryBacked(volume) && (await mountsUnder(path)).length === 0) await mountTmpfs(path, tmpfsOptions(volume))
+      // The kubelet's emptyDir (and the one wrapped by the other plugins) is world-writable so any container user can use it.
+      if (!isMemoryBacked(volume)) await chmod(path, 0o777)
+      const payload = context ? volumePayload(pod, volume, context) : undefined
+      if (payload) await writeAtomically(path, payload)
+      const fsGroup = pod.securityContext?.fsGroup
+      if (fsGroup !== undefined) {
+        await setVolumeOwnership(path, {
+          fsGroup,
+          readOnly: isReadOnlyVolume(volume),
+          changePolicy: pod.securityContext?.fsGroupChangePolicy,
+        })
       }
     } catch (error) {
       throw new PodFailedError(`MountVolume.SetUp failed for volume "${volume.name}" : ${(error as Error).message}`, {
@@ -150,6 +177,7 @@ export async function createTerminationMessageFile(root: string, uid: string, co
 
 /** Removes the pod's directory (emptyDir data, etc-hosts, termination files); absent is fine. */
 export async function removePodDirectory(root: string, uid: string): Promise<void> {
+  await unmountUnder(podDirectory(root, uid))
   await rm(podDirectory(root, uid), {recursive: true, force: true})
 }
 
@@ -173,5 +201,6 @@ export async function removeRecordedPodDirectory(
   const target = join(realRoot, uid)
   const info = await lstat(target).catch(() => undefined)
   if (!info?.isDirectory()) return
+  await unmountUnder(target)
   await rm(target, {recursive: true, force: true})
 }

@@ -7,9 +7,12 @@ import type {AuthConfig} from '../../generated/runtime/v1/api.js'
 import type {ContainerModel, ContainerType, IgnoredField, PodModel} from '../manifest/model.js'
 import {type AdmissionVerdict, admitPods} from './admission.js'
 import {generateContainerConfig} from './container-config.js'
-import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
+import {chainCredentials, type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
+import {makeEnvironmentVariables, nodeDownwardContext} from './env.js'
+import {podPullSecrets} from './pod-objects.js'
+import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
 export const REDACTED = '<redacted>'
@@ -30,6 +33,8 @@ export interface PodPlan {
   ignoredFields?: IgnoredField[]
   /** The kubelet's admission verdict (absent with --skip-admission). */
   admission?: AdmissionVerdict
+  /** Volumes set up before RunPodSandbox (files listed by path, mode and size; never their content). */
+  volumes?: PlannedVolume[]
   calls: PlannedCall[]
 }
 
@@ -69,6 +74,8 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     {rpc: 'RuntimeService/PodSandboxStatus', request: {podSandboxId: '<sandbox id>', verbose: false}},
   ]
   const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
+  const node = await nodeDownwardContext(settings.nodeMemoryBytes, settings.podDirRoot)
+  const downward = {...node, podIPs: [POD_IP_PLACEHOLDER]}
   const containers: Array<[ContainerModel, ContainerType]> = [
     ...pod.initContainers.map((container): [ContainerModel, ContainerType] => [container, 'init']),
     ...pod.containers.map((container): [ContainerModel, ContainerType] => [container, 'app']),
@@ -82,7 +89,9 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
 
     if (policy !== 'Never') {
-      const auth = settings.auth ?? (await settings.credentials?.lookup(parseNormalizedReference(image)))?.[0]?.auth
+      const secrets = podPullSecrets(pod)?.pullSecrets
+      const store = secrets && settings.credentials ? chainCredentials(secrets, settings.credentials) : (secrets ?? settings.credentials)
+      const auth = settings.auth ?? (await store?.lookup(parseNormalizedReference(image)))?.[0]?.auth
       calls.push({
         rpc: 'ImageService/PullImage',
         note: policy === 'IfNotPresent' ? 'only when ImageStatus finds no image' : `pull policy ${policy}`,
@@ -90,11 +99,13 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       })
     }
 
+    const {env} = makeEnvironmentVariables(pod, container, downward)
     const config = generateContainerConfig(pod, container, {
       type,
       attempt: 0,
       imageRef: `<image ID of ${image}>`,
       volumePaths,
+      env: env.map(({name, value, secret}) => ({name, value: secret ? REDACTED : value})),
       terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
       nodeMemoryBytes: settings.nodeMemoryBytes,
     })
@@ -115,7 +126,15 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
   }
 
-  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, ...(pod.ignoredFields ? {ignoredFields: pod.ignoredFields} : {}), calls}
+  const volumes = planVolumes(pod, volumePaths, downward)
+  return {
+    pod: pod.name,
+    namespace: pod.namespace,
+    uid: pod.uid,
+    ...(pod.ignoredFields ? {ignoredFields: pod.ignoredFields} : {}),
+    ...(volumes.length > 0 ? {volumes} : {}),
+    calls,
+  }
 }
 
 /** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */

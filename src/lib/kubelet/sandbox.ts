@@ -11,6 +11,7 @@ import {type EventSink, warningEvent} from '../kube/events.js'
 import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../kube/helpers.js'
 import {newPodAnnotations, newPodLabels, PodLabel} from '../kube/labels.js'
 import {kernelHostname, podHostnameAndDomain} from '../manifest/pod-spec.js'
+import type {NodeDownward} from './env.js'
 import {podDirectory} from './pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import {linuxResources, resourceListValues, sandboxResources} from './resources.js'
@@ -161,6 +162,10 @@ export interface SandboxContext {
   etcHostsPath?: string
   /** Host path of each volume, by name. */
   volumePaths: ReadonlyMap<string, string>
+  /** The pod's IPs (status.podIP / podIPs of the downward API); empty for host-network pods. */
+  ips?: readonly string[]
+  /** The node as the downward API sees it (spec.nodeName, status.hostIP, allocatable). */
+  node?: NodeDownward
 }
 
 export interface CreatedSandbox {

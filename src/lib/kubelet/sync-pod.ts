@@ -19,6 +19,7 @@ import {discardEvents, type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
 import {sleep} from '../util/concurrency.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
+import {type NodeDownward, nodeDownwardContext} from './env.js'
 import {killContainer, killPod} from './kill.js'
 import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writePodEtcHosts} from './pod-dirs.js'
 import {
@@ -94,6 +95,7 @@ interface SyncContext {
 /** What the run has made so far; the steps extend it and the rollback and the result read it. */
 interface PodRunState extends RunProgress {
   sandbox?: SandboxContext
+  node?: NodeDownward
   tracked: Map<string, TrackedContainer>
 }
 
@@ -129,7 +131,8 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
   try {
     await replaceExisting(ctx, run, existing)
     ctx.step('setting up volumes')
-    await setUpVolumes(run.pod, settings.podDirRoot)
+    run.node = await nodeDownwardContext(settings.nodeMemoryBytes, settings.podDirRoot)
+    await setUpVolumes(run.pod, settings.podDirRoot, {...run.node, podIPs: []})
     const sandbox = await createSandbox(ctx, run)
     const images = prefetchImages(ctx, run.pod, sandbox)
     const waits = podWaitContext(ctx, run, sandbox)
@@ -212,7 +215,8 @@ async function createSandbox(ctx: SyncContext, run: PodRunState): Promise<Sandbo
   run.sandboxId = created.sandboxId
   run.ips = created.ips
   const etcHostsPath = created.ips.length > 0 ? await writePodEtcHosts(settings.podDirRoot, pod, created.ips) : undefined
-  run.sandbox = {id: created.sandboxId, config, runtimeHandler, etcHostsPath, volumePaths: volumeHostPaths(pod, settings.podDirRoot)}
+  const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
+  run.sandbox = {id: created.sandboxId, config, runtimeHandler, etcHostsPath, volumePaths, ips: created.ips, node: run.node}
   throwIfInterrupted(ctx.controller.signal, ctx.object)
   return run.sandbox
 }

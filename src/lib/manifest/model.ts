@@ -86,6 +86,39 @@ export interface VolumeMountModel {
   name: string
   mountPath: string
   readOnly: boolean
+  /** A path inside the volume mounted instead of its root (subPathExpr: $(VAR) expanded from the container's env). */
+  subPath?: string
+  subPathExpr?: string
+  mountPropagation?: 'None' | 'HostToContainer' | 'Bidirectional'
+  recursiveReadOnly?: 'Disabled' | 'IfPossible' | 'Enabled'
+}
+
+/** resourceFieldRef: a container's limit or request, divided (rounded up) by divisor. */
+export interface ResourceFieldRefModel {
+  containerName?: string
+  resource: string
+  divisor?: string
+}
+
+/** env[].valueFrom (one of). */
+export interface EnvVarSourceModel {
+  fieldRef?: {fieldPath: string}
+  resourceFieldRef?: ResourceFieldRefModel
+  configMapKeyRef?: {name: string; key: string; optional: boolean}
+  secretKeyRef?: {name: string; key: string; optional: boolean}
+}
+
+export interface EnvVarModel {
+  name: string
+  /** '' when valueFrom is set. */
+  value: string
+  valueFrom?: EnvVarSourceModel
+}
+
+export interface EnvFromModel {
+  prefix: string
+  configMapRef?: {name: string; optional: boolean}
+  secretRef?: {name: string; optional: boolean}
 }
 
 export interface ContainerModel {
@@ -97,7 +130,8 @@ export interface ContainerModel {
   command: string[]
   args: string[]
   workingDir?: string
-  env: Array<{name: string; value: string}>
+  env: EnvVarModel[]
+  envFrom?: EnvFromModel[]
   ports: ContainerPortModel[]
   resources: {limits: ResourceListModel; requests: ResourceListModel}
   securityContext?: SecurityContextModel
@@ -115,10 +149,70 @@ export interface ContainerModel {
   logPath?: string
 }
 
+export interface KeyToPathModel {
+  key: string
+  path: string
+  mode?: number
+}
+
+export interface DownwardAPIFileModel {
+  path: string
+  fieldRef?: {fieldPath: string}
+  resourceFieldRef?: ResourceFieldRefModel
+  mode?: number
+}
+
+/** One source of a projected volume; serviceAccountToken and clusterTrustBundle are kept only to be skipped with a warning. */
+export interface VolumeProjectionModel {
+  configMap?: {name: string; items: KeyToPathModel[]; optional: boolean}
+  secret?: {name: string; items: KeyToPathModel[]; optional: boolean}
+  downwardAPI?: {items: DownwardAPIFileModel[]}
+  skipped?: 'serviceAccountToken' | 'clusterTrustBundle'
+}
+
 export interface VolumeModel {
   name: string
   hostPath?: {path: string; type: HostPathType}
-  emptyDir?: Record<string, never>
+  emptyDir?: {medium?: 'Memory'; sizeLimit?: string}
+  configMap?: {name: string; items: KeyToPathModel[]; defaultMode: number; optional: boolean}
+  secret?: {secretName: string; items: KeyToPathModel[]; defaultMode: number; optional: boolean}
+  downwardAPI?: {items: DownwardAPIFileModel[]; defaultMode: number}
+  projected?: {sources: VolumeProjectionModel[]; defaultMode: number}
+  /** A source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...): bound to a host directory by --volume NAME=DIR. */
+  external?: {source: string}
+}
+
+/** A ConfigMap document of the input. */
+export interface ConfigMapObject {
+  name: string
+  namespace: string
+  data: Record<string, string>
+  binaryData: Record<string, Buffer>
+  immutable: boolean
+  source: string
+}
+
+/** A Secret document of the input; values decoded (never printed). */
+export interface SecretObject {
+  name: string
+  namespace: string
+  type: string
+  data: Record<string, Buffer>
+  source: string
+}
+
+/** The ConfigMaps and Secrets given beside the pods, found by namespace and name. */
+export interface InputObjects {
+  configMap(namespace: string, name: string): ConfigMapObject | undefined
+  secret(namespace: string, name: string): SecretObject | undefined
+}
+
+/** The workload a pod came from (Deployment, Job, ...), for messages. */
+export interface PodOwnerModel {
+  kind: string
+  name: string
+  /** The object between them that owns the pod: "ReplicaSet web-5d8f9c7b6d", "Job backup-29412345". */
+  via?: string
 }
 
 export interface PodModel {
@@ -164,6 +258,13 @@ export interface PodModel {
   /** crictl pod configs only: an explicit log_directory and starting attempt. */
   logDirectory?: string
   attempt?: number
+  /** The ConfigMaps and Secrets of the input (env, volumes, imagePullSecrets read them). */
+  objects?: InputObjects
+  imagePullSecrets?: string[]
+  serviceAccountName?: string
+  owner?: PodOwnerModel
+  /** Warnings found while reading the pod (a projected source skipped, ...), printed before the run. */
+  warnings?: string[]
 }
 
 export {type ContainerType, type PullPolicy, type RestartPolicy} from '../kube/labels.js'

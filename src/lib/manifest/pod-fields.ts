@@ -72,6 +72,7 @@ export const SPEC_RULE = {
     'overhead',
     'os',
     'hostUsers',
+    'imagePullSecrets',
   ],
   warned: {
     nodeName: SCHEDULING,
@@ -93,7 +94,6 @@ export const SPEC_RULE = {
     ephemeralContainers: 'added by kubectl debug on a running pod; podctl exec does that here',
   },
   unsupported: {
-    imagePullSecrets: 'pass --creds/--auth or use a docker config file (~/.docker/config.json)',
   },
 }
 
@@ -106,6 +106,7 @@ export const CONTAINER_RULE = {
     'args',
     'workingDir',
     'env',
+    'envFrom',
     'ports',
     'resources',
     'securityContext',
@@ -119,7 +120,6 @@ export const CONTAINER_RULE = {
   ],
   warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
-    envFrom: 'list each variable under env with a value',
     livenessProbe: '',
     readinessProbe: '',
     startupProbe: '',
@@ -130,7 +130,6 @@ export const CONTAINER_RULE = {
   },
 }
 
-export const ENV_RULE = {supported: ['name', 'value'], unsupported: {valueFrom: 'use value'}}
 export const PORT_RULE = {supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
 export const RESOURCES_RULE = {
   supported: ['limits', 'requests'],
@@ -192,33 +191,6 @@ export const HANDLER_RULE = {
   unsupported: {httpGet: 'use exec', tcpSocket: 'use exec', sleep: 'use exec with sleep'},
 }
 export const EXEC_RULE = {supported: ['command']}
-export const VOLUME_MOUNT_RULE = {
-  supported: ['name', 'mountPath', 'readOnly'],
-  unsupported: {
-    subPath: 'mount a hostPath of the subdirectory instead',
-    subPathExpr: '',
-    mountPropagation: '',
-    recursiveReadOnly: '',
-  },
-}
-const VOLUME_SOURCES_UNSUPPORTED = Object.fromEntries(
-  [
-    'configMap',
-    'secret',
-    'persistentVolumeClaim',
-    'projected',
-    'downwardAPI',
-    'nfs',
-    'csi',
-    'ephemeral',
-    'image',
-    'iscsi',
-    'gitRepo',
-    'local',
-  ].map((name) => [name, 'podctl supports hostPath and emptyDir volumes']),
-)
-export const VOLUME_RULE = {supported: ['name', 'hostPath', 'emptyDir'], unsupported: VOLUME_SOURCES_UNSUPPORTED}
 export const HOST_PATH_RULE = {supported: ['path', 'type']}
-export const EMPTY_DIR_RULE = {supported: ['medium'], unsupported: {sizeLimit: ''}}
 export const DNS_CONFIG_RULE = {supported: ['nameservers', 'searches', 'options']}
 export const DNS_OPTION_RULE = {supported: ['name', 'value']}

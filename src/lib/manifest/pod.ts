@@ -8,6 +8,7 @@ import {randomBytes, randomUUID} from 'node:crypto'
 
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
+import {readEnv, readEnvFrom} from './env.js'
 import {FieldReader, type Json} from './fields.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {
@@ -16,12 +17,11 @@ import {
   DNS_CONFIG_RULE,
   DNS_OPTION_RULE,
   DNS_POLICIES,
-  EMPTY_DIR_RULE,
-  ENV_RULE,
   EXEC_RULE,
   HANDLER_RULE,
   HOST_PATH_RULE,
   HOST_PATH_TYPES,
+  INT64_MAX,
   LIFECYCLE_RULE,
   METADATA_RULE,
   POD_RULE,
@@ -29,24 +29,25 @@ import {
   PROTOCOLS,
   RESTART_POLICIES,
   SPEC_RULE,
-  VOLUME_MOUNT_RULE,
-  VOLUME_RULE,
 } from './pod-fields.js'
 import type {
   ContainerModel,
   ContainerPortModel,
   DnsPolicy,
   ExecHandler,
-  HostPathType,
   PodModel,
   PortProtocol,
   PullPolicy,
   RestartPolicy,
+  SecurityContextModel,
   VolumeModel,
 } from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
 import {check, checkFqdnLength, readResources, readSpecExtras} from './pod-spec.js'
 import {applyAppArmorAnnotations, readSecurityContext, seccompAnnotationWarnings} from './security-context.js'
+import {readPodReferences} from './pod-references.js'
+import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
+import {readVolume, readVolumeMount} from './volumes.js'
 
 export interface ParsePodOptions {
   /** Makes uids (tests pass a fixed one). */
@@ -161,6 +162,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     initContainers,
     containers,
     ...(ignoredFields.length > 0 ? {ignoredFields} : {}),
+    ...readPodReferences(r, spec),
   }
 }
 
@@ -201,32 +203,6 @@ function checkKey(r: FieldReader, path: string, key: string): void {
   if (problem) r.fail(path, `key is invalid: ${problem}`)
 }
 
-function readVolume(r: FieldReader, item: Json, path: string): VolumeModel {
-  const volume = r.object(item, path, VOLUME_RULE)
-  const name = r.requiredString(volume.name, `${path}.name`)
-  check(r, `${path}.name`, name, dns1123Label(name))
-  const hasHostPath = volume.hostPath !== undefined && volume.hostPath !== null
-  const hasEmptyDir = volume.emptyDir !== undefined
-  if (hasHostPath && hasEmptyDir) r.fail(path, 'may not specify more than one volume type (hostPath and emptyDir)')
-  if (hasHostPath) {
-    const hostPath = r.object(volume.hostPath, `${path}.hostPath`, HOST_PATH_RULE)
-    const hostPathPath = r.requiredString(hostPath.path, `${path}.hostPath.path`)
-    if (!hostPathPath.startsWith('/')) r.fail(`${path}.hostPath.path`, `"${hostPathPath}" must be an absolute path`)
-    if (hostPathPath.split('/').includes('..')) r.fail(`${path}.hostPath.path`, `"${hostPathPath}" must not contain '..'`)
-    const type = r.oneOf<HostPathType>(hostPath.type, `${path}.hostPath.type`, HOST_PATH_TYPES) ?? ''
-    return {name, hostPath: {path: hostPathPath, type}}
-  }
-
-  if (hasEmptyDir) {
-    const emptyDir = r.object(volume.emptyDir, `${path}.emptyDir`, EMPTY_DIR_RULE)
-    const medium = r.string(emptyDir.medium, `${path}.emptyDir.medium`)
-    if (medium) r.fail(`${path}.emptyDir.medium`, `"${medium}" is not supported by podctl; use the default (disk) medium`)
-    return {name, emptyDir: {}}
-  }
-
-  return r.fail(path, 'must specify a volume type: hostPath or emptyDir')
-}
-
 interface ContainerContext {
   volumeNames: Set<string>
   hostNetwork: boolean
@@ -239,13 +215,8 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   const image = r.requiredString(c.image, `${path}.image`)
   if (image !== image.trim()) r.fail(`${path}.image`, 'must not have leading or trailing whitespace')
 
-  const env = r.list(c.env, `${path}.env`).map((entry, index) => {
-    const where = `${path}.env[${index}]`
-    const variable = r.object(entry, where, ENV_RULE)
-    const envName = r.requiredString(variable.name, `${where}.name`)
-    check(r, `${where}.name`, envName, envVarName(envName))
-    return {name: envName, value: r.string(variable.value, `${where}.value`) ?? ''}
-  })
+  const env = readEnv(r, c.env, `${path}.env`)
+  const envFrom = readEnvFrom(r, c.envFrom, `${path}.envFrom`)
 
   const ports = r.list(c.ports, `${path}.ports`).map((entry, index) => readPort(r, entry, `${path}.ports[${index}]`, context))
   const portNames = new Set<string>()
@@ -256,17 +227,10 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   }
 
   const mountPaths = new Set<string>()
-  const volumeMounts = r.list(c.volumeMounts, `${path}.volumeMounts`).map((entry, index) => {
-    const where = `${path}.volumeMounts[${index}]`
-    const mount = r.object(entry, where, VOLUME_MOUNT_RULE)
-    const volume = r.requiredString(mount.name, `${where}.name`)
-    if (!context.volumeNames.has(volume)) r.fail(`${where}.name`, `"${volume}" is not a volume of this pod; declare it under spec.volumes`)
-    const mountPath = r.requiredString(mount.mountPath, `${where}.mountPath`)
-    if (!mountPath.startsWith('/')) r.fail(`${where}.mountPath`, `"${mountPath}" must be an absolute path`)
-    if (mountPaths.has(mountPath)) r.fail(`${where}.mountPath`, `"${mountPath}" must be unique`)
-    mountPaths.add(mountPath)
-    return {name: volume, mountPath, readOnly: r.boolean(mount.readOnly, `${where}.readOnly`) ?? false}
-  })
+  const privileged = (c.securityContext as {privileged?: Json} | null | undefined)?.privileged === true
+  const volumeMounts = r
+    .list(c.volumeMounts, `${path}.volumeMounts`)
+    .map((entry, index) => readVolumeMount(r, entry, `${path}.volumeMounts[${index}]`, {...context, privileged}, mountPaths))
 
   const terminationMessagePath = r.string(c.terminationMessagePath, `${path}.terminationMessagePath`) || DEFAULT_TERMINATION_MESSAGE_PATH
   if (!terminationMessagePath.startsWith('/')) r.fail(`${path}.terminationMessagePath`, 'must be an absolute path')
@@ -279,6 +243,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     args: r.strings(c.args, `${path}.args`),
     workingDir: r.string(c.workingDir, `${path}.workingDir`) || undefined,
     env,
+    ...(envFrom.length > 0 ? {envFrom} : {}),
     ports,
     resources: readResources(r, c.resources, `${path}.resources`),
     securityContext: readSecurityContext(r, c.securityContext, `${path}.securityContext`),

@@ -230,29 +230,27 @@ spec:
 })
 
 describe('parsePod: refusals name the file and the field', () => {
-  it('refuses env valueFrom with the hint to use value', async () => {
+  it('refuses env valueFrom next to a value, and a fieldRef the API server does not allow in env', async () => {
     const message = await refusal(
       withContainerFields(`env:
 - name: A
   value: x
 - name: B
+  value: y
   valueFrom: {fieldRef: {fieldPath: metadata.name}}`),
     )
-    expect(message).toBe('pod.yaml: spec.containers[0].env[1].valueFrom is not supported on a single node; use value')
+    expect(message).toBe('pod.yaml: spec.containers[0].env[1].valueFrom may not be specified when `value` is not empty')
+    expect(await refusal(withContainerFields('env: [{name: L, valueFrom: {fieldRef: {fieldPath: metadata.labels}}}]'))).toMatch(
+      /^pod\.yaml: spec\.containers\[0\]\.env\[0\]\.valueFrom\.fieldRef\.fieldPath "metadata\.labels" is not supported; supported values: /,
+    )
   })
 
-  it('refuses configMap volumes, httpGet hooks, probes and imagePullSecrets', async () => {
-    expect(await refusal(`${MINIMAL}  volumes:\n  - name: cfg\n    configMap: {name: x}\n`)).toBe(
-      'pod.yaml: spec.volumes[0].configMap is not supported on a single node; podctl supports hostPath and emptyDir volumes',
-    )
+  it('refuses httpGet hooks and probes', async () => {
     expect(await refusal(withContainerFields('lifecycle:\n  postStart:\n    httpGet: {path: /, port: 80}'))).toBe(
       'pod.yaml: spec.containers[0].lifecycle.postStart.httpGet is not supported on a single node; use exec',
     )
     expect(await refusal(withContainerFields('livenessProbe: {exec: {command: ["true"]}}'))).toBe(
       'pod.yaml: spec.containers[0].livenessProbe is not supported on a single node',
-    )
-    expect(await refusal(`${MINIMAL}  imagePullSecrets: [{name: regcred}]\n`)).toMatch(
-      /^pod\.yaml: spec\.imagePullSecrets is not supported on a single node; pass --creds\/--auth/,
     )
   })
 
@@ -311,11 +309,11 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, hostPath: {path: relative}}\n`)).toBe(
       'pod.yaml: spec.volumes[0].hostPath.path "relative" must be an absolute path',
     )
-    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a}\n`)).toBe(
-      'pod.yaml: spec.volumes[0] must specify a volume type: hostPath or emptyDir',
+    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, emptyDir: {medium: HugePages}}\n`)).toMatch(
+      /emptyDir\.medium "HugePages" is not supported by podctl/,
     )
-    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, emptyDir: {medium: Memory}}\n`)).toMatch(
-      /emptyDir\.medium "Memory" is not supported by podctl/,
+    expect(await refusal(`${MINIMAL}  volumes:\n  - {name: a, emptyDir: {}, configMap: {name: x}}\n`)).toBe(
+      'pod.yaml: spec.volumes[0] may not specify more than one volume type (emptyDir and configMap)',
     )
   })
 
