@@ -46,11 +46,12 @@ security context and namespaces are the kubelet's, so kubectl-style tools, podct
 like a kubelet pod. Events (Pulling, Pulled, Created, Started, Killing, Failed, BackOff, FailedPostStartHook) print live, \
 like kubectl describe; on stderr with -o json|yaml, none with --quiet.
 
-Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails (non-zero with the \
-reason); a container that exits is restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) \
-until --timeout. --wait completed waits until every app container has exited and exits with the first failing \
-container's exit code (0 when all succeed); only restartPolicy OnFailure restarts failed containers there. --wait none \
-returns right after the containers started. --rm removes the pod after it completed (it implies --wait completed).
+Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails; a container that exits is \
+restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) until --timeout. --wait ready also waits \
+until each is ready by its readiness probe (started, if it has none), probed in-process; on --timeout (exit 4) it names the \
+containers not ready and each probe's last output. --wait completed waits until every app container has exited and exits \
+with the first failing container's exit code (0 when all succeed); only OnFailure restarts failed ones there. --wait none \
+returns right after the start. --rm removes the pod after it completed (implies --wait completed).
 
 Failures and Ctrl-C/SIGTERM at any step roll the pod back (the kill order of podctl kill: preStop hooks, stop, remove), \
 so nothing is left half-created, unless --keep-on-failure. A second Ctrl-C exits at once. A pod that already exists is \
@@ -97,8 +98,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     }),
     'container-config': Flags.string({summary: 'crictl container config (JSON or YAML); needs --pod-config.', helpValue: 'FILE'}),
     wait: Flags.option({
-      options: ['running', 'completed', 'none'] as const,
-      summary: 'Return when the app containers run (running), when they have all exited (completed), or right after start (none).',
+      options: ['running', 'ready', 'completed', 'none'] as const,
+      summary: 'Return when the app containers run, are ready by their probes, have all exited, or at once (running|ready|completed|none).',
       defaultHelp: async () => 'running (completed with --rm)',
     })(),
     rm: Flags.boolean({summary: 'Remove the pod once it has completed (implies --wait completed).'}),

@@ -29,6 +29,7 @@ import {
   waitCompleted,
   waitRunning,
 } from './pod-wait.js'
+import {probeHost, waitReady} from './wait-ready.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
@@ -36,7 +37,7 @@ import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory
 // What runPod returns, for its callers.
 export type {PodRunOutcome, PodRunResult, RunContainerResult} from './run-result.js'
 
-export type WaitMode = 'running' | 'completed' | 'none'
+export type WaitMode = 'running' | 'ready' | 'completed' | 'none'
 
 export interface PodRunSettings {
   wait: WaitMode
@@ -143,6 +144,7 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
     }
 
     if (settings.wait === 'running') await waitRunning(waits)
+    if (settings.wait === 'ready') await waitReady(waits, probeHost(run.pod, run.ips))
     if (settings.wait === 'completed') exitCode = await waitCompleted(waits)
   } catch (error) {
     return rollBack(ctx, run, error)
