@@ -35,6 +35,8 @@ export const PodctlAnnotation = {
   containerType: 'io.podctl.containerType',
   /** On the sandbox: the host directory podctl made for the pod (emptyDir, /etc/hosts), removed with it. */
   podDirectory: 'io.podctl.podDirectory',
+  /** On a container: JSON of its probes (as the pod model has them), so `status --wait-for ready` can run them. */
+  probes: 'io.podctl.probes',
 } as const
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
@@ -64,6 +66,9 @@ export interface LabeledContainer {
   terminationMessagePath: string
   terminationMessagePolicy: string
   lifecycle: {preStop?: unknown}
+  livenessProbe?: unknown
+  readinessProbe?: unknown
+  startupProbe?: unknown
   ports: ReadonlyArray<{name?: string; hostPort?: number; containerPort: number; protocol: string; hostIP?: string}>
   /** crictl container configs only: labels and annotations of their own (the kubelet's keys win). */
   extraLabels?: StringMap
@@ -113,6 +118,11 @@ export function newContainerAnnotations(
 
   if (container.lifecycle.preStop) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.lifecycle.preStop)
   if (container.ports.length > 0) annotations[ContainerAnnotation.ports] = portsAnnotation(container)
+  const {livenessProbe, readinessProbe, startupProbe} = container
+  if (livenessProbe || readinessProbe || startupProbe) {
+    annotations[PodctlAnnotation.probes] = JSON.stringify({livenessProbe, readinessProbe, startupProbe})
+  }
+
   return annotations
 }
 

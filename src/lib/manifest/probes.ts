@@ -141,15 +141,20 @@ function readHttpGet(r: FieldReader, value: Json | undefined, where: string, con
   return {
     path: r.string(h.path, `${where}.path`) || '/',
     port: readPort(r, h.port, `${where}.port`, context),
-    host: r.string(h.host, `${where}.host`) || undefined,
+    ...optionalHost(r.string(h.host, `${where}.host`)),
     scheme: r.oneOf(h.scheme, `${where}.scheme`, ['HTTP', 'HTTPS'] as const) ?? 'HTTP',
     httpHeaders,
   }
 }
 
+/** The host only when given: an absent one is the pod IP (and stays out of --dry-run and the annotations). */
+function optionalHost(host: string | undefined): {host?: string} {
+  return host ? {host} : {}
+}
+
 function readTcpSocket(r: FieldReader, value: Json | undefined, where: string, context: HandlerContext): TcpSocketAction {
   const t = r.object(value, where, TCP_SOCKET_RULE)
-  return {port: readPort(r, t.port, `${where}.port`, context), host: r.string(t.host, `${where}.host`) || undefined}
+  return {port: readPort(r, t.port, `${where}.port`, context), ...optionalHost(r.string(t.host, `${where}.host`))}
 }
 
 function readGrpc(r: FieldReader, value: Json | undefined, where: string): GrpcAction {
