@@ -46,11 +46,12 @@ CreateContainer, StartContainer, postStart hook). Labels, annotations, log paths
 namespaces are the kubelet's, so podctl kill and status read the pod like a kubelet pod. Events print live, like \
 kubectl describe (on stderr with -o json|yaml, none with --quiet).
 
-Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails (non-zero with the \
-reason); an exited container is restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) \
-until --timeout. --wait completed waits until every app container has exited and exits with the first failing \
-container's exit code; only OnFailure restarts failed containers there. --wait none returns right after the start. \
---rm removes the pod after it completed (it implies --wait completed).
+Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails; a container that exits is \
+restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) until --timeout. --wait ready also waits \
+until each is ready by its readiness probe (started, if it has none), probed in-process; on --timeout (exit 4) it names the \
+containers not ready and each probe's last output. --wait completed waits until every app container has exited and exits \
+with the first failing container's exit code (0 when all succeed); only OnFailure restarts failed ones there. --wait none \
+returns right after the start. --rm removes the pod after it completed (implies --wait completed).
 
 Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
 exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1).
@@ -93,8 +94,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     }),
     'container-config': Flags.string({summary: 'crictl container config (JSON or YAML); needs --pod-config.', helpValue: 'FILE'}),
     wait: Flags.option({
-      options: ['running', 'completed', 'none'] as const,
-      summary: 'Return when the app containers run (running), when they have all exited (completed), or right after start (none).',
+      options: ['running', 'ready', 'completed', 'none'] as const,
+      summary: 'Return when the app containers run, are ready by their probes, have all exited, or at once (running|ready|completed|none).',
       defaultHelp: async () => 'running (completed with --rm)',
     })(),
     rm: Flags.boolean({summary: 'Remove the pod once it has completed (implies --wait completed).'}),

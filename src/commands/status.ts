@@ -37,9 +37,11 @@ io.podctl.containerType annotation (init|app) and the sandbox's io.podctl.restar
 A pod whose sandbox is stopped and that runs nothing is terminal: Succeeded if every app container exited 0, else Failed. \
 Exits 5 when the pod does not exist.
 
---wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container running, \
-newest sandbox ready), completed (Succeeded or Failed; Failed exits 14) or deleted (no sandbox left; exits 0 when it \
-never existed), for at most --wait-timeout; on timeout it exits 4 and says what state the pod is in.`
+--wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container running \
+and ready by its readiness probe, which podctl runs in-process meanwhile as the kubelet would; started, for a container \
+without one), completed (Succeeded or Failed; Failed exits 14) or deleted (no sandbox left; exits 0 when it \
+never existed), for at most --wait-timeout; on timeout it exits 4 and says what state the pod is in (and each unready container's last \
+probe output).`
 
   static override examples = [
     example('Runtime health at a glance'),

@@ -45,6 +45,7 @@ type Layer =
   | 'node'
   | 'output'
   | 'streaming'
+  | 'prober'
   | 'util'
 
 /**
@@ -83,8 +84,12 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'errors',
     'generated',
   ],
+  // The kubelet's prober: probe workers and lifecycle handlers that run from the node (HTTP, TCP, gRPC,
+  // ExecSync). It reads the pod model and calls the runtime; the kubelet wing (hooks, waits) and the
+  // reconciler use it, so it sits beside kube on the floor below them and never imports a wing.
+  prober: ['manifest', 'kube', 'cri', 'util', 'errors', 'generated'],
   base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
-  kubelet: ['images', 'manifest', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   output: ['kube', 'util', 'errors', 'generated'],

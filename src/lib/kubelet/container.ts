@@ -15,7 +15,7 @@ import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manage
 import {generateContainerConfig} from './container-config.js'
 import {runContainerOptions} from './container-env.js'
 import {podPullSecrets} from './pod-objects.js'
-import {runPostStartHook} from './hooks.js'
+import {runPostStart} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
 import {verifyRunAsNonRoot as verifyEffectiveRunAsNonRoot} from './security-context.js'
@@ -62,6 +62,8 @@ export interface StartContainerOptions {
   events: EventSink
   /** Epoch ms; bounds the postStart hook. */
   deadline?: number
+  /** The pod's IP, for httpGet hooks without a host. */
+  podIP?: string
   signal?: AbortSignal
   /** Called as soon as CreateContainer returns, so a later failure can still clean up. */
   onCreated?: (containerId: string) => void
@@ -181,14 +183,19 @@ export async function startContainer(
   // 4. postStart.
   const hook = container.lifecycle.postStart
   if (hook) {
-    const failure = await runPostStartHook(client, containerId, hook.exec.command, {deadline: options.deadline, signal})
+    const failure = await runPostStart(client, hook, {
+      pod,
+      container,
+      containerId,
+      podIP: options.podIP,
+      deadline: options.deadline,
+      signal,
+      events,
+      object,
+    })
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
-      throw new PodFailedError(
-        `Exec lifecycle hook (${goList(hook.exec.command)}) for Container "${container.name}" ` +
-          `in Pod "${podDescription(pod.name, pod.namespace, pod.uid)}" failed - error: ${failure}`,
-        {reason: PodFailureReason.PostStartHookError, container: container.name, containerId},
-      )
+      throw new PodFailedError(failure, {reason: PodFailureReason.PostStartHookError, container: container.name, containerId})
     }
   }
 
@@ -209,9 +216,4 @@ async function getImageUser(
     if (error instanceof InterruptedError) throw error
     return undefined
   }
-}
-
-/** Go's %v of a []string: [a b c]. */
-function goList(values: string[]): string {
-  return `[${values.join(' ')}]`
 }

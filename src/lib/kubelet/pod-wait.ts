@@ -227,7 +227,7 @@ async function waitForExit(ctx: PodWaitContext, containerId: string, what: strin
   }
 }
 
-async function containerStatus(ctx: PodWaitContext, containerId: string): Promise<ContainerStatus | undefined> {
+export async function containerStatus(ctx: PodWaitContext, containerId: string): Promise<ContainerStatus | undefined> {
   try {
     return (await ctx.client.runtime('containerStatus', {containerId, verbose: false}, {signal: ctx.signal})).status
   } catch (error) {
@@ -254,7 +254,7 @@ async function pruneExited(ctx: PodWaitContext, name: string): Promise<void> {
 }
 
 /** Sleeps, but not past the deadline (DeadlineExceeded) and not past an interrupt. */
-async function sleepWithin(ctx: PodWaitContext, ms: number, waitingFor: string): Promise<void> {
+export async function sleepWithin(ctx: PodWaitContext, ms: number, waitingFor: string): Promise<void> {
   const {deadline} = ctx
   if (deadline !== undefined && Date.now() + Math.min(ms, DEADLINE_MARGIN_MS) >= deadline) {
     throw new DeadlineExceededError(

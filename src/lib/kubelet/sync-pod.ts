@@ -30,6 +30,7 @@ import {
   waitCompleted,
   waitRunning,
 } from './pod-wait.js'
+import {probeHost, waitReady} from './wait-ready.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
 import {createPodSandbox, generatePodSandboxConfig, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
@@ -37,7 +38,7 @@ import {createPodSandbox, generatePodSandboxConfig, podLogDirectory, podSandboxe
 // What runPod returns, for its callers.
 export type {PodRunOutcome, PodRunResult, RunContainerResult} from './run-result.js'
 
-export type WaitMode = 'running' | 'completed' | 'none'
+export type WaitMode = 'running' | 'ready' | 'completed' | 'none'
 
 export interface PodRunSettings {
   wait: WaitMode
@@ -149,6 +150,7 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
     }
 
     if (settings.wait === 'running') await waitRunning(waits)
+    if (settings.wait === 'ready') await waitReady(waits, probeHost(run.pod, run.ips))
     if (settings.wait === 'completed') exitCode = await waitCompleted(waits)
   } catch (error) {
     return rollBack(ctx, run, error)
@@ -258,6 +260,7 @@ async function start(
     terminationMessageFile: (name) => createTerminationMessageFile(settings.podDirRoot, pod.uid, name),
     events: ctx.events,
     deadline: settings.deadline,
+    podIP: run.ips[0],
     signal: controller.signal,
     onCreated: (id) => run.tracked.set(container.name, {id, attempt, type}),
   }).catch(async (error: unknown) => {

@@ -6,6 +6,7 @@ import type {CriClient} from '../cri/client.js'
 import {DeadlineExceededError, formatMs, NotFoundError} from '../errors.js'
 import {podFullName} from '../kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from './pod-status.js'
+import {PodReadiness} from './probe-readiness.js'
 import {PodFailedError} from './reasons.js'
 import {sleep} from '../util/concurrency.js'
 
@@ -20,6 +21,7 @@ export function podConditionMet(condition: PodWaitCondition, report: PodStatusRe
     case 'running':
       return report.phase === 'Running'
     case 'ready':
+      // The probes decide too (PodReadiness): this is the runtime's half.
       return report.ready
     case 'completed':
       return report.phase === 'Succeeded' || report.phase === 'Failed'
@@ -70,23 +72,31 @@ export async function waitForPod(
 ): Promise<PodStatusReport | undefined> {
   const deadline = performance.now() + options.timeoutMs
   const fullName = podFullName(pod.name, pod.namespace)
-  for (;;) {
-    const report = await currentPodStatus(client, pod, options.signal)
-    options.onPoll?.(report)
-    if (podConditionMet(condition, report)) return report
-    if (report === undefined) throw new NotFoundError(`pod ${fullName} no longer exists (waited for ${condition})`)
-    if ((condition === 'running' || condition === 'ready') && report.phase === 'Failed') {
-      throw new PodFailedError(`${describePodFailure(report)}; it will not become ${condition}`)
-    }
+  const readiness = condition === 'ready' ? new PodReadiness(client) : undefined
+  try {
+    for (;;) {
+      const report = await currentPodStatus(client, pod, options.signal)
+      options.onPoll?.(report)
+      const met = podConditionMet(condition, report) && (!readiness || (await readiness.update(report!)))
+      if (met) return report
+      if (report === undefined) throw new NotFoundError(`pod ${fullName} no longer exists (waited for ${condition})`)
+      if ((condition === 'running' || condition === 'ready') && report.phase === 'Failed') {
+        throw new PodFailedError(`${describePodFailure(report)}; it will not become ${condition}`)
+      }
 
-    const left = deadline - performance.now()
-    if (left <= 0) {
-      throw new DeadlineExceededError(
-        `pod ${fullName} is not ${condition} after ${formatMs(options.timeoutMs)}: ${describePodState(report)}`,
-      )
-    }
+      const left = deadline - performance.now()
+      if (left <= 0) {
+        const unready = readiness?.describe(report)
+        throw new DeadlineExceededError(
+          `pod ${fullName} is not ${condition} after ${formatMs(options.timeoutMs)}: ${describePodState(report)}` +
+            (unready ? `; not ready: ${unready}` : ''),
+        )
+      }
 
-    await sleep(Math.min(options.intervalMs ?? 500, left), options.signal)
+      await sleep(Math.min(options.intervalMs ?? 500, left), options.signal)
+    }
+  } finally {
+    await readiness?.stop()
   }
 }
 

@@ -117,12 +117,12 @@ export const CONTAINER_RULE = {
     'stdin',
     'stdinOnce',
     'tty',
+    'livenessProbe',
+    'readinessProbe',
+    'startupProbe',
   ],
   warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
-    livenessProbe: '',
-    readinessProbe: '',
-    startupProbe: '',
     volumeDevices: 'raw block devices come from PersistentVolumeClaims',
     restartPolicy: 'sidecar init containers are not supported; set the pod restartPolicy',
     restartPolicyRules: 'an alpha feature (ContainerRestartRules) podctl does not implement',
@@ -186,10 +186,7 @@ export const HOST_ALIAS_RULE = {supported: ['ip', 'hostnames']}
 export const OS_RULE = {supported: ['name']}
 export const CAPABILITIES_RULE = {supported: ['add', 'drop']}
 export const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], unsupported: {stopSignal: ''}}
-export const HANDLER_RULE = {
-  supported: ['exec'],
-  unsupported: {httpGet: 'use exec', tcpSocket: 'use exec', sleep: 'use exec with sleep'},
-}
+export const HANDLER_RULE = {supported: ['exec', 'httpGet', 'tcpSocket', 'sleep']}
 export const EXEC_RULE = {supported: ['command']}
 export const HOST_PATH_RULE = {supported: ['path', 'type']}
 export const DNS_CONFIG_RULE = {supported: ['nameservers', 'searches', 'options']}

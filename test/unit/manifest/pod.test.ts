@@ -245,15 +245,6 @@ describe('parsePod: refusals name the file and the field', () => {
     )
   })
 
-  it('refuses httpGet hooks and probes', async () => {
-    expect(await refusal(withContainerFields('lifecycle:\n  postStart:\n    httpGet: {path: /, port: 80}'))).toBe(
-      'pod.yaml: spec.containers[0].lifecycle.postStart.httpGet is not supported on a single node; use exec',
-    )
-    expect(await refusal(withContainerFields('livenessProbe: {exec: {command: ["true"]}}'))).toBe(
-      'pod.yaml: spec.containers[0].livenessProbe is not supported on a single node',
-    )
-  })
-
   it('refuses unknown fields (typos) with a suggestion', async () => {
     expect(await refusal(withContainerFields('imagePullPolice: Always'))).toBe(
       'pod.yaml: spec.containers[0].imagePullPolice is not a known field; did you mean imagePullPolicy?',
