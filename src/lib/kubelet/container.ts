@@ -13,6 +13,7 @@ import {type EventSink, normalEvent, warningEvent} from '../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
+import {createContainerLogLink} from './container-logs-links.js'
 import {runPostStartHook} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
@@ -163,6 +164,9 @@ export async function startContainer(
 
   options.onCreated?.(containerId)
   events(normalEvent('Created', `Created container: ${container.name}`, object))
+  const logDirectory = sandbox.config.logDirectory
+  if (logDirectory && config.logPath)
+    await createContainerLogLink(pod, {name: container.name, id: containerId, logPath: `${logDirectory}/${config.logPath}`})
 
   // 3. Start, unless interrupted meanwhile. Not cancelled mid-call either: containerd keeps a
   // container whose start was cancelled "starting" for seconds, refusing to stop or remove it.
