@@ -44,6 +44,7 @@ type Layer =
   | 'manifest'
   | 'node'
   | 'output'
+  | 'prober'
   | 'util'
 
 /**
@@ -66,8 +67,12 @@ type Layer =
  */
 const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: ['base', 'kubelet', 'images', 'node', 'manifest', 'output', 'logs', 'completion', 'kube', 'util', 'errors', 'generated'],
+  // The kubelet's prober: probe workers and lifecycle handlers that run from the node (HTTP, TCP, gRPC,
+  // ExecSync). It reads the pod model and calls the runtime; the kubelet wing (hooks, waits) and the
+  // reconciler use it, so it sits beside kube on the floor below them and never imports a wing.
+  prober: ['manifest', 'kube', 'cri', 'util', 'errors', 'generated'],
   base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
-  kubelet: ['images', 'manifest', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   output: ['kube', 'util', 'errors', 'generated'],

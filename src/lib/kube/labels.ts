@@ -185,9 +185,18 @@ export function gracePeriodFor(annotations: StringMap, override?: number): numbe
   return DEFAULT_GRACE_PERIOD_SECONDS
 }
 
+export interface HookHttpGet {
+  path: string
+  port: number | string
+  host?: string
+  scheme: 'HTTP' | 'HTTPS'
+  httpHeaders: Array<{name: string; value: string}>
+}
+
 export type PreStopHook =
   | {type: 'exec'; command: string[]}
-  /** httpGet, tcpSocket, sleep: podctl cannot run these from the runtime alone. */
+  /** Handlers run from the node (as the manifest wrote them). */
+  | {type: 'node'; handler: {httpGet: HookHttpGet} | {sleep: {seconds: number}} | {tcpSocket: {port: number | string; host?: string}}}
   | {type: 'unsupported'; handler: string}
   | {type: 'invalid'; reason: string}
 
@@ -195,6 +204,26 @@ export type PreStopHook =
 export function preStopHandlerOf(annotations: StringMap): PreStopHook | undefined {
   return parsePreStopHandler(annotations[ContainerAnnotation.preStopHandler])
 }
+
+/** The container's ports recorded in io.kubernetes.container.ports (named ports of httpGet hooks); [] when absent or unreadable. */
+export function containerPortsOf(annotations: StringMap): Array<{name?: string; containerPort: number}> {
+  try {
+    const ports: unknown = JSON.parse(annotations[ContainerAnnotation.ports] ?? '[]')
+    if (!Array.isArray(ports)) return []
+    return ports
+      .filter((port): port is {name?: unknown; containerPort: number} => typeof port?.containerPort === 'number')
+      .map((port) =>
+        typeof port.name === 'string' ? {name: port.name, containerPort: port.containerPort} : {containerPort: port.containerPort},
+      )
+  } catch {
+    return []
+  }
+}
+
+type JsonObject = Record<string, unknown>
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPort = (value: unknown): value is number | string =>
+  (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && value !== '')
 
 /** Parses the io.kubernetes.container.preStopHandler annotation (JSON of a Kubernetes LifecycleHandler). */
 export function parsePreStopHandler(value: string | undefined): PreStopHook | undefined {
@@ -206,13 +235,10 @@ export function parsePreStopHandler(value: string | undefined): PreStopHook | un
     return {type: 'invalid', reason: `not JSON (${(error as Error).message})`}
   }
 
-  if (typeof handler !== 'object' || handler === null || Array.isArray(handler)) {
-    return {type: 'invalid', reason: 'not a LifecycleHandler object'}
-  }
-
-  const {exec, ...others} = handler as {exec?: {command?: unknown}}
+  if (!isObject(handler)) return {type: 'invalid', reason: 'not a LifecycleHandler object'}
+  const {exec, httpGet, sleep, tcpSocket, ...others} = handler
   if (exec !== undefined && exec !== null) {
-    const command = exec.command
+    const command = isObject(exec) ? exec.command : undefined
     if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
       return {type: 'invalid', reason: 'exec.command must be a non-empty list of strings'}
     }
@@ -220,10 +246,36 @@ export function parsePreStopHandler(value: string | undefined): PreStopHook | un
     return {type: 'exec', command}
   }
 
-  const kinds = Object.keys(others).filter((key) => {
-    const handler = (others as Record<string, unknown>)[key]
-    return handler !== undefined && handler !== null
-  })
+  if (isObject(httpGet)) {
+    if (!isPort(httpGet.port)) return {type: 'invalid', reason: 'httpGet.port must be a port number or name'}
+    const headers = Array.isArray(httpGet.httpHeaders) ? httpGet.httpHeaders.filter(isObject) : []
+    return {
+      type: 'node',
+      handler: {
+        httpGet: {
+          path: typeof httpGet.path === 'string' && httpGet.path !== '' ? httpGet.path : '/',
+          port: httpGet.port,
+          host: typeof httpGet.host === 'string' && httpGet.host !== '' ? httpGet.host : undefined,
+          scheme: httpGet.scheme === 'HTTPS' ? 'HTTPS' : 'HTTP',
+          httpHeaders: headers.map((header) => ({name: String(header.name ?? ''), value: String(header.value ?? '')})),
+        },
+      },
+    }
+  }
+
+  if (isObject(sleep)) {
+    if (typeof sleep.seconds !== 'number' || !Number.isInteger(sleep.seconds) || sleep.seconds < 0) {
+      return {type: 'invalid', reason: 'sleep.seconds must be a non-negative integer'}
+    }
+
+    return {type: 'node', handler: {sleep: {seconds: sleep.seconds}}}
+  }
+
+  if (isObject(tcpSocket)) {
+    return {type: 'node', handler: {tcpSocket: {port: isPort(tcpSocket.port) ? tcpSocket.port : 0}}}
+  }
+
+  const kinds = Object.keys(others).filter((key) => others[key] !== undefined && others[key] !== null)
   if (kinds.length === 0) return undefined
   return {type: 'unsupported', handler: kinds.join(', ')}
 }

@@ -14,7 +14,7 @@ import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/hel
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
 import {createContainerLogLink} from './container-logs-links.js'
-import {runPostStartHook} from './hooks.js'
+import {runPostStart} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
 
@@ -69,6 +69,8 @@ export interface StartContainerOptions {
   events: EventSink
   /** Epoch ms; bounds the postStart hook. */
   deadline?: number
+  /** The pod's IP, for httpGet hooks without a host. */
+  podIP?: string
   signal?: AbortSignal
   /** Called as soon as CreateContainer returns, so a later failure can still clean up. */
   onCreated?: (containerId: string) => void
@@ -184,14 +186,19 @@ export async function startContainer(
   // 4. postStart.
   const hook = container.lifecycle.postStart
   if (hook) {
-    const failure = await runPostStartHook(client, containerId, hook.exec.command, {deadline: options.deadline, signal})
+    const failure = await runPostStart(client, hook, {
+      pod,
+      container,
+      containerId,
+      podIP: options.podIP,
+      deadline: options.deadline,
+      signal,
+      events,
+      object,
+    })
     if (failure !== undefined) {
       events(warningEvent('FailedPostStartHook', 'PostStartHook failed', object))
-      throw new PodFailedError(
-        `Exec lifecycle hook (${goList(hook.exec.command)}) for Container "${container.name}" ` +
-          `in Pod "${podDescription(pod.name, pod.namespace, pod.uid)}" failed - error: ${failure}`,
-        {reason: PodFailureReason.PostStartHookError, container: container.name, containerId},
-      )
+      throw new PodFailedError(failure, {reason: PodFailureReason.PostStartHookError, container: container.name, containerId})
     }
   }
 
@@ -212,9 +219,4 @@ async function getImageUser(
     if (error instanceof InterruptedError) throw error
     return undefined
   }
-}
-
-/** Go's %v of a []string: [a b c]. */
-function goList(values: string[]): string {
-  return `[${values.join(' ')}]`
 }

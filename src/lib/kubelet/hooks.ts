@@ -1,13 +1,17 @@
 /**
- * The kubelet's lifecycle.HandlerRunner (pkg/kubelet/lifecycle/handlers.go) for the handlers podctl
- * can run from the runtime alone, exec: one ExecSync runner for both postStart (bounded by the
- * run's deadline) and preStop (bounded by the grace period, the kubelet's executePreStopHook).
+ * The kubelet's lifecycle.HandlerRunner (pkg/kubelet/lifecycle/handlers.go): exec hooks through one
+ * ExecSync runner, httpGet / sleep / tcpSocket from the node (prober/handlers.ts), for both
+ * postStart (bounded by the run's deadline) and preStop (bounded by the grace period, the kubelet's
+ * executePreStopHook).
  */
 import type {CriClient} from '../cri/client.js'
 import {InterruptedError} from '../errors.js'
 import type {Container} from '../../generated/runtime/v1/api.js'
 import {type EventSink, warningEvent} from '../kube/events.js'
-import {preStopHandlerOf} from '../kube/labels.js'
+import {podDescription} from '../kube/helpers.js'
+import {containerPortsOf, preStopHandlerOf} from '../kube/labels.js'
+import type {ContainerModel, LifecycleHandler, PodModel} from '../manifest/model.js'
+import {type NodeHandler, runNodeHandler} from '../prober/handlers.js'
 
 interface ExecHookOptions {
   /** ExecSync's own timeout in seconds; 0: none. */
@@ -58,6 +62,52 @@ async function runExecHook(client: CriClient, containerId: string, command: stri
     // A hook that outlived its wait is cancelled, not left running against the runtime.
     abort.abort()
   }
+}
+
+export interface PostStartContext {
+  pod: PodModel
+  container: ContainerModel
+  containerId: string
+  /** The pod's IP (first sandbox IP); undefined for host-network pods, which are reached on loopback. */
+  podIP?: string
+  deadline?: number
+  signal?: AbortSignal
+  events: EventSink
+  /** The event object: name_namespace/container. */
+  object: string
+}
+
+/** Go's %v of a []string: [a b c]. */
+function goList(values: string[]): string {
+  return `[${values.join(' ')}]`
+}
+
+/**
+ * The postStart hook of a started container, any handler; resolves undefined on success, else the
+ * kubelet's message ("Exec lifecycle hook ([cmd]) for Container ... failed - error: ..."). An
+ * interrupt is thrown.
+ */
+export async function runPostStart(client: CriClient, handler: LifecycleHandler, context: PostStartContext): Promise<string | undefined> {
+  const described = podDescription(context.pod.name, context.pod.namespace, context.pod.uid)
+  if ('exec' in handler) {
+    const failure = await runPostStartHook(client, context.containerId, handler.exec.command, context)
+    if (failure === undefined) return undefined
+    const where = `for Container "${context.container.name}" in Pod "${described}"`
+    return `Exec lifecycle hook (${goList(handler.exec.command)}) ${where} failed - error: ${failure}`
+  }
+
+  const remainingMs = context.deadline === undefined ? 24 * 3_600_000 : Math.max(1000, context.deadline - Date.now())
+  const failure = await runNodeHandler(handler, {
+    containerName: context.container.name,
+    pod: described,
+    ports: context.container.ports,
+    podIP: async () => context.podIP ?? (context.pod.hostNetwork ? '127.0.0.1' : undefined),
+    timeoutMs: remainingMs,
+    signal: context.signal,
+    onWarning: (reason, message) => context.events(warningEvent(reason, message, context.object)),
+  })
+  if (context.signal?.aborted) throw new InterruptedError(`interrupted while the postStart hook of ${context.container.name} ran`)
+  return failure
 }
 
 /**
@@ -113,8 +163,22 @@ export async function executePreStopHook(client: CriClient, container: Container
   const hook = preStopHandlerOf(container.annotations)
   if (!hook || options.graceSeconds <= 0) return
   if (hook.type === 'unsupported') {
-    const message = `PreStop hook (${hook.handler}) of container "${name}" skipped: podctl runs only exec hooks`
+    const message = `PreStop hook (${hook.handler}) of container "${name}" skipped: podctl runs exec, httpGet and sleep hooks`
     events(warningEvent('FailedPreStopHook', message, object))
+    return
+  }
+
+  if (hook.type === 'node') {
+    const failure = await runNodeHandler(hook.handler as NodeHandler, {
+      containerName: name,
+      pod: options.pod,
+      ports: containerPortsOf(container.annotations),
+      podIP: () => sandboxIP(client, container.podSandboxId, options.signal),
+      timeoutMs: options.graceSeconds * 1000,
+      signal: options.signal,
+      onWarning: (reason, message) => events(warningEvent(reason, message, object)),
+    })
+    if (failure) events(warningEvent('FailedPreStopHook', failure, object))
     return
   }
 
@@ -155,5 +219,19 @@ function preStopFailure(outcome: ExecHookOutcome, graceSeconds: number): string 
       return `error: ${outcome.error.message}`
     case 'timedOut':
       return `error: hook did not complete within the grace period of ${graceSeconds}s`
+  }
+}
+
+/**
+ * The pod's IP for an httpGet hook without a host (the kubelet's GetPodStatus): the sandbox's
+ * address, or loopback for a host-network pod (it listens on the node's addresses).
+ */
+async function sandboxIP(client: CriClient, podSandboxId: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    const {status} = await client.runtime('podSandboxStatus', {podSandboxId, verbose: false}, {signal})
+    if (status?.network?.ip) return status.network.ip
+    return status?.linux?.namespaces?.options?.network === 'NODE' ? '127.0.0.1' : undefined
+  } catch {
+    return undefined
   }
 }

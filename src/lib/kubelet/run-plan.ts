@@ -4,7 +4,7 @@
  * and container IDs, the image ID) are shown as <placeholders>; credentials are always redacted.
  */
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
-import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
+import type {ContainerModel, ContainerType, LifecycleHandler, PodModel} from '../manifest/model.js'
 import {generateContainerConfig} from './container-config.js'
 import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
@@ -26,6 +26,22 @@ export interface PodPlan {
   namespace: string
   uid: string
   calls: PlannedCall[]
+  /** The probes podctl runs from the node while it waits or supervises, per container (absent when none). */
+  probes?: Array<Partial<Pick<ContainerModel, 'livenessProbe' | 'readinessProbe' | 'startupProbe'>> & {container: string}>
+}
+
+/** A postStart hook that runs from the node, not through the runtime (httpGet, sleep, tcpSocket). */
+function nodeHookCall(container: string, hook: Exclude<LifecycleHandler, {exec: unknown}>): PlannedCall {
+  if ('httpGet' in hook) {
+    const {scheme, host, port, path, httpHeaders} = hook.httpGet
+    const shownPort = typeof port === 'number' ? port : `<port ${port}>`
+    const url = `${scheme.toLowerCase()}://${host ?? '<pod IP>'}:${shownPort}${path.startsWith('/') ? '' : '/'}${path}`
+    return {rpc: 'node: HTTP GET', note: `postStart hook of ${container}, from the node`, request: {url, httpHeaders}}
+  }
+
+  if ('sleep' in hook) return {rpc: 'node: sleep', note: `postStart hook of ${container}`, request: hook.sleep}
+  const note = `postStart tcpSocket hook of ${container}: the kubelet does not run it, the container is killed (PostStartHookError)`
+  return {rpc: 'none', note, request: hook.tcpSocket}
 }
 
 export interface PlanSettings {
@@ -99,16 +115,27 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
         request: {containerId: `<container id of ${container.name}>`},
       },
     )
-    if (container.lifecycle.postStart) {
+    const postStart = container.lifecycle.postStart
+    if (postStart && 'exec' in postStart) {
       calls.push({
         rpc: 'RuntimeService/ExecSync',
         note: 'postStart hook',
-        request: {containerId: `<container id of ${container.name}>`, cmd: container.lifecycle.postStart.exec.command},
+        request: {containerId: `<container id of ${container.name}>`, cmd: postStart.exec.command},
       })
+    } else if (postStart) {
+      calls.push(nodeHookCall(container.name, postStart))
     }
   }
 
-  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls}
+  const probes = [...pod.initContainers, ...pod.containers]
+    .filter((container) => container.livenessProbe || container.readinessProbe || container.startupProbe)
+    .map((container) => ({
+      container: container.name,
+      ...(container.startupProbe ? {startupProbe: container.startupProbe} : {}),
+      ...(container.livenessProbe ? {livenessProbe: container.livenessProbe} : {}),
+      ...(container.readinessProbe ? {readinessProbe: container.readinessProbe} : {}),
+    }))
+  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls, ...(probes.length > 0 ? {probes} : {})}
 }
 
 /** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */

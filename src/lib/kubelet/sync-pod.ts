@@ -251,6 +251,7 @@ async function start(
     terminationMessageFile: (name) => createTerminationMessageFile(settings.podDirRoot, pod.uid, name),
     events: ctx.events,
     deadline: settings.deadline,
+    podIP: run.ips[0],
     signal: controller.signal,
     onCreated: (id) => run.tracked.set(container.name, {id, attempt, type}),
   }).catch(async (error: unknown) => {

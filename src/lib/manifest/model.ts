@@ -15,6 +15,49 @@ export interface ExecHandler {
   exec: {command: string[]}
 }
 
+/** A port by number, or by the name of one of the container's ports (IntOrString). */
+export type PortReference = number | string
+
+export interface HttpGetAction {
+  /** As written (may carry a query); empty → the request goes to "/". */
+  path: string
+  port: PortReference
+  /** Empty → the pod IP. */
+  host?: string
+  scheme: 'HTTP' | 'HTTPS'
+  httpHeaders: Array<{name: string; value: string}>
+}
+
+export interface TcpSocketAction {
+  port: PortReference
+  host?: string
+}
+
+export interface GrpcAction {
+  port: number
+  /** The service name sent in HealthCheckRequest ("" when absent). */
+  service: string
+}
+
+/** One handler of a probe (exactly one is set). */
+export type ProbeHandler = {exec: {command: string[]}} | {httpGet: HttpGetAction} | {tcpSocket: TcpSocketAction} | {grpc: GrpcAction}
+
+/** A lifecycle hook's handler: exec, httpGet, sleep, or tcpSocket (accepted by the API server, failed by the kubelet). */
+export type LifecycleHandler =
+  {exec: {command: string[]}} | {httpGet: HttpGetAction} | {tcpSocket: TcpSocketAction} | {sleep: {seconds: number}}
+
+/** A v1 Probe after the API server's defaulting. */
+export interface ProbeModel {
+  handler: ProbeHandler
+  initialDelaySeconds: number
+  periodSeconds: number
+  timeoutSeconds: number
+  successThreshold: number
+  failureThreshold: number
+  /** The probe's own grace period (liveness and startup only), overriding the pod's on a probe kill. */
+  terminationGracePeriodSeconds?: number
+}
+
 export interface ContainerPortModel {
   name?: string
   containerPort: number
@@ -58,7 +101,10 @@ export interface ContainerModel {
   ports: ContainerPortModel[]
   resources: {limits: ResourceListModel; requests: ResourceListModel}
   securityContext?: SecurityContextModel
-  lifecycle: {postStart?: ExecHandler; preStop?: ExecHandler}
+  lifecycle: {postStart?: LifecycleHandler; preStop?: LifecycleHandler}
+  livenessProbe?: ProbeModel
+  readinessProbe?: ProbeModel
+  startupProbe?: ProbeModel
   volumeMounts: VolumeMountModel[]
   terminationMessagePath: string
   terminationMessagePolicy: 'File' | 'FallbackToLogsOnError'

@@ -105,12 +105,12 @@ export const CONTAINER_RULE = {
     'volumeMounts',
     'terminationMessagePath',
     'terminationMessagePolicy',
+    'livenessProbe',
+    'readinessProbe',
+    'startupProbe',
   ],
   unsupported: {
     envFrom: 'list each variable under env with a value',
-    livenessProbe: '',
-    readinessProbe: '',
-    startupProbe: '',
     stdin: 'use podctl exec/attach after run',
     stdinOnce: '',
     tty: '',
@@ -152,10 +152,7 @@ export const SECURITY_CONTEXT_RULE = {
 }
 export const CAPABILITIES_RULE = {supported: ['add', 'drop']}
 export const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], unsupported: {stopSignal: ''}}
-export const HANDLER_RULE = {
-  supported: ['exec'],
-  unsupported: {httpGet: 'use exec', tcpSocket: 'use exec', sleep: 'use exec with sleep'},
-}
+export const HANDLER_RULE = {supported: ['exec', 'httpGet', 'tcpSocket', 'sleep']}
 export const EXEC_RULE = {supported: ['command']}
 export const VOLUME_MOUNT_RULE = {
   supported: ['name', 'mountPath', 'readOnly'],

@@ -19,12 +19,9 @@ import {
   DNS_POLICIES,
   EMPTY_DIR_RULE,
   ENV_RULE,
-  EXEC_RULE,
-  HANDLER_RULE,
   HOST_PATH_RULE,
   HOST_PATH_TYPES,
   INT64_MAX,
-  LIFECYCLE_RULE,
   METADATA_RULE,
   POD_RULE,
   PORT_RULE,
@@ -41,7 +38,6 @@ import type {
   ContainerModel,
   ContainerPortModel,
   DnsPolicy,
-  ExecHandler,
   HostPathType,
   PodModel,
   PortProtocol,
@@ -52,6 +48,7 @@ import type {
   VolumeModel,
 } from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
+import {readLifecycle, readProbe} from './probes.js'
 import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
 
 export interface ParsePodOptions {
@@ -98,8 +95,10 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   }
 
   const hostNetwork = r.boolean(spec.hostNetwork, 'spec.hostNetwork') ?? false
+  const terminationGracePeriodSeconds = r.integer(spec.terminationGracePeriodSeconds, 'spec.terminationGracePeriodSeconds', {min: 0})
+  const context = {volumeNames, hostNetwork, gracePeriodSeconds: terminationGracePeriodSeconds}
   const readContainers = (key: 'containers' | 'initContainers') =>
-    r.list(spec[key], `spec.${key}`).map((item, index) => readContainer(r, item, `spec.${key}[${index}]`, {volumeNames, hostNetwork}))
+    r.list(spec[key], `spec.${key}`).map((item, index) => readContainer(r, item, `spec.${key}[${index}]`, context))
   const initContainers = readContainers('initContainers')
   const containers = readContainers('containers')
   if (containers.length === 0) r.fail('spec.containers', 'must list at least one container')
@@ -118,7 +117,6 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   checkResourceTotals(r, [...initContainers, ...containers], 'spec.containers')
 
   const restartPolicy = r.oneOf<RestartPolicy>(spec.restartPolicy, 'spec.restartPolicy', RESTART_POLICIES) ?? 'Always'
-  const terminationGracePeriodSeconds = r.integer(spec.terminationGracePeriodSeconds, 'spec.terminationGracePeriodSeconds', {min: 0})
   const hostname = r.string(spec.hostname, 'spec.hostname') || undefined
   if (hostname !== undefined) check(r, 'spec.hostname', hostname, dns1123Label(hostname))
   const dnsPolicy = r.oneOf<DnsPolicy>(spec.dnsPolicy, 'spec.dnsPolicy', DNS_POLICIES) ?? 'ClusterFirst'
@@ -196,6 +194,7 @@ function readVolume(r: FieldReader, item: Json, path: string): VolumeModel {
 interface ContainerContext {
   volumeNames: Set<string>
   hostNetwork: boolean
+  gracePeriodSeconds?: number
 }
 
 function readContainer(r: FieldReader, item: Json, path: string, context: ContainerContext): ContainerModel {
@@ -248,7 +247,10 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     ports,
     resources: readResources(r, c.resources, `${path}.resources`),
     securityContext: readSecurityContext(r, c.securityContext, `${path}.securityContext`),
-    lifecycle: readLifecycle(r, c.lifecycle, `${path}.lifecycle`),
+    lifecycle: readLifecycle(r, c.lifecycle, `${path}.lifecycle`, {ports, gracePeriodSeconds: context.gracePeriodSeconds}),
+    livenessProbe: readProbe(r, c.livenessProbe, `${path}.livenessProbe`, 'livenessProbe', {ports}),
+    readinessProbe: readProbe(r, c.readinessProbe, `${path}.readinessProbe`, 'readinessProbe', {ports}),
+    startupProbe: readProbe(r, c.startupProbe, `${path}.startupProbe`, 'startupProbe', {ports}),
     volumeMounts,
     terminationMessagePath,
     terminationMessagePolicy:
@@ -356,22 +358,6 @@ function readSecurityContext(r: FieldReader, value: Json | undefined, path: stri
 
   if (out.runAsNonRoot && out.runAsUser === 0) r.fail(`${path}.runAsUser`, 'is 0 (root), which breaks runAsNonRoot')
   return out
-}
-
-function readLifecycle(r: FieldReader, value: Json | undefined, path: string): ContainerModel['lifecycle'] {
-  const lifecycle = r.object(value, path, LIFECYCLE_RULE)
-  const handler = (key: 'postStart' | 'preStop'): ExecHandler | undefined => {
-    if (lifecycle[key] === undefined || lifecycle[key] === null) return undefined
-    const where = `${path}.${key}`
-    const h = r.object(lifecycle[key], where, HANDLER_RULE)
-    if (h.exec === undefined || h.exec === null) r.fail(where, 'must specify an exec handler')
-    const exec = r.object(h.exec, `${where}.exec`, EXEC_RULE)
-    const command = r.strings(exec.command, `${where}.exec.command`)
-    if (command.length === 0) r.fail(`${where}.exec.command`, 'must not be empty')
-    return {exec: {command}}
-  }
-
-  return {postStart: handler('postStart'), preStop: handler('preStop')}
 }
 
 function readDnsConfig(r: FieldReader, value: Json): NonNullable<PodModel['dnsConfig']> {

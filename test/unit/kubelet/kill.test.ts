@@ -65,9 +65,15 @@ describe('parsePreStopHandler', () => {
     expect(parsePreStopHandler('{}')).toBeUndefined()
   })
 
-  it('names handlers podctl cannot run', () => {
-    expect(parsePreStopHandler('{"httpGet":{"path":"/quit","port":8080}}')).toEqual({type: 'unsupported', handler: 'httpGet'})
-    expect(parsePreStopHandler('{"sleep":{"seconds":5}}')).toEqual({type: 'unsupported', handler: 'sleep'})
+  it('reads handlers that run from the node, and names unknown ones', () => {
+    expect(parsePreStopHandler('{"httpGet":{"path":"/quit","port":8080}}')).toEqual({
+      type: 'node',
+      handler: {httpGet: {path: '/quit', port: 8080, host: undefined, scheme: 'HTTP', httpHeaders: []}},
+    })
+    expect(parsePreStopHandler('{"sleep":{"seconds":5}}')).toEqual({type: 'node', handler: {sleep: {seconds: 5}}})
+    expect(parsePreStopHandler('{"tcpSocket":{"port":"web"}}')).toEqual({type: 'node', handler: {tcpSocket: {port: 'web'}}})
+    expect(parsePreStopHandler('{"teleport":{}}')).toEqual({type: 'unsupported', handler: 'teleport'})
+    expect(parsePreStopHandler('{"sleep":{"seconds":-1}}')).toMatchObject({type: 'invalid'})
   })
 
   it('reports broken annotations instead of throwing', () => {
@@ -261,7 +267,9 @@ describe('killPod', () => {
     expect(warnings).toHaveLength(2)
     expect(warnings.every((event) => event.reason === 'FailedPreStopHook')).toBe(true)
     expect(warnings.map((event) => event.message).join('\n')).toMatch(/exited with 1.*nope/)
-    expect(warnings.map((event) => event.message).join('\n')).toMatch(/httpGet/)
+    expect(warnings.map((event) => event.message).join('\n')).toContain(
+      'HTTP lifecycle hook (/) for Container "name-c2" in Pod "web_default" failed - error: failed to find networking container',
+    )
     expect(calls.filter((call) => call.method === 'stopContainer')).toHaveLength(2)
   })
 

@@ -241,15 +241,9 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(message).toBe('pod.yaml: spec.containers[0].env[1].valueFrom is not supported by podctl; use value')
   })
 
-  it('refuses configMap volumes, httpGet hooks, probes and imagePullSecrets', async () => {
+  it('refuses configMap volumes and imagePullSecrets', async () => {
     expect(await refusal(`${MINIMAL}  volumes:\n  - name: cfg\n    configMap: {name: x}\n`)).toBe(
       'pod.yaml: spec.volumes[0].configMap is not supported by podctl; podctl supports hostPath and emptyDir volumes',
-    )
-    expect(await refusal(withContainerFields('lifecycle:\n  postStart:\n    httpGet: {path: /, port: 80}'))).toBe(
-      'pod.yaml: spec.containers[0].lifecycle.postStart.httpGet is not supported by podctl; use exec',
-    )
-    expect(await refusal(withContainerFields('livenessProbe: {exec: {command: ["true"]}}'))).toBe(
-      'pod.yaml: spec.containers[0].livenessProbe is not supported by podctl',
     )
     expect(await refusal(`${MINIMAL}  imagePullSecrets: [{name: regcred}]\n`)).toMatch(
       /^pod\.yaml: spec\.imagePullSecrets is not supported by podctl; pass --creds\/--auth/,
