@@ -170,6 +170,7 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
       return body.length === 0 ? `${name}: in sync` : `${name}:\n${body.join('\n')}`
     })
     for (const pod of result.removed) lines.push(`${chalk.bold(pod)}: gone from the runtime; removed its pod and log directories`)
+    if (this.flags.watch) return 'Stopped watching; the pods keep running'
     return lines.join('\n') || 'no pods to sync'
   }
 }

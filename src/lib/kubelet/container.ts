@@ -15,6 +15,7 @@ import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manage
 import {generateContainerConfig} from './container-config.js'
 import {runContainerOptions} from './container-env.js'
 import {podPullSecrets} from './pod-objects.js'
+import {createContainerLogLink} from './container-logs-links.js'
 import {runPostStart} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
@@ -165,6 +166,9 @@ export async function startContainer(
 
   options.onCreated?.(containerId)
   events(normalEvent('Created', `Created container: ${container.name}`, object))
+  const logDirectory = sandbox.config.logDirectory
+  if (logDirectory && config.logPath)
+    await createContainerLogLink(pod, {name: container.name, id: containerId, logPath: `${logDirectory}/${config.logPath}`})
   if (options.start === false) return {containerId, imageRef: ensured.imageRef}
 
   // 3. Start, unless interrupted meanwhile. Not cancelled mid-call either: containerd keeps a

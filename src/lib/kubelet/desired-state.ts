@@ -18,8 +18,9 @@ export function desiredPodPath(root: string, uid: string): string {
 }
 
 /** Writes a file atomically (temporary file, then rename) with the given mode. */
-async function writeAtomic(path: string, text: string, mode: number): Promise<void> {
-  await mkdir(path.slice(0, path.lastIndexOf('/')), {recursive: true})
+async function writeAtomic(path: string, text: string, mode: number, create = false): Promise<void> {
+  // Only pod.json makes the directory: the other records never bring back the directory of a pod just killed.
+  if (create) await mkdir(path.slice(0, path.lastIndexOf('/')), {recursive: true})
   const temporary = `${path}.${process.pid}.tmp`
   await writeFile(temporary, text, {mode})
   await rename(temporary, path)
@@ -35,7 +36,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
 
 /** Records the pod as parsed (mode 0600: it may hold Secret-fed values, as the kubelet's secret volumes do). */
 export async function recordDesiredPod(root: string, pod: PodModel): Promise<void> {
-  await writeAtomic(desiredPodPath(root, pod.uid), `${JSON.stringify(pod, null, 2)}\n`, 0o600)
+  await writeAtomic(desiredPodPath(root, pod.uid), `${JSON.stringify(pod, null, 2)}\n`, 0o600, true)
 }
 
 /** The pod `run` (or `sync -f`) recorded, or undefined when there is none (a pod made by another tool). */

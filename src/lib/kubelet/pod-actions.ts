@@ -15,6 +15,8 @@ export interface ObservedSandbox {
   ready: boolean
   /** Whether the runtime reported an IP (always true for host-network pods). */
   hasIp: boolean
+  /** The pod IP when the sandbox has one (probes from the node go there). */
+  ip?: string
   /** Epoch ms. */
   createdAtMs: number
 }

@@ -51,6 +51,7 @@ export async function observePod(client: CriClient, sandboxes: readonly PodSandb
       attempt: sandbox.metadata?.attempt ?? 0,
       ready: ready && status !== undefined,
       hasIp: Boolean(status?.status?.network?.ip),
+      ip: status?.status?.network?.ip || undefined,
       createdAtMs: nanosToMs(sandbox.createdAt),
     }
   })

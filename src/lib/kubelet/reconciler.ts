@@ -16,6 +16,7 @@ import {type EventSink, normalEvent, type PodEvent, warningEvent} from '../kube/
 import {podDescription, podFullName, stableKey} from '../kube/helpers.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {sleep} from '../util/concurrency.js'
+import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
 import {readBackOff, recordDesiredPod, writeBackOff} from './desired-state.js'
 import {killContainer, killPod} from './kill.js'
@@ -270,7 +271,12 @@ async function pruneOlder(ctx: PassContext, sandboxId: string, name: string, kee
     .filter((container) => container.metadata?.name === name && container.id !== keepId && container.state === 'CONTAINER_EXITED')
     .sort((a, b) => Number(BigInt(b.createdAt) - BigInt(a.createdAt)))
     .slice(1)
-  await Promise.all(exited.map((container) => client.runtime('removeContainer', {containerId: container.id}).catch(() => {})))
+  await Promise.all(
+    exited.map(async (container) => {
+      await client.runtime('removeContainer', {containerId: container.id})
+      await removeContainerLogLinks([container])
+    }),
+  ).catch(() => {})
 }
 
 async function waitForInitByName(ctx: PassContext, sandboxId: string, name: string): Promise<void> {
