@@ -251,13 +251,12 @@ describe('warnings and refusals', () => {
   it('refuses every field it cannot honour at once, each with its reason', async () => {
     const message = await refusal(
       pod(
-        '  imagePullSecrets: [{name: regcred}]\n  os: {name: windows}\n  restartPolicyy: Never',
+        '  os: {name: windows}\n  restartPolicyy: Never',
         '\n    resources: {limits: {nvidia.com/gpu: 1}, claims: [{name: gpu}]}\n    volumeDevices: [{name: d, devicePath: /dev/xvda}]',
       ),
     )
     expect(message.split('\n')).toEqual([
-      'pod.yaml: 6 fields cannot be run as written:',
-      '  spec.imagePullSecrets is not supported on a single node; pass --creds/--auth or use a docker config file (~/.docker/config.json)',
+      'pod.yaml: 5 fields cannot be run as written:',
       '  spec.restartPolicyy is not a known field; did you mean restartPolicy?',
       '  spec.os.name is windows: this node runs Linux containers',
       '  spec.containers[0].volumeDevices is not supported on a single node; raw block devices come from PersistentVolumeClaims',
