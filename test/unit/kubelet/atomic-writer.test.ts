@@ -79,3 +79,19 @@ describe('setVolumeOwnership', () => {
     expect(statSync(dir).gid).toBe(3000)
   })
 })
+
+describe('hostPath type checks', () => {
+  it('use the kubelet words whether the path is missing or of another type', async () => {
+    const {checkHostPath} = await import('../../../src/lib/kubelet/pod-dirs.js')
+    const dir = target()
+    await expect(checkHostPath(join(dir, 'missing'), 'Directory')).rejects.toThrow(
+      `hostPath type check failed: ${dir}/missing is not a directory`,
+    )
+    await expect(checkHostPath(dir, 'File')).rejects.toThrow(`hostPath type check failed: ${dir} is not a file`)
+    await expect(checkHostPath(dir, 'Socket')).rejects.toThrow(`hostPath type check failed: ${dir} is not a socket`)
+    await checkHostPath(join(dir, 'made/sub'), 'DirectoryOrCreate')
+    expect(statSync(join(dir, 'made/sub')).isDirectory()).toBe(true)
+    await checkHostPath(join(dir, 'file'), 'FileOrCreate')
+    expect(statSync(join(dir, 'file')).isFile()).toBe(true)
+  })
+})
