@@ -112,7 +112,8 @@ export async function checkHostPath(path: string, type: HostPathType): Promise<v
   }
 
   const [what, matches] = TYPE_CHECKS[type]
-  if (!info) throw new Error(`hostPath type check failed: ${path} does not exist (type ${type})`)
+  // The kubelet says the same whether the path is missing or of another type.
+  if (!info) throw new Error(`hostPath type check failed: ${path} is not ${what}`)
   if (!matches(info)) throw new Error(`hostPath type check failed: ${path} is not ${what}`)
 }
 
