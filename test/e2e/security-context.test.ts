@@ -24,7 +24,8 @@ function fixture(name: string): string {
 }
 
 function run(args: string[], manifest: string) {
-  return podctl(['run', '-n', namespace, ...args, '-f', '-'], {env, input: manifest})
+  // A run slower than this (a loaded lab) fails with its own message rather than the test's timeout.
+  return podctl(['run', '-n', namespace, '--timeout', '90s', ...args, '-f', '-'], {env, input: manifest})
 }
 
 async function exec(target: string, ...command: string[]) {
