@@ -159,6 +159,24 @@ describe('hostAliases', () => {
   })
 })
 
+describe('--dry-run', () => {
+  it('shows the managed /etc/hosts with the aliases, and its mount', async () => {
+    const result = await run(['--dry-run', '-o', 'json'], fixture('hostaliases-pod.yaml'))
+    expect(result.code, result.stderr).toBe(0)
+    const [plan] = JSON.parse(result.stdout).pods
+    expect(
+      plan.etcHosts.endsWith(
+        '<pod IP>\thostaliases-pod\n\n# Entries added by HostAliases.\n127.0.0.1\tfoo.local\tbar.local\n' +
+          '10.1.2.3\tfoo.remote\tbar.remote\n',
+      ),
+    ).toBe(true)
+    const create = plan.calls.find((call: {rpc: string}) => call.rpc === 'RuntimeService/CreateContainer')
+    expect(create.request.config.mounts).toContainEqual(
+      expect.objectContaining({containerPath: '/etc/hosts', hostPath: join(podDirRoot, plan.uid, 'etc-hosts')}),
+    )
+  })
+})
+
 describe('fields with no effect on a single node, and --strict', () => {
   const exported = () => fixture('exported-pod.yaml').replace('  namespace: default\n', '')
 

@@ -9,7 +9,8 @@ import {type AdmissionVerdict, admitPods} from './admission.js'
 import {generateContainerConfig} from './container-config.js'
 import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
-import {podDirectory, volumeHostPaths} from './pod-dirs.js'
+import {podHostnameAndDomain} from '../manifest/pod-spec.js'
+import {etcHostsPath, managedHostsFile, podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
 export const REDACTED = '<redacted>'
@@ -30,6 +31,8 @@ export interface PodPlan {
   ignoredFields?: IgnoredField[]
   /** The kubelet's admission verdict (absent with --skip-admission). */
   admission?: AdmissionVerdict
+  /** The managed /etc/hosts every container mounts (pods with their own network), with the IP still to come. */
+  etcHosts?: string
   calls: PlannedCall[]
 }
 
@@ -95,6 +98,7 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       attempt: 0,
       imageRef: `<image ID of ${image}>`,
       volumePaths,
+      ...(pod.hostNetwork ? {} : {etcHostsPath: etcHostsPath(settings.podDirRoot, pod.uid)}),
       terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
       nodeMemoryBytes: settings.nodeMemoryBytes,
     })
@@ -115,7 +119,17 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
   }
 
-  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, ...(pod.ignoredFields ? {ignoredFields: pod.ignoredFields} : {}), calls}
+  const {hostname, domain} = podHostnameAndDomain(pod)
+  const etcHosts = pod.hostNetwork ? undefined : managedHostsFile(['<pod IP>'], hostname, {domain, hostAliases: pod.hostAliases})
+  const ignoredFields = pod.ignoredFields
+  return {
+    pod: pod.name,
+    namespace: pod.namespace,
+    uid: pod.uid,
+    ...(ignoredFields ? {ignoredFields} : {}),
+    ...(etcHosts ? {etcHosts} : {}),
+    calls,
+  }
 }
 
 /** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */
