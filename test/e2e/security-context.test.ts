@@ -24,7 +24,8 @@ function fixture(name: string): string {
 }
 
 function run(args: string[], manifest: string) {
-  return podctl(['run', '-n', namespace, ...args, '-f', '-'], {env, input: manifest})
+  // A run slower than this (a loaded lab) fails with its own message rather than the test's timeout.
+  return podctl(['run', '-n', namespace, '--timeout', '90s', ...args, '-f', '-'], {env, input: manifest})
 }
 
 async function exec(target: string, ...command: string[]) {
@@ -155,6 +156,24 @@ describe('hostAliases', () => {
     const logs = await podctl(['logs', '-n', namespace, 'hostaliases-pod/cat-hosts'], {env})
     expect(logs.stdout).toMatch(/\n10\.234\.\d+\.\d+\thostaliases-pod\n\n# Entries added by HostAliases\.\n/)
     expect(logs.stdout.endsWith('\n127.0.0.1\tfoo.local\tbar.local\n10.1.2.3\tfoo.remote\tbar.remote\n')).toBe(true)
+  })
+})
+
+describe('--dry-run', () => {
+  it('shows the managed /etc/hosts with the aliases, and its mount', async () => {
+    const result = await run(['--dry-run', '-o', 'json'], fixture('hostaliases-pod.yaml'))
+    expect(result.code, result.stderr).toBe(0)
+    const [plan] = JSON.parse(result.stdout).pods
+    expect(
+      plan.etcHosts.endsWith(
+        '<pod IP>\thostaliases-pod\n\n# Entries added by HostAliases.\n127.0.0.1\tfoo.local\tbar.local\n' +
+          '10.1.2.3\tfoo.remote\tbar.remote\n',
+      ),
+    ).toBe(true)
+    const create = plan.calls.find((call: {rpc: string}) => call.rpc === 'RuntimeService/CreateContainer')
+    expect(create.request.config.mounts).toContainEqual(
+      expect.objectContaining({containerPath: '/etc/hosts', hostPath: join(podDirRoot, plan.uid, 'etc-hosts')}),
+    )
   })
 })
 

@@ -119,8 +119,21 @@ export function sandboxResources(pod: PodModel): LinuxResources {
   return linuxResources(total.cpuRequestMilli, total.cpuLimitMilli, total.memoryLimitBytes)
 }
 
-/** qos.GetPodQOS over cpu and memory. */
+/** ComputePodQOS from pod-level resources (PodLevelResources): Guaranteed needs cpu and memory limits equal to the requests. */
+function podLevelQosClass(level: NonNullable<PodModel['resources']>): QosClass {
+  const keys = ['cpu', 'memory'] as const
+  const requested = keys.filter((key) => level.requests[key] !== undefined)
+  const limited = keys.filter((key) => level.limits[key] !== undefined)
+  if (requested.length === 0 && limited.length === 0) return 'BestEffort'
+  const requests = resourceListValues(level.requests)
+  const limits = resourceListValues(level.limits)
+  const equal = requests.cpuMilli === limits.cpuMilli && requests.memoryBytes === limits.memoryBytes
+  return limited.length === 2 && requested.length === 2 && equal ? 'Guaranteed' : 'Burstable'
+}
+
+/** qos.GetPodQOS over cpu and memory; pod-level resources decide when the pod has them. */
 export function podQosClass(pod: PodModel): QosClass {
+  if (pod.resources) return podLevelQosClass(pod.resources)
   const all = [...pod.initContainers, ...pod.containers]
   let requests = {cpu: 0n, memory: 0n}
   let limits = {cpu: 0n, memory: 0n}

@@ -9,10 +9,11 @@ import {type AdmissionVerdict, admitPods} from './admission.js'
 import {generateContainerConfig} from './container-config.js'
 import {chainCredentials, type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
-import {podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {makeEnvironmentVariables, nodeDownwardContext} from './env.js'
 import {podPullSecrets} from './pod-objects.js'
 import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan.js'
+import {podHostnameAndDomain} from '../manifest/pod-spec.js'
+import {etcHostsPath, managedHostsFile, podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
 export const REDACTED = '<redacted>'
@@ -35,6 +36,8 @@ export interface PodPlan {
   admission?: AdmissionVerdict
   /** Volumes set up before RunPodSandbox (files listed by path, mode and size; never their content). */
   volumes?: PlannedVolume[]
+  /** The managed /etc/hosts every container mounts (pods with their own network), with the IP still to come. */
+  etcHosts?: string
   calls: PlannedCall[]
   /** The probes podctl runs from the node while it waits or supervises, per container (absent when none). */
   probes?: Array<Partial<Pick<ContainerModel, 'livenessProbe' | 'readinessProbe' | 'startupProbe'>> & {container: string}>
@@ -122,6 +125,7 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       imageRef: `<image ID of ${image}>`,
       volumePaths,
       env: env.map(({name, value, secret}) => ({name, value: secret ? REDACTED : value})),
+      ...(pod.hostNetwork ? {} : {etcHostsPath: etcHostsPath(settings.podDirRoot, pod.uid)}),
       terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
       nodeMemoryBytes: settings.nodeMemoryBytes,
     })
@@ -154,11 +158,14 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       ...(container.readinessProbe ? {readinessProbe: container.readinessProbe} : {}),
     }))
   const volumes = planVolumes(pod, volumePaths, downward)
+  const {hostname, domain} = podHostnameAndDomain(pod)
+  const etcHosts = pod.hostNetwork ? undefined : managedHostsFile(['<pod IP>'], hostname, {domain, hostAliases: pod.hostAliases})
   return {
     pod: pod.name,
     namespace: pod.namespace,
     uid: pod.uid,
     ...(pod.ignoredFields ? {ignoredFields: pod.ignoredFields} : {}),
+    ...(etcHosts ? {etcHosts} : {}),
     ...(volumes.length > 0 ? {volumes} : {}),
     calls,
     ...(probes.length > 0 ? {probes} : {}),

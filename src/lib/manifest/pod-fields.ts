@@ -136,11 +136,15 @@ export const RESOURCES_RULE = {
   unsupported: {claims: 'dynamic resource allocation needs a DRA driver and an API server'},
 }
 /** spec.resources: the pod-level cpu and memory. */
-export const POD_RESOURCES_RULE = {supported: ['limits', 'requests']}
+export const POD_RESOURCES_RULE = {
+  supported: ['limits', 'requests'],
+  unsupported: {claims: 'the API server allows claims on containers only'},
+}
 export const RESOURCE_LIST_RULE = {
   supported: ['cpu', 'memory'],
+  // The kubelet enforces local storage by eviction, not through the runtime.
+  warned: {'ephemeral-storage': "the kubelet's eviction manager enforces it; podctl runs none"},
   unsupported: {
-    'ephemeral-storage': 'podctl sets cpu and memory only',
     'hugepages-2Mi': 'podctl sets cpu and memory only',
     'hugepages-1Gi': 'podctl sets cpu and memory only',
   },

@@ -7,6 +7,7 @@ import {managedHostsFile} from '../../../src/lib/kubelet/pod-dirs.js'
 import {generatePodSandboxConfig} from '../../../src/lib/kubelet/sandbox.js'
 import {effectiveSecurityContext} from '../../../src/lib/kubelet/security-context.js'
 import {PodFailedError} from '../../../src/lib/kubelet/reasons.js'
+import {podQosClass} from '../../../src/lib/kubelet/resources.js'
 import {GiB, pod} from '../../support/pod-manifest.js'
 
 const manifest = (spec: string, containers: string) => `
@@ -118,6 +119,17 @@ describe('the kubelet security context', () => {
       '127.0.0.1\tfoo.local\tbar.local',
       '',
     ])
+  })
+})
+
+describe('pod-level resources', () => {
+  it('size the sandbox cgroup and decide the QoS class', async () => {
+    const model = await pod(manifest('  resources: {limits: {cpu: 500m, memory: 128Mi}}', '  - {name: a, image: busybox}'))
+    expect(podQosClass(model)).toBe('Guaranteed')
+    const config = generatePodSandboxConfig(model, {attempt: 0, logsRoot: '/l', hostResolvConf: '', podDirRoot: '/p'})
+    expect(config.linux?.resources).toMatchObject({cpuQuota: '50000', cpuShares: '512', memoryLimitInBytes: String(128 * 1024 * 1024)})
+    const burstable = await pod(manifest('  resources: {requests: {cpu: 500m}}', '  - {name: a, image: busybox}'))
+    expect(podQosClass(burstable)).toBe('Burstable')
   })
 })
 

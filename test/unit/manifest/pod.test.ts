@@ -325,7 +325,8 @@ describe('parsePod: refusals name the file and the field', () => {
       'pod.yaml: spec.containers[0].resources.limits.cpu "lots" is not a quantity; use e.g. 500m or 2',
     )
     expect(await refusal(withContainerFields('resources: {limits: {nvidia.com/gpu: 1}}'))).toBe(
-      'pod.yaml: spec.containers[0].resources.limits[nvidia.com/gpu] is an extended resource: it needs a device plugin, which podctl does not run',
+      'pod.yaml: spec.containers[0].resources.limits[nvidia.com/gpu] is an extended resource: ' +
+        'it needs a device plugin, which podctl does not run',
     )
     expect(await refusal(withContainerFields('resources: {limits: {memory: 64Mi}, requests: {memory: 128Mi}}'))).toBe(
       'pod.yaml: spec.containers[0].resources.requests.memory must be less than or equal to the memory limit (64Mi)',

@@ -231,6 +231,17 @@ describe('warnings and refusals', () => {
     )
   })
 
+  it('warns about ephemeral-storage (enforced by eviction, not by the runtime)', async () => {
+    const model = await parse(
+      pod('', '\n    resources: {requests: {ephemeral-storage: 2Gi, memory: 64Mi}, limits: {ephemeral-storage: 4Gi}}'),
+    )
+    expect(model.containers[0].resources).toEqual({limits: {}, requests: {memory: '64Mi'}})
+    expect(model.ignoredFields?.map((field) => field.path)).toEqual([
+      'spec.containers[0].resources.limits.ephemeral-storage',
+      'spec.containers[0].resources.requests.ephemeral-storage',
+    ])
+  })
+
   it('--strict refuses them all in one error (exit 2)', async () => {
     const {mkdtempSync, writeFileSync} = await import('node:fs')
     const {join} = await import('node:path')
