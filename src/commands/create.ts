@@ -80,6 +80,7 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
     const client = await this.client()
     const [sandbox] = await resolvePodSandboxes(client, ref, {namespace: flags.namespace})
     const events = flags.quiet ? discardEvents : this.printEvents({kind: 'compact'})
+    const interruption = this.interruptSignal({notice: 'Interrupted: removing what was created'})
     const result = await addContainer(client, sandbox, input, {
       logsRoot: flags['pod-logs-root'],
       podDirRoot: flags['pod-dir-root'],
@@ -91,7 +92,8 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
       start: flags.start,
       name: flags.name,
       events,
-    })
+      signal: interruption.signal,
+    }).finally(() => interruption.release())
     await this.emit(result, () => result.containerId)
     return result
   }
