@@ -38,6 +38,8 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
 
   static override strict = false
 
+  static override usage = '<%= command.id %> POD (-f FILE [--container NAME] | CONTAINER-CONFIG [POD-CONFIG]) [-n NAMESPACE] [--start]'
+
   static override args = {
     pod: Args.string({description: 'Pod name (in --namespace), name_namespace, or sandbox ID prefix.'}),
     'container-config': Args.string({description: 'crictl container config or Pod manifest (same as -f).'}),

@@ -218,6 +218,43 @@ describe('podctl create', () => {
   })
 })
 
+describe('Ctrl-C', () => {
+  it('runp interrupted while RunPodSandbox runs: the sandbox is rolled back, exit 130', async () => {
+    const held = fake.holdNext('runPodSandbox')
+    const pending = podctl(['runp', POD_CONFIG], {
+      env,
+      onSpawn(child) {
+        void held.arrived.then(() => {
+          child.kill('SIGINT')
+          setTimeout(held.release, 300)
+        })
+      },
+    })
+    const result = await pending
+    expect(result.code).toBe(ExitCode.INTERRUPTED)
+    expect(result.stderr).toMatch(/was interrupted \(rolled back\)\n$/)
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('create --start interrupted during CreateContainer: the container is removed, exit 130', async () => {
+    await podWith()
+    const held = fake.holdNext('createContainer')
+    const result = await podctl(['create', 'web', '-n', 'shop', '-f', MANIFEST, '--container', 'app', '--start'], {
+      env,
+      onSpawn(child) {
+        void held.arrived.then(() => {
+          child.kill('SIGINT')
+          setTimeout(held.release, 300)
+        })
+      },
+    })
+    expect(result.code).toBe(ExitCode.INTERRUPTED)
+    expect(result.stderr).toMatch(/\(container \w+ removed\)\n$/)
+    expect(fake.containers.size).toBe(0)
+    expect(request('startContainer')).toEqual([])
+  })
+})
+
 describe('podctl start, stop, rm, update', () => {
   it('start runs the recorded postStart hook; a running container is refused (exit 9)', async () => {
     const {containerId} = await podWith('debug')
