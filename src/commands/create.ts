@@ -77,10 +77,14 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
       import('../lib/images/credentials.js'),
     ])
     const input = await loadContainerInput(containerPath, flags.container)
-    if (podConfig !== undefined) await loadSandboxInput(podConfig)
+    const named = podConfig === undefined ? undefined : (await loadSandboxInput(podConfig)).pod
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const client = await this.client()
     const [sandbox] = await resolvePodSandboxes(client, ref, {namespace: flags.namespace})
+    if (named && `${named.name}_${named.namespace}` !== `${sandbox.metadata?.name}_${sandbox.metadata?.namespace}`) {
+      this.warnLine(`${podConfig} names pod ${named.name}_${named.namespace}, not the sandbox's; the sandbox's own config is used`)
+    }
+
     const events = flags.quiet ? discardEvents : this.printEvents({kind: 'compact'})
     const interruption = this.interruptSignal({notice: 'Interrupted: removing what was created'})
     const result = await addContainer(client, sandbox, input, {

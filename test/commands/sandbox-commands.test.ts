@@ -145,6 +145,7 @@ describe('podctl create', () => {
     const {sandboxId} = await podWith()
     const result = await run('create', sandboxId.slice(0, 6), CONTAINER_CONFIG, POD_CONFIG)
     expect(result.code).toBe(0)
+    expect(result.stderr).toContain(`Warning: ${POD_CONFIG} names pod box_lab, not the sandbox's; the sandbox's own config is used\n`)
     const [container] = fake.containers.values()
     expect(result.stdout).toBe(`${container.id}\n`)
     const [sent] = request('createContainer')
