@@ -38,6 +38,8 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
 
   static override strict = false
 
+  static override usage = '<%= command.id %> POD (-f FILE [--container NAME] | CONTAINER-CONFIG [POD-CONFIG]) [-n NAMESPACE] [--start]'
+
   static override args = {
     pod: Args.string({description: 'Pod name (in --namespace), name_namespace, or sandbox ID prefix.'}),
     'container-config': Args.string({description: 'crictl container config or Pod manifest (same as -f).'}),
@@ -75,11 +77,16 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
       import('../lib/images/credentials.js'),
     ])
     const input = await loadContainerInput(containerPath, flags.container)
-    if (podConfig !== undefined) await loadSandboxInput(podConfig)
+    const named = podConfig === undefined ? undefined : (await loadSandboxInput(podConfig)).pod
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const client = await this.client()
     const [sandbox] = await resolvePodSandboxes(client, ref, {namespace: flags.namespace})
+    if (named && `${named.name}_${named.namespace}` !== `${sandbox.metadata?.name}_${sandbox.metadata?.namespace}`) {
+      this.warnLine(`${podConfig} names pod ${named.name}_${named.namespace}, not the sandbox's; the sandbox's own config is used`)
+    }
+
     const events = flags.quiet ? discardEvents : this.printEvents({kind: 'compact'})
+    const interruption = this.interruptSignal({notice: 'Interrupted: removing what was created'})
     const result = await addContainer(client, sandbox, input, {
       logsRoot: flags['pod-logs-root'],
       podDirRoot: flags['pod-dir-root'],
@@ -91,7 +98,8 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
       start: flags.start,
       name: flags.name,
       events,
-    })
+      signal: interruption.signal,
+    }).finally(() => interruption.release())
     await this.emit(result, () => result.containerId)
     return result
   }

@@ -273,6 +273,10 @@ export class FakePodRuntime {
       })),
       containerStatus: this.handler('containerStatus', ({containerId}) => ({status: this.container(containerId)})),
       execSync: this.handler('execSync', () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})),
+      updateContainerResources: this.handler('updateContainerResources', ({containerId}) => {
+        this.container(containerId)
+        return {}
+      }),
     }
   }
 

@@ -5,7 +5,7 @@
  * kill/stopp/rmp/status treat it alike. A failure after anything was made rolls it all back.
  */
 import type {CriClient} from '../cri/client.js'
-import {AlreadyExistsError, asPodctlError, type PodctlError} from '../errors.js'
+import {AlreadyExistsError, asPodctlError, InterruptedError, type PodctlError} from '../errors.js'
 import {discardEvents, type EventSink} from '../kube/events.js'
 import {podFullName, shortId} from '../kube/helpers.js'
 import type {ContainerPortModel, PodModel} from '../manifest/model.js'
@@ -85,6 +85,8 @@ async function createWithRollback(client: CriClient, pod: PodModel, settings: Sa
     await setUpVolumes(pod, settings.podDirRoot)
     const created = await createPodSandbox(client, pod, config, {runtimeHandler, events})
     if (created.ips.length > 0) await writeEtcHosts(settings.podDirRoot, pod.uid, created.ips, podHostname(pod))
+    // Ctrl-C while the sandbox was being made: it is not cancelled mid-call (the runtime would finish it anyway), it is rolled back.
+    if (settings.signal?.aborted) throw new InterruptedError(`runp of pod ${podFullName(pod.name, pod.namespace)} was interrupted`)
     return {
       sandboxId: created.sandboxId,
       pod: podFullName(pod.name, pod.namespace),
