@@ -1,9 +1,15 @@
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process'
 
+import http from 'node:http'
+import net from 'node:net'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import type {CriClient} from '../../src/lib/cri/client.js'
+import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
+
 import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
-import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, sandboxConfig, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {BIN, podctl} from '../support/podctl.js'
 
 const client = labClient()
@@ -11,11 +17,18 @@ const namespace = uniqueNamespace('streams')
 const env = labEnv()
 let pod: TestPod
 let sleeper: string
+let reader: string
+
+const HTTPD =
+  'mkdir -p /www /www2 && echo hello-from-8080 > /www/index.html && echo hello-from-8081 > /www2/index.html && ' +
+  'httpd -p 8081 -h /www2 && exec httpd -f -p 8080 -h /www'
 
 beforeAll(async () => {
   await pullBusybox(client)
   pod = await createPod(client, {name: 'box', namespace})
   sleeper = await runContainer(client, pod, {name: 'sleeper', script: 'sleep 3600'})
+  await runContainer(client, pod, {name: 'web', script: HTTPD})
+  reader = await createReader(client, pod)
 })
 
 afterAll(async () => {
@@ -59,6 +72,137 @@ function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
     child.once('exit', (code) => resolve(code))
   })
 }
+
+/** A container whose main process reads stdin (stdin: true) and echoes each line until "quit". */
+async function createReader(cri: CriClient, target: TestPod): Promise<string> {
+  const {containerId} = await cri.runtime('createContainer', {
+    podSandboxId: target.id,
+    config: {
+      metadata: {name: 'reader', attempt: 0},
+      image: {image: lab().busybox},
+      command: ['sh', '-c', 'while read -r line; do echo "got $line"; [ "$line" = quit ] && exit 0; done; echo eof'],
+      stdin: true,
+      logPath: 'reader/0.log',
+      labels: {
+        [ContainerLabel.name]: 'reader',
+        [PodLabel.name]: target.spec.name,
+        [PodLabel.namespace]: target.spec.namespace,
+        [PodLabel.uid]: target.spec.uid,
+      },
+      linux: {},
+    },
+    sandboxConfig: sandboxConfig(target.spec),
+  })
+  await cri.runtime('startContainer', {containerId})
+  return containerId
+}
+
+/** GET / through a forwarded port on loopback, a fresh connection each time. */
+function httpGet(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({host: '127.0.0.1', port, path: '/', agent: false}, (response) => {
+      let body = ''
+      response.setEncoding('utf8')
+      response.on('data', (text: string) => {
+        body += text
+      })
+      response.on('end', () => resolve(body))
+    })
+    request.on('error', reject)
+    request.setTimeout(20_000, () => request.destroy(new Error('no answer within 20s')))
+  })
+}
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({host: '127.0.0.1', port})
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'))
+  })
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => {
+      setTimeout(resolve, 100)
+    })
+  }
+}
+
+/** A podctl process whose output is read while it runs. */
+function running(args: string[]): {child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string} {
+  const child = spawn(process.execPath, [BIN, ...args], {env: {...process.env, ...env, NO_COLOR: '1'} as NodeJS.ProcessEnv})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8')
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
+  return {child, stdout: () => stdout, stderr: () => stderr}
+}
+
+describe('port-forward', () => {
+  it('forwards two ports (one on a free local port) on loopback, and Ctrl-C ends it with exit 0, nothing left listening', async () => {
+    // httpd is up when the container itself can fetch from it.
+    await until('httpd in the pod', async () => {
+      const probe = await client.runtime('execSync', {containerId: sleeper, cmd: ['wget', '-qO-', 'http://127.0.0.1:8081/'], timeout: '5'})
+      return probe.exitCode === 0 ? true : undefined
+    })
+    const forward = running(['port-forward', '-n', namespace, 'box', ':8080', '0:8081'])
+    const ports = await until('the Forwarding lines', async () => {
+      const found = [...forward.stdout().matchAll(/^Forwarding from 127\.0\.0\.1:(\d+) -> (8080|8081)$/gm)]
+      return found.length === 2 ? Object.fromEntries(found.map((m) => [m[2], Number(m[1])])) : undefined
+    })
+    expect(await httpGet(ports['8080'])).toBe('hello-from-8080\n')
+    expect(await httpGet(ports['8081'])).toBe('hello-from-8081\n')
+    expect(await httpGet(ports['8080'])).toBe('hello-from-8080\n')
+    expect(forward.stdout()).toContain(`Handling connection for ${ports['8080']}\n`)
+    forward.child.kill('SIGINT')
+    expect(await exitOf(forward.child)).toBe(0)
+    expect(forward.stderr()).toBe('')
+    expect(await connectionRefused(ports['8080'])).toBe(true)
+    expect(await connectionRefused(ports['8081'])).toBe(true)
+  })
+
+  it('a bad port is a usage error (exit 2) naming it', async () => {
+    const result = await podctl(['port-forward', '-n', namespace, 'box', '8080:http'], {env})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe('Error: port "8080:http": not a port; give [LOCAL:]REMOTE, e.g. 8080, 9000:80 or :80 (a free local port)\n')
+  })
+})
+
+describe('attach', () => {
+  it("-i sends stdin to the container's main process and shows its output; the session ends when it exits", async () => {
+    // containerd detaches when stdin ends (for a container without stdinOnce), so stdin stays open until the process exits.
+    const attach = running(['attach', '-i', '-n', namespace, 'box/reader'])
+    attach.child.stdin.write('hello\n')
+    await until('the echo', async () => (attach.stdout().includes('got hello\n') ? true : undefined))
+    attach.child.stdin.write('quit\n')
+    expect(await exitOf(attach.child)).toBe(0)
+    expect(attach.stdout()).toBe('got hello\ngot quit\n')
+    expect(attach.stderr()).toBe('')
+    attach.child.stdin.end()
+  })
+
+  it('refuses a container that is not running (exit 9)', async () => {
+    await until('the reader to exit', async () => {
+      const status = await client.runtime('containerStatus', {containerId: reader})
+      return status.status?.state === 'CONTAINER_EXITED' ? true : undefined
+    })
+    const result = await podctl(['attach', reader], {env})
+    expect(result.code).toBe(9)
+    expect(result.stderr).toMatch(/^Error: container reader \(\w+\) is not running \(exited\); attach needs a running container\n$/)
+  })
+})
 
 describe('exec -it', () => {
   it("runs a shell on a terminal: typed commands run, and podctl exits with the shell's exit code", async () => {
