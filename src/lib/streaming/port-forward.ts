@@ -124,7 +124,8 @@ export async function startPortForward(url: URL, ports: readonly PortSpec[], opt
 
 function listen(address: string, port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer({pauseOnConnect: true})
+    // Half-open: a client that finished sending still gets the answer.
+    const server = net.createServer({pauseOnConnect: true, allowHalfOpen: true})
     server.once('error', (error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.code
       reject(

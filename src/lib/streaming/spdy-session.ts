@@ -257,6 +257,8 @@ export function connectSpdy(url: URL, options: ConnectOptions): Promise<SpdySess
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http
     const request = transport.request(url, {
+      // A connection of its own: it becomes the session, never a pooled keep-alive socket.
+      agent: false,
       method: 'POST',
       headers: {Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': options.protocol, 'Content-Length': '0'},
     })
