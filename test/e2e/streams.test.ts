@@ -136,6 +136,28 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
+/** Runs a command line (e.g. script or bash around podctl) with the lab's environment; stdin is closed. */
+function shell(argv: string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), {env: {...process.env, ...env, NO_COLOR: '1'} as NodeJS.ProcessEnv})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+    child.stdin.end()
+  })
+}
+
 /** A podctl process whose output is read while it runs. */
 function running(args: string[]): {child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string} {
   const child = spawn(process.execPath, [BIN, ...args], {env: {...process.env, ...env, NO_COLOR: '1'} as NodeJS.ProcessEnv})
@@ -216,6 +238,16 @@ describe('exec -it', () => {
     session.child.stdin.end()
   })
 
+  it('puts the terminal back as it was (cooked, echo on) after the session', async () => {
+    const line = [process.execPath, BIN, 'exec', '-it', sleeper, '--', 'sh', '-c', 'exit 2'].map((word) => `'${word}'`).join(' ')
+    const script = `${line}; echo "podctl=$?"; stty -a`
+    const result = await shell(['script', '-qec', script, '/dev/null'])
+    expect(result.stdout).toContain('podctl=2')
+    expect(result.stdout).toMatch(/(^|\s)icanon(\s|$)/m)
+    expect(result.stdout).toMatch(/(^|\s)echo(\s|$)/m)
+    expect(result.stdout).toMatch(/(^|\s)isig(\s|$)/m)
+  })
+
   it('exec -t gives the command a terminal without stdin', async () => {
     const result = await podctl(['exec', '-t', sleeper, '--', 'sh', '-c', 'tty; exit 4'], {env})
     expect(result.code).toBe(4)
@@ -227,6 +259,23 @@ describe('exec -i', () => {
   it('pipes stdin to the command and ends it at EOF', async () => {
     const result = await podctl(['exec', '-i', sleeper, '--', 'cat'], {env, input: 'piped\n'})
     expect(result).toMatchObject({code: 0, stdout: 'piped\n', stderr: ''})
+  })
+
+  it('Ctrl-C (SIGINT, no terminal) ends the session cleanly with exit 130', async () => {
+    const exec = running(['exec', '-i', sleeper, '--', 'sh', '-c', 'echo started; cat'])
+    await until('the command to start', async () => (exec.stdout().includes('started\n') ? true : undefined))
+    exec.child.kill('SIGINT')
+    expect(await exitOf(exec.child)).toBe(130)
+    expect(exec.stderr()).toBe('Error: interrupted; the session was closed\n')
+  })
+
+  it('a closed output pipe ends the session quietly', async () => {
+    const line = [process.execPath, BIN, 'exec', '-i', sleeper, '--', 'sh', '-c', 'while true; do echo y; done']
+      .map((w) => `'${w}'`)
+      .join(' ')
+    const result = await shell(['bash', '-c', `${line} | head -2; echo "podctl=\${PIPESTATUS[0]}"`])
+    expect(result.stdout).toBe('y\ny\npodctl=0\n')
+    expect(result.stderr).toBe('')
   })
 
   it("exits with the command's exit code", async () => {
