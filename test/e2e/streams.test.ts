@@ -73,18 +73,25 @@ function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
   })
 }
 
-/** A container whose main process reads stdin (stdin: true) and echoes each line until "quit". */
-async function createReader(cri: CriClient, target: TestPod): Promise<string> {
+const READER = 'while read -r line; do echo "got $line"; [ "$line" = quit ] && exit 0; done; echo eof'
+
+/** A container whose main process reads stdin (stdin: true): by default one that echoes each line until "quit". */
+async function createReader(
+  cri: CriClient,
+  target: TestPod,
+  {name = 'reader', command = ['sh', '-c', READER], tty = false}: {name?: string; command?: string[]; tty?: boolean} = {},
+): Promise<string> {
   const {containerId} = await cri.runtime('createContainer', {
     podSandboxId: target.id,
     config: {
-      metadata: {name: 'reader', attempt: 0},
+      metadata: {name, attempt: 0},
       image: {image: lab().busybox},
-      command: ['sh', '-c', 'while read -r line; do echo "got $line"; [ "$line" = quit ] && exit 0; done; echo eof'],
+      command,
       stdin: true,
-      logPath: 'reader/0.log',
+      tty,
+      logPath: `${name}/0.log`,
       labels: {
-        [ContainerLabel.name]: 'reader',
+        [ContainerLabel.name]: name,
         [PodLabel.name]: target.spec.name,
         [PodLabel.namespace]: target.spec.namespace,
         [PodLabel.uid]: target.spec.uid,
@@ -215,6 +222,24 @@ describe('attach', () => {
     attach.child.stdin.end()
   })
 
+  it('-it to a container with a terminal: typed commands run in its shell', async () => {
+    const shellContainer = await createReader(client, pod, {name: 'console', command: ['sh'], tty: true})
+    const session = inTerminal(['attach', '-it', shellContainer])
+    // The shell printed its prompt before podctl attached: a newline asks for a fresh one.
+    await until('the attach to be up', async () => {
+      session.child.stdin.write('\r')
+      await new Promise((resolve) => {
+        setTimeout(resolve, 300)
+      })
+      return session.output().includes('# ') ? true : undefined
+    })
+    session.child.stdin.write('echo attached-$((40+2))\r')
+    await session.waitFor('attached-42')
+    session.child.stdin.write('exit 4\r')
+    expect(await exitOf(session.child)).toBe(0)
+    session.child.stdin.end()
+  })
+
   it('refuses a container that is not running (exit 9)', async () => {
     await until('the reader to exit', async () => {
       const status = await client.runtime('containerStatus', {containerId: reader})
@@ -246,6 +271,14 @@ describe('exec -it', () => {
     expect(result.stdout).toMatch(/(^|\s)icanon(\s|$)/m)
     expect(result.stdout).toMatch(/(^|\s)echo(\s|$)/m)
     expect(result.stdout).toMatch(/(^|\s)isig(\s|$)/m)
+  })
+
+  it("sends the local terminal's size to the command's terminal", async () => {
+    const line = [process.execPath, BIN, 'exec', '-t', sleeper, '--', 'sh', '-c', 'stty -F /proc/self/fd/1 size']
+      .map((word) => `'${word}'`)
+      .join(' ')
+    const result = await shell(['script', '-qec', `stty cols 123 rows 45; ${line}`, '/dev/null'])
+    expect(result.stdout).toContain('45 123')
   })
 
   it('exec -t gives the command a terminal without stdin', async () => {
