@@ -148,6 +148,25 @@ describe('runRemoteCommand against a fake streaming server', () => {
     )
   })
 
+  it('a connection lost before the exit status is a RuntimeError, not exit 0', async () => {
+    server = new FakeSpdyServer(['v4.channel.k8s.io'])
+    server.onStream = (stream, connection) => {
+      if (stream.headers.streamtype !== 'stderr') return
+      // Once the session runs: some output, then the connection drops.
+      setTimeout(() => {
+        connection.streams.find((s) => s.headers.streamtype === 'stdout')?.write('partial')
+        connection.close()
+      }, 100)
+    }
+
+    const url = new URL(await server.listen())
+    const stdout = new PassThrough()
+    await expect(runRemoteCommand(url, {stdout, stderr: new PassThrough(), tty: false, timeoutMs: 5000})).rejects.toThrow(
+      new RuntimeError("the connection to the runtime's streaming server closed before the command's exit status arrived"),
+    )
+    expect(stdout.read()?.toString()).toBe('partial')
+  })
+
   it('a server that never accepts the streams fails at the deadline', async () => {
     server = new FakeSpdyServer(['v4.channel.k8s.io'], undefined, true)
     const url = new URL(await server.listen())
