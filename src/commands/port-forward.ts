@@ -50,9 +50,7 @@ with exit 16; a local port in use fails with exit 2 before anything is forwarded
 
   public async run(): Promise<PortForwardResult> {
     const ports = this.positional.slice(1).map((token) => parsePortSpec(token))
-    const addresses = this.flags.address
-      .split(',')
-      .flatMap((address) => (address.trim() === 'localhost' ? ['127.0.0.1', '::1'] : [address.trim()]))
+    const addresses = this.flags.address.split(',')
     const client = await this.client()
     const [sandbox] = await resolvePodSandboxes(client, this.args.pod, {namespace: this.flags.namespace})
     const interruption = this.interruptSignal()

@@ -202,6 +202,19 @@ describe('port-forward', () => {
     expect(await connectionRefused(ports['8081'])).toBe(true)
   })
 
+  it('--address localhost listens on 127.0.0.1 (and ::1 where the host has it)', async () => {
+    const forward = running(['port-forward', '-n', namespace, 'box', ':8080', '--address', 'localhost'])
+    const port = await until('the Forwarding line', async () => {
+      const found = /^Forwarding from 127\.0\.0\.1:(\d+) -> 8080$/m.exec(forward.stdout())
+      return found ? Number(found[1]) : undefined
+    })
+    expect(await httpGet(port)).toBe('hello-from-8080\n')
+    expect(forward.stdout()).toMatch(/^(Forwarding from 127\.0\.0\.1:\d+ -> 8080\n)(Forwarding from \[::1\]:\d+ -> 8080\n)?/)
+    forward.child.kill('SIGINT')
+    expect(await exitOf(forward.child)).toBe(0)
+    expect(await connectionRefused(port)).toBe(true)
+  })
+
   it('a bad port is a usage error (exit 2) naming it', async () => {
     const result = await podctl(['port-forward', '-n', namespace, 'box', '8080:http'], {env})
     expect(result.code).toBe(2)

@@ -3,7 +3,7 @@ import net from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {UsageError} from '../../../src/lib/errors.js'
-import {forwardingLine, parsePortSpec, startPortForward} from '../../../src/lib/streaming/port-forward.js'
+import {expandAddresses, forwardingLine, parsePortSpec, startPortForward} from '../../../src/lib/streaming/port-forward.js'
 import {FakeSpdyServer, type ServerStream} from '../../support/fake-spdy-server.js'
 
 describe('parsePortSpec', () => {
@@ -19,6 +19,16 @@ describe('parsePortSpec', () => {
     expect(() => parsePortSpec('x:80')).toThrow(
       'port "x:80": not a port; give [LOCAL:]REMOTE, e.g. 8080, 9000:80 or :80 (a free local port)',
     )
+  })
+})
+
+describe('expandAddresses', () => {
+  it('expands localhost to 127.0.0.1 and an optional ::1, keeps the rest', () => {
+    expect(expandAddresses(['localhost', ' 10.0.0.1', ''])).toEqual([
+      {address: '127.0.0.1', optional: false},
+      {address: '::1', optional: true},
+      {address: '10.0.0.1', optional: false},
+    ])
   })
 })
 
