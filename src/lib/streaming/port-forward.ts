@@ -30,7 +30,7 @@ export function parsePortSpec(text: string): PortSpec {
 }
 
 export interface ForwardOptions {
-  /** Local addresses to listen on (e.g. 127.0.0.1, ::1). */
+  /** Local addresses to listen on (e.g. 127.0.0.1, ::1; localhost means both). */
   addresses: readonly string[]
   /** Deadline of the connect and upgrade. */
   timeoutMs: number
@@ -65,9 +65,13 @@ export async function startPortForward(url: URL, ports: readonly PortSpec[], opt
   const servers: net.Server[] = []
   const listening: Listening[] = []
   try {
-    for (const address of options.addresses) {
+    for (const {address, optional} of expandAddresses(options.addresses)) {
       for (const port of ports) {
-        const server = await listen(address, port.localPort)
+        const server = await listen(address, port.localPort).catch((error: unknown) => {
+          if (optional) return
+          throw error
+        })
+        if (!server) continue
         servers.push(server)
         listening.push({address, localPort: (server.address() as net.AddressInfo).port, remotePort: port.remotePort})
       }
@@ -122,9 +126,25 @@ export async function startPortForward(url: URL, ports: readonly PortSpec[], opt
   return {listening, ended, close}
 }
 
+/** "localhost" is 127.0.0.1 and, where the host has IPv6, ::1 (as kubectl does); other addresses are taken as given. */
+export function expandAddresses(addresses: readonly string[]): Array<{address: string; optional: boolean}> {
+  return addresses
+    .map((address) => address.trim())
+    .filter((address) => address !== '')
+    .flatMap((address) =>
+      address === 'localhost'
+        ? [
+            {address: '127.0.0.1', optional: false},
+            {address: '::1', optional: true},
+          ]
+        : [{address, optional: false}],
+    )
+}
+
 function listen(address: string, port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer({pauseOnConnect: true})
+    // Half-open: a client that finished sending still gets the answer.
+    const server = net.createServer({pauseOnConnect: true, allowHalfOpen: true})
     server.once('error', (error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.code
       reject(

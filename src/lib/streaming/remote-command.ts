@@ -103,6 +103,11 @@ export async function runRemoteCommand(url: URL, io: RemoteCommandIo): Promise<S
     if (interrupted) throw new InterruptedError('interrupted; the session was closed')
     if (outputClosed) return {exitCode: 0}
     await Promise.all([flushed(io.stdout), io.stderr ? flushed(io.stderr) : undefined])
+    // The server always writes a status, success included; none and a dropped connection mean it was lost.
+    if (statusText === '' && error.endedBy === 'connection') {
+      throw new RuntimeError("the connection to the runtime's streaming server closed before the command's exit status arrived")
+    }
+
     return parseStatus(statusText)
   } finally {
     for (const cleanup of cleanups) cleanup()

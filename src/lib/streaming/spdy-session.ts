@@ -41,6 +41,8 @@ export class SpdyStream {
   readonly ended = new Listeners()
   /** The server's half is done. */
   remoteDone = false
+  /** How it ended: the server finished it (FIN or RST_STREAM), or the connection closed under it. */
+  endedBy?: 'server' | 'connection'
   /** Our half is done (FIN sent). */
   localDone = false
   readonly replied: Promise<void>
@@ -92,10 +94,11 @@ export class SpdyStream {
   }
 
   /** @internal */
-  finishRemote(error?: Error): void {
+  finishRemote(error?: Error, by: 'server' | 'connection' = 'server'): void {
     this.failReply(error ?? new Error(`stream ${this.id} ended before the server accepted it`))
     if (this.remoteDone) return
     this.remoteDone = true
+    this.endedBy = by
     this.ended.emit()
   }
 }
@@ -244,7 +247,7 @@ export class SpdySession {
   private shutdown(): void {
     if (this.closed) return
     this.closed = true
-    for (const stream of this.streams.values()) stream.finishRemote(new Error('the streaming connection closed'))
+    for (const stream of this.streams.values()) stream.finishRemote(new Error('the streaming connection closed'), 'connection')
     this.streams.clear()
     this.socket.destroy()
     this.closing.emit()
@@ -257,6 +260,8 @@ export function connectSpdy(url: URL, options: ConnectOptions): Promise<SpdySess
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http
     const request = transport.request(url, {
+      // A connection of its own: it becomes the session, never a pooled keep-alive socket.
+      agent: false,
       method: 'POST',
       headers: {Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': options.protocol, 'Content-Length': '0'},
     })
