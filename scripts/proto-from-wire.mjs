@@ -35,6 +35,7 @@ const RPCS = {
     'ListContainerStats',
     'PodSandboxStats',
     'ListPodSandboxStats',
+    'GetContainerEvents',
   ],
   ImageService: ['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo'],
 }
