@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
 import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod, waitForExit} from '../support/containers.js'
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, loginRegistry, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
 const client = labClient()
@@ -174,5 +174,34 @@ describe('the rest of crictl surface', () => {
     expect(document.stats).toHaveLength(1)
     expect(document.stats[0].attributes.id).toBe(sleeper)
     expect(document.stats[0].memory.workingSetBytes.value).toMatch(/^\d+$/)
+  })
+})
+
+describe('pull as crictl pull takes it', () => {
+  const login = loginRegistry()
+  // No docker config: the credentials can only come from the flags.
+  const noConfig = labEnv({DOCKER_CONFIG: mkdtempSync(join(tmpdir(), 'podctl-noconfig-')), HOME: tmpdir()})
+
+  it('--username reads the password from stdin, never echoes it; a wrong one is refused (13)', async () => {
+    const [good, bad] = await Promise.all([
+      podctl(['pull', '-u', login.user, login.busybox], {env: noConfig, input: `${login.password}\n`}),
+      podctl(['pull', '--username', login.user, login.busybox], {env: noConfig, input: 'not-the-password\n'}),
+    ])
+    expect(good.code, good.stderr).toBe(0)
+    expect(good.stdout).toMatch(new RegExp(`^Successfully pulled image "${login.busybox}" in `))
+    expect(bad.code).toBe(ExitCode.UNAUTHORIZED)
+    for (const result of [good, bad]) {
+      for (const secret of [login.password, 'not-the-password']) expect(result.stdout + result.stderr).not.toContain(secret)
+    }
+  })
+
+  it('--pod-config (a crictl pod config) and --annotation go with the pull', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'podctl-podconfig-')), 'pod.yaml')
+    writeFileSync(path, `metadata:\n  name: puller\n  namespace: ${namespace}\n  uid: u-1\nannotations:\n  team: infra\n`)
+    const result = await podctl(['pull', '--pod-config', path, '-a', 'purpose=e2e', lab().busybox, '-o', 'json'], {env})
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).images[0]).toMatchObject({image: lab().busybox, pulled: true})
+    const bad = await podctl(['pull', '--annotation', 'novalue', lab().busybox], {env})
+    expect(bad).toMatchObject({code: ExitCode.USAGE, stderr: 'Error: --annotation "novalue" is not KEY=VALUE\n'})
   })
 })
