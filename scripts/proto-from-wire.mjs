@@ -38,6 +38,7 @@ const RPCS = {
     'ListContainerStats',
     'PodSandboxStats',
     'ListPodSandboxStats',
+    'GetContainerEvents',
   ],
   ImageService: ['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo'],
 }

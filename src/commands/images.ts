@@ -14,7 +14,7 @@ export interface ImagesResult {
 export default class Images extends BaseCommand<typeof Images> {
   static override summary = 'List images, one row per tag.'
 
-  static override aliases = ['image', 'img']
+  static override hiddenAliases = ['image', 'img']
 
   static override description = `One ListImages call. An image with several tags shows once per tag (same IMAGE ID); \
 an image without tags shows as <none> (dangling). Sizes are decimal (1MB = 1000000 bytes), like crictl and docker. \

@@ -37,6 +37,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     example('Last 20 lines of container "app" of pod web in namespace shop, then follow', '-n shop web/app --tail 20 -f'),
     example('Errors of the last 10 minutes, with timestamps', '4f2a9c --since 10m --stream stderr -t'),
     example("Why did it restart? The previous attempt's log", '-n shop web/app --previous'),
+    example('At most the first KiB of the log', '4f2a9c --limit-bytes 1024'),
   ]
 
   static override enableJsonFlag = false
@@ -56,6 +57,11 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     timestamps: Flags.boolean({char: 't', summary: 'Prefix each line with its RFC 3339 timestamp (nanoseconds).'}),
     stream: Flags.option({options: ['stdout', 'stderr'] as const, summary: 'Only this stream (printed on stdout).'})(),
     previous: Flags.boolean({char: 'p', summary: "The previous attempt's log (the container before its last restart)."}),
+    'limit-bytes': Flags.integer({
+      summary: 'Stop after this many bytes of log text (-1: no limit), as kubectl and crictl logs --limit-bytes.',
+      min: -1,
+      helpValue: 'N',
+    }),
   }
 
   public async run(): Promise<LogsResult> {
@@ -74,7 +80,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     })
 
     const stream: LogStream | undefined = flags.stream
-    const writer = new OrderedWriter({stdout: process.stdout, stderr: stream ? process.stdout : process.stderr})
+    const writer = new OrderedWriter({stdout: process.stdout, stderr: stream ? process.stdout : process.stderr}, flags['limit-bytes'])
     try {
       const shown = await showLog(reader, writer, {
         sinceNanos,

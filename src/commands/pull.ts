@@ -9,6 +9,7 @@ import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {durationFlag, outputFlag} from '../lib/flags.js'
 import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import {DEFAULT_PARALLEL_PULLS, type EnsureImageOptions, type EnsureImageResult, ImageManager} from '../lib/images/image-manager.js'
+import {pullSandboxConfig} from '../lib/images/pull-options.js'
 import {applyDefaultImageTag} from '../lib/images/reference.js'
 import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
@@ -48,7 +49,10 @@ one result line per image goes to stdout.
 
 Credentials: --creds or --auth for every image, else the docker config files the kubelet reads \
 ($DOCKER_CONFIG/config.json, ~/.docker/config.json, /var/lib/kubelet/config.json, ~/.dockercfg), matched by registry \
-host[:port] (Docker Hub's aliases are one registry). They are sent only inside PullImage, never printed.
+host[:port] (Docker Hub's aliases are one registry). They are sent only inside PullImage, never printed. \
+--username USER (crictl's -u) asks for the password on a terminal without echoing it, or reads it from the first line \
+of stdin. --pod-config (a crictl pod config) and --annotation go to the runtime as PullImage's sandbox config and \
+image annotations, as crictl pull sends them.
 
 Retries: by default each image gets one attempt. --retry-for DURATION retries failed pulls with the kubelet's back-off \
 (10s, 20s, 40s ... capped at 5m) as long as the next attempt starts inside that window, printing a BackOff event before \
@@ -64,6 +68,7 @@ attempted even when another fails; the exit code is that of the first failing im
     example('Pull only what is missing, three at a time', '--policy IfNotPresent nginx:1.27 redis:7 busybox'),
     example('Check that an image is on the node without pulling (exit 12 if not)', '--policy Never registry.example.com/app:v2'),
     example('A private registry; the password is asked for on the terminal', '--creds alice registry.example.com/team/app:v2'),
+    example('As crictl pull -u: the password from stdin', `-u alice registry.example.com/team/app:v2 <<< "$PASSWORD"`),
     example('Keep retrying with the kubelet back-off for up to 2 minutes', '--retry-for 2m registry.example.com/app:v2'),
     example('Image IDs and sizes for a script', 'busybox:1.36 -o json'),
   ]
@@ -86,6 +91,14 @@ attempted even when another fails; the exit code is that of the first failing im
       helpValue: 'USER[:PASSWORD]',
     }),
     auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD (the docker config "auth" form).', helpValue: 'BASE64'}),
+    username: Flags.string({char: 'u', summary: 'Registry user; the password is asked for (not echoed) or read from stdin.'}),
+    'pod-config': Flags.string({summary: 'crictl pod config (JSON or YAML) of the sandbox the image is for.', helpValue: 'FILE'}),
+    annotation: Flags.string({
+      char: 'a',
+      summary: 'Annotation KEY=VALUE for the image (repeatable).',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     parallel: Flags.integer({summary: 'Pulls in flight at once.', default: DEFAULT_PARALLEL_PULLS, min: 1}),
     'retry-for': durationFlag({
       summary: 'Retry failed pulls with the kubelet back-off (10s doubling to 5m) while the next attempt fits in this window.',
@@ -106,12 +119,14 @@ attempted even when another fails; the exit code is that of the first failing im
   public async run(): Promise<PullResult> {
     // A name given twice is pulled and reported once, in order of first mention.
     const requested = [...new Set(this.positional)]
-    const credential = await credentialsFromFlags({creds: this.flags.creds, auth: this.flags.auth})
+    const {flags} = this
+    const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth, username: flags.username})
+    const sandboxConfig = await pullSandboxConfig(flags['pod-config'], flags.annotation)
     await this.connectFirst(requested)
     const pulls = new Map(requested.map((image): [string, ImagePull] => [image, {events: []}]))
     const interruption = this.interruptSignal()
     try {
-      await this.pullAll(pulls, {auth: credential?.auth, authSource: credential?.source, signal: interruption.signal})
+      await this.pullAll(pulls, {auth: credential?.auth, authSource: credential?.source, sandboxConfig, signal: interruption.signal})
     } finally {
       interruption.release()
     }
@@ -143,7 +158,10 @@ attempted even when another fails; the exit code is that of the first failing im
   }
 
   /** Every image through one image manager, --parallel pulls in flight; each outcome lands in `pulls`. */
-  private async pullAll(pulls: Map<string, ImagePull>, options: Pick<EnsureImageOptions, 'auth' | 'authSource' | 'signal'>): Promise<void> {
+  private async pullAll(
+    pulls: Map<string, ImagePull>,
+    options: Pick<EnsureImageOptions, 'auth' | 'authSource' | 'sandboxConfig' | 'signal'>,
+  ): Promise<void> {
     const {flags} = this
     const showEvents = !this.machineOutput() && !flags.quiet
     const progress = (done: number) => `Pulling image${pulls.size === 1 ? '' : 's'}: ${done} of ${pulls.size} done`

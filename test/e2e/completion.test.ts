@@ -41,10 +41,17 @@ describe('podctl completion', () => {
     if (spawnSync('zsh', ['--version']).status === 0) expect(spawnSync('zsh', ['-n', '-c', result.stdout]).status).toBe(0)
   })
 
-  it('rejects other shells with a usage error', async () => {
+  it('prints a fish script', async () => {
     const result = await podctl(['completion', 'fish'], {env})
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^# fish completion for podctl;/)
+    expect(result.stdout).toContain("complete -c podctl -n '__fish_seen_subcommand_from ps' -l resolve-image-path -s r ")
+  })
+
+  it('rejects other shells with a usage error', async () => {
+    const result = await podctl(['completion', 'tcsh'], {env})
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('fish')
+    expect(result.stderr).toContain('tcsh')
     expect(result.stdout).toBe('')
   })
 })

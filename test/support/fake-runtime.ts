@@ -38,7 +38,9 @@ function lenient(service: object): grpc.ServiceDefinition {
   const out: Record<string, unknown> = {}
   for (const [name, def] of Object.entries(service as Record<string, {path: string; responseSerialize: (v: unknown) => Buffer}>)) {
     const rpc = def.path.slice(def.path.lastIndexOf('/') + 1)
-    const type = (api as unknown as Record<string, {fromPartial(v: unknown): unknown}>)[`${rpc}Response`]
+    const types = api as unknown as Record<string, {fromPartial(v: unknown): unknown}>
+    // GetContainerEvents streams ContainerEventResponse: not every response type is named after its RPC.
+    const type = types[`${rpc}Response`] ?? types[rpc.replace(/^Get(Container)Events$/, '$1EventResponse')]
     out[name] = {...def, responseSerialize: (value: unknown) => def.responseSerialize(type.fromPartial(value))}
   }
 

@@ -31,7 +31,7 @@ export interface CompletionCommand {
   variadic?: boolean
 }
 
-export type Shell = 'bash' | 'zsh'
+export type Shell = 'bash' | 'fish' | 'zsh'
 
 /** Minimal shape of oclif's cached flag that the scripts need. */
 export interface OclifFlagLike {

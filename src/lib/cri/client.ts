@@ -137,6 +137,52 @@ export class CriClient {
     }
   }
 
+  /**
+   * A server-streaming runtime call (GetContainerEvents): each message goes to `onMessage` until the
+   * runtime ends the stream (resolves), the call fails (rejects with the PodctlError, UNIMPLEMENTED
+   * included) or `signal` aborts (resolves). No deadline: a stream lasts until it is stopped.
+   */
+  async runtimeStream<M extends RuntimeMethod>(
+    method: M,
+    request: RuntimeRequest<M>,
+    onMessage: (message: RuntimeResponse<M>) => void,
+    options: {signal?: AbortSignal} = {},
+  ): Promise<void> {
+    const {grpc, api} = await loadModules()
+    const def = (api.RuntimeServiceService as unknown as Record<string, MethodDef>)[method]
+    const rpcName = def.path.slice(def.path.lastIndexOf('/') + 1)
+    // GetContainerEvents takes a GetEventsRequest: the request type is not always named after the RPC.
+    const types = api as unknown as Record<string, {fromPartial(v: unknown): unknown} | undefined>
+    const requestType = types[`${rpcName}Request`] ?? types[`${rpcName.replace(/^GetContainer/, 'Get')}Request`]
+    const channel = await this.channel(this.runtimeEndpoint)
+    await channel.ready
+    const started = performance.now()
+    await new Promise<void>((resolve, reject) => {
+      const call = channel.client.makeServerStreamRequest(
+        def.path,
+        (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType ? requestType.fromPartial(value) : value),
+        def.responseDeserialize,
+        request,
+        new grpc.Metadata(),
+        {},
+      )
+      const onAbort = () => call.cancel()
+      options.signal?.addEventListener('abort', onAbort, {once: true})
+      call.on('data', (message: RuntimeResponse<M>) => onMessage(message))
+      call.on('error', (error: Error & GrpcFailure) => {
+        options.signal?.removeEventListener('abort', onAbort)
+        this.trace(`RuntimeService/${rpcName}`, started, grpcCodeName(grpc, error.code))
+        if (options.signal?.aborted) resolve()
+        else reject(fromGrpcError(error, {method: `RuntimeService/${rpcName}`, endpoint: this.runtimeEndpoint, timeoutMs: 0}))
+      })
+      call.on('end', () => {
+        options.signal?.removeEventListener('abort', onAbort)
+        this.trace(`RuntimeService/${rpcName}`, started, 'OK')
+        resolve()
+      })
+    })
+  }
+
   /** Waits until the runtime (or the given, e.g. the image) channel is connected, bounded by the connect timeout. */
   async connect(endpoint: string = this.runtimeEndpoint): Promise<void> {
     await (

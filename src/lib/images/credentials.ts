@@ -79,6 +79,8 @@ export interface FlagCredentialOptions {
   /** Asks for the password when --creds has none; only used when stdin is a terminal. */
   prompt?: (question: string) => Promise<string>
   isTTY?: boolean
+  /** Reads the password for --username when stdin is not a terminal. */
+  readStdin?: () => Promise<string>
 }
 
 /**
@@ -86,12 +88,14 @@ export interface FlagCredentialOptions {
  * when neither is given. A missing password is asked for on a terminal, refused otherwise.
  */
 export async function credentialsFromFlags(
-  flags: {creds?: string; auth?: string},
+  flags: {creds?: string; auth?: string; username?: string},
   options: FlagCredentialOptions = {},
 ): Promise<RegistryCredential | undefined> {
-  if (flags.creds !== undefined && flags.auth !== undefined) {
-    throw new UsageError('--creds and --auth both give credentials; pass only one')
+  if ([flags.creds, flags.auth, flags.username].filter((value) => value !== undefined).length > 1) {
+    throw new UsageError('--creds, --auth and --username each give credentials; pass only one')
   }
+
+  if (flags.username !== undefined) return usernameCredential(flags.username, options)
 
   if (flags.auth !== undefined) return {auth: {auth: parseAuthFlag(flags.auth)}, source: '--auth'}
   if (flags.creds === undefined) return undefined
@@ -107,6 +111,31 @@ export async function credentialsFromFlags(
 
   const password = await (options.prompt ?? promptHidden)(`Password for ${username}: `)
   return {auth: {username, password}, source: '--creds'}
+}
+
+/**
+ * crictl's `--username USER`: the password is asked for on a terminal (not echoed), else read from
+ * the first line of stdin (`printf %s "$PASSWORD" | podctl pull -u USER IMAGE`).
+ */
+async function usernameCredential(username: string, options: FlagCredentialOptions): Promise<RegistryCredential> {
+  if (username === '') throw new UsageError('--username is empty; give the registry user name')
+  const isTTY = options.isTTY ?? Boolean(process.stdin.isTTY)
+  const password = isTTY
+    ? await (options.prompt ?? promptHidden)(`Password for ${username}: `)
+    : await (options.readStdin ?? readStdinLine)()
+  if (password === '') throw new UsageError('--username: no password given (type it at the prompt, or pipe it on stdin)')
+  return {auth: {username, password}, source: '--username'}
+}
+
+/** The first line of stdin, without its line ending. */
+export async function readStdinLine(): Promise<string> {
+  let text = ''
+  for await (const chunk of process.stdin) {
+    text += String(chunk)
+    if (text.includes('\n')) break
+  }
+
+  return text.split(/\r?\n/)[0]
 }
 
 /** Checks that --auth is base64 of "user:password" (the docker config "auth" form); returns it trimmed. */

@@ -123,10 +123,28 @@ export interface LogOutput {
 export class OrderedWriter {
   private target?: NodeJS.WritableStream
   private buffered = ''
+  /** Bytes still allowed (--limit-bytes); undefined for no limit. */
+  private remaining?: number
 
-  constructor(private readonly output: LogOutput) {}
+  constructor(
+    private readonly output: LogOutput,
+    limitBytes?: number,
+  ) {
+    this.remaining = limitBytes !== undefined && limitBytes >= 0 ? limitBytes : undefined
+  }
+
+  /** True once --limit-bytes bytes were written: the kubelet's (and crictl's) log reader stops there. */
+  get exhausted(): boolean {
+    return this.remaining === 0
+  }
 
   async write(stream: 'stdout' | 'stderr', text: string): Promise<void> {
+    if (this.remaining !== undefined) {
+      const bytes = Buffer.from(text)
+      if (bytes.length > this.remaining) text = bytes.subarray(0, this.remaining).toString()
+      this.remaining = Math.max(0, this.remaining - bytes.length)
+    }
+
     if (text === '') return
     const target = this.output[stream]
     if (target !== this.target) await this.flush()
@@ -183,7 +201,7 @@ export async function showLog(reader: LogFileReader, writer: OrderedWriter, opti
   for (const line of lines) await writer.write(line.stream, formatLine(line, options))
   await writer.flush()
   let printed = lines.length
-  if (!options.follow || !options.isRunning) return {lines: printed, malformed}
+  if (!options.follow || !options.isRunning || writer.exhausted) return {lines: printed, malformed}
 
   const printer = new EntryPrinter({timestamps: options.timestamps, sinceNanos: options.sinceNanos, stream: options.stream})
   // A line the container is still writing was printed without "\n"; its next fragment continues it.
@@ -199,9 +217,12 @@ export async function showLog(reader: LogFileReader, writer: OrderedWriter, opti
   }
 
   // Flush after every read so a follower sees each line as soon as it is in the file.
-  await followLog(reader, {...options, isRunning: options.isRunning}, async (raws) => {
+  const stop = new AbortController()
+  options.signal?.addEventListener('abort', () => stop.abort(), {once: true})
+  await followLog(reader, {...options, isRunning: options.isRunning, signal: stop.signal}, async (raws) => {
     for (const raw of raws) await print(raw)
     await writer.flush()
+    if (writer.exhausted) stop.abort()
   })
   return {lines: printed, malformed}
 }

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -56,6 +58,51 @@ export function cgroupDriverToNumber(object: CgroupDriver): number {
     case CgroupDriver.CGROUPFS:
       return 1;
     case CgroupDriver.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+export enum ContainerEventType {
+  CONTAINER_CREATED_EVENT = "CONTAINER_CREATED_EVENT",
+  CONTAINER_STARTED_EVENT = "CONTAINER_STARTED_EVENT",
+  CONTAINER_STOPPED_EVENT = "CONTAINER_STOPPED_EVENT",
+  CONTAINER_DELETED_EVENT = "CONTAINER_DELETED_EVENT",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function containerEventTypeFromJSON(object: any): ContainerEventType {
+  switch (object) {
+    case 0:
+    case "CONTAINER_CREATED_EVENT":
+      return ContainerEventType.CONTAINER_CREATED_EVENT;
+    case 1:
+    case "CONTAINER_STARTED_EVENT":
+      return ContainerEventType.CONTAINER_STARTED_EVENT;
+    case 2:
+    case "CONTAINER_STOPPED_EVENT":
+      return ContainerEventType.CONTAINER_STOPPED_EVENT;
+    case 3:
+    case "CONTAINER_DELETED_EVENT":
+      return ContainerEventType.CONTAINER_DELETED_EVENT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ContainerEventType.UNRECOGNIZED;
+  }
+}
+
+export function containerEventTypeToNumber(object: ContainerEventType): number {
+  switch (object) {
+    case ContainerEventType.CONTAINER_CREATED_EVENT:
+      return 0;
+    case ContainerEventType.CONTAINER_STARTED_EVENT:
+      return 1;
+    case ContainerEventType.CONTAINER_STOPPED_EVENT:
+      return 2;
+    case ContainerEventType.CONTAINER_DELETED_EVENT:
+      return 3;
+    case ContainerEventType.UNRECOGNIZED:
     default:
       return -1;
   }
@@ -814,6 +861,14 @@ export interface ContainerConfig_AnnotationsEntry {
   value: string;
 }
 
+export interface ContainerEventResponse {
+  containerId: string;
+  containerEventType: ContainerEventType;
+  createdAt: string;
+  podSandboxStatus: PodSandboxStatus | undefined;
+  containersStatuses: ContainerStatus[];
+}
+
 export interface ContainerFilter {
   id: string;
   state: ContainerStateValue | undefined;
@@ -982,6 +1037,9 @@ export interface FilesystemUsage {
   fsId: FilesystemIdentifier | undefined;
   usedBytes: UInt64Value | undefined;
   inodesUsed: UInt64Value | undefined;
+}
+
+export interface GetEventsRequest {
 }
 
 export interface HugepageLimit {
@@ -3174,6 +3232,117 @@ export const ContainerConfig_AnnotationsEntry: MessageFns<ContainerConfig_Annota
     const message = createBaseContainerConfig_AnnotationsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseContainerEventResponse(): ContainerEventResponse {
+  return {
+    containerId: "",
+    containerEventType: ContainerEventType.CONTAINER_CREATED_EVENT,
+    createdAt: "0",
+    podSandboxStatus: undefined,
+    containersStatuses: [],
+  };
+}
+
+export const ContainerEventResponse: MessageFns<ContainerEventResponse> = {
+  encode(message: ContainerEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    if (message.containerEventType !== ContainerEventType.CONTAINER_CREATED_EVENT) {
+      writer.uint32(16).int32(containerEventTypeToNumber(message.containerEventType));
+    }
+    if (message.createdAt !== "0") {
+      writer.uint32(24).int64(message.createdAt);
+    }
+    if (message.podSandboxStatus !== undefined) {
+      PodSandboxStatus.encode(message.podSandboxStatus, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.containersStatuses) {
+      ContainerStatus.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContainerEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContainerEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.containerEventType = containerEventTypeFromJSON(reader.int32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.createdAt = reader.int64().toString();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.podSandboxStatus = PodSandboxStatus.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.containersStatuses.push(ContainerStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ContainerEventResponse>, I>>(base?: I): ContainerEventResponse {
+    return ContainerEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ContainerEventResponse>, I>>(object: I): ContainerEventResponse {
+    const message = createBaseContainerEventResponse();
+    message.containerId = object.containerId ?? "";
+    message.containerEventType = object.containerEventType ?? ContainerEventType.CONTAINER_CREATED_EVENT;
+    message.createdAt = object.createdAt ?? "0";
+    message.podSandboxStatus = (object.podSandboxStatus !== undefined && object.podSandboxStatus !== null)
+      ? PodSandboxStatus.fromPartial(object.podSandboxStatus)
+      : undefined;
+    message.containersStatuses = object.containersStatuses?.map((e) => ContainerStatus.fromPartial(e)) || [];
     return message;
   },
 };
@@ -5548,6 +5717,49 @@ export const FilesystemUsage: MessageFns<FilesystemUsage> = {
     message.inodesUsed = (object.inodesUsed !== undefined && object.inodesUsed !== null)
       ? UInt64Value.fromPartial(object.inodesUsed)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseGetEventsRequest(): GetEventsRequest {
+  return {};
+}
+
+export const GetEventsRequest: MessageFns<GetEventsRequest> = {
+  encode(_: GetEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetEventsRequest>, I>>(base?: I): GetEventsRequest {
+    return GetEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventsRequest>, I>>(_: I): GetEventsRequest {
+    const message = createBaseGetEventsRequest();
     return message;
   },
 };
@@ -15860,6 +16072,16 @@ export const RuntimeServiceService = {
       Buffer.from(ListPodSandboxStatsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPodSandboxStatsResponse => ListPodSandboxStatsResponse.decode(value),
   },
+  getContainerEvents: {
+    path: "/runtime.v1.RuntimeService/GetContainerEvents" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: GetEventsRequest): Buffer => Buffer.from(GetEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEventsRequest => GetEventsRequest.decode(value),
+    responseSerialize: (value: ContainerEventResponse): Buffer =>
+      Buffer.from(ContainerEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ContainerEventResponse => ContainerEventResponse.decode(value),
+  },
 } as const;
 
 export interface RuntimeServiceServer extends UntypedServiceImplementation {
@@ -15887,6 +16109,7 @@ export interface RuntimeServiceServer extends UntypedServiceImplementation {
   listContainerStats: handleUnaryCall<ListContainerStatsRequest, ListContainerStatsResponse>;
   podSandboxStats: handleUnaryCall<PodSandboxStatsRequest, PodSandboxStatsResponse>;
   listPodSandboxStats: handleUnaryCall<ListPodSandboxStatsRequest, ListPodSandboxStatsResponse>;
+  getContainerEvents: handleServerStreamingCall<GetEventsRequest, ContainerEventResponse>;
 }
 
 export interface RuntimeServiceClient extends Client {
@@ -16247,6 +16470,15 @@ export interface RuntimeServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPodSandboxStatsResponse) => void,
   ): ClientUnaryCall;
+  getContainerEvents(
+    request: GetEventsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ContainerEventResponse>;
+  getContainerEvents(
+    request: GetEventsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ContainerEventResponse>;
 }
 
 export const RuntimeServiceClient = makeGenericClientConstructor(

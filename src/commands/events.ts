@@ -1,0 +1,63 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand, example} from '../lib/base-command.js'
+import {outputFlag} from '../lib/flags.js'
+import {eventDocument, watchContainerEvents} from '../lib/node/container-events.js'
+import {nanosToIso, truncateId} from '../lib/output/format.js'
+import type {ContainerEventResponse} from '../generated/runtime/v1/api.js'
+
+export default class Events extends BaseCommand<typeof Events> {
+  // The stream lasts until Ctrl-C: --timeout bounds connecting, not the watch.
+  static override timeoutBoundsCommand = false
+  static override enableJsonFlag = false
+  static override hiddenAliases = ['event']
+  static override summary = "Stream the runtime's container events (CRI GetContainerEvents) until Ctrl-C."
+
+  static override description = `Prints each event as the runtime sends it: a container created, started, \
+stopped or deleted, with the pod sandbox's status and its containers' statuses (the stream the kubelet's Evented \
+PLEG reads). JSON (the default, as crictl events) prints one document per event: containerId, containerEventType \
+(CONTAINER_CREATED_EVENT, CONTAINER_STARTED_EVENT, CONTAINER_STOPPED_EVENT, CONTAINER_DELETED_EVENT), createdAt \
+(Unix nanoseconds, as a string), podSandboxStatus and containersStatuses. -o table prints one line per event. \
+Ctrl-C ends the stream (exit 0). A runtime without the call, such as containerd before 1.7, is reported at once \
+with exit 6 (Unimplemented).`
+
+  static override examples = [
+    example('Watch every event as JSON'),
+    example('One line per event', '-o table'),
+    example('Only the event types, for a script', `-o go-template='{{.containerEventType}} {{.containerId}}'`),
+  ]
+
+  static override flags = {
+    output: outputFlag(['json', 'yaml', 'table'], {templates: true}),
+    template: Flags.string({summary: 'Go-template field paths to print per event, e.g. {{.containerEventType}}.'}),
+  }
+
+  public async run(): Promise<void> {
+    const interruption = this.interruptSignal()
+    const client = await this.client()
+    // Printed one after another, in the order received (YAML output loads its library on first use).
+    let printed: Promise<void> = Promise.resolve()
+    let first = true
+    await watchContainerEvents(
+      client,
+      (event) => {
+        printed = printed.then(async () => {
+          if (this.output.kind === 'yaml' && !first) process.stdout.write('---\n')
+          first = false
+          await this.emit(eventDocument(event), () => this.line(event))
+        })
+      },
+      interruption.signal,
+    )
+    await printed
+  }
+
+  private line(event: ContainerEventResponse): string {
+    const pod = event.podSandboxStatus?.metadata
+    const type = String(event.containerEventType)
+      .replace(/^CONTAINER_/, '')
+      .replace(/_EVENT$/, '')
+    const where = pod ? ` pod=${pod.name}_${pod.namespace}` : ''
+    return `${nanosToIso(event.createdAt) ?? ''} ${type} container=${truncateId(event.containerId)}${where}`
+  }
+}

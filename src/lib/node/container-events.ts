@@ -1,0 +1,29 @@
+/**
+ * `events`: the runtime's container lifecycle events (CRI GetContainerEvents, a server stream,
+ * the source of the kubelet's Evented PLEG), as crictl events prints them.
+ */
+import type {CriClient} from '../cri/client.js'
+import {UnimplementedError} from '../errors.js'
+import type {ContainerEventResponse} from '../../generated/runtime/v1/api.js'
+
+/** One event as crictl's document: the CRI message as plain JSON (camelCase, int64 as strings, enums by name). */
+export function eventDocument(event: ContainerEventResponse): Record<string, unknown> {
+  return structuredClone(event) as unknown as Record<string, unknown>
+}
+
+/**
+ * Streams every event to `onEvent` until Ctrl-C (`signal`) or the runtime ends the stream. A runtime
+ * without the call (containerd before 1.7) fails with UnimplementedError (exit 6).
+ */
+export async function watchContainerEvents(
+  client: CriClient,
+  onEvent: (event: ContainerEventResponse) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  try {
+    await client.runtimeStream('getContainerEvents', {}, onEvent, {signal})
+  } catch (error) {
+    if (!(error instanceof UnimplementedError)) throw error
+    throw new UnimplementedError(`${error.message}: container events need containerd 1.7+ or CRI-O with enable_pod_events`)
+  }
+}

@@ -1,0 +1,65 @@
+/** events against a runtime that streams GetContainerEvents (the lab's containerd 1.6 answers Unimplemented). */
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {podctl} from '../support/podctl.js'
+import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
+
+const dir = socketDir()
+const socket = join(dir, 'cri.sock')
+const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+let stop: () => Promise<void>
+
+const event = (containerId: string, type: string, createdAt: string) => ({
+  containerId,
+  containerEventType: type,
+  createdAt,
+  podSandboxStatus: {id: 'pod1', metadata: {name: 'web', namespace: 'shop', uid: 'u', attempt: 0}, state: 'SANDBOX_READY'},
+  containersStatuses: [],
+})
+
+beforeAll(async () => {
+  const runtime = {
+    version: versionHandler,
+    getContainerEvents(call: {write(message: unknown): void; end(): void}) {
+      call.write(event('c1'.padEnd(64, '0'), 'CONTAINER_CREATED_EVENT', '1700000000000000000'))
+      call.write(event('c1'.padEnd(64, '0'), 'CONTAINER_STARTED_EVENT', '1700000001000000000'))
+      call.end()
+    },
+  }
+  stop = await startFakeRuntime(socket, runtime as never)
+})
+
+afterAll(async () => {
+  await stop()
+})
+
+describe('podctl events', () => {
+  it('prints one JSON document per event, as crictl events does, until the stream ends', async () => {
+    const result = await podctl(['-r', socket, 'events'], {env})
+    expect(result.code, result.stderr).toBe(0)
+    const documents = result.stdout
+      .trimEnd()
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text))
+    expect(documents.map((d) => d.containerEventType)).toEqual(['CONTAINER_CREATED_EVENT', 'CONTAINER_STARTED_EVENT'])
+    expect(documents[0]).toMatchObject({containerId: 'c1'.padEnd(64, '0'), createdAt: '1700000000000000000'})
+    expect(documents[0].podSandboxStatus.metadata).toMatchObject({name: 'web', namespace: 'shop'})
+  })
+
+  it('-o table prints a line per event; -o go-template and yaml work per event', async () => {
+    const [table, template, yaml] = await Promise.all([
+      podctl(['-r', socket, 'events', '-o', 'table'], {env}),
+      podctl(['-r', socket, 'event', '-o', 'go-template={{.containerEventType}}'], {env}),
+      podctl(['-r', socket, 'events', '-o', 'yaml'], {env}),
+    ])
+    expect(table.stdout).toBe(
+      '2023-11-14T22:13:20.000Z CREATED container=c100000000000 pod=web_shop\n' +
+        '2023-11-14T22:13:21.000Z STARTED container=c100000000000 pod=web_shop\n',
+    )
+    expect(template.stdout).toBe('CONTAINER_CREATED_EVENT\nCONTAINER_STARTED_EVENT\n')
+    expect(yaml.stdout.split('\n---\n')).toHaveLength(2)
+    expect(yaml.stdout).toContain('containerEventType: CONTAINER_STARTED_EVENT')
+  })
+})
