@@ -14,8 +14,8 @@ try {
 } catch {}
 
 if (source === undefined) {
-  const {execute} = await import('@oclif/core')
-  await execute({dir: import.meta.url})
+  const [{execute}, {normalizeArgv}] = await Promise.all([import('@oclif/core'), import('../dist/lib/util/argv.js')])
+  await execute({dir: import.meta.url, args: normalizeArgv(process.argv.slice(2))})
 } else {
   let shippedCache
   try {

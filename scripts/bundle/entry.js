@@ -12,6 +12,8 @@ import commands from 'podctl:commands'
 import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 
+import {normalizeArgv} from '../../dist/lib/util/argv.js'
+
 class BundledPlugin extends Plugin {
   async _manifest() {
     this.hasManifest = true
@@ -27,11 +29,13 @@ class BundledPlugin extends Plugin {
 /**
  * Runs one podctl invocation like oclif's `run`: resolves with the command's result, rejects with
  * its error. root is the directory oclif reports as the CLI's root (the package, or the binary's).
+ * argv goes through normalizeArgv first (crictl's global flags before the command, `help X`),
+ * as bin/dev.js does.
  */
 export async function run(argv, root) {
   const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
-  return oclifRun(argv, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})
+  return oclifRun(normalizeArgv(argv), {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})
 }
 
 /** Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. */

@@ -1,9 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
+import {streamImageEndpointFlag} from '../lib/flags.js'
 import {UsageError} from '../lib/errors.js'
 import {execInContainer} from '../lib/node/exec.js'
 import {resolveContainer} from '../lib/node/resolve.js'
+import {execInteractive} from '../lib/streaming/runtime-streams.js'
 
 export interface ExecResult {
   containerId: string
@@ -15,17 +17,19 @@ const USAGE = 'podctl exec CONTAINER -- CMD [ARG...]'
 export default class Exec extends BaseCommand<typeof Exec> {
   // --timeout here is the command's own time limit, not a bound on the whole command.
   static override timeoutBoundsCommand = false
-  static override summary = "Run a command in a running container; exits with the command's exit code."
+  static override summary = "Run a command in a running container (-it for a shell); exits with the command's exit code."
 
-  static override description = `Runs the command with ExecSync and writes its stdout to stdout and its stderr to \
-stderr, byte for byte. podctl exits with the command's exit code (0-255), so scripts can test it; podctl's own \
-failures use the exit codes listed in the README (e.g. 5 container not found, 9 container not running).
+  static override description = `Without -i/-t, runs the command with ExecSync and writes its stdout to stdout and its \
+stderr to stderr, byte for byte. podctl exits with the command's exit code (0-255), so scripts can test it; podctl's \
+own failures use the exit codes listed in the README (e.g. 5 container not found, 9 container not running). There \
+--timeout is the command's time limit (whole seconds, sent to the runtime, which kills the command when it runs out; \
+podctl then exits 4). Without --timeout the command may run as long as it needs.
 
-For exec, --timeout is the command's time limit (whole seconds, sent to the runtime, which kills the command when \
-it runs out; podctl then exits 4). Without --timeout the command may run as long as it needs.
-
-Interactive exec (-it, a TTY or stdin) is not supported: it needs the CRI streaming server. Run non-interactive \
-commands instead. Put "--" between podctl's flags and the command.`
+With -i (stdin) and/or -t (a terminal) the command runs through the runtime's streaming server (CRI Exec): -i sends \
+podctl's stdin to the command (a pipe's end is the command's end of input), -t gives it a terminal (the local one \
+in raw mode, window size followed, restored on exit; Ctrl-C goes to the command). The exit code is still the \
+command's; --timeout bounds only the set-up. A runtime without a usable streaming server fails with exit 16. \
+Put "--" between podctl's flags and the command.`
 
   static override examples = [
     {description: 'List a directory in a container (ID prefix)', command: '<%= config.bin %> <%= command.id %> 4f2a9c -- ls -l /etc'},
@@ -33,13 +37,15 @@ commands instead. Put "--" between podctl's flags and the command.`
       description: 'A shell pipeline in container "app" of pod web in namespace shop',
       command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`,
     },
+    {description: 'An interactive shell', command: '<%= config.bin %> <%= command.id %> -it web/app -- sh'},
+    {description: 'Feed a file to a command', command: '<%= config.bin %> <%= command.id %> -i web/app -- sh -c "cat > /tmp/conf" < conf'},
     {
       description: "Health check with a time limit; the exit code is the check's",
       command: '<%= config.bin %> <%= command.id %> 4f2a9c --timeout 5s -- /bin/check || echo "check failed: $?"',
     },
   ]
 
-  static override usage = '<%= command.id %> CONTAINER [-n NAMESPACE] [--timeout DURATION] -- CMD [ARG...]'
+  static override usage = '<%= command.id %> [-i] [-t] CONTAINER [-n NAMESPACE] [--timeout DURATION] -- CMD [ARG...]'
 
   static override enableJsonFlag = false
   static override strict = false
@@ -48,19 +54,28 @@ commands instead. Put "--" between podctl's flags and the command.`
     container: Args.string({description: 'Container ID prefix, or POD/CONTAINER (pod name in --namespace).', required: true}),
   }
 
+  // -i is stdin here, as in crictl and kubectl: the image endpoint keeps only its long name.
+  static override baseFlags = {...BaseCommand.baseFlags, 'image-endpoint': streamImageEndpointFlag}
+
   static override flags = {
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
-    interactive: Flags.boolean({summary: 'Not supported: interactive exec needs the CRI streaming server.', hidden: true}),
-    tty: Flags.boolean({char: 't', summary: 'Not supported: interactive exec needs the CRI streaming server.', hidden: true}),
+    interactive: Flags.boolean({char: 'i', summary: "Send podctl's stdin to the command (through the streaming server)."}),
+    tty: Flags.boolean({char: 't', summary: 'Give the command a terminal; with a local terminal, raw mode and window size.'}),
   }
 
   public async run(): Promise<ExecResult> {
-    this.refuseInteractive()
     const cmd = this.commandArgv()
     if (cmd.length === 0) throw new UsageError(`no command given; usage: ${USAGE}`)
 
     const client = await this.client()
     const container = await resolveContainer(client, this.args.container, {namespace: this.flags.namespace})
+    if (this.flags.interactive || this.flags.tty) {
+      const {interactive: stdin, tty} = this.flags
+      const {exitCode} = await execInteractive(client, container, cmd, {stdin, tty, signal: this.interruptSignal().signal})
+      process.exitCode = exitCode
+      return {containerId: container.id, exitCode}
+    }
+
     const outcome = await execInContainer(client, container, cmd, {timeoutMs: this.flags.timeout})
     await write(process.stdout, outcome.stdout)
     await write(process.stderr, outcome.stderr)
@@ -82,18 +97,6 @@ commands instead. Put "--" between podctl's flags and the command.`
     const separator = this.argv.indexOf('--')
     if (separator === -1) throw new UsageError(`put "--" between the container and the command: ${USAGE}`)
     return this.argv.slice(separator + 1)
-  }
-
-  /** -i is the global --image-endpoint, so `-it` would silently mean "image endpoint t": refuse it, and -t/--interactive. */
-  private refuseInteractive(): void {
-    const separator = this.argv.indexOf('--')
-    const ours = separator === -1 ? this.argv : this.argv.slice(0, separator)
-    const shortI = ours.some((token) => /^-[a-zA-Z]*i[a-zA-Z]*$/.test(token))
-    if (this.flags.interactive || this.flags.tty || shortI) {
-      throw new UsageError(
-        `interactive exec (-i/-t) is not supported (it needs the CRI streaming server); run a non-interactive command: ${USAGE}`,
-      )
-    }
   }
 }
 

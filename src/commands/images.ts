@@ -14,6 +14,8 @@ export interface ImagesResult {
 export default class Images extends BaseCommand<typeof Images> {
   static override summary = 'List images, one row per tag.'
 
+  static override aliases = ['image', 'img']
+
   static override description = `One ListImages call. An image with several tags shows once per tag (same IMAGE ID); \
 an image without tags shows as <none> (dangling). Sizes are decimal (1MB = 1000000 bytes), like crictl and docker. \
 REPOSITORY[:TAG] and --filter reference= are exact unless they contain "*", and also match docker's short names \
@@ -24,6 +26,7 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
     example('Every image'),
     example('One repository, with digests', 'registry.k8s.io/pause --digests'),
     example('Untagged images, IDs only (for podctl rmi)', '--filter dangling=true -q'),
+    example('Every tag, digest and exact size of each image', '-v'),
     example('Images from the local registry, pinned ones marked', `--filter reference='localhost:5000/*' --pinned`),
   ]
 
@@ -41,6 +44,7 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
     digests: Flags.boolean({summary: 'Add a DIGEST column.'}),
     pinned: Flags.boolean({summary: 'Add a PINNED column (images the runtime keeps from garbage collection).'}),
     quiet: Flags.boolean({char: 'q', summary: 'Print full image IDs only, once per image.'}),
+    verbose: Flags.boolean({char: 'v', summary: 'One block per image, as crictl images -v prints it (size in bytes).'}),
     'no-trunc': Flags.boolean({summary: 'Show full image IDs and digests.'}),
     output: outputFlag(['table', 'json', 'yaml'], {templates: true}),
   }
@@ -56,8 +60,24 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
       return result
     }
 
-    await this.emit(result, () => this.table(rows, flags.digests, flags.pinned, flags['no-trunc']))
+    const human = flags.verbose ? () => this.verbose(result.images) : () => this.table(rows, flags.digests, flags.pinned, flags['no-trunc'])
+    await this.emit(result, human)
     return result
+  }
+
+  /** crictl's `images -v`: ID, one line per tag and digest, size in bytes, user, pinned; a blank line after each. */
+  private verbose(images: Image[]): string {
+    return images
+      .map((image) => {
+        const lines = [`ID: ${image.id}`, ...image.repoTags.map((tag) => `RepoTags: ${tag}`)]
+        lines.push(...image.repoDigests.map((digest) => `RepoDigests: ${digest}`), `Size: ${image.size}`)
+        if (image.uid) lines.push(`Uid: ${image.uid.value}`)
+        if (image.username) lines.push(`Username: ${image.username}`)
+        lines.push(`Pinned: ${image.pinned}`, '')
+        return lines.join('\n')
+      })
+      .join('\n')
+      .trimEnd()
   }
 
   private table(rows: ImageRow[], digests: boolean, pinned: boolean, noTrunc: boolean): string {

@@ -11,22 +11,25 @@ export default class Info extends BaseCommand<typeof Info> {
 YAML): "status" with the runtime conditions, each key of the runtime's verbose info parsed as JSON (containerd: \
 config, cniconfig, golang, lastCNILoadStatus, ...), and "runtimeHandlers" and "features" when the runtime reports \
 them (camelCase keys). There is no table: the document is deep and runtime-specific; pick fields with -o jsonpath= or \
---template. For a health check with an exit code use podctl status.`
+--template. -q asks without verbose: only "status" (and runtimeHandlers/features), as crictl info -q. For a health \
+check with an exit code use podctl status.`
 
   static override examples = [
     example('Everything the runtime reports'),
     example("containerd's sandbox (pause) image", `-o jsonpath='{.config.sandboxImage}'`),
     example('The CNI configuration it loaded', `--template '{{.cniconfig | json}}'`),
     example('As YAML', '-o yaml'),
+    example('The conditions only', '-q'),
   ]
 
   static override flags = {
     output: outputFlag(['json', 'yaml'], {templates: true}),
     template: Flags.string({summary: 'Go-template field paths to print, e.g. {{.config.sandboxImage}}.'}),
+    quiet: Flags.boolean({char: 'q', summary: "The runtime conditions only, without the runtime's verbose info."}),
   }
 
   public async run(): Promise<Record<string, unknown>> {
-    const document = await runtimeInfo(await this.client())
+    const document = await runtimeInfo(await this.client(), !this.flags.quiet)
     await this.emit(document)
     return document
   }

@@ -57,13 +57,13 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
       summary: 'Namespace of the named pods (default "default"); with --all or --label, only pods of this namespace.',
     }),
     label: Flags.string({char: 'l', summary: 'Kill pods with this label KEY=VALUE (repeatable; all must match).', multiple: true}),
-    all: Flags.boolean({summary: 'Kill every pod (restricted by --namespace when given).'}),
+    all: Flags.boolean({char: 'a', summary: 'Kill every pod (restricted by --namespace when given).'}),
     'grace-period': Flags.integer({
       summary: "Seconds each container gets to stop; 0 means --force. Default: the pod's terminationGracePeriod annotation, else 30.",
       min: 0,
       helpValue: 'SECONDS',
     }),
-    force: Flags.boolean({summary: 'Kill at once: no preStop hook, no grace period (StopContainer timeout 0).'}),
+    force: Flags.boolean({char: 'f', summary: 'Kill at once: no preStop hook, no grace period (StopContainer timeout 0).'}),
     keep: Flags.boolean({summary: 'Leave the stopped containers and sandboxes in place (for debugging) instead of removing them.'}),
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
@@ -96,11 +96,21 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     }
 
     const force = flags.force || gracePeriod === 0
-    const items = await this.killPods(pods, failures, {gracePeriodSeconds: gracePeriod, force, containers})
+    const items = await this.killPods(this.admit(pods, failures), failures, {gracePeriodSeconds: gracePeriod, force, containers})
     const result: KillResult = {items, failures}
     if (this.machineOutput()) await this.emit(result)
     this.reportFailures(collapseIdentical(failures))
     return result
+  }
+
+  /** The pods this command goes on to kill; the others are added to `failures` (rmp refuses running pods without --force). */
+  protected admit(pods: SelectedPod[], _failures: KillFailure[]): SelectedPod[] {
+    return pods
+  }
+
+  /** Whether the stopped containers and sandboxes stay (--keep; stopp always). */
+  protected keepSandboxes(): boolean {
+    return this.flags.keep
   }
 
   /** Every pod, --parallel at once, with progress on a terminal; a pod's failure goes to `failures`, the others go on. */
@@ -111,7 +121,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     let done = 0
     const outcome = await killPods(await this.client(), pods, {
       ...options,
-      keep: this.flags.keep,
+      keep: this.keepSandboxes(),
       parallel: this.flags.parallel,
       podDirRoot: this.flags['pod-dir-root'],
       // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
@@ -129,12 +139,12 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
   private line(result: KillPodResult): string {
     const count = `${result.containersStopped} container${result.containersStopped === 1 ? '' : 's'} stopped`
-    const fate = result.removed ? 'removed' : this.flags.keep ? 'kept' : 'not removed'
+    const fate = result.removed ? 'removed' : this.keepSandboxes() ? 'kept' : 'not removed'
     return `${this.chalk.bold(result.pod)}: ${count}, ${fate} ${this.chalk.dim(`(${(result.durationMs / 1000).toFixed(1)}s)`)}`
   }
 }
 
-function killFailure(pod: string, error: PodctlError): KillFailure {
+export function killFailure(pod: string, error: PodctlError): KillFailure {
   return {pod, code: error.code, exitCode: error.exitCode, message: error.message}
 }
 

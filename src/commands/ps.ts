@@ -58,6 +58,12 @@ name_namespace/container, which other commands accept as a container reference.`
     quiet: Flags.boolean({char: 'q', summary: 'Print full container IDs only, one per line.'}),
     'no-trunc': Flags.boolean({summary: 'Show full IDs and image digests.'}),
     output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'], {templates: true}),
+    'resolve-image-path': Flags.boolean({
+      char: 'r',
+      summary: "Show the image's tag instead of its ID (crictl's ps -r; podctl's table does so anyway).",
+    }),
+    // -r here is --resolve-image-path, as in crictl; the endpoint is --runtime-endpoint, or -r before the command.
+    'runtime-endpoint': {...BaseCommand.baseFlags['runtime-endpoint'], char: undefined},
   }
 
   public async run(): Promise<PsResult> {
@@ -78,7 +84,7 @@ name_namespace/container, which other commands accept as a container reference.`
         latest: flags.latest,
         last: flags.last,
       },
-      {withExitCodes: wide, withImageNames: !flags.quiet && (this.output.kind === 'table' || wide)},
+      {withExitCodes: wide, withImageNames: flags['resolve-image-path'] || (!flags.quiet && (this.output.kind === 'table' || wide))},
     )
     const result: PsResult = {containers: entries.map((entry) => entry.container)}
 

@@ -5,18 +5,18 @@
  */
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
-import {totalmem} from 'node:os'
+import {cpus, totalmem} from 'node:os'
 
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {durationFlag, manifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, volumeBindingFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {withMessage} from '../lib/kubelet/run-result.js'
+import {describeFailure} from '../lib/kubelet/run-result.js'
 import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
-import type {PodRunOutcome, PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
+import type {PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
@@ -36,15 +36,15 @@ const DEFAULT_PARALLEL = 3
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = 'Run pods from a Kubernetes Pod manifest (or crictl configs) the way the kubelet starts them.'
 
-  static override description = `Reads a v1 Pod manifest (YAML or JSON; several documents run several pods, at most \
---parallel at once) or crictl's --pod-config/--container-config pair, checks every field up front (unsupported or \
-misspelt fields, invalid names and quantities are refused with the field's path and exit 2, before anything is created), \
-then does what the kubelet does for a new pod: RunPodSandbox (runtimeClassName is the runtime handler), then each init \
-container in order to completion, then each app container (ensure image, CreateContainer, StartContainer, postStart \
-hook). Labels, annotations, log paths (<pod logs root>/<namespace>_<name>_<uid>/<container>/<attempt>.log), resources, \
-security context and namespaces are the kubelet's, so kubectl-style tools, podctl kill and podctl status read the pod \
-like a kubelet pod. Events (Pulling, Pulled, Created, Started, Killing, Failed, BackOff, FailedPostStartHook) print live, \
-like kubectl describe; on stderr with -o json|yaml, none with --quiet.
+  static override description = `Reads v1 Pod manifests (YAML or JSON; several documents run several pods, --parallel \
+at once) or crictl's --pod-config/--container-config pair and checks every field up front: fields podctl cannot honour \
+are refused all at once with their paths and why (exit 2); scheduling fields and read-back metadata, which have no \
+effect on one node, are listed in one warning (--strict refuses them). Then the kubelet's steps: admission (requests \
+beyond the node's CPU or memory are OutOfcpu/OutOfmemory, exit 14, unless --skip-admission), RunPodSandbox \
+(runtimeClassName is the handler), init containers in order to completion, then each app container (ensure image, \
+CreateContainer, StartContainer, postStart hook). Labels, annotations, log paths, resources, security contexts and \
+namespaces are the kubelet's, so podctl kill and status read the pod like a kubelet pod. Events print live, like \
+kubectl describe (on stderr with -o json|yaml, none with --quiet).
 
 Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails; a container that exits is \
 restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) until --timeout. --wait ready also waits \
@@ -53,20 +53,19 @@ containers not ready and each probe's last output. --wait completed waits until 
 with the first failing container's exit code (0 when all succeed); only OnFailure restarts failed ones there. --wait none \
 returns right after the start. --rm removes the pod after it completed (implies --wait completed).
 
-Failures and Ctrl-C/SIGTERM at any step roll the pod back (the kill order of podctl kill: preStop hooks, stop, remove), \
-so nothing is left half-created, unless --keep-on-failure. A second Ctrl-C exits at once. A pod that already exists is \
-refused (exit 8) unless --replace, which kills it and starts a new sandbox with attempt + 1.
+Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
+exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1).
 
---timeout here is the deadline of the whole run (image back-off, init containers, waiting), default 5m, 0 for none; \
-each runtime call then keeps its default deadline. Image pulls of different containers run in parallel (--parallel at \
-once), creation and start order stay the kubelet's. --dry-run prints the CRI requests that would be sent (credentials \
-redacted) and makes no runtime call. runtimeClassName is used as the handler name as is (there is no RuntimeClass \
-object without an API server). The pod's hostPath and emptyDir volumes, managed /etc/hosts and termination-message \
-files live under --pod-dir-root/<uid>.
+--timeout is the deadline of the whole run (default 5m, 0 for none). Pulls run in parallel (--parallel at once). \
+--dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
+fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
+imagePullSecrets; workloads run their pod template. Volumes, the managed /etc/hosts and termination-message files \
+live under --pod-dir-root/<uid>.
 
-Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed (CreateContainerError, \
-RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --timeout ran out; 130 interrupted; with \
---wait completed, the container's own exit code.`
+
+Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
+(OutOfcpu, OutOfmemory, CreateContainerConfigError, RunContainerError, PostStartHookError, CrashLoopBackOff, \
+Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, the container's own exit code.`
 
   static override examples = [
     example('Run a pod and return once its containers run', '-f pod.yaml'),
@@ -87,11 +86,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   }
 
   static override flags = {
-    filename: Flags.string({
-      char: 'f',
-      summary: 'Pod manifest (YAML or JSON, one or more documents), or - for stdin.',
-      helpValue: 'FILE|-',
-    }),
+    filename: manifestFlag,
+    volume: volumeBindingFlag,
     'pod-config': Flags.string({
       summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.',
       helpValue: 'FILE',
@@ -117,6 +113,11 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     creds: Flags.string({summary: 'Registry credentials USER[:PASSWORD] for the pulls.', helpValue: 'USER[:PASSWORD]'}),
     auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD.', helpValue: 'BASE64'}),
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
+    namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),
+    strict: Flags.boolean({
+      summary: 'Refuse fields that have no effect on a single node (scheduling, read-back metadata) instead of warning.',
+    }),
+    'skip-admission': Flags.boolean({summary: "Run pods whose requests exceed the node's CPU or memory (no OutOfcpu/OutOfmemory)."}),
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
     'runtime-handler': Flags.string({summary: 'Runtime handler for RunPodSandbox (overrides runtimeClassName).', helpValue: 'NAME'}),
@@ -142,13 +143,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
     const wait = this.waitMode()
-    const {loadRunInput} = await import('../lib/manifest/load.js')
-    const {pods} = await loadRunInput({
-      filename: flags.filename,
-      file: this.args.file,
-      podConfig: flags['pod-config'],
-      containerConfig: flags['container-config'],
-    })
+    const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
     const node = await this.nodeSettings()
@@ -177,6 +172,15 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     return result
   }
 
+  /** The pods, their ConfigMaps and Secrets checked; warnings and the workloads pods come from on stderr. */
+  private async loadPods(flags = this.flags): Promise<PodModel[]> {
+    const {loadPodsToRun} = await import('../lib/kubelet/pod-objects.js')
+    const {pods, warnings, origins} = await loadPodsToRun(flags, this.args.file)
+    for (const warning of warnings) this.warnLine(warning)
+    if (!flags.quiet) for (const origin of origins) this.stderrLine(origin)
+    return pods
+  }
+
   private waitMode(): WaitMode {
     const {wait, rm} = this.flags
     if (rm && wait !== undefined && wait !== 'completed') {
@@ -193,6 +197,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
       podDirRoot: this.flags['pod-dir-root'],
       hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''),
       nodeMemoryBytes: totalmem(),
+      nodeCpus: cpus().length,
+      skipAdmission: this.flags['skip-admission'],
       runtimeHandler: this.flags['runtime-handler'],
     }
   }
@@ -240,11 +246,4 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
     return result
   }
-}
-
-/** "pod web_default: PostStartHookError: …", the kubelet's reason first; the failure keeps its class. */
-function describeFailure({failure, result}: PodRunOutcome): PodctlError {
-  const {code, message} = failure!
-  const prefix = message.startsWith(`${code}:`) ? '' : `${code}: `
-  return withMessage(failure!, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${message}`)
 }

@@ -6,9 +6,12 @@ import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
+import type {ContainerStats} from '../generated/runtime/v1/api.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]
+  /** crictl's `stats -o json` layout: the CRI ContainerStats of the same containers. */
+  stats: ContainerStats[]
 }
 
 const CLEAR_SCREEN = '\u001B[2J\u001B[H'
@@ -25,12 +28,15 @@ container. Only running containers unless -a or a CONTAINER is given.
 
 JSON and YAML carry podctl's summary per container: cpuPercent (number, null without two samples), \
 memoryWorkingSetBytes, writableLayerUsedBytes, writableLayerInodesUsed and cpuUsageCoreNanoSeconds as int64 \
-strings, and timestamp in RFC 3339.`
+strings, and timestamp in RFC 3339. Beside "items", "stats" holds the same containers' CRI ContainerStats in \
+crictl's layout ({"stats": [{"attributes", "cpu", "memory", "writableLayer", ...}]}), so scripts written for \
+crictl stats -o json run unchanged.`
 
   static override examples = [
     example('Running containers on the node'),
     example('One pod, refreshed every 2 seconds until Ctrl-C', '--pod web -n shop -w -s 2'),
     example('Containers labelled app=web, for a script', '-l app=web -o json'),
+    example("Working-set bytes in crictl's layout", `-o json | jq -r '.stats[].memory.workingSetBytes.value'`),
     example('One container by ID prefix', '4f2a9c'),
   ]
 
@@ -72,7 +78,8 @@ strings, and timestamp in RFC 3339.`
     })
     const intervalMs = flags.seconds * 1000
     for (;;) {
-      const result: StatsResult = {items: await sampler.next(intervalMs)}
+      const items = await sampler.next(intervalMs)
+      const result: StatsResult = {items, stats: sampler.criStats()}
       if (!flags.watch) {
         await this.emit(result, () => this.table(result.items))
         return result

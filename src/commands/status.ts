@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, RuntimeNotReadyError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag} from '../lib/flags.js'
+import {durationFlag, outputFlag, podDirRootFlag} from '../lib/flags.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
@@ -11,6 +11,7 @@ import {podFullName} from '../lib/kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
 import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, type PodWaitCondition, waitForPod} from '../lib/kubelet/wait-for-pod.js'
 import {PodFailedError} from '../lib/kubelet/reasons.js'
+import type {PodConditions} from '../lib/kubelet/status-manager.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {
@@ -72,6 +73,7 @@ probe output).`
       helpValue: 'DURATION',
     }),
     'no-trunc': Flags.boolean({summary: 'Show full IDs in the POD tables.'}),
+    'pod-dir-root': podDirRootFlag,
   }
 
   public async run(): Promise<RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
@@ -128,7 +130,9 @@ probe output).`
       if (report === undefined) return this.deleted(podFullName(pod.name, pod.namespace))
     }
 
-    await this.emit(report, () => this.renderPod(report))
+    const {podConditions} = await import('../lib/kubelet/status-manager.js')
+    const conditions = await podConditions(client, report, flags['pod-dir-root'])
+    await this.emit({...report, ...conditions}, () => `${this.renderPod(report)}\n\n${this.renderConditions(conditions)}`)
     if (condition === 'completed' && report.phase === 'Failed') this.reportFailure(new PodFailedError(describePodFailure(report)))
     return report
   }
@@ -184,6 +188,25 @@ probe output).`
     )
     const noContainers = report.containers.length === 0 ? chalk.dim('(no containers)') : containers
     return `${header}\n\n${sandboxes}\n\n${noContainers}`
+  }
+
+  /** The status manager's view: conditions, per-container readiness and last state, and who (if anyone) restarts what. */
+  private renderConditions(report: PodConditions): string {
+    const {chalk} = this
+    const conditions = report.conditions.map((c) => `${c.type}=${c.status ? 'True' : 'False'}`).join('  ')
+    const table = renderTable(
+      ['NAME', 'READY', 'STARTED', 'RESTARTS', 'LAST STATE', 'MESSAGE'],
+      report.containerStatuses.map((c) => [
+        c.name,
+        String(c.ready),
+        String(c.started),
+        String(c.restartCount),
+        c.lastState ? `${c.lastState.reason} (exit ${c.lastState.exitCode}) at ${c.lastState.finishedAt ?? '-'}` : '-',
+        (c.message || c.lastState?.message || '').replaceAll(/\s+/g, ' ').trim().slice(0, 60) || '-',
+      ]),
+    )
+    const notice = report.notice ? `\n${chalk.yellow(report.notice)}` : ''
+    return `Conditions: ${conditions}${report.supervised ? chalk.dim(' (supervised)') : ''}${notice}\n\n${table}`
   }
 
   private render(report: RuntimeStatusReport): string {

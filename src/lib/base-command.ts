@@ -12,7 +12,7 @@ import {type CrictlConfig, loadConfig, locateConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
-import {checkCredentialArgv, durationFlag, outputChoicesOf} from './flags.js'
+import {checkCredentialArgv, durationFlag, outputChoicesOf, showUsage} from './flags.js'
 import type {EventSink} from './kube/events.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {eventLines, type EventStyle} from './output/events.js'
@@ -205,6 +205,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
     if (error instanceof Errors.ExitError) throw error
     this.activeSpinner?.stop()
+    if (/^Missing \d+ required args?\b/.test(error.message ?? '')) await showUsage(this.config, this.id)
     const failure = toPodctlError(error)
     if (this.jsonEnabled()) process.stdout.write(`${toJson({error: failure.toJSON()})}\n`)
     this.reportFailure(failure)

@@ -20,6 +20,7 @@ export const ExitCode = {
   UNAUTHORIZED: 13,
   POD_FAILED: 14,
   AMBIGUOUS: 15,
+  STREAMING_UNAVAILABLE: 16,
   INTERRUPTED: 130,
 } as const
 
@@ -43,9 +44,14 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [
     ExitCode.POD_FAILED,
     'PodFailed',
-    'a pod or container failed to start or run (CreateContainerError, PostStartHookError, init failure, ...)',
+    'a pod was not admitted (OutOfcpu, OutOfmemory) or a pod or container failed to start or run (CreateContainerError, ...)',
   ],
   [ExitCode.AMBIGUOUS, 'Ambiguous', 'an ID prefix or name matches more than one object; the message lists them'],
+  [
+    ExitCode.STREAMING_UNAVAILABLE,
+    'StreamingUnavailable',
+    'the runtime has no usable streaming server for exec -i/-t, attach or port-forward (no URL, unreachable, refused)',
+  ],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]
 
@@ -126,6 +132,13 @@ export class InterruptedError extends PodctlError {
 export function asPodctlError(error: unknown): PodctlError {
   if (error instanceof PodctlError) return error
   return new PodctlError('InternalError', ExitCode.INTERNAL, String((error as Error)?.message ?? error))
+}
+
+/** exec -i/-t, attach and port-forward need the runtime's streaming server; it is missing, unreachable or refused the session. */
+export class StreamingUnavailableError extends PodctlError {
+  constructor(message: string) {
+    super('StreamingUnavailable', ExitCode.STREAMING_UNAVAILABLE, message)
+  }
 }
 
 /** An ID prefix or name that matches several objects; the message lists them so the user can pick. */

@@ -2,7 +2,7 @@
  * Flags more than one command uses, with their parsing and help text in one place (as
  * sf-plugins-core keeps them in src/flags/): durations and the one `-o` flag.
  */
-import {Flags} from '@oclif/core'
+import {type Config, Flags} from '@oclif/core'
 
 import {UsageError} from './errors.js'
 import {DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
@@ -57,6 +57,21 @@ export const podLogsRootFlag = Flags.string({
   helpValue: 'DIR',
 })
 
+/** run's -f: files, directories or stdin, repeatable as kubectl's. */
+export const manifestFlag = Flags.string({
+  char: 'f',
+  summary: 'Manifest (Pods, workloads, ConfigMaps, Secrets, Lists), a directory of them, or - for stdin; repeatable.',
+  helpValue: 'FILE|DIR|-',
+  multiple: true,
+})
+
+/** run's --volume NAME=DIR: a volume source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...) bound to a host directory. */
+export const volumeBindingFlag = Flags.string({
+  summary: 'Bind a volume of another source (persistentVolumeClaim, nfs, csi, ...) to a host directory; repeatable.',
+  helpValue: 'NAME=DIR',
+  multiple: true,
+})
+
 /** --pod-dir-root: where the pods' host directories are (run makes them, kill removes only those under it). */
 export const podDirRootFlag = Flags.string({
   summary: 'Root of the pod directories (emptyDir volumes, /etc/hosts, termination messages).',
@@ -95,3 +110,26 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
     )
   }
 }
+
+/** A command run without its required argument shows its usage (on stderr, before the error line), as crictl does. */
+export async function showUsage(config: Config, id: string | undefined): Promise<void> {
+  const command = id === undefined ? undefined : config.findCommand(id)
+  if (!command) return
+  const {Help} = await import('@oclif/core')
+  class StderrHelp extends Help {
+    protected override log(...lines: string[]): void {
+      process.stderr.write(`${lines.join('\n')}\n`)
+    }
+  }
+
+  await new StderrHelp(config, config.pjson.oclif.helpOptions).showCommandHelp(command)
+}
+
+/**
+ * exec, attach: -i means stdin there (crictl's and kubectl's -i), so the global --image-endpoint keeps only its long
+ * name in these commands.
+ */
+export const streamImageEndpointFlag = Flags.string({
+  summary: 'CRI image endpoint (defaults to the runtime endpoint; -i means --interactive in this command).',
+  helpGroup: 'GLOBAL',
+})

@@ -10,7 +10,8 @@ import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runti
 const dir = socketDir()
 const socket = join(dir, 'cri.sock')
 const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
-const args = (...rest: string[]) => [...rest, '-r', socket]
+// Global flags first, as crictl users write them (in ps, -r after the command is --resolve-image-path).
+const args = (...rest: string[]) => ['-r', socket, ...rest]
 let stop: () => Promise<void>
 
 type Callback = (error: null, response: unknown) => void

@@ -56,17 +56,6 @@ describe('podctl exec', () => {
     expect(result).toMatchObject({code: 0, stdout: 'done\n'})
   })
 
-  it('refuses interactive exec with one usage line (exit 2)', async () => {
-    for (const flags of [['-it'], ['-ti'], ['-t'], ['--interactive'], ['--tty']]) {
-      const result = await podctl(['exec', ...flags, sleeper, '--', 'sh'], {env})
-      expect(result.code, flags.join(' ')).toBe(2)
-      expect(result.stderr).toBe(
-        'Error: interactive exec (-i/-t) is not supported (it needs the CRI streaming server); ' +
-          'run a non-interactive command: podctl exec CONTAINER -- CMD [ARG...]\n',
-      )
-    }
-  })
-
   it('asks for "--" between the container and the command', async () => {
     const withFlag = await podctl(['exec', sleeper, 'ls', '-l'], {env})
     expect(withFlag.code).toBe(2)

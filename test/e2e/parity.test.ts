@@ -93,7 +93,7 @@ describe('bin/run.js (bundle) and the binary behave like bin/dev.js (unbundled)'
     for (const args of [
       ['pods', ...r(), '-o', 'yaml'],
       ['pods', ...r(), '--json', '-n', 'default', '--name', 'web-*'],
-      ['ps', ...r(), '-a', '-o', 'wide'],
+      [...r(), 'ps', '-a', '-o', 'wide'],
       ['images', ...r(), '--digests', '--pinned', '-o', 'json'],
       ['inspect', pods[0].id.slice(0, 12), ...r()],
       ['inspect', containers[1].id.slice(0, 12), ...r(), '-o', 'yaml'],

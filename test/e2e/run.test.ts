@@ -352,17 +352,16 @@ describe('podctl run', () => {
       containers: [
         {
           name: 'app',
-          env: [
-            {name: 'A', value: 'x'},
-            {name: 'B', valueFrom: {fieldRef: {fieldPath: 'metadata.name'}}},
-          ],
+          volumeDevices: [{name: 'disk', devicePath: '/dev/xvda'}],
         },
       ],
     })
     const refused = await run([], unsupported)
     expect(refused.code).toBe(2)
     expect(refused.stdout).toBe('')
-    expect(refused.stderr).toBe('Error: <stdin>: spec.containers[0].env[1].valueFrom is not supported by podctl; use value\n')
+    expect(refused.stderr).toBe(
+      'Error: <stdin>: spec.containers[0].volumeDevices is not supported on a single node; raw block devices come from PersistentVolumeClaims\n',
+    )
 
     const dir = mkdtempSync(join(tmpdir(), 'podctl-run-invalid-'))
     const file = join(dir, 'pod.yaml')

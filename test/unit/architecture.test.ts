@@ -44,6 +44,7 @@ type Layer =
   | 'manifest'
   | 'node'
   | 'output'
+  | 'streaming'
   | 'prober'
   | 'util'
 
@@ -62,11 +63,27 @@ type Layer =
  * - logs (the CRI log file format and follower) and completion (shell scripts from the command list) are leaf
  *   helpers on util and errors; logs serves commands, node and the kubelet, completion only commands.
  * - errors is the ground: util may throw its errors, errors imports nothing.
+ * - streaming (exec -i/-t, attach, port-forward) asks the runtime for a streaming URL and speaks SPDY to it: a wing
+ *   beside node that only commands use; it names containers and sandboxes (generated) and never parses manifests.
  * - `entry`: a file directly under src/ (launch.ts) starts the process before anything is loaded or cached, so it
  *   imports Node's built-ins only.
  */
 const LAYERS: Record<Layer, readonly Layer[]> = {
-  commands: ['base', 'kubelet', 'images', 'node', 'manifest', 'output', 'logs', 'completion', 'kube', 'util', 'errors', 'generated'],
+  commands: [
+    'base',
+    'kubelet',
+    'images',
+    'node',
+    'manifest',
+    'output',
+    'logs',
+    'completion',
+    'streaming',
+    'kube',
+    'util',
+    'errors',
+    'generated',
+  ],
   // The kubelet's prober: probe workers and lifecycle handlers that run from the node (HTTP, TCP, gRPC,
   // ExecSync). It reads the pod model and calls the runtime; the kubelet wing (hooks, waits) and the
   // reconciler use it, so it sits beside kube on the floor below them and never imports a wing.
@@ -78,6 +95,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   output: ['kube', 'util', 'errors', 'generated'],
   manifest: ['images', 'kube', 'util', 'errors'],
   logs: ['util', 'errors'],
+  streaming: ['kube', 'cri', 'util', 'errors', 'generated'],
   completion: ['util', 'errors'],
   kube: ['cri', 'util', 'errors', 'generated'],
   cri: ['util', 'errors', 'generated'],

@@ -33,6 +33,37 @@ export function explicitCredentials(auth: RegistryAuth, source: string): Credent
   return {lookup: async () => [{auth, source}]}
 }
 
+/**
+ * The kubelet's keyring for a pod with imagePullSecrets (MakeDockerKeyring): the pull secrets'
+ * credentials first, then the node's own (the docker config files).
+ */
+export function chainCredentials(first: CredentialStore, then: CredentialStore): CredentialStore {
+  return {lookup: async (image) => [...(await first.lookup(image)), ...(await then.lookup(image))]}
+}
+
+/** Credentials from kubernetes.io/dockerconfigjson (`{"auths": ...}`) and kubernetes.io/dockercfg Secrets, matched like config files. */
+export function pullSecretCredentials(secrets: ReadonlyArray<{label: string; config: string}>): CredentialStore {
+  const files = secrets.map(({label, config}) => parseDockerConfig(config, label))
+  return {
+    async lookup(image) {
+      const matches: Array<{credential: RegistryCredential; rank: number; order: number}> = []
+      for (const file of files) {
+        for (const entry of file.entries) {
+          const key = parseRegistryKey(entry.key)
+          if (!registryKeyMatches(key, image)) continue
+          matches.push({
+            credential: {auth: entry.auth, source: `${file.path} (${entry.key})`},
+            rank: specificity(key),
+            order: matches.length,
+          })
+        }
+      }
+
+      return matches.sort((a, b) => b.rank - a.rank || a.order - b.order).map((match) => match.credential)
+    },
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // --creds and --auth
 

@@ -45,6 +45,9 @@ export interface EnsureImageOptions {
   auth?: RegistryAuth
   /** Where `auth` came from, for messages (e.g. "--creds"); never the credentials themselves. */
   authSource?: string
+  /** The pod's imagePullSecrets (tried first), and a key that tells pods with different ones apart. */
+  pullSecrets?: CredentialStore
+  pullSecretsKey?: string
   /** Epoch ms: back-off retries happen only while the next attempt fits before it. No deadline → one attempt. */
   deadline?: number
   /** Abort → stop waiting/retrying, reject with InterruptedError. */

@@ -7,7 +7,7 @@ import type {CriClient} from '../cri/client.js'
 import {InterruptedError} from '../errors.js'
 import {Limiter} from '../util/concurrency.js'
 import type {AuthConfig, DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
-import type {CredentialStore, RegistryAuth, RegistryCredential} from './credentials.js'
+import {chainCredentials, type CredentialStore, type RegistryAuth, type RegistryCredential} from './credentials.js'
 import {passThrough, pullErrorText, PullFailed} from './errors.js'
 import {goQuote, type ImageReference} from './reference.js'
 
@@ -18,6 +18,9 @@ export interface PullRequest {
   auth?: RegistryAuth
   /** Where `auth` came from, for messages; never the credentials themselves. */
   authSource?: string
+  /** The pod's imagePullSecrets, tried before the node's credentials; `pullSecretsKey` tells pods with different ones apart. */
+  pullSecrets?: CredentialStore
+  pullSecretsKey?: string
   /** Abort → this caller stops waiting; the RPC is cancelled when no other caller waits for it. */
   signal?: AbortSignal
 }
@@ -48,7 +51,7 @@ export class ImagePuller {
 
   /** One PullImage per image (and credentials) at a time: a concurrent request for the same image joins it. */
   async pull(image: string, spec: DeepPartial<ImageSpec>, reference: ImageReference, options: PullRequest): Promise<PullOutcome> {
-    const key = `${image}\u0000${options.auth ? JSON.stringify(options.auth) : ''}`
+    const key = `${image}\u0000${options.auth ? JSON.stringify(options.auth) : ''}\u0000${options.pullSecretsKey ?? ''}`
     let entry = this.inflight.get(key)
     if (!entry) {
       const controller = new AbortController()
@@ -104,7 +107,7 @@ export class ImagePuller {
   ): Promise<PullOutcome> {
     const candidates: Array<RegistryCredential | undefined> = options.auth
       ? [{auth: options.auth, source: options.authSource ?? 'explicit credentials'}]
-      : await this.credentials.lookup(reference)
+      : await (options.pullSecrets ? chainCredentials(options.pullSecrets, this.credentials) : this.credentials).lookup(reference)
     if (candidates.length === 0) candidates.push(undefined)
     const sources = candidates.flatMap((credential) => (credential ? [credential.source] : []))
     const failures: string[] = []

@@ -102,6 +102,23 @@ export class BackOff {
     return Math.min(entry.backoffMs * 2, this.maxMs)
   }
 
+  /** Forgets the key: the container ran long enough (the kubelet's reset after 10 minutes of running). */
+  reset(key: string): void {
+    this.entries.delete(key)
+  }
+
+  /** The entries, to keep them between processes (sync runs one pass per invocation). */
+  snapshot(): Record<string, {backoffMs: number; lastUpdate: number}> {
+    return Object.fromEntries([...this.entries].map(([key, entry]) => [key, {...entry}]))
+  }
+
+  /** Restores entries a snapshot kept; malformed ones are skipped. */
+  restore(entries: Record<string, {backoffMs: number; lastUpdate: number}>): void {
+    for (const [key, entry] of Object.entries(entries)) {
+      if (Number.isFinite(entry?.backoffMs) && Number.isFinite(entry?.lastUpdate)) this.entries.set(key, {...entry})
+    }
+  }
+
   /** Drops expired entries (the kubelet calls GC after each successful pull). */
   gc(at = this.now()): void {
     for (const [key, entry] of this.entries) if (this.expired(entry, at)) this.entries.delete(key)

@@ -112,9 +112,8 @@ export function newContainerAnnotations(
     [ContainerAnnotation.terminationMessagePolicy]: container.terminationMessagePolicy,
     [PodctlAnnotation.containerType]: type,
   }
-  if (pod.terminationGracePeriodSeconds !== undefined) {
-    annotations[ContainerAnnotation.podTerminationGracePeriod] = String(pod.terminationGracePeriodSeconds)
-  }
+  // The API server defaults the grace period to 30, so the kubelet always records one.
+  annotations[ContainerAnnotation.podTerminationGracePeriod] = String(pod.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS)
 
   if (container.lifecycle.preStop) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.lifecycle.preStop)
   if (container.ports.length > 0) annotations[ContainerAnnotation.ports] = portsAnnotation(container)

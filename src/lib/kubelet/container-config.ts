@@ -5,30 +5,18 @@
  */
 import type {RuntimeRequest} from '../cri/client.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
-import type {MountPropagation, SecurityProfile_ProfileType} from '../../generated/runtime/v1/api.js'
+import type {MountPropagation} from '../../generated/runtime/v1/api.js'
 import {expandReferences} from '../kube/expansion.js'
 import {buildContainerLogsPath} from '../kube/helpers.js'
 import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
+import {volumeMounts} from './mounts.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
 import {podNamespaceOptions} from './sandbox.js'
+import {containerSecurityContext} from './security-context.js'
 
 export type ContainerConfig = NonNullable<RuntimeRequest<'createContainer'>['config']>
 
-/** securitycontext defaults for the default proc mount (what the kubelet sends for every container). */
-export const DEFAULT_MASKED_PATHS = [
-  '/proc/asound',
-  '/proc/acpi',
-  '/proc/kcore',
-  '/proc/keys',
-  '/proc/latency_stats',
-  '/proc/timer_list',
-  '/proc/timer_stats',
-  '/proc/sched_debug',
-  '/proc/scsi',
-  '/sys/firmware',
-  '/sys/devices/virtual/powercap',
-]
-export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger']
+export {DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS} from './security-context.js'
 
 export interface ContainerConfigOptions {
   type: ContainerType
@@ -45,6 +33,10 @@ export interface ContainerConfigOptions {
   /** Host file mounted at terminationMessagePath. */
   terminationMessageFile?: string
   nodeMemoryBytes: number
+  /** The environment built by makeEnvironmentVariables (kubelet/env.ts); default: env values expanded in order. */
+  env?: ReadonlyArray<{name: string; value: string}>
+  /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
+  subPaths?: ReadonlyMap<number, string>
 }
 
 /** The container's environment in order, each value expanded against the variables before it. */
@@ -58,15 +50,17 @@ function containerEnvironment(container: ContainerModel): Array<{name: string; v
 }
 
 /** Mounts in the kubelet's order: volumeMounts, the managed /etc/hosts, the termination-message file. */
-function containerMounts(container: ContainerModel, options: ContainerConfigOptions): NonNullable<ContainerConfig['mounts']> {
+function containerMounts(
+  pod: PodModel,
+  container: ContainerModel,
+  options: ContainerConfigOptions,
+  env: ReadonlyMap<string, string>,
+): NonNullable<ContainerConfig['mounts']> {
   const privateMount = 'PROPAGATION_PRIVATE' as MountPropagation
-  const mounts: NonNullable<ContainerConfig['mounts']> = container.volumeMounts.map((mount) => ({
-    containerPath: mount.mountPath,
-    hostPath: options.volumePaths.get(mount.name) ?? '',
-    readonly: mount.readOnly,
-    selinuxRelabel: false,
-    propagation: privateMount,
-  }))
+  const mounts: NonNullable<ContainerConfig['mounts']> = volumeMounts(pod, container, options.volumePaths, {
+    env,
+    subPaths: options.subPaths,
+  })
   const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
   if (options.etcHostsPath && !mountsEtcHosts) {
     mounts.push({
@@ -93,12 +87,11 @@ function containerMounts(container: ContainerModel, options: ContainerConfigOpti
 
 /** The kubelet's generateContainerConfig + generateLinuxContainerConfig. */
 export function generateContainerConfig(pod: PodModel, container: ContainerModel, options: ContainerConfigOptions): ContainerConfig {
-  const env = containerEnvironment(container)
+  const env = options.env ?? containerEnvironment(container)
   const values = new Map(env.map(({name, value}) => [name, value]))
   const expand = (text: string) => expandReferences(text, (name) => values.get(name))
-  const sc = container.securityContext
   const resources = effectiveResources(container)
-  const runAsUser = sc?.runAsUser ?? options.imageUser?.uid
+  const {capabilities, ...security} = containerSecurityContext(pod, container, options.imageUser)
   return {
     metadata: {name: container.name, attempt: options.attempt},
     image: {image: options.imageRef, userSpecifiedImage: container.image},
@@ -109,29 +102,20 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
     annotations: newContainerAnnotations(pod, container, options.type, options.attempt),
     devices: [],
     CDIDevices: [],
-    mounts: containerMounts(container, options),
+    mounts: containerMounts(pod, container, options, values),
     logPath: container.logPath ?? buildContainerLogsPath(container.name, options.attempt),
-    stdin: false,
-    stdinOnce: false,
-    tty: false,
+    stdin: container.stdin ?? false,
+    stdinOnce: container.stdinOnce ?? false,
+    tty: container.tty ?? false,
     linux: {
       resources: {
         ...linuxResources(resources.cpuRequestMilli, resources.cpuLimitMilli, resources.memoryLimitBytes),
         oomScoreAdj: String(containerOomScoreAdj(pod, container, options.nodeMemoryBytes)),
       },
       securityContext: {
-        ...(sc?.capabilities ? {capabilities: {addCapabilities: sc.capabilities.add, dropCapabilities: sc.capabilities.drop}} : {}),
-        privileged: sc?.privileged ?? false,
+        ...(capabilities ? {capabilities} : {}),
+        ...security,
         namespaceOptions: podNamespaceOptions(pod),
-        ...(runAsUser === undefined ? {} : {runAsUser: {value: String(runAsUser)}}),
-        ...(sc?.runAsGroup === undefined ? {} : {runAsGroup: {value: String(sc.runAsGroup)}}),
-        runAsUsername: sc?.runAsUser === undefined && options.imageUser?.uid === undefined ? (options.imageUser?.username ?? '') : '',
-        readonlyRootfs: sc?.readOnlyRootFilesystem ?? false,
-        noNewPrivs: sc?.allowPrivilegeEscalation === false,
-        maskedPaths: DEFAULT_MASKED_PATHS,
-        readonlyPaths: DEFAULT_READONLY_PATHS,
-        // Without a seccompProfile the kubelet (SeccompDefault off) runs containers Unconfined.
-        seccomp: {profileType: 'Unconfined' as SecurityProfile_ProfileType},
       },
     },
     envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),

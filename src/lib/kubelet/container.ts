@@ -13,9 +13,13 @@ import {type EventSink, normalEvent, warningEvent} from '../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../kube/helpers.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
+import {runContainerOptions} from './container-env.js'
+import {podPullSecrets} from './pod-objects.js'
+import {createContainerLogLink} from './container-logs-links.js'
 import {runPostStart} from './hooks.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
 import type {SandboxContext} from './sandbox.js'
+import {verifyRunAsNonRoot as verifyEffectiveRunAsNonRoot} from './security-context.js'
 
 /**
  * The kubelet's calcRestartCountByLogDir: a container with no status yet continues after the
@@ -31,22 +35,13 @@ export async function restartCountFromLogs(containerLogDirectory: string): Promi
   }
 }
 
-/** The kubelet's verifyRunAsNonRoot; undefined when allowed, else the reason (CreateContainerConfigError). */
+/** The kubelet's verifyRunAsNonRoot over the effective (pod + container) context; undefined when allowed, else the reason. */
 export function verifyRunAsNonRoot(
   pod: PodModel,
   container: ContainerModel,
   imageUser?: {uid?: number; username?: string},
 ): string | undefined {
-  const sc = container.securityContext
-  if (!sc?.runAsNonRoot) return undefined
-  const where = `(pod: "${podDescription(pod.name, pod.namespace, pod.uid)}", container: ${container.name})`
-  if (sc.runAsUser !== undefined) return sc.runAsUser === 0 ? `container's runAsUser breaks non-root policy ${where}` : undefined
-  if (imageUser?.uid === 0) return `container has runAsNonRoot and image will run as root ${where}`
-  if (imageUser?.uid === undefined && imageUser?.username) {
-    return `container has runAsNonRoot and image has non-numeric user (${imageUser.username}), cannot verify user is non-root ${where}`
-  }
-
-  return undefined
+  return verifyEffectiveRunAsNonRoot(pod, container, imageUser, podDescription(pod.name, pod.namespace, pod.uid))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,6 +68,8 @@ export interface StartContainerOptions {
   signal?: AbortSignal
   /** Called as soon as CreateContainer returns, so a later failure can still clean up. */
   onCreated?: (containerId: string) => void
+  /** false: stop after CreateContainer (`podctl create` without --start); default true. */
+  start?: boolean
 }
 
 /** The EnsureImageExists request for one container of a pod in its sandbox. */
@@ -88,6 +85,7 @@ export function ensureImageOptions(
     podUid: pod.uid,
     sandboxConfig: sandbox.config,
     runtimeHandler: sandbox.runtimeHandler,
+    ...podPullSecrets(pod),
     ...options,
     eventObject: containerObject(pod, container),
   }
@@ -131,6 +129,7 @@ export async function startContainer(
     throw new PodFailedError(nonRoot, {reason: PodFailureReason.CreateContainerConfigError, container: container.name})
   }
 
+  const runOptions = await runContainerOptions(pod, container, sandbox, {nodeMemoryBytes: options.nodeMemoryBytes, events, object})
   let terminationMessageFile: string | undefined
   try {
     terminationMessageFile = await options.terminationMessageFile?.(container.name)
@@ -149,6 +148,8 @@ export async function startContainer(
     etcHostsPath: sandbox.etcHostsPath,
     terminationMessageFile,
     nodeMemoryBytes: options.nodeMemoryBytes,
+    env: runOptions.env,
+    subPaths: runOptions.subPaths,
   })
 
   let containerId: string
@@ -165,6 +166,10 @@ export async function startContainer(
 
   options.onCreated?.(containerId)
   events(normalEvent('Created', `Created container: ${container.name}`, object))
+  const logDirectory = sandbox.config.logDirectory
+  if (logDirectory && config.logPath)
+    await createContainerLogLink(pod, {name: container.name, id: containerId, logPath: `${logDirectory}/${config.logPath}`})
+  if (options.start === false) return {containerId, imageRef: ensured.imageRef}
 
   // 3. Start, unless interrupted meanwhile. Not cancelled mid-call either: containerd keeps a
   // container whose start was cancelled "starting" for seconds, refusing to stop or remove it.

@@ -10,6 +10,7 @@ import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {discardEvents, type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
 import {containerName, gracePeriodFor} from '../kube/labels.js'
+import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from './hooks.js'
 import {removeRecordedPodDirectory} from './pod-dirs.js'
 import {KillPodError} from './reasons.js'
@@ -180,6 +181,7 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     )
     collect(removals)
     collect(sandboxRemovals)
+    await removeContainerLogLinks(containers.filter((_, index) => removals[index].status === 'fulfilled'))
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.

@@ -9,9 +9,22 @@ import {chmod, lstat, mkdir, realpath, rm, stat, writeFile} from 'node:fs/promis
 import {basename, dirname, isAbsolute, join} from 'node:path'
 
 import type {HostPathType, PodModel, VolumeModel} from '../manifest/model.js'
+import {podHostnameAndDomain} from '../manifest/pod-spec.js'
 import {DEFAULT_POD_DIR_ROOT} from '../kube/helpers.js'
 import {podDirectoryOf} from '../kube/labels.js'
+import {setVolumeOwnership, writeAtomically} from './atomic-writer.js'
+import type {DownwardContext} from './env.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
+import {
+  isMemoryBacked,
+  isReadOnlyVolume,
+  mountsUnder,
+  mountTmpfs,
+  tmpfsOptions,
+  unmountUnder,
+  volumePayload,
+  volumePluginDir,
+} from './volumes.js'
 
 /** The configured root when no flag names one: $PODCTL_POD_DIR_ROOT (what run's --pod-dir-root reads too), else the default. */
 export function podDirRootFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -31,20 +44,35 @@ export function volumeHostPaths(pod: PodModel, root: string): Map<string, string
 
 function volumeHostPath(pod: PodModel, volume: VolumeModel, root: string): string {
   if (volume.hostPath) return volume.hostPath.path
-  return `${podDirectory(root, pod.uid)}/volumes/kubernetes.io~empty-dir/${volume.name}`
+  return `${podDirectory(root, pod.uid)}/volumes/${volumePluginDir(volume) ?? 'kubernetes.io~empty-dir'}/${volume.name}`
 }
 
-/** Creates emptyDir directories and checks (or creates) hostPath volumes; before the sandbox exists, like the kubelet. */
-export async function setUpVolumes(pod: PodModel, root: string): Promise<void> {
+/**
+ * Creates emptyDir directories (a tmpfs for medium Memory), writes configMap, secret, downwardAPI
+ * and projected volumes, and checks (or creates) hostPath volumes; before the sandbox exists, like the kubelet.
+ */
+export async function setUpVolumes(pod: PodModel, root: string, context?: DownwardContext): Promise<void> {
   for (const volume of pod.volumes) {
     const path = volumeHostPath(pod, volume, root)
     try {
-      if (volume.emptyDir) {
-        await mkdir(path, {recursive: true})
-        // The kubelet's emptyDir is world-writable so any container user can use it.
-        await chmod(path, 0o777)
-      } else if (volume.hostPath) {
+      if (volume.hostPath) {
         await checkHostPath(path, volume.hostPath.type)
+        continue
+      }
+
+      await mkdir(path, {recursive: true})
+      if (isMemoryBacked(volume) && (await mountsUnder(path)).length === 0) await mountTmpfs(path, tmpfsOptions(volume))
+      // The kubelet's emptyDir (and the one wrapped by the other plugins) is world-writable so any container user can use it.
+      if (!isMemoryBacked(volume)) await chmod(path, 0o777)
+      const payload = context ? volumePayload(pod, volume, context) : undefined
+      if (payload) await writeAtomically(path, payload)
+      const fsGroup = pod.securityContext?.fsGroup
+      if (fsGroup !== undefined) {
+        await setVolumeOwnership(path, {
+          fsGroup,
+          readOnly: isReadOnlyVolume(volume),
+          changePolicy: pod.securityContext?.fsGroupChangePolicy,
+        })
       }
     } catch (error) {
       throw new PodFailedError(`MountVolume.SetUp failed for volume "${volume.name}" : ${(error as Error).message}`, {
@@ -84,12 +112,19 @@ export async function checkHostPath(path: string, type: HostPathType): Promise<v
   }
 
   const [what, matches] = TYPE_CHECKS[type]
-  if (!info) throw new Error(`hostPath type check failed: ${path} does not exist (type ${type})`)
+  // The kubelet says the same whether the path is missing or of another type.
+  if (!info) throw new Error(`hostPath type check failed: ${path} is not ${what}`)
   if (!matches(info)) throw new Error(`hostPath type check failed: ${path} is not ${what}`)
 }
 
-/** The kubelet's managed /etc/hosts (kubelet_pods.go managedHostsFileContent). */
-export function managedHostsFile(ips: readonly string[], hostname: string): string {
+/** What /etc/hosts adds beside the pod's IPs: the subdomain FQDN and spec.hostAliases. */
+export interface HostsExtras {
+  domain?: string
+  hostAliases?: ReadonlyArray<{ip: string; hostnames: readonly string[]}>
+}
+
+/** The kubelet's managed /etc/hosts (kubelet_pods.go managedHostsFileContent, hostsEntriesFromHostAliases). */
+export function managedHostsFile(ips: readonly string[], hostname: string, extras: HostsExtras = {}): string {
   const lines = [
     '# Kubernetes-managed hosts file.',
     '127.0.0.1\tlocalhost',
@@ -98,8 +133,13 @@ export function managedHostsFile(ips: readonly string[], hostname: string): stri
     'fe00::0\tip6-mcastprefix',
     'fe00::1\tip6-allnodes',
     'fe00::2\tip6-allrouters',
-    ...ips.map((ip) => `${ip}\t${hostname}`),
+    ...ips.map((ip) => (extras.domain ? `${ip}\t${hostname}.${extras.domain}\t${hostname}` : `${ip}\t${hostname}`)),
   ]
+  const aliases = extras.hostAliases ?? []
+  if (aliases.length > 0) {
+    lines.push('', '# Entries added by HostAliases.', ...aliases.map((alias) => `${alias.ip}\t${alias.hostnames.join('\t')}`))
+  }
+
   return `${lines.join('\n')}\n`
 }
 
@@ -107,11 +147,23 @@ export function etcHostsPath(root: string, uid: string): string {
   return `${podDirectory(root, uid)}/etc-hosts`
 }
 
-export async function writeEtcHosts(root: string, uid: string, ips: readonly string[], hostname: string): Promise<string> {
+export async function writeEtcHosts(
+  root: string,
+  uid: string,
+  ips: readonly string[],
+  hostname: string,
+  extras: HostsExtras = {},
+): Promise<string> {
   const path = etcHostsPath(root, uid)
   await mkdir(dirname(path), {recursive: true})
-  await writeFile(path, managedHostsFile(ips, hostname), {mode: 0o644})
+  await writeFile(path, managedHostsFile(ips, hostname, extras), {mode: 0o644})
   return path
+}
+
+/** The pod's managed /etc/hosts: its IPs under its hostname (and subdomain FQDN), then spec.hostAliases. */
+export function writePodEtcHosts(root: string, pod: PodModel, ips: readonly string[]): Promise<string> {
+  const {hostname, domain} = podHostnameAndDomain(pod)
+  return writeEtcHosts(root, pod.uid, ips, hostname, {domain, hostAliases: pod.hostAliases})
 }
 
 /** containers/<name>/<8 hex>: an empty, world-writable file mounted at terminationMessagePath. */
@@ -126,6 +178,7 @@ export async function createTerminationMessageFile(root: string, uid: string, co
 
 /** Removes the pod's directory (emptyDir data, etc-hosts, termination files); absent is fine. */
 export async function removePodDirectory(root: string, uid: string): Promise<void> {
+  await unmountUnder(podDirectory(root, uid))
   await rm(podDirectory(root, uid), {recursive: true, force: true})
 }
 
@@ -149,5 +202,6 @@ export async function removeRecordedPodDirectory(
   const target = join(realRoot, uid)
   const info = await lstat(target).catch(() => undefined)
   if (!info?.isDirectory()) return
+  await unmountUnder(target)
   await rm(target, {recursive: true, force: true})
 }

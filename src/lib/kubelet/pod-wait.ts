@@ -15,6 +15,7 @@ import type {ContainerType} from '../kube/labels.js'
 import {sleep} from '../util/concurrency.js'
 import {nanosToMs} from '../util/time.js'
 import {containerObject} from './container.js'
+import {removeContainerLogLinks} from './container-logs-links.js'
 import {initReason, PodFailedError, PodFailureReason} from './reasons.js'
 
 /** The newest instance podctl started of a container. */
@@ -250,7 +251,14 @@ async function pruneExited(ctx: PodWaitContext, name: string): Promise<void> {
     .filter((c) => c.metadata?.name === name && c.state === 'CONTAINER_EXITED')
     .sort(newestFirst)
     .slice(1)
-  await Promise.all(exited.map((c) => client.runtime('removeContainer', {containerId: c.id}).catch(() => {})))
+  await Promise.all(
+    exited.map((c) =>
+      client.runtime('removeContainer', {containerId: c.id}).then(
+        () => removeContainerLogLinks([c]),
+        () => {},
+      ),
+    ),
+  )
 }
 
 /** Sleeps, but not past the deadline (DeadlineExceeded) and not past an interrupt. */

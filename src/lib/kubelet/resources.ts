@@ -4,7 +4,7 @@
  * (which defaults to the limit), CFS quota over a 100 ms period from the CPU limit, and the
  * memory limit in bytes.
  */
-import type {ContainerModel, PodModel} from '../manifest/model.js'
+import type {ContainerModel, PodModel, ResourceListModel} from '../manifest/model.js'
 import {parseQuantity, quantityMilliValue, quantityValue} from '../manifest/quantity.js'
 
 const CPU_PERIOD_US = 100_000n
@@ -67,8 +67,32 @@ export function linuxResources(cpuRequestMilli: bigint, cpuLimitMilli: bigint, m
   }
 }
 
-/** Pod totals as resourcehelper.PodRequestsAndLimits: app containers add up, an init container counts if it is bigger. */
-function podTotals(pod: PodModel): EffectiveResources {
+/** A resource list's cpu (millicores) and memory (bytes); 0 for what it leaves out. */
+export function resourceListValues(list: ResourceListModel): {cpuMilli: bigint; memoryBytes: bigint} {
+  return {
+    cpuMilli: list.cpu === undefined ? 0n : quantityMilliValue(parseQuantity(list.cpu)!),
+    memoryBytes: list.memory === undefined ? 0n : quantityValue(parseQuantity(list.memory)!),
+  }
+}
+
+/**
+ * Pod totals as resourcehelper.PodRequests/PodLimits (without overhead): app containers add up, an
+ * init container counts if it is bigger; pod-level resources (spec.resources), where set, replace them.
+ */
+export function podTotals(pod: PodModel): EffectiveResources {
+  const total = containerTotals(pod)
+  const level = pod.resources
+  if (!level) return total
+  const requests = resourceListValues(level.requests)
+  const limits = resourceListValues(level.limits)
+  if (level.requests.cpu !== undefined) total.cpuRequestMilli = requests.cpuMilli
+  if (level.requests.memory !== undefined) total.memoryRequestBytes = requests.memoryBytes
+  if (level.limits.cpu !== undefined) total.cpuLimitMilli = limits.cpuMilli
+  if (level.limits.memory !== undefined) total.memoryLimitBytes = limits.memoryBytes
+  return total
+}
+
+function containerTotals(pod: PodModel): EffectiveResources {
   const sum = (list: ContainerModel[]) =>
     list.map(effectiveResources).reduce(
       (total, r) => ({

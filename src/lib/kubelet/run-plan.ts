@@ -4,11 +4,15 @@
  * and container IDs, the image ID) are shown as <placeholders>; credentials are always redacted.
  */
 import type {AuthConfig} from '../../generated/runtime/v1/api.js'
-import type {ContainerModel, ContainerType, LifecycleHandler, PodModel} from '../manifest/model.js'
+import type {ContainerModel, ContainerType, IgnoredField, LifecycleHandler, PodModel} from '../manifest/model.js'
+import {type AdmissionVerdict, admitPods} from './admission.js'
 import {generateContainerConfig} from './container-config.js'
-import {type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
+import {chainCredentials, type CredentialStore, DockerConfigKeyring, type RegistryAuth} from '../images/credentials.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from '../images/reference.js'
 import {podDirectory, volumeHostPaths} from './pod-dirs.js'
+import {makeEnvironmentVariables, nodeDownwardContext} from './env.js'
+import {podPullSecrets} from './pod-objects.js'
+import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan.js'
 import {generatePodSandboxConfig} from './sandbox.js'
 
 export const REDACTED = '<redacted>'
@@ -25,6 +29,12 @@ export interface PodPlan {
   pod: string
   namespace: string
   uid: string
+  /** Fields accepted with no effect on a single node (the warning). */
+  ignoredFields?: IgnoredField[]
+  /** The kubelet's admission verdict (absent with --skip-admission). */
+  admission?: AdmissionVerdict
+  /** Volumes set up before RunPodSandbox (files listed by path, mode and size; never their content). */
+  volumes?: PlannedVolume[]
   calls: PlannedCall[]
   /** The probes podctl runs from the node while it waits or supervises, per container (absent when none). */
   probes?: Array<Partial<Pick<ContainerModel, 'livenessProbe' | 'readinessProbe' | 'startupProbe'>> & {container: string}>
@@ -49,6 +59,8 @@ export interface PlanSettings {
   podDirRoot: string
   hostResolvConf: string
   nodeMemoryBytes: number
+  nodeCpus?: number
+  skipAdmission?: boolean
   runtimeHandler?: string
   /** --creds/--auth; else `credentials` (the docker config files) are consulted per image. */
   auth?: RegistryAuth
@@ -78,6 +90,8 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     {rpc: 'RuntimeService/PodSandboxStatus', request: {podSandboxId: '<sandbox id>', verbose: false}},
   ]
   const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
+  const node = await nodeDownwardContext(settings.nodeMemoryBytes, settings.podDirRoot)
+  const downward = {...node, podIPs: [POD_IP_PLACEHOLDER]}
   const containers: Array<[ContainerModel, ContainerType]> = [
     ...pod.initContainers.map((container): [ContainerModel, ContainerType] => [container, 'init']),
     ...pod.containers.map((container): [ContainerModel, ContainerType] => [container, 'app']),
@@ -91,7 +105,9 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
     }
 
     if (policy !== 'Never') {
-      const auth = settings.auth ?? (await settings.credentials?.lookup(parseNormalizedReference(image)))?.[0]?.auth
+      const secrets = podPullSecrets(pod)?.pullSecrets
+      const store = secrets && settings.credentials ? chainCredentials(secrets, settings.credentials) : (secrets ?? settings.credentials)
+      const auth = settings.auth ?? (await store?.lookup(parseNormalizedReference(image)))?.[0]?.auth
       calls.push({
         rpc: 'ImageService/PullImage',
         note: policy === 'IfNotPresent' ? 'only when ImageStatus finds no image' : `pull policy ${policy}`,
@@ -99,11 +115,13 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       })
     }
 
+    const {env} = makeEnvironmentVariables(pod, container, downward)
     const config = generateContainerConfig(pod, container, {
       type,
       attempt: 0,
       imageRef: `<image ID of ${image}>`,
       volumePaths,
+      env: env.map(({name, value, secret}) => ({name, value: secret ? REDACTED : value})),
       terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
       nodeMemoryBytes: settings.nodeMemoryBytes,
     })
@@ -135,11 +153,27 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       ...(container.livenessProbe ? {livenessProbe: container.livenessProbe} : {}),
       ...(container.readinessProbe ? {readinessProbe: container.readinessProbe} : {}),
     }))
-  return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, calls, ...(probes.length > 0 ? {probes} : {})}
+  const volumes = planVolumes(pod, volumePaths, downward)
+  return {
+    pod: pod.name,
+    namespace: pod.namespace,
+    uid: pod.uid,
+    ...(pod.ignoredFields ? {ignoredFields: pod.ignoredFields} : {}),
+    ...(volumes.length > 0 ? {volumes} : {}),
+    calls,
+    ...(probes.length > 0 ? {probes} : {}),
+  }
 }
 
 /** Every pod's plan; without explicit credentials the docker config files say which a pull would use. */
 export function planPodRuns(pods: readonly PodModel[], settings: PlanSettings): Promise<PodPlan[]> {
   const credentials = settings.credentials ?? new DockerConfigKeyring()
-  return Promise.all(pods.map((pod) => planPodRun(pod, {...settings, credentials})))
+  const {nodeCpus, skipAdmission, nodeMemoryBytes} = settings
+  const verdicts = nodeCpus === undefined || skipAdmission ? [] : admitPods(pods, {cpus: nodeCpus, memoryBytes: nodeMemoryBytes})
+  return Promise.all(
+    pods.map(async (pod, index) => {
+      const {calls, ...plan} = await planPodRun(pod, {...settings, credentials})
+      return {...plan, ...(verdicts[index] ? {admission: verdicts[index]} : {}), calls}
+    }),
+  )
 }

@@ -10,6 +10,8 @@ import {podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {mapLimit} from '../util/concurrency.js'
+import {checkAdmission, checkUserNamespaces} from './admission.js'
+import {recordDesiredPod} from './desired-state.js'
 import {lockPods} from './pod-lock.js'
 import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod} from './sync-pod.js'
 
@@ -56,6 +58,14 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
   parallel: number
 }
 
+/** A pod that runs (and was not removed) keeps its parsed manifest in its directory, for `sync` and `status`. */
+export async function recordRunPod(settings: Pick<PodRunSettings, 'podDirRoot'>, pod: PodModel, outcome: PodRunOutcome): Promise<void> {
+  const {result} = outcome
+  if (outcome.failure || result.removed || result.sandboxId === null) return
+  // A replaced pod may keep the old pod's uid (sync-pod.ts replaceExisting).
+  await recordDesiredPod(settings.podDirRoot, {...pod, uid: result.uid})
+}
+
 /**
  * `run` for several pods: each pod's lock first (a second podctl running the same pod waits, then
  * finds the pod made and refuses or replaces it, as a run after it would), one listing of what
@@ -63,6 +73,12 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
  * steps gets a failed outcome; the others go on.
  */
 export async function runPods(client: CriClient, pods: PodModel[], settings: PodRunSettings, deps: RunPodsDeps): Promise<PodRunOutcome[]> {
+  // The kubelet's admission, before anything is created (OutOfcpu/OutOfmemory, user namespaces).
+  if (settings.nodeCpus !== undefined && !settings.skipAdmission) {
+    checkAdmission(pods, {cpus: settings.nodeCpus, memoryBytes: settings.nodeMemoryBytes})
+  }
+
+  await checkUserNamespaces(client, pods, settings.runtimeHandler)
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
     deadline: settings.deadline,
@@ -71,11 +87,15 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   })
   try {
     const existing = await sandboxesByFullName(client, pods)
-    return await mapLimit(pods, deps.parallel, (pod) =>
-      runPod(pod, existing.get(podFullName(pod.name, pod.namespace)) ?? [], settings, {...deps, client}).catch((error: unknown) =>
-        failedOutcome(pod, asPodctlError(error)),
-      ),
-    )
+    return await mapLimit(pods, deps.parallel, async (pod) => {
+      try {
+        const outcome = await runPod(pod, existing.get(podFullName(pod.name, pod.namespace)) ?? [], settings, {...deps, client})
+        await recordRunPod(settings, pod, outcome)
+        return outcome
+      } catch (error) {
+        return failedOutcome(pod, asPodctlError(error))
+      }
+    })
   } finally {
     await locks.release()
   }

@@ -10,14 +10,14 @@ import type {NamespaceMode, PodSandbox, PodSandboxStatus, Protocol, SecurityProf
 import {type EventSink, warningEvent} from '../kube/events.js'
 import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../kube/helpers.js'
 import {newPodAnnotations, newPodLabels, PodLabel} from '../kube/labels.js'
+import {kernelHostname, podHostnameAndDomain} from '../manifest/pod-spec.js'
+import type {NodeDownward} from './env.js'
 import {podDirectory} from './pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from './reasons.js'
-import {sandboxResources} from './resources.js'
+import {linuxResources, resourceListValues, sandboxResources} from './resources.js'
+import {sandboxSecurityContext} from './security-context.js'
 
 export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
-
-/** The kubelet's hostname limit (truncatePodHostnameIfNeeded). */
-const HOSTNAME_MAX_LENGTH = 63
 
 export interface SandboxConfigOptions {
   attempt: number
@@ -33,11 +33,9 @@ export function podLogDirectory(pod: PodModel, logsRoot: string): string {
   return pod.logDirectory ?? buildPodLogsDirectory(logsRoot, pod.namespace, pod.name, pod.uid)
 }
 
-/** GeneratePodHostNameAndDomain: spec.hostname or the pod name, cut to 63 characters without a trailing '-' or '.'. */
+/** GeneratePodHostNameAndDomain's hostname (without the domain): the name /etc/hosts maps the pod IP to. */
 export function podHostname(pod: PodModel): string {
-  const name = pod.hostname ?? pod.name
-  if (name.length <= HOSTNAME_MAX_LENGTH) return name
-  return name.slice(0, HOSTNAME_MAX_LENGTH).replace(/[-.]+$/, '')
+  return podHostnameAndDomain(pod).hostname
 }
 
 /** Namespace modes (runtimeutil.NamespacesForPod): NODE for host namespaces; PID is per container unless shared. */
@@ -127,10 +125,12 @@ function hasPrivilegedContainer(pod: PodModel): boolean {
 
 export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOptions): SandboxConfig {
   const dns = podDnsConfig(pod, options.hostResolvConf)
+  const security = sandboxSecurityContext(pod)
+  const overhead = pod.overhead && resourceListValues(pod.overhead)
   return {
     metadata: {name: pod.name, uid: pod.uid, namespace: pod.namespace, attempt: options.attempt},
     // Host-network pods keep the node's hostname.
-    hostname: pod.hostNetwork ? '' : podHostname(pod),
+    hostname: pod.hostNetwork ? '' : kernelHostname(pod),
     logDirectory: podLogDirectory(pod, options.logsRoot),
     dnsConfig: dns,
     portMappings: podPortMappings(pod),
@@ -139,13 +139,15 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
     linux: {
       cgroupParent: '',
       securityContext: {
+        ...security.securityContext,
         namespaceOptions: podNamespaceOptions(pod),
         privileged: hasPrivilegedContainer(pod),
         // The kubelet always runs the sandbox (pause) under the runtime's default seccomp profile.
         seccomp: {profileType: 'RuntimeDefault' as SecurityProfile_ProfileType},
       },
-      sysctls: {},
-      overhead: {},
+      sysctls: security.sysctls,
+      // convertOverheadToLinuxResources: the overhead's limits (cpu quota, memory) as the runtime sizes them.
+      overhead: overhead ? linuxResources(overhead.cpuMilli, overhead.cpuMilli, overhead.memoryBytes) : {},
       resources: sandboxResources(pod),
     },
   }
@@ -160,6 +162,10 @@ export interface SandboxContext {
   etcHostsPath?: string
   /** Host path of each volume, by name. */
   volumePaths: ReadonlyMap<string, string>
+  /** The pod's IPs (status.podIP / podIPs of the downward API); empty for host-network pods. */
+  ips?: readonly string[]
+  /** The node as the downward API sees it (spec.nodeName, status.hostIP, allocatable). */
+  node?: NodeDownward
 }
 
 export interface CreatedSandbox {

@@ -10,17 +10,17 @@
 import {setMaxListeners} from 'node:events'
 
 import type {CriClient} from '../cri/client.js'
-import {AlreadyExistsError, asPodctlError, InterruptedError, type PodctlError} from '../errors.js'
+import {AlreadyExistsError, asPodctlError, InterruptedError} from '../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import type {EnsureImageResult} from '../images/image-manager.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
-import {discardEvents, type EventSink, normalEvent} from '../kube/events.js'
+import {type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
-import {sleep} from '../util/concurrency.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
+import {type NodeDownward, nodeDownwardContext} from './env.js'
 import {killContainer, killPod} from './kill.js'
-import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writeEtcHosts} from './pod-dirs.js'
+import {createTerminationMessageFile, removePodDirectory, setUpVolumes, volumeHostPaths, writePodEtcHosts} from './pod-dirs.js'
 import {
   completeInitContainer,
   type PodWaitContext,
@@ -32,8 +32,10 @@ import {
 import {probeHost, waitReady} from './wait-ready.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
-import {createPodSandbox, generatePodSandboxConfig, podHostname, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
+import {formatSeconds, removePodRemains} from './rollback.js'
+import {createPodSandbox, generatePodSandboxConfig, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
 
+export {ROLLBACK_BUDGET_MS} from './rollback.js'
 // What runPod returns, for its callers.
 export type {PodRunOutcome, PodRunResult, RunContainerResult} from './run-result.js'
 
@@ -53,6 +55,9 @@ export interface PodRunSettings {
   runtimeHandler?: string
   hostResolvConf: string
   nodeMemoryBytes: number
+  /** The node's cores, for admission (OutOfcpu); admission is skipped when absent or with skipAdmission. */
+  nodeCpus?: number
+  skipAdmission?: boolean
   auth?: Parameters<ImageEnsurer['ensureImage']>[0]['auth']
   authSource?: string
   /** The crash back-off; default the kubelet's 10 s → 300 s (or PODCTL_BACKOFF_BASE_MS). */
@@ -92,6 +97,7 @@ interface SyncContext {
 /** What the run has made so far; the steps extend it and the rollback and the result read it. */
 interface PodRunState extends RunProgress {
   sandbox?: SandboxContext
+  node?: NodeDownward
   tracked: Map<string, TrackedContainer>
 }
 
@@ -127,7 +133,8 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
   try {
     await replaceExisting(ctx, run, existing)
     ctx.step('setting up volumes')
-    await setUpVolumes(run.pod, settings.podDirRoot)
+    run.node = await nodeDownwardContext(settings.nodeMemoryBytes, settings.podDirRoot)
+    await setUpVolumes(run.pod, settings.podDirRoot, {...run.node, podIPs: []})
     const sandbox = await createSandbox(ctx, run)
     const images = prefetchImages(ctx, run.pod, sandbox)
     const waits = podWaitContext(ctx, run, sandbox)
@@ -210,8 +217,9 @@ async function createSandbox(ctx: SyncContext, run: PodRunState): Promise<Sandbo
   })
   run.sandboxId = created.sandboxId
   run.ips = created.ips
-  const etcHostsPath = created.ips.length > 0 ? await writeEtcHosts(settings.podDirRoot, pod.uid, created.ips, podHostname(pod)) : undefined
-  run.sandbox = {id: created.sandboxId, config, runtimeHandler, etcHostsPath, volumePaths: volumeHostPaths(pod, settings.podDirRoot)}
+  const etcHostsPath = created.ips.length > 0 ? await writePodEtcHosts(settings.podDirRoot, pod, created.ips) : undefined
+  const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
+  run.sandbox = {id: created.sandboxId, config, runtimeHandler, etcHostsPath, volumePaths, ips: created.ips, node: run.node}
   throwIfInterrupted(ctx.controller.signal, ctx.object)
   return run.sandbox
 }
@@ -321,7 +329,7 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     if (run.sandboxId) result = await reportResult(client, run, settings.logsRoot, null).catch(() => undefined)
   } else if (madeSomething) {
     ctx.step('rolling back')
-    const removal = await removeWhatWasMade(ctx, run)
+    const removal = await removePodRemains(ctx.client, run.pod, {events: ctx.events, podDirRoot: ctx.settings.podDirRoot})
     if (removal.error === undefined) {
       rolledBack = removal.found || run.sandboxId !== undefined
     } else {
@@ -346,52 +354,4 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
   result.phase ??= 'Failed'
   result.error = failure.toJSON()
   return {result, failure}
-}
-
-/** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
-export const ROLLBACK_BUDGET_MS = 30_000
-const ROLLBACK_RETRY_MS = 250
-
-interface Removal {
-  /** Some sandbox of the pod existed (and is gone now, unless error). */
-  found: boolean
-  sandboxIds: string[]
-  attempts: number
-  ms: number
-  error?: PodctlError
-}
-
-/**
- * Kills every sandbox of the pod and removes its directory, retrying until the runtime lets go
- * (bounded by ROLLBACK_BUDGET_MS). Its calls may outlive the command's deadline: a run that timed
- * out must still not leave a pod behind.
- */
-async function removeWhatWasMade(ctx: SyncContext, run: PodRunState): Promise<Removal> {
-  const started = Date.now()
-  const removal: Removal = {found: false, sandboxIds: [], attempts: 0, ms: 0}
-  for (;;) {
-    removal.attempts++
-    try {
-      const sandboxes = await podSandboxes(ctx.client, run.pod, {cleanup: true})
-      removal.sandboxIds = sandboxes.map((sandbox) => sandbox.id)
-      removal.found ||= sandboxes.length > 0
-      // Events on the first attempt only: retries would repeat the same Killing lines.
-      const events = removal.attempts === 1 ? ctx.events : discardEvents
-      if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events, cleanup: true, podDirRoot: ctx.settings.podDirRoot})
-      await removePodDirectory(ctx.settings.podDirRoot, run.pod.uid)
-      removal.error = undefined
-      break
-    } catch (error) {
-      removal.error = asPodctlError(error)
-      if (Date.now() + ROLLBACK_RETRY_MS - started > ROLLBACK_BUDGET_MS) break
-      await sleep(ROLLBACK_RETRY_MS)
-    }
-  }
-
-  removal.ms = Date.now() - started
-  return removal
-}
-
-function formatSeconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`
 }

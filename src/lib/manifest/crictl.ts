@@ -27,6 +27,8 @@ const DNS_RULE = {supported: ['servers', 'searches', 'options']}
 const PORT_MAPPING_RULE = {supported: ['protocol', 'container_port', 'host_port', 'host_ip']}
 const POD_LINUX_RULE = {
   supported: ['security_context'],
+  // Not a field of LinuxPodSandboxConfig, yet in crictl's own example config; Go's decoder ignores it, and so does podctl.
+  ignored: ['namespaces'],
   unsupported: {
     cgroup_parent: 'the runtime picks the cgroup parent',
     sysctls: '',
@@ -106,8 +108,23 @@ export interface CrictlSources {
 }
 
 export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () => string} = {}): PodModel {
-  const pr: FieldReader = new FieldReader(input.podSource)
-  const pod = pr.object(input.podConfig, '', POD_CONFIG_RULE)
+  const {pod, ports} = parseCrictlPodConfig(input.podConfig, input.podSource, options)
+  const {container, volumes} = parseCrictlContainerConfig(input.containerConfig, input.containerSource)
+  container.ports = ports
+  return {...pod, volumes, containers: [container]}
+}
+
+/**
+ * crictl's pod sandbox config alone (`crictl runp pod-config.json`): a pod with no containers; its
+ * port_mappings come back apart, as crictl puts them on the sandbox rather than on a container.
+ */
+export function parseCrictlPodConfig(
+  document: Json,
+  source: string,
+  options: {newUid?: () => string} = {},
+): {pod: PodModel; ports: ContainerPortModel[]} {
+  const pr: FieldReader = new FieldReader(source)
+  const pod = pr.object(document, '', POD_CONFIG_RULE)
   if (pod.metadata === undefined || pod.metadata === null) pr.fail('metadata', 'is required (name and namespace)')
   const metadata = pr.object(pod.metadata, 'metadata', POD_METADATA_RULE)
   const name = pr.requiredString(metadata.name, 'metadata.name')
@@ -147,18 +164,11 @@ export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () =
 
   const hostname = pr.string(pod.hostname, 'hostname') || undefined
   if (hostname) problem(pr, 'hostname', hostname, dns1123Label(hostname))
-
-  const cr: FieldReader = new FieldReader(input.containerSource)
-  const volumes: VolumeModel[] = []
-  const container = readContainer(cr, input.containerConfig, volumes)
-  container.ports = ports
-  checkResourceTotals(cr, [container], 'linux.resources')
   const annotations = pr.stringMap(pod.annotations, 'annotations', (key, _value, path) => keyProblem(pr, path, key))
   checkAnnotationSize(pr, 'annotations', annotations)
-  checkAnnotationSize(cr, 'annotations', container.extraAnnotations ?? {})
 
-  return {
-    source: input.podSource,
+  const model: PodModel = {
+    source,
     name,
     namespace,
     uid: givenUid ?? (options.newUid ?? randomUUID)(),
@@ -173,12 +183,23 @@ export function parseCrictlConfigs(input: CrictlSources, options: {newUid?: () =
     hostname,
     dnsPolicy: dnsConfig && dnsConfig.nameservers.length > 0 ? 'None' : 'Default',
     dnsConfig,
-    volumes,
+    volumes: [],
     initContainers: [],
-    containers: [container],
+    containers: [],
     logDirectory: pr.string(pod.log_directory, 'log_directory') || undefined,
     attempt,
   }
+  return {pod: model, ports}
+}
+
+/** crictl's container config alone (`crictl create POD container-config.json …`); each mount becomes a hostPath volume. */
+export function parseCrictlContainerConfig(document: Json, source: string): {container: ContainerModel; volumes: VolumeModel[]} {
+  const cr: FieldReader = new FieldReader(source)
+  const volumes: VolumeModel[] = []
+  const container = readContainer(cr, document, volumes)
+  checkResourceTotals(cr, [container], 'linux.resources')
+  checkAnnotationSize(cr, 'annotations', container.extraAnnotations ?? {})
+  return {container, volumes}
 }
 
 function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): ContainerModel {

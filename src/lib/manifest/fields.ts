@@ -12,6 +12,13 @@ export class ManifestError extends UsageError {
     // Keys and values quoted from a manifest may hold terminal escape sequences or newlines: show them escaped.
     super(escapeControl(message))
   }
+
+  /** A heading and one indented line per problem; each part escaped on its own. */
+  static lines(heading: string, lines: readonly string[]): ManifestError {
+    const error = new ManifestError(heading)
+    error.message = [escapeControl(heading), ...lines.map((line) => `  ${escapeControl(line)}`)].join('\n')
+    return error
+  }
 }
 
 /**
@@ -49,13 +56,54 @@ export interface ObjectRule {
   unsupported?: Readonly<Record<string, string>>
   /** Keys accepted and ignored because the API server ignores them on create too (e.g. status). */
   ignored?: readonly string[]
+  /** Valid fields with no effect on a single node → why; accepted with one warning (--strict refuses them). */
+  warned?: Readonly<Record<string, string>>
+}
+
+export interface FieldReaderOptions {
+  /**
+   * Collect every unknown or unsupported field (and the warned ones) instead of stopping at the
+   * first; `finish()` then refuses them all in one error. Without it the first one throws.
+   */
+  collect?: boolean
 }
 
 export class FieldReader {
-  constructor(readonly source: string) {}
+  /** Refused fields so far (collect mode): "path message". */
+  readonly refusals: string[] = []
+  /** Warned fields so far (collect mode). */
+  readonly warnings: Array<{path: string; reason: string}> = []
 
+  constructor(
+    readonly source: string,
+    readonly options: FieldReaderOptions = {},
+  ) {}
+
+  /** Stops at an invalid value; refusals collected so far are reported with it, all at once. */
   fail(path: string, message: string): never {
-    throw new ManifestError(`${this.source}: ${path} ${message}`)
+    // A field refused inside this one already says why (e.g. a volume whose only source was refused).
+    if (!this.refusals.some((refusal) => refusal.startsWith(`${path}.`))) this.refusals.push(`${path} ${message}`)
+    throw this.error()
+  }
+
+  /** A refusal that does not stop the reading (collect mode), so one error lists them all. */
+  refuse(path: string, message: string): void {
+    if (!this.options.collect) this.fail(path, message)
+    this.refusals.push(`${path} ${message}`)
+  }
+
+  warn(path: string, reason: string): void {
+    this.warnings.push({path, reason})
+  }
+
+  /** Throws one error listing every refusal, if there was any. */
+  finish(): void {
+    if (this.refusals.length > 0) throw this.error()
+  }
+
+  private error(): ManifestError {
+    if (this.refusals.length === 1) return new ManifestError(`${this.source}: ${this.refusals[0]}`)
+    return ManifestError.lines(`${this.source}: ${this.refusals.length} fields cannot be run as written:`, this.refusals)
   }
 
   /** The value must be an object (null counts as empty); its keys are checked against the rule. */
@@ -66,10 +114,25 @@ export class FieldReader {
       if (rule.supported.includes(key) || rule.ignored?.includes(key)) continue
       const where = path === '' ? key : `${path}.${key}`
       // Own keys only: "__proto__" or "constructor" must not find Object.prototype's members.
-      const hint = rule.unsupported && Object.hasOwn(rule.unsupported, key) ? rule.unsupported[key] : undefined
-      if (hint !== undefined) this.fail(where, `is not supported by podctl${hint ? `; ${hint}` : ''}`)
-      const guess = closestName(key, rule.supported)
-      this.fail(where, `is not a known field${guess ? `; did you mean ${guess}?` : ` (podctl reads: ${rule.supported.join(', ')})`}`)
+      const own = (table?: Readonly<Record<string, string>>) => (table && Object.hasOwn(table, key) ? table[key] : undefined)
+      const reason = own(rule.warned)
+      if (reason !== undefined) {
+        if (value[key] !== null && !this.options.collect) this.fail(where, `has no effect on a single node${reason ? ` (${reason})` : ''}`)
+        if (value[key] !== null) this.warn(where, reason)
+        continue
+      }
+
+      const hint = own(rule.unsupported)
+      if (hint !== undefined) {
+        // Pod manifests (collect mode) are valid Kubernetes: the field is valid, only not possible here.
+        const what = this.options.collect ? 'on a single node' : 'by podctl'
+        this.refuse(where, `is not supported ${what}${hint ? `; ${hint}` : ''}`)
+        continue
+      }
+
+      const known = [...rule.supported, ...Object.keys(rule.warned ?? {}), ...Object.keys(rule.unsupported ?? {})]
+      const guess = closestName(key, known)
+      this.refuse(where, `is not a known field${guess ? `; did you mean ${guess}?` : ` (podctl reads: ${rule.supported.join(', ')})`}`)
     }
 
     return value

@@ -15,7 +15,7 @@ import {parseCrictlConfigs} from './crictl.js'
 import {type Json, ManifestError} from './fields.js'
 import {checkImageReferences, type InputForm} from './images.js'
 import type {PodModel} from './model.js'
-import {parsePod, type ParsePodOptions} from './pod.js'
+import {expandManifestPaths, type LabelledDocument, podsFromDocuments, type PodsFromDocumentsOptions} from './inputs.js'
 
 export const STDIN = '-'
 
@@ -126,15 +126,35 @@ export function sourceName(path: string): string {
   return path === STDIN ? '<stdin>' : path
 }
 
+/**
+ * kubectl reads YAML 1.1 (go-yaml), where a leading 0 makes an octal integer: `defaultMode: 0400`
+ * in the Kubernetes docs is 256, not 400. ("0o400" is YAML 1.2's spelling and works too.)
+ */
+const YAML11_OCTAL = {
+  identify: () => false,
+  default: true,
+  tag: 'tag:yaml.org,2002:int',
+  test: /^[-+]?0[0-7_]+$/,
+  resolve(text: string) {
+    const digits = text.replaceAll('_', '')
+    return (digits.startsWith('-') ? -1 : 1) * Number.parseInt(digits.replace(/^[-+]/, ''), 8)
+  },
+}
+
 /** Parses every non-empty YAML/JSON document of a file; syntax errors name the line. */
 export async function parseDocuments(text: string, source: string): Promise<Json[]> {
-  const {parseAllDocuments} = await import('yaml')
+  const yaml = await import('yaml')
   // intAsBigInt: an integer beyond 2^53 keeps its exact value, so range checks see what was written.
-  const documents = parseAllDocuments(text, {prettyErrors: true, uniqueKeys: true, intAsBigInt: true})
+  const documents = yaml.parseAllDocuments(text, {
+    prettyErrors: true,
+    uniqueKeys: true,
+    intAsBigInt: true,
+    customTags: (tags) => [YAML11_OCTAL, ...tags],
+  })
   const list = Array.isArray(documents) ? documents : [documents]
   const out: Json[] = []
   for (const document of list) {
-    const [error] = document.errors
+    const [error] = acceptQuoteEscapes(yaml, document, text)
     if (error) {
       const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
       const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
@@ -167,6 +187,30 @@ export async function parseDocuments(text: string, source: string): Promise<Json
   return out
 }
 
+type YamlModule = typeof import('yaml')
+type YamlError = import('yaml').YAMLError
+
+/**
+ * kubectl's YAML reader (go-yaml) takes `\'` in a double-quoted string as a quote, which YAML 1.2
+ * does not: those scalars are decoded again with the escape turned into a plain `'`. The other
+ * errors are returned.
+ */
+function acceptQuoteEscapes(yaml: YamlModule, document: {errors: YamlError[]}, text: string): YamlError[] {
+  const quoteEscape = (error: YamlError) => error.code === 'BAD_DQ_ESCAPE' && error.message.includes(String.raw`\'`)
+  const escapes = document.errors.filter((error) => quoteEscape(error))
+  if (escapes.length === 0) return document.errors
+  yaml.visit(document as never, {
+    Scalar(_key, node) {
+      const range = node.range
+      if (node.type !== 'QUOTE_DOUBLE' || !range) return
+      if (!escapes.some((error) => error.pos[0] >= range[0] && error.pos[0] < range[1])) return
+      const raw = text.slice(range[0], range[1]).replaceAll(/\\(.)/gs, (match, char: string) => (char === "'" ? "'" : match))
+      node.value = yaml.parse(raw)
+    },
+  })
+  return document.errors.filter((error) => !quoteEscape(error))
+}
+
 /** bigint → number wherever the number is exact; larger integers stay bigints for the range checks. */
 function smallIntegers(value: Json): Json {
   if (typeof value === 'bigint') {
@@ -184,15 +228,23 @@ function smallIntegers(value: Json): Json {
   return value
 }
 
-/** All Pods of a manifest; several documents run several pods (each named uniquely). */
-export async function loadPodManifest(path: string, options: ParsePodOptions & {stdin?: () => Promise<string>} = {}): Promise<PodModel[]> {
-  const source = sourceName(path)
-  const documents = await parseDocuments(await readInput(path, options.stdin), source)
-  if (documents.length === 0) throw new ManifestError(`${source}: no Pod found (the manifest is empty)`)
-  const pods = documents.map((document, index) => {
-    const label = documents.length > 1 ? `${source} (document ${index + 1})` : source
-    return parsePod(document, label, options)
-  })
+/** All Pods of the manifests (and the workloads' pod templates), with the ConfigMaps and Secrets beside them. */
+export async function loadPodManifest(
+  paths: string | readonly string[],
+  options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>} = {},
+): Promise<PodModel[]> {
+  const files = await expandManifestPaths(typeof paths === 'string' ? [paths] : paths)
+  const documents: LabelledDocument[] = []
+  for (const path of files) {
+    const source = sourceName(path)
+    const parsed = await parseDocuments(await readInput(path, options.stdin), source)
+    if (parsed.length === 0 && files.length === 1) throw new ManifestError(`${source}: no Pod found (the manifest is empty)`)
+    documents.push(
+      ...parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${index + 1})` : source})),
+    )
+  }
+
+  const pods = podsFromDocuments(documents, options)
   rejectDuplicates(pods)
   return pods
 }
@@ -226,16 +278,25 @@ export async function loadCrictlConfigs(
 
 /** What `run` was given on its command line: -f FILE or the FILE argument, or crictl's two configs. */
 export interface RunInput {
-  filename?: string
+  /** -f, repeatable. */
+  filename?: string | readonly string[]
   file?: string
+  /** --volume NAME=DIR. */
+  volumes?: readonly string[]
   podConfig?: string
   containerConfig?: string
+  /** -n/--namespace for manifests that name none. */
+  namespace?: string
+  /** --strict: fields with no effect on a single node are refused instead of warned about. */
+  strict?: boolean
 }
 
 export interface LoadedPods {
   pods: PodModel[]
   /** Which input form was read, so messages name fields the way the user wrote them. */
   form: InputForm
+  /** The one warning line about fields with no effect on a single node, if any. */
+  warning?: string
 }
 
 /**
@@ -243,8 +304,11 @@ export interface LoadedPods {
  * form is known from the flags used, never guessed from the model.
  */
 export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
-  const {filename, file, podConfig, containerConfig} = input
-  if (filename !== undefined && file !== undefined) throw new UsageError(`give the manifest once: either ${file} or -f ${filename}`)
+  const {file, podConfig, containerConfig, namespace} = input
+  const filename =
+    typeof input.filename === 'string' || input.filename === undefined || input.filename.length !== 1 ? input.filename : input.filename[0]
+  if (Array.isArray(filename) && filename.length === 0) throw new UsageError('no manifest: pass -f pod.yaml (- for stdin)')
+  if (filename !== undefined && file !== undefined) throw new UsageError(`give the manifest once: either ${file} or -f ${String(filename)}`)
   const manifest = filename ?? file
   let loaded: LoadedPods
   if (podConfig !== undefined || containerConfig !== undefined) {
@@ -262,11 +326,35 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    loaded = {pods: await loadPodManifest(manifest), form: 'manifest'}
+    loaded = {pods: await loadPodManifest(manifest, {namespace, volumes: input.volumes}), form: 'manifest'}
   }
 
+  if (input.strict) refuseIgnoredFields(loaded.pods)
   checkImageReferences(loaded.pods, loaded.form)
-  return loaded
+  const warning = ignoredFieldsWarning(loaded.pods)
+  return warning ? {...loaded, warning} : loaded
+}
+
+/** "spec.nodeSelector, spec.tolerations (scheduling: …); status (read-back metadata …)": paths grouped by reason. */
+function describeIgnored(pod: PodModel): string {
+  const byReason = new Map<string, string[]>()
+  for (const {path, reason} of pod.ignoredFields ?? []) byReason.set(reason, [...(byReason.get(reason) ?? []), path])
+  return [...byReason].map(([reason, paths]) => `${paths.join(', ')}${reason ? ` (${reason})` : ''}`).join('; ')
+}
+
+/** The one warning line for every pod of the input: each field with no effect on a single node, by path; undefined when none. */
+export function ignoredFieldsWarning(pods: readonly PodModel[]): string | undefined {
+  const parts = pods.filter((pod) => pod.ignoredFields?.length).map((pod) => `${pod.source}: ${describeIgnored(pod)}`)
+  return parts.length > 0 ? `ignored on a single node: ${parts.join('; ')}; --strict refuses them` : undefined
+}
+
+/** --strict: a field with no effect here is refused (exit 2), every one of them in one error. */
+function refuseIgnoredFields(pods: readonly PodModel[]): void {
+  const lines = pods.flatMap((pod) =>
+    (pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
+  )
+  if (lines.length === 1) throw new ManifestError(`${lines[0]}; --strict refuses it`)
+  if (lines.length > 1) throw ManifestError.lines(`--strict refuses ${lines.length} fields with no effect on a single node:`, lines)
 }
 
 function rejectDuplicates(pods: PodModel[]): void {

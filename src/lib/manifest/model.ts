@@ -72,6 +72,22 @@ export interface ResourceListModel {
   memory?: string
 }
 
+export type ProfileType = 'RuntimeDefault' | 'Unconfined' | 'Localhost'
+
+/** seccompProfile / appArmorProfile: localhostProfile is set exactly when type is Localhost. */
+export interface SecurityProfileModel {
+  type: ProfileType
+  localhostProfile?: string
+}
+
+export interface SELinuxOptionsModel {
+  user?: string
+  role?: string
+  type?: string
+  level?: string
+}
+
+/** A container's securityContext, with the Kubernetes API field names. windowsOptions is read and dropped (Linux only). */
 export interface SecurityContextModel {
   runAsUser?: number
   runAsGroup?: number
@@ -80,12 +96,72 @@ export interface SecurityContextModel {
   readOnlyRootFilesystem?: boolean
   allowPrivilegeEscalation?: boolean
   capabilities?: {add: string[]; drop: string[]}
+  seccompProfile?: SecurityProfileModel
+  appArmorProfile?: SecurityProfileModel
+  seLinuxOptions?: SELinuxOptionsModel
+  procMount?: 'Default' | 'Unmasked'
+}
+
+/** The pod's securityContext (v1.PodSecurityContext), with the Kubernetes API field names. */
+export interface PodSecurityContextModel {
+  runAsUser?: number
+  runAsGroup?: number
+  runAsNonRoot?: boolean
+  supplementalGroups?: number[]
+  supplementalGroupsPolicy?: 'Merge' | 'Strict'
+  /** Group that owns the pod's volumes and is added to every container's supplemental groups. */
+  fsGroup?: number
+  fsGroupChangePolicy?: 'OnRootMismatch' | 'Always'
+  sysctls?: Array<{name: string; value: string}>
+  seccompProfile?: SecurityProfileModel
+  appArmorProfile?: SecurityProfileModel
+  seLinuxOptions?: SELinuxOptionsModel
+  seLinuxChangePolicy?: 'MountOption' | 'Recursive'
+}
+
+/** A field accepted with no effect on a single node (listed in one warning; --strict refuses it). */
+export interface IgnoredField {
+  path: string
+  reason: string
 }
 
 export interface VolumeMountModel {
   name: string
   mountPath: string
   readOnly: boolean
+  /** A path inside the volume mounted instead of its root (subPathExpr: $(VAR) expanded from the container's env). */
+  subPath?: string
+  subPathExpr?: string
+  mountPropagation?: 'None' | 'HostToContainer' | 'Bidirectional'
+  recursiveReadOnly?: 'Disabled' | 'IfPossible' | 'Enabled'
+}
+
+/** resourceFieldRef: a container's limit or request, divided (rounded up) by divisor. */
+export interface ResourceFieldRefModel {
+  containerName?: string
+  resource: string
+  divisor?: string
+}
+
+/** env[].valueFrom (one of). */
+export interface EnvVarSourceModel {
+  fieldRef?: {fieldPath: string}
+  resourceFieldRef?: ResourceFieldRefModel
+  configMapKeyRef?: {name: string; key: string; optional: boolean}
+  secretKeyRef?: {name: string; key: string; optional: boolean}
+}
+
+export interface EnvVarModel {
+  name: string
+  /** '' when valueFrom is set. */
+  value: string
+  valueFrom?: EnvVarSourceModel
+}
+
+export interface EnvFromModel {
+  prefix: string
+  configMapRef?: {name: string; optional: boolean}
+  secretRef?: {name: string; optional: boolean}
 }
 
 export interface ContainerModel {
@@ -97,7 +173,8 @@ export interface ContainerModel {
   command: string[]
   args: string[]
   workingDir?: string
-  env: Array<{name: string; value: string}>
+  env: EnvVarModel[]
+  envFrom?: EnvFromModel[]
   ports: ContainerPortModel[]
   resources: {limits: ResourceListModel; requests: ResourceListModel}
   securityContext?: SecurityContextModel
@@ -108,16 +185,80 @@ export interface ContainerModel {
   volumeMounts: VolumeMountModel[]
   terminationMessagePath: string
   terminationMessagePolicy: 'File' | 'FallbackToLogsOnError'
+  /** Passed to the runtime as they are (CreateContainer stdin, stdin_once, tty). */
+  stdin?: boolean
+  stdinOnce?: boolean
+  tty?: boolean
   /** crictl container configs only: labels/annotations of their own, log_path. */
   extraLabels?: Record<string, string>
   extraAnnotations?: Record<string, string>
   logPath?: string
 }
 
+export interface KeyToPathModel {
+  key: string
+  path: string
+  mode?: number
+}
+
+export interface DownwardAPIFileModel {
+  path: string
+  fieldRef?: {fieldPath: string}
+  resourceFieldRef?: ResourceFieldRefModel
+  mode?: number
+}
+
+/** One source of a projected volume; serviceAccountToken and clusterTrustBundle are kept only to be skipped with a warning. */
+export interface VolumeProjectionModel {
+  configMap?: {name: string; items: KeyToPathModel[]; optional: boolean}
+  secret?: {name: string; items: KeyToPathModel[]; optional: boolean}
+  downwardAPI?: {items: DownwardAPIFileModel[]}
+  skipped?: 'serviceAccountToken' | 'clusterTrustBundle'
+}
+
 export interface VolumeModel {
   name: string
   hostPath?: {path: string; type: HostPathType}
-  emptyDir?: Record<string, never>
+  emptyDir?: {medium?: 'Memory'; sizeLimit?: string}
+  configMap?: {name: string; items: KeyToPathModel[]; defaultMode: number; optional: boolean}
+  secret?: {secretName: string; items: KeyToPathModel[]; defaultMode: number; optional: boolean}
+  downwardAPI?: {items: DownwardAPIFileModel[]; defaultMode: number}
+  projected?: {sources: VolumeProjectionModel[]; defaultMode: number}
+  /** A source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...): bound to a host directory by --volume NAME=DIR. */
+  external?: {source: string}
+}
+
+/** A ConfigMap document of the input. */
+export interface ConfigMapObject {
+  name: string
+  namespace: string
+  data: Record<string, string>
+  binaryData: Record<string, Buffer>
+  immutable: boolean
+  source: string
+}
+
+/** A Secret document of the input; values decoded (never printed). */
+export interface SecretObject {
+  name: string
+  namespace: string
+  type: string
+  data: Record<string, Buffer>
+  source: string
+}
+
+/** The ConfigMaps and Secrets given beside the pods, found by namespace and name. */
+export interface InputObjects {
+  configMap(namespace: string, name: string): ConfigMapObject | undefined
+  secret(namespace: string, name: string): SecretObject | undefined
+}
+
+/** The workload a pod came from (Deployment, Job, ...), for messages. */
+export interface PodOwnerModel {
+  kind: string
+  name: string
+  /** The object between them that owns the pod: "ReplicaSet web-5d8f9c7b6d", "Job backup-29412345". */
+  via?: string
 }
 
 export interface PodModel {
@@ -137,6 +278,23 @@ export interface PodModel {
   hostIPC: boolean
   shareProcessNamespace: boolean
   hostname?: string
+  subdomain?: string
+  /** spec.hostnameOverride (alpha): the sandbox hostname as given. */
+  hostnameOverride?: string
+  setHostnameAsFQDN?: boolean
+  hostAliases?: Array<{ip: string; hostnames: string[]}>
+  securityContext?: PodSecurityContextModel
+  /** Pod-level resources (spec.resources: cpu and memory), the sandbox's cgroup. */
+  resources?: {limits: ResourceListModel; requests: ResourceListModel}
+  /** spec.overhead as written (set by RuntimeClass admission in a cluster); counted by admission. */
+  overhead?: ResourceListModel
+  /** spec.os.name; only linux runs here. */
+  os?: 'linux'
+  /** spec.hostUsers; false asks for a user namespace. */
+  hostUsers?: boolean
+  activeDeadlineSeconds?: number
+  /** Fields accepted with no effect on a single node (the one warning line; --strict refuses them). */
+  ignoredFields?: IgnoredField[]
   dnsPolicy: DnsPolicy
   dnsConfig?: {nameservers: string[]; searches: string[]; options: Array<{name: string; value?: string}>}
   runtimeClassName?: string
@@ -146,6 +304,13 @@ export interface PodModel {
   /** crictl pod configs only: an explicit log_directory and starting attempt. */
   logDirectory?: string
   attempt?: number
+  /** The ConfigMaps and Secrets of the input (env, volumes, imagePullSecrets read them). */
+  objects?: InputObjects
+  imagePullSecrets?: string[]
+  serviceAccountName?: string
+  owner?: PodOwnerModel
+  /** Warnings found while reading the pod (a projected source skipped, ...), printed before the run. */
+  warnings?: string[]
 }
 
 export {type ContainerType, type PullPolicy, type RestartPolicy} from '../kube/labels.js'

@@ -21,23 +21,28 @@ export const HOST_PATH_TYPES = [
   'BlockDevice',
 ] as const
 
+const READ_BACK = 'read-back metadata of an object from a cluster'
+const SCHEDULING = 'scheduling: the pod runs on this node'
+const NO_API_SERVER = 'there is no API server'
+
 export const POD_RULE = {
   supported: ['apiVersion', 'kind', 'metadata', 'spec'],
-  ignored: ['status'],
+  warned: {status: READ_BACK},
 }
 
 export const METADATA_RULE = {
-  supported: ['name', 'namespace', 'uid', 'labels', 'annotations'],
-  ignored: ['creationTimestamp'],
+  supported: ['name', 'generateName', 'namespace', 'uid', 'labels', 'annotations'],
+  warned: {
+    creationTimestamp: READ_BACK,
+    resourceVersion: READ_BACK,
+    generation: READ_BACK,
+    managedFields: READ_BACK,
+    ownerReferences: READ_BACK,
+    selfLink: READ_BACK,
+    finalizers: READ_BACK,
+  },
   unsupported: {
-    generateName: 'set metadata.name',
-    ownerReferences: '',
-    finalizers: '',
-    resourceVersion: 'remove it (it belongs to an object read back from a cluster)',
-    managedFields: 'remove it (it belongs to an object read back from a cluster)',
-    selfLink: '',
-    generation: '',
-    deletionTimestamp: '',
+    deletionTimestamp: 'remove it (the pod was being deleted when it was read back)',
     deletionGracePeriodSeconds: 'use terminationGracePeriodSeconds',
   },
 }
@@ -49,43 +54,46 @@ export const SPEC_RULE = {
     'volumes',
     'restartPolicy',
     'terminationGracePeriodSeconds',
+    'activeDeadlineSeconds',
     'hostNetwork',
     'hostPID',
     'hostIPC',
     'shareProcessNamespace',
     'hostname',
+    'hostnameOverride',
+    'subdomain',
+    'setHostnameAsFQDN',
+    'hostAliases',
     'dnsPolicy',
     'dnsConfig',
     'runtimeClassName',
+    'securityContext',
+    'resources',
+    'overhead',
+    'os',
+    'hostUsers',
+    'imagePullSecrets',
   ],
-  unsupported: {
-    imagePullSecrets: 'pass --creds/--auth or use a docker config file (~/.docker/config.json)',
-    securityContext: 'set securityContext on each container',
-    nodeName: 'podctl runs the pod on this node',
-    nodeSelector: 'podctl runs the pod on this node',
-    affinity: 'podctl runs the pod on this node',
-    tolerations: 'podctl runs the pod on this node',
-    topologySpreadConstraints: 'podctl runs the pod on this node',
-    schedulerName: 'podctl runs the pod on this node',
-    schedulingGates: '',
-    priority: '',
-    priorityClassName: '',
-    preemptionPolicy: '',
-    serviceAccountName: 'there is no API server to issue a token',
-    serviceAccount: 'there is no API server to issue a token',
-    automountServiceAccountToken: 'there is no API server to issue a token',
+  warned: {
+    nodeName: SCHEDULING,
+    nodeSelector: SCHEDULING,
+    affinity: SCHEDULING,
+    tolerations: SCHEDULING,
+    topologySpreadConstraints: SCHEDULING,
+    schedulerName: SCHEDULING,
+    schedulingGates: SCHEDULING,
+    priority: SCHEDULING,
+    priorityClassName: SCHEDULING,
+    preemptionPolicy: SCHEDULING,
+    readinessGates: 'no Service or controller reads pod conditions here',
+    resourceClaims: 'no DRA driver; refused if a container uses resources.claims',
     enableServiceLinks: 'there are no Services without an API server',
-    subdomain: '',
-    setHostnameAsFQDN: '',
-    hostAliases: '',
-    readinessGates: '',
-    ephemeralContainers: '',
-    activeDeadlineSeconds: 'use --timeout',
-    overhead: '',
-    os: '',
-    hostUsers: '',
-    resourceClaims: '',
-    resources: 'set resources on each container',
+    serviceAccountName: `${NO_API_SERVER}: no token is mounted`,
+    serviceAccount: `${NO_API_SERVER}: no token is mounted`,
+    automountServiceAccountToken: `${NO_API_SERVER}: no token is mounted`,
+    ephemeralContainers: 'added by kubectl debug on a running pod; podctl exec does that here',
+  },
+  unsupported: {
   },
 }
 
@@ -98,6 +106,7 @@ export const CONTAINER_RULE = {
     'args',
     'workingDir',
     'env',
+    'envFrom',
     'ports',
     'resources',
     'securityContext',
@@ -105,25 +114,29 @@ export const CONTAINER_RULE = {
     'volumeMounts',
     'terminationMessagePath',
     'terminationMessagePolicy',
+    'stdin',
+    'stdinOnce',
+    'tty',
     'livenessProbe',
     'readinessProbe',
     'startupProbe',
   ],
+  warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
-    envFrom: 'list each variable under env with a value',
-    stdin: 'use podctl exec/attach after run',
-    stdinOnce: '',
-    tty: '',
-    volumeDevices: '',
-    resizePolicy: '',
+    volumeDevices: 'raw block devices come from PersistentVolumeClaims',
     restartPolicy: 'sidecar init containers are not supported; set the pod restartPolicy',
+    restartPolicyRules: 'an alpha feature (ContainerRestartRules) podctl does not implement',
     stopSignal: '',
   },
 }
 
-export const ENV_RULE = {supported: ['name', 'value'], unsupported: {valueFrom: 'use value'}}
 export const PORT_RULE = {supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
-export const RESOURCES_RULE = {supported: ['limits', 'requests'], unsupported: {claims: ''}}
+export const RESOURCES_RULE = {
+  supported: ['limits', 'requests'],
+  unsupported: {claims: 'dynamic resource allocation needs a DRA driver and an API server'},
+}
+/** spec.resources: the pod-level cpu and memory. */
+export const POD_RESOURCES_RULE = {supported: ['limits', 'requests']}
 export const RESOURCE_LIST_RULE = {
   supported: ['cpu', 'memory'],
   unsupported: {
@@ -141,46 +154,40 @@ export const SECURITY_CONTEXT_RULE = {
     'readOnlyRootFilesystem',
     'allowPrivilegeEscalation',
     'capabilities',
+    'seccompProfile',
+    'appArmorProfile',
+    'seLinuxOptions',
+    'procMount',
   ],
-  unsupported: {
-    seLinuxOptions: '',
-    seccompProfile: 'containers run Unconfined, as the kubelet does by default',
-    appArmorProfile: '',
-    procMount: '',
-    windowsOptions: '',
-  },
+  // Windows only: the kubelet on Linux ignores it too.
+  ignored: ['windowsOptions'],
 }
+export const POD_SECURITY_CONTEXT_RULE = {
+  supported: [
+    'runAsUser',
+    'runAsGroup',
+    'runAsNonRoot',
+    'supplementalGroups',
+    'supplementalGroupsPolicy',
+    'fsGroup',
+    'fsGroupChangePolicy',
+    'sysctls',
+    'seccompProfile',
+    'appArmorProfile',
+    'seLinuxOptions',
+    'seLinuxChangePolicy',
+  ],
+  ignored: ['windowsOptions'],
+}
+export const PROFILE_RULE = {supported: ['type', 'localhostProfile']}
+export const SE_LINUX_OPTIONS_RULE = {supported: ['user', 'role', 'type', 'level']}
+export const SYSCTL_RULE = {supported: ['name', 'value']}
+export const HOST_ALIAS_RULE = {supported: ['ip', 'hostnames']}
+export const OS_RULE = {supported: ['name']}
 export const CAPABILITIES_RULE = {supported: ['add', 'drop']}
 export const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], unsupported: {stopSignal: ''}}
 export const HANDLER_RULE = {supported: ['exec', 'httpGet', 'tcpSocket', 'sleep']}
 export const EXEC_RULE = {supported: ['command']}
-export const VOLUME_MOUNT_RULE = {
-  supported: ['name', 'mountPath', 'readOnly'],
-  unsupported: {
-    subPath: 'mount a hostPath of the subdirectory instead',
-    subPathExpr: '',
-    mountPropagation: '',
-    recursiveReadOnly: '',
-  },
-}
-const VOLUME_SOURCES_UNSUPPORTED = Object.fromEntries(
-  [
-    'configMap',
-    'secret',
-    'persistentVolumeClaim',
-    'projected',
-    'downwardAPI',
-    'nfs',
-    'csi',
-    'ephemeral',
-    'image',
-    'iscsi',
-    'gitRepo',
-    'local',
-  ].map((name) => [name, 'podctl supports hostPath and emptyDir volumes']),
-)
-export const VOLUME_RULE = {supported: ['name', 'hostPath', 'emptyDir'], unsupported: VOLUME_SOURCES_UNSUPPORTED}
 export const HOST_PATH_RULE = {supported: ['path', 'type']}
-export const EMPTY_DIR_RULE = {supported: ['medium'], unsupported: {sizeLimit: ''}}
 export const DNS_CONFIG_RULE = {supported: ['nameservers', 'searches', 'options']}
 export const DNS_OPTION_RULE = {supported: ['name', 'value']}

@@ -4,21 +4,21 @@
  * (namespace "default", restartPolicy Always, a generated uid, terminationMessagePath, ...).
  * Anything podctl would not honour is refused with the field's path.
  */
-import {randomUUID} from 'node:crypto'
+import {randomBytes, randomUUID} from 'node:crypto'
 
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {PULL_POLICIES} from '../kube/labels.js'
+import {readEnv, readEnvFrom} from './env.js'
 import {FieldReader, type Json} from './fields.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {
-  CAPABILITIES_RULE,
   CONTAINER_RULE,
   DEFAULT_TERMINATION_MESSAGE_PATH,
   DNS_CONFIG_RULE,
   DNS_OPTION_RULE,
   DNS_POLICIES,
-  EMPTY_DIR_RULE,
-  ENV_RULE,
+  EXEC_RULE,
+  HANDLER_RULE,
   HOST_PATH_RULE,
   HOST_PATH_TYPES,
   INT64_MAX,
@@ -26,38 +26,39 @@ import {
   POD_RULE,
   PORT_RULE,
   PROTOCOLS,
-  RESOURCE_LIST_RULE,
-  RESOURCES_RULE,
   RESTART_POLICIES,
-  SECURITY_CONTEXT_RULE,
   SPEC_RULE,
-  VOLUME_MOUNT_RULE,
-  VOLUME_RULE,
 } from './pod-fields.js'
 import type {
   ContainerModel,
   ContainerPortModel,
   DnsPolicy,
-  HostPathType,
+  ExecHandler,
   PodModel,
   PortProtocol,
   PullPolicy,
-  ResourceListModel,
   RestartPolicy,
   SecurityContextModel,
   VolumeModel,
 } from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
+import {check, checkFqdnLength, readResources, readSpecExtras} from './pod-spec.js'
+import {applyAppArmorAnnotations, readSecurityContext, seccompAnnotationWarnings} from './security-context.js'
+import {readPodReferences} from './pod-references.js'
 import {readLifecycle, readProbe} from './probes.js'
 import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
+import {readVolume, readVolumeMount} from './volumes.js'
 
 export interface ParsePodOptions {
   /** Makes uids (tests pass a fixed one). */
   newUid?: () => string
+  /** -n/--namespace: the namespace of a pod that names none; a different one in the manifest is refused, as kubectl does. */
+  namespace?: string
 }
 
 export function parsePod(document: Json, source: string, options: ParsePodOptions = {}): PodModel {
-  const r: FieldReader = new FieldReader(source)
+  // Every refused field is collected and reported at once (r.finish() below); invalid values stop at once.
+  const r: FieldReader = new FieldReader(source, {collect: true})
   const root = r.object(document, '', POD_RULE)
   if (Object.keys(root).length === 0) r.fail('document', 'is empty; expected a v1 Pod')
   const kind = r.string(root.kind, 'kind', {required: true})
@@ -72,9 +73,9 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   if (apiVersion !== 'v1') r.fail('apiVersion', `must be "v1" for a Pod, not "${apiVersion}"`)
 
   const metadata = r.object(root.metadata, 'metadata', METADATA_RULE)
-  const name = r.requiredString(metadata.name, 'metadata.name')
+  const name = podName(r, metadata)
   check(r, 'metadata.name', name, dns1123Subdomain(name))
-  const namespace = r.string(metadata.namespace, 'metadata.namespace') || DEFAULT_NAMESPACE
+  const namespace = podNamespace(r, r.string(metadata.namespace, 'metadata.namespace'), options.namespace)
   check(r, 'metadata.namespace', namespace, dns1123Label(namespace))
   const givenUid = r.string(metadata.uid, 'metadata.uid')
   if (givenUid !== undefined && givenUid !== '') check(r, 'metadata.uid', givenUid, labelValue(givenUid))
@@ -95,6 +96,9 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   }
 
   const hostNetwork = r.boolean(spec.hostNetwork, 'spec.hostNetwork') ?? false
+  const hostPID = r.boolean(spec.hostPID, 'spec.hostPID') ?? false
+  const hostIPC = r.boolean(spec.hostIPC, 'spec.hostIPC') ?? false
+  const extras = readSpecExtras(r, spec, {hostNetwork, hostPID, hostIPC})
   const terminationGracePeriodSeconds = r.integer(spec.terminationGracePeriodSeconds, 'spec.terminationGracePeriodSeconds', {min: 0})
   const context = {volumeNames, hostNetwork, gracePeriodSeconds: terminationGracePeriodSeconds}
   const readContainers = (key: 'containers' | 'initContainers') =>
@@ -128,9 +132,13 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
 
   const runtimeClassName = r.string(spec.runtimeClassName, 'spec.runtimeClassName') || undefined
   if (runtimeClassName !== undefined) check(r, 'spec.runtimeClassName', runtimeClassName, dns1123Subdomain(runtimeClassName))
-  const hostPID = r.boolean(spec.hostPID, 'spec.hostPID') ?? false
   const shareProcessNamespace = r.boolean(spec.shareProcessNamespace, 'spec.shareProcessNamespace') ?? false
   if (hostPID && shareProcessNamespace) r.fail('spec.shareProcessNamespace', 'may not be true when hostPID is true')
+  checkContainerSecurity(r, {initContainers, containers}, extras.hostUsers)
+  checkFqdnLength(r, {name, namespace, hostname, ...extras})
+  applyAppArmorAnnotations(r, annotations, extras.securityContext?.appArmorProfile, [...initContainers, ...containers])
+  r.finish()
+  const ignoredFields = [...r.warnings, ...seccompAnnotationWarnings(annotations)]
 
   return {
     source,
@@ -144,51 +152,56 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     terminationGracePeriodSeconds,
     hostNetwork,
     hostPID,
-    hostIPC: r.boolean(spec.hostIPC, 'spec.hostIPC') ?? false,
+    hostIPC,
     shareProcessNamespace,
     hostname,
+    ...extras,
     dnsPolicy,
     dnsConfig,
     runtimeClassName,
     volumes,
     initContainers,
     containers,
+    ...(ignoredFields.length > 0 ? {ignoredFields} : {}),
+    ...readPodReferences(r, spec),
   }
 }
 
-function check(r: FieldReader, path: string, value: string, problem: string | undefined): void {
-  if (problem) r.fail(path, `"${value}" is invalid: ${problem}`)
+/** procMount Unmasked needs a user namespace (the API server's rule since 1.30). */
+function checkContainerSecurity(r: FieldReader, lists: Record<string, ContainerModel[]>, hostUsers: boolean | undefined): void {
+  for (const [key, list] of Object.entries(lists)) {
+    for (const [index, container] of list.entries()) {
+      if (container.securityContext?.procMount === 'Unmasked' && hostUsers !== false) {
+        r.fail(`spec.${key}[${index}].securityContext.procMount`, 'Unmasked needs spec.hostUsers: false')
+      }
+    }
+  }
+}
+
+function podNamespace(r: FieldReader, given: string | undefined, flag: string | undefined): string {
+  if (given && flag !== undefined && given !== flag) {
+    r.fail(
+      'metadata.namespace',
+      `"${given}" does not match the namespace "${flag}" of --namespace; pass --namespace ${given}, or leave it out`,
+    )
+  }
+
+  return given || flag || DEFAULT_NAMESPACE
+}
+
+/** metadata.name, or generateName plus five random characters as the API server makes it. */
+function podName(r: FieldReader, metadata: Record<string, Json>): string {
+  const generateName = r.string(metadata.generateName, 'metadata.generateName')
+  const given = r.string(metadata.name, 'metadata.name')
+  if (given && generateName) r.warn('metadata.generateName', 'metadata.name is set')
+  if (given || !generateName) return r.requiredString(given, 'metadata.name')
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789'
+  return generateName + Array.from(randomBytes(5), (byte) => alphabet[byte % alphabet.length]).join('')
 }
 
 function checkKey(r: FieldReader, path: string, key: string): void {
   const problem = qualifiedName(key)
   if (problem) r.fail(path, `key is invalid: ${problem}`)
-}
-
-function readVolume(r: FieldReader, item: Json, path: string): VolumeModel {
-  const volume = r.object(item, path, VOLUME_RULE)
-  const name = r.requiredString(volume.name, `${path}.name`)
-  check(r, `${path}.name`, name, dns1123Label(name))
-  const hasHostPath = volume.hostPath !== undefined && volume.hostPath !== null
-  const hasEmptyDir = volume.emptyDir !== undefined
-  if (hasHostPath && hasEmptyDir) r.fail(path, 'may not specify more than one volume type (hostPath and emptyDir)')
-  if (hasHostPath) {
-    const hostPath = r.object(volume.hostPath, `${path}.hostPath`, HOST_PATH_RULE)
-    const hostPathPath = r.requiredString(hostPath.path, `${path}.hostPath.path`)
-    if (!hostPathPath.startsWith('/')) r.fail(`${path}.hostPath.path`, `"${hostPathPath}" must be an absolute path`)
-    if (hostPathPath.split('/').includes('..')) r.fail(`${path}.hostPath.path`, `"${hostPathPath}" must not contain '..'`)
-    const type = r.oneOf<HostPathType>(hostPath.type, `${path}.hostPath.type`, HOST_PATH_TYPES) ?? ''
-    return {name, hostPath: {path: hostPathPath, type}}
-  }
-
-  if (hasEmptyDir) {
-    const emptyDir = r.object(volume.emptyDir, `${path}.emptyDir`, EMPTY_DIR_RULE)
-    const medium = r.string(emptyDir.medium, `${path}.emptyDir.medium`)
-    if (medium) r.fail(`${path}.emptyDir.medium`, `"${medium}" is not supported by podctl; use the default (disk) medium`)
-    return {name, emptyDir: {}}
-  }
-
-  return r.fail(path, 'must specify a volume type: hostPath or emptyDir')
 }
 
 interface ContainerContext {
@@ -204,13 +217,8 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   const image = r.requiredString(c.image, `${path}.image`)
   if (image !== image.trim()) r.fail(`${path}.image`, 'must not have leading or trailing whitespace')
 
-  const env = r.list(c.env, `${path}.env`).map((entry, index) => {
-    const where = `${path}.env[${index}]`
-    const variable = r.object(entry, where, ENV_RULE)
-    const envName = r.requiredString(variable.name, `${where}.name`)
-    check(r, `${where}.name`, envName, envVarName(envName))
-    return {name: envName, value: r.string(variable.value, `${where}.value`) ?? ''}
-  })
+  const env = readEnv(r, c.env, `${path}.env`)
+  const envFrom = readEnvFrom(r, c.envFrom, `${path}.envFrom`)
 
   const ports = r.list(c.ports, `${path}.ports`).map((entry, index) => readPort(r, entry, `${path}.ports[${index}]`, context))
   const portNames = new Set<string>()
@@ -221,17 +229,10 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   }
 
   const mountPaths = new Set<string>()
-  const volumeMounts = r.list(c.volumeMounts, `${path}.volumeMounts`).map((entry, index) => {
-    const where = `${path}.volumeMounts[${index}]`
-    const mount = r.object(entry, where, VOLUME_MOUNT_RULE)
-    const volume = r.requiredString(mount.name, `${where}.name`)
-    if (!context.volumeNames.has(volume)) r.fail(`${where}.name`, `"${volume}" is not a volume of this pod; declare it under spec.volumes`)
-    const mountPath = r.requiredString(mount.mountPath, `${where}.mountPath`)
-    if (!mountPath.startsWith('/')) r.fail(`${where}.mountPath`, `"${mountPath}" must be an absolute path`)
-    if (mountPaths.has(mountPath)) r.fail(`${where}.mountPath`, `"${mountPath}" must be unique`)
-    mountPaths.add(mountPath)
-    return {name: volume, mountPath, readOnly: r.boolean(mount.readOnly, `${where}.readOnly`) ?? false}
-  })
+  const privileged = (c.securityContext as {privileged?: Json} | null | undefined)?.privileged === true
+  const volumeMounts = r
+    .list(c.volumeMounts, `${path}.volumeMounts`)
+    .map((entry, index) => readVolumeMount(r, entry, `${path}.volumeMounts[${index}]`, {...context, privileged}, mountPaths))
 
   const terminationMessagePath = r.string(c.terminationMessagePath, `${path}.terminationMessagePath`) || DEFAULT_TERMINATION_MESSAGE_PATH
   if (!terminationMessagePath.startsWith('/')) r.fail(`${path}.terminationMessagePath`, 'must be an absolute path')
@@ -244,6 +245,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     args: r.strings(c.args, `${path}.args`),
     workingDir: r.string(c.workingDir, `${path}.workingDir`) || undefined,
     env,
+    ...(envFrom.length > 0 ? {envFrom} : {}),
     ports,
     resources: readResources(r, c.resources, `${path}.resources`),
     securityContext: readSecurityContext(r, c.securityContext, `${path}.securityContext`),
@@ -255,6 +257,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     terminationMessagePath,
     terminationMessagePolicy:
       r.oneOf(c.terminationMessagePolicy, `${path}.terminationMessagePolicy`, ['File', 'FallbackToLogsOnError'] as const) ?? 'File',
+    ...readStdio(r, c, path),
   }
 }
 
@@ -299,65 +302,13 @@ function checkHostPorts(r: FieldReader, containers: ContainerModel[]): void {
   }
 }
 
-function readResourceList(r: FieldReader, value: Json | undefined, path: string): ResourceListModel {
-  const list = r.object(value, path, RESOURCE_LIST_RULE)
-  const out: ResourceListModel = {}
-  for (const key of ['cpu', 'memory'] as const) {
-    const raw = list[key]
-    if (raw === undefined || raw === null) continue
-    if (typeof raw !== 'string' && typeof raw !== 'number') r.fail(`${path}.${key}`, 'must be a quantity such as 500m, 1, 128Mi or 1G')
-    const quantity = parseQuantity(raw)
-    if (!quantity) r.fail(`${path}.${key}`, `"${raw}" is not a quantity; use e.g. ${key === 'cpu' ? '500m or 2' : '128Mi or 1G'}`)
-    if (isNegative(quantity)) r.fail(`${path}.${key}`, 'must be greater than or equal to 0')
-    const [value, max, unit] =
-      key === 'memory' ? [quantityValue(quantity), INT64_MAX, ' bytes (8Ei)'] : [quantityMilliValue(quantity), INT64_MAX / 1024n, 'm']
-    if (value > max) r.fail(`${path}.${key}`, `"${quantity.text}" is more than the runtime can set; use at most ${max}${unit}`)
-    out[key] = quantity.text
-  }
-
-  return out
-}
-
-function readResources(r: FieldReader, value: Json | undefined, path: string): ContainerModel['resources'] {
-  const resources = r.object(value, path, RESOURCES_RULE)
-  const limits = readResourceList(r, resources.limits, `${path}.limits`)
-  const requests = readResourceList(r, resources.requests, `${path}.requests`)
-  for (const key of ['cpu', 'memory'] as const) {
-    const request = requests[key]
-    const limit = limits[key]
-    if (request !== undefined && limit !== undefined && compareQuantities(parseQuantity(request)!, parseQuantity(limit)!) > 0) {
-      r.fail(`${path}.requests.${key}`, `must be less than or equal to the ${key} limit (${limit})`)
-    }
-  }
-
-  return {limits, requests}
-}
-
-function readSecurityContext(r: FieldReader, value: Json | undefined, path: string): SecurityContextModel | undefined {
-  if (value === undefined || value === null) return undefined
-  const sc = r.object(value, path, SECURITY_CONTEXT_RULE)
-  const id = {min: 0, max: 2_147_483_647}
-  let capabilities: SecurityContextModel['capabilities']
-  if (sc.capabilities !== undefined && sc.capabilities !== null) {
-    const caps = r.object(sc.capabilities, `${path}.capabilities`, CAPABILITIES_RULE)
-    capabilities = {add: r.strings(caps.add, `${path}.capabilities.add`), drop: r.strings(caps.drop, `${path}.capabilities.drop`)}
-  }
-
-  const out: SecurityContextModel = {
-    runAsUser: r.integer(sc.runAsUser, `${path}.runAsUser`, id),
-    runAsGroup: r.integer(sc.runAsGroup, `${path}.runAsGroup`, id),
-    runAsNonRoot: r.boolean(sc.runAsNonRoot, `${path}.runAsNonRoot`),
-    privileged: r.boolean(sc.privileged, `${path}.privileged`),
-    readOnlyRootFilesystem: r.boolean(sc.readOnlyRootFilesystem, `${path}.readOnlyRootFilesystem`),
-    allowPrivilegeEscalation: r.boolean(sc.allowPrivilegeEscalation, `${path}.allowPrivilegeEscalation`),
-    capabilities,
-  }
-  if (out.privileged && out.allowPrivilegeEscalation === false) {
-    r.fail(`${path}.allowPrivilegeEscalation`, 'cannot be false when privileged is true')
-  }
-
-  if (out.runAsNonRoot && out.runAsUser === 0) r.fail(`${path}.runAsUser`, 'is 0 (root), which breaks runAsNonRoot')
-  return out
+/** stdin, stdinOnce, tty: passed to the runtime; stdinOnce needs stdin (the API server's rule). */
+function readStdio(r: FieldReader, c: Record<string, Json>, path: string): Pick<ContainerModel, 'stdin' | 'stdinOnce' | 'tty'> {
+  const stdin = r.boolean(c.stdin, `${path}.stdin`)
+  const stdinOnce = r.boolean(c.stdinOnce, `${path}.stdinOnce`)
+  const tty = r.boolean(c.tty, `${path}.tty`)
+  if (stdinOnce && !stdin) r.fail(`${path}.stdinOnce`, 'needs stdin: true')
+  return {...(stdin ? {stdin} : {}), ...(stdinOnce ? {stdinOnce} : {}), ...(tty ? {tty} : {})}
 }
 
 function readDnsConfig(r: FieldReader, value: Json): NonNullable<PodModel['dnsConfig']> {

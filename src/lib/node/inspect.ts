@@ -133,15 +133,15 @@ export async function listForInspect(client: CriClient, refs: readonly string[],
 }
 
 /** The verbose status document of one object. */
-export async function inspectTarget(client: CriClient, target: InspectTarget): Promise<Record<string, unknown>> {
+export async function inspectTarget(client: CriClient, target: InspectTarget, verbose = true): Promise<Record<string, unknown>> {
   switch (target.kind) {
     case 'container': {
-      const response = await client.runtime('containerStatus', {containerId: target.id, verbose: true})
+      const response = await client.runtime('containerStatus', {containerId: target.id, verbose})
       return statusDocument(response.status, response.info)
     }
 
     case 'pod': {
-      const response = await client.runtime('podSandboxStatus', {podSandboxId: target.id, verbose: true})
+      const response = await client.runtime('podSandboxStatus', {podSandboxId: target.id, verbose})
       const extra: Record<string, unknown> = {}
       // Newer runtimes return the pod's containers with it (KEP-3386); older ones leave these empty.
       if (response.containersStatuses.length > 0) extra.containersStatuses = rewriteTimestamps(toPlain(response.containersStatuses))
@@ -150,7 +150,7 @@ export async function inspectTarget(client: CriClient, target: InspectTarget): P
     }
 
     case 'image': {
-      const response = await client.image('imageStatus', {image: {image: target.id}, verbose: true})
+      const response = await client.image('imageStatus', {image: {image: target.id}, verbose})
       // ImageStatus answers "no image" rather than NotFound when it is gone.
       if (!response.image) throw new NotFoundError(`${target.label} was removed while inspecting it`)
       return statusDocument(response.image, response.info)
@@ -171,11 +171,11 @@ export async function inspectObjects(
   client: CriClient,
   refs: readonly string[],
   kind: InspectKind | undefined,
-  options: ResolveOptions = {},
+  options: ResolveOptions & {verbose?: boolean} = {},
 ): Promise<InspectOutcome> {
   const lists = await listForInspect(client, refs, kind)
   const settled = await settleLimit(refs, INSPECT_CONCURRENCY, async (ref) =>
-    inspectTarget(client, resolveInspectTarget(lists, ref, kind, options)),
+    inspectTarget(client, resolveInspectTarget(lists, ref, kind, options), options.verbose ?? true),
   )
   const outcome: InspectOutcome = {documents: [], failures: []}
   for (const [i, result] of settled.entries()) {

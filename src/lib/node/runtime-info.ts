@@ -1,5 +1,5 @@
 import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
-import type {StatusResponse, VersionResponse} from '../../generated/runtime/v1/api.js'
+import type {ImageFsInfoResponse, StatusResponse, VersionResponse} from '../../generated/runtime/v1/api.js'
 import {withVerboseInfo} from './verbose-info.js'
 
 export interface VersionReport {
@@ -25,6 +25,12 @@ export function runtimeInfoDocument(response: StatusResponse): Record<string, un
   return document
 }
 
-export async function runtimeInfo(client: CriClient): Promise<Record<string, unknown>> {
-  return runtimeInfoDocument(await client.runtime('status', {verbose: true}))
+/** verbose=false (`info -q`): the conditions only, without the runtime's configuration. */
+export async function runtimeInfo(client: CriClient, verbose = true): Promise<Record<string, unknown>> {
+  return runtimeInfoDocument(await client.runtime('status', {verbose}))
+}
+
+/** `imagefsinfo`: crictl's document, {"status": {"imageFilesystems": [...], "containerFilesystems": [...]}}. */
+export async function imageFsInfo(client: CriClient): Promise<{status: ImageFsInfoResponse}> {
+  return {status: await client.image('imageFsInfo', {})}
 }

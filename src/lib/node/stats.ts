@@ -116,6 +116,8 @@ export async function sampleStats(client: CriClient, labels: Record<string, stri
 export interface StatsSampler {
   /** Waits `intervalMs` after the previous sample, samples again, and returns one row per selected container. */
   next(intervalMs: number): Promise<ContainerStatsSummary[]>
+  /** The last sample's CRI ContainerStats of the rows next() returned, in their order (crictl's `stats -o json`). */
+  criStats(): ContainerStats[]
 }
 
 interface Snapshot {
@@ -145,14 +147,18 @@ export async function startStatsSampler(client: CriClient, filters: StatsFilters
 
   let previous = await snapshot(true)
   let refreshes = 0
+  let cri: ContainerStats[] = []
   return {
     async next(intervalMs: number) {
       await sleepUnlessAborted(intervalMs, signal)
       const current = await snapshot(refreshes++ > 0, previous)
       const rows = summarizeStats(current.selected, current.sandboxes, previous.stats, current.stats)
+      const byId = byContainerId(current.stats)
+      cri = rows.map((row) => byId.get(row.containerId)).filter((stats): stats is ContainerStats => stats !== undefined)
       previous = current
       return rows
     },
+    criStats: () => cri,
   }
 }
 

@@ -84,7 +84,7 @@ describe('host-side pod files', () => {
     await expect(checkHostPath(join(dir, 'file'), 'Directory')).rejects.toThrow(
       `hostPath type check failed: ${join(dir, 'file')} is not a directory`,
     )
-    await expect(checkHostPath(join(dir, 'none'), 'File')).rejects.toThrow('does not exist')
+    await expect(checkHostPath(join(dir, 'none'), 'File')).rejects.toThrow(`hostPath type check failed: ${join(dir, 'none')} is not a file`)
     await checkHostPath(join(dir, 'made/deep'), 'DirectoryOrCreate')
     await checkHostPath(join(dir, 'made/deep'), 'Directory')
     await checkHostPath(join(dir, 'new-file'), 'FileOrCreate')

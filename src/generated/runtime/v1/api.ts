@@ -712,6 +712,18 @@ export function supplementalGroupsPolicyToNumber(object: SupplementalGroupsPolic
   }
 }
 
+export interface AttachRequest {
+  containerId: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface AttachResponse {
+  url: string;
+}
+
 export interface AuthConfig {
   username: string;
   password: string;
@@ -1385,6 +1397,15 @@ export interface PodSandboxStatusResponse_InfoEntry {
   value: string;
 }
 
+export interface PortForwardRequest {
+  podSandboxId: string;
+  port: number[];
+}
+
+export interface PortForwardResponse {
+  url: string;
+}
+
 export interface PortMapping {
   protocol: Protocol;
   containerPort: number;
@@ -1589,6 +1610,21 @@ export interface UInt64Value {
   value: string;
 }
 
+export interface UpdateContainerResourcesRequest {
+  containerId: string;
+  linux: LinuxContainerResources | undefined;
+  windows: WindowsContainerResources | undefined;
+  annotations: { [key: string]: string };
+}
+
+export interface UpdateContainerResourcesRequest_AnnotationsEntry {
+  key: string;
+  value: string;
+}
+
+export interface UpdateContainerResourcesResponse {
+}
+
 export interface UserNamespace {
   mode: NamespaceMode;
   uids: IDMapping[];
@@ -1699,6 +1735,164 @@ export interface WindowsSandboxSecurityContext {
   hostProcess: boolean;
   namespaceOptions: WindowsNamespaceOption | undefined;
 }
+
+function createBaseAttachRequest(): AttachRequest {
+  return { containerId: "", stdin: false, tty: false, stdout: false, stderr: false };
+}
+
+export const AttachRequest: MessageFns<AttachRequest> = {
+  encode(message: AttachRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    if (message.stdin !== false) {
+      writer.uint32(16).bool(message.stdin);
+    }
+    if (message.tty !== false) {
+      writer.uint32(24).bool(message.tty);
+    }
+    if (message.stdout !== false) {
+      writer.uint32(32).bool(message.stdout);
+    }
+    if (message.stderr !== false) {
+      writer.uint32(40).bool(message.stderr);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.stdin = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tty = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.stdout = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.stderr = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AttachRequest>, I>>(base?: I): AttachRequest {
+    return AttachRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachRequest>, I>>(object: I): AttachRequest {
+    const message = createBaseAttachRequest();
+    message.containerId = object.containerId ?? "";
+    message.stdin = object.stdin ?? false;
+    message.tty = object.tty ?? false;
+    message.stdout = object.stdout ?? false;
+    message.stderr = object.stderr ?? false;
+    return message;
+  },
+};
+
+function createBaseAttachResponse(): AttachResponse {
+  return { url: "" };
+}
+
+export const AttachResponse: MessageFns<AttachResponse> = {
+  encode(message: AttachResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AttachResponse>, I>>(base?: I): AttachResponse {
+    return AttachResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachResponse>, I>>(object: I): AttachResponse {
+    const message = createBaseAttachResponse();
+    message.url = object.url ?? "";
+    return message;
+  },
+};
 
 function createBaseAuthConfig(): AuthConfig {
   return { username: "", password: "", auth: "", serverAddress: "", identityToken: "", registryToken: "" };
@@ -11251,6 +11445,142 @@ export const PodSandboxStatusResponse_InfoEntry: MessageFns<PodSandboxStatusResp
   },
 };
 
+function createBasePortForwardRequest(): PortForwardRequest {
+  return { podSandboxId: "", port: [] };
+}
+
+export const PortForwardRequest: MessageFns<PortForwardRequest> = {
+  encode(message: PortForwardRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.podSandboxId !== "") {
+      writer.uint32(10).string(message.podSandboxId);
+    }
+    if (message.port.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.port) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PortForwardRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePortForwardRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.podSandboxId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.port.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.port.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PortForwardRequest>, I>>(base?: I): PortForwardRequest {
+    return PortForwardRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PortForwardRequest>, I>>(object: I): PortForwardRequest {
+    const message = createBasePortForwardRequest();
+    message.podSandboxId = object.podSandboxId ?? "";
+    message.port = object.port?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBasePortForwardResponse(): PortForwardResponse {
+  return { url: "" };
+}
+
+export const PortForwardResponse: MessageFns<PortForwardResponse> = {
+  encode(message: PortForwardResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PortForwardResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePortForwardResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PortForwardResponse>, I>>(base?: I): PortForwardResponse {
+    return PortForwardResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PortForwardResponse>, I>>(object: I): PortForwardResponse {
+    const message = createBasePortForwardResponse();
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
 function createBasePortMapping(): PortMapping {
   return { protocol: Protocol.TCP, containerPort: 0, hostPort: 0, hostIp: "" };
 }
@@ -13518,6 +13848,238 @@ export const UInt64Value: MessageFns<UInt64Value> = {
   },
 };
 
+function createBaseUpdateContainerResourcesRequest(): UpdateContainerResourcesRequest {
+  return { containerId: "", linux: undefined, windows: undefined, annotations: {} };
+}
+
+export const UpdateContainerResourcesRequest: MessageFns<UpdateContainerResourcesRequest> = {
+  encode(message: UpdateContainerResourcesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    if (message.linux !== undefined) {
+      LinuxContainerResources.encode(message.linux, writer.uint32(18).fork()).join();
+    }
+    if (message.windows !== undefined) {
+      WindowsContainerResources.encode(message.windows, writer.uint32(26).fork()).join();
+    }
+    globalThis.Object.entries(message.annotations).forEach(([key, value]: [string, string]) => {
+      UpdateContainerResourcesRequest_AnnotationsEntry.encode({ key: key as any, value }, writer.uint32(34).fork())
+        .join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateContainerResourcesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateContainerResourcesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.linux = LinuxContainerResources.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.windows = WindowsContainerResources.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = UpdateContainerResourcesRequest_AnnotationsEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.annotations[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateContainerResourcesRequest>, I>>(base?: I): UpdateContainerResourcesRequest {
+    return UpdateContainerResourcesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateContainerResourcesRequest>, I>>(
+    object: I,
+  ): UpdateContainerResourcesRequest {
+    const message = createBaseUpdateContainerResourcesRequest();
+    message.containerId = object.containerId ?? "";
+    message.linux = (object.linux !== undefined && object.linux !== null)
+      ? LinuxContainerResources.fromPartial(object.linux)
+      : undefined;
+    message.windows = (object.windows !== undefined && object.windows !== null)
+      ? WindowsContainerResources.fromPartial(object.windows)
+      : undefined;
+    message.annotations = (globalThis.Object.entries(object.annotations ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseUpdateContainerResourcesRequest_AnnotationsEntry(): UpdateContainerResourcesRequest_AnnotationsEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateContainerResourcesRequest_AnnotationsEntry: MessageFns<
+  UpdateContainerResourcesRequest_AnnotationsEntry
+> = {
+  encode(
+    message: UpdateContainerResourcesRequest_AnnotationsEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateContainerResourcesRequest_AnnotationsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateContainerResourcesRequest_AnnotationsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateContainerResourcesRequest_AnnotationsEntry>, I>>(
+    base?: I,
+  ): UpdateContainerResourcesRequest_AnnotationsEntry {
+    return UpdateContainerResourcesRequest_AnnotationsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateContainerResourcesRequest_AnnotationsEntry>, I>>(
+    object: I,
+  ): UpdateContainerResourcesRequest_AnnotationsEntry {
+    const message = createBaseUpdateContainerResourcesRequest_AnnotationsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateContainerResourcesResponse(): UpdateContainerResourcesResponse {
+  return {};
+}
+
+export const UpdateContainerResourcesResponse: MessageFns<UpdateContainerResourcesResponse> = {
+  encode(_: UpdateContainerResourcesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateContainerResourcesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateContainerResourcesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateContainerResourcesResponse>, I>>(
+    base?: I,
+  ): UpdateContainerResourcesResponse {
+    return UpdateContainerResourcesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateContainerResourcesResponse>, I>>(
+    _: I,
+  ): UpdateContainerResourcesResponse {
+    const message = createBaseUpdateContainerResourcesResponse();
+    return message;
+  },
+};
+
 function createBaseUserNamespace(): UserNamespace {
   return { mode: NamespaceMode.POD, uids: [], gids: [] };
 }
@@ -15194,6 +15756,19 @@ export const RuntimeServiceService = {
       Buffer.from(ContainerStatusResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ContainerStatusResponse => ContainerStatusResponse.decode(value),
   },
+  updateContainerResources: {
+    path: "/runtime.v1.RuntimeService/UpdateContainerResources" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateContainerResourcesRequest): Buffer =>
+      Buffer.from(UpdateContainerResourcesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateContainerResourcesRequest =>
+      UpdateContainerResourcesRequest.decode(value),
+    responseSerialize: (value: UpdateContainerResourcesResponse): Buffer =>
+      Buffer.from(UpdateContainerResourcesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateContainerResourcesResponse =>
+      UpdateContainerResourcesResponse.decode(value),
+  },
   reopenContainerLog: {
     path: "/runtime.v1.RuntimeService/ReopenContainerLog" as const,
     requestStream: false as const,
@@ -15222,6 +15797,24 @@ export const RuntimeServiceService = {
     requestDeserialize: (value: Buffer): ExecRequest => ExecRequest.decode(value),
     responseSerialize: (value: ExecResponse): Buffer => Buffer.from(ExecResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExecResponse => ExecResponse.decode(value),
+  },
+  attach: {
+    path: "/runtime.v1.RuntimeService/Attach" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AttachRequest): Buffer => Buffer.from(AttachRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AttachRequest => AttachRequest.decode(value),
+    responseSerialize: (value: AttachResponse): Buffer => Buffer.from(AttachResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AttachResponse => AttachResponse.decode(value),
+  },
+  portForward: {
+    path: "/runtime.v1.RuntimeService/PortForward" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PortForwardRequest): Buffer => Buffer.from(PortForwardRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PortForwardRequest => PortForwardRequest.decode(value),
+    responseSerialize: (value: PortForwardResponse): Buffer => Buffer.from(PortForwardResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PortForwardResponse => PortForwardResponse.decode(value),
   },
   containerStats: {
     path: "/runtime.v1.RuntimeService/ContainerStats" as const,
@@ -15284,9 +15877,12 @@ export interface RuntimeServiceServer extends UntypedServiceImplementation {
   removeContainer: handleUnaryCall<RemoveContainerRequest, RemoveContainerResponse>;
   listContainers: handleUnaryCall<ListContainersRequest, ListContainersResponse>;
   containerStatus: handleUnaryCall<ContainerStatusRequest, ContainerStatusResponse>;
+  updateContainerResources: handleUnaryCall<UpdateContainerResourcesRequest, UpdateContainerResourcesResponse>;
   reopenContainerLog: handleUnaryCall<ReopenContainerLogRequest, ReopenContainerLogResponse>;
   execSync: handleUnaryCall<ExecSyncRequest, ExecSyncResponse>;
   exec: handleUnaryCall<ExecRequest, ExecResponse>;
+  attach: handleUnaryCall<AttachRequest, AttachResponse>;
+  portForward: handleUnaryCall<PortForwardRequest, PortForwardResponse>;
   containerStats: handleUnaryCall<ContainerStatsRequest, ContainerStatsResponse>;
   listContainerStats: handleUnaryCall<ListContainerStatsRequest, ListContainerStatsResponse>;
   podSandboxStats: handleUnaryCall<PodSandboxStatsRequest, PodSandboxStatsResponse>;
@@ -15504,6 +16100,21 @@ export interface RuntimeServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ContainerStatusResponse) => void,
   ): ClientUnaryCall;
+  updateContainerResources(
+    request: UpdateContainerResourcesRequest,
+    callback: (error: ServiceError | null, response: UpdateContainerResourcesResponse) => void,
+  ): ClientUnaryCall;
+  updateContainerResources(
+    request: UpdateContainerResourcesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateContainerResourcesResponse) => void,
+  ): ClientUnaryCall;
+  updateContainerResources(
+    request: UpdateContainerResourcesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateContainerResourcesResponse) => void,
+  ): ClientUnaryCall;
   reopenContainerLog(
     request: ReopenContainerLogRequest,
     callback: (error: ServiceError | null, response: ReopenContainerLogResponse) => void,
@@ -15545,6 +16156,36 @@ export interface RuntimeServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExecResponse) => void,
+  ): ClientUnaryCall;
+  attach(
+    request: AttachRequest,
+    callback: (error: ServiceError | null, response: AttachResponse) => void,
+  ): ClientUnaryCall;
+  attach(
+    request: AttachRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AttachResponse) => void,
+  ): ClientUnaryCall;
+  attach(
+    request: AttachRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AttachResponse) => void,
+  ): ClientUnaryCall;
+  portForward(
+    request: PortForwardRequest,
+    callback: (error: ServiceError | null, response: PortForwardResponse) => void,
+  ): ClientUnaryCall;
+  portForward(
+    request: PortForwardRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PortForwardResponse) => void,
+  ): ClientUnaryCall;
+  portForward(
+    request: PortForwardRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PortForwardResponse) => void,
   ): ClientUnaryCall;
   containerStats(
     request: ContainerStatsRequest,

@@ -1,0 +1,193 @@
+/**
+ * `podctl sync`: the kubelet's SyncPod for pods podctl made — one pass (or, with --watch, a
+ * supervisor loop) comparing the pod `run` recorded with what runs, and `-f FILE` to apply a
+ * changed manifest the kubelet's way. The command wires flags to kubelet/sync-*.ts and renders.
+ */
+import {readFile} from 'node:fs/promises'
+import {totalmem} from 'node:os'
+
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand, example} from '../lib/base-command.js'
+import {PodctlError} from '../lib/errors.js'
+import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {discardEvents, type EventSink} from '../lib/kube/events.js'
+import type {PodSyncResult, SyncSettings} from '../lib/kubelet/reconciler.js'
+import type {ApplyPlan} from '../lib/kubelet/sync-apply.js'
+import {selectPodsFromRuntime} from '../lib/node/select.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
+
+export interface SyncResult {
+  pods: Array<PodSyncResult | ApplyPlan>
+  /** Pods podctl recorded that the runtime no longer has: their directories were removed. */
+  removed: string[]
+}
+
+const DEFAULT_SYNC_TIMEOUT_MS = 5 * 60_000
+/** The pods a pass touches are known only as it goes: the OBJECT column fits a typical pod/container. */
+const TIMELINE = {kind: 'timeline', objects: ['x'.repeat(32)]} as const
+
+export default class Sync extends BaseCommand<typeof Sync> {
+  static override summary = "Bring pods podctl made back to what their manifest says, the kubelet's way (SyncPod)."
+
+  static override description = `One SyncPod pass per pod, from the pod \`podctl run\` recorded in the pod directory: exited \
+containers are restarted per restartPolicy after the kubelet's crash back-off (10s doubling to 5m, kept in the pod \
+directory between runs, reset after 10 minutes of running), a dead sandbox is recreated with attempt + 1, the sandbox of \
+a pod whose containers have all terminated for good is stopped, activeDeadlineSeconds is enforced (DeadlineExceeded). \
+Pods podctl recorded that the runtime no longer has lose their pod and log directories. What it does prints as events.
+
+-f FILE applies a changed manifest: containers whose io.kubernetes.container.hash changed are killed and recreated \
+(attempt + 1), unchanged ones keep running, new ones start, removed ones are killed; a change the sandbox cannot take \
+(ports, hostname, DNS, network mode, the pod's security context, runtime class) recreates the pod with attempt + 1. \
+--dry-run shows what changed and the plan.
+
+--watch stays in the foreground and keeps the pods synced (probes run, exits are seen within a second) until Ctrl-C.
+
+Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could not be started; 130 interrupted.`
+
+  static override examples = [
+    example('Restart what should run again in one pod', 'web'),
+    example('Every pod of a namespace', '--all -n ci'),
+    example('Apply a changed manifest (only changed containers are recreated)', '-f pod.yaml'),
+    example('Show what -f would do', '-f pod.yaml --dry-run'),
+    example('Supervise pods until Ctrl-C', '--all -n ci --watch'),
+  ]
+
+  static override strict = false
+
+  static override args = {
+    pod: Args.string({description: 'Pod name (in --namespace), name_namespace, or sandbox ID prefix; several may be given.'}),
+  }
+
+  static override flags = {
+    namespace: Flags.string({char: 'n', summary: 'Namespace of the named pods; with --all or --label, only pods of this namespace.'}),
+    label: Flags.string({char: 'l', summary: 'Sync pods with this label KEY=VALUE (repeatable; all must match).', multiple: true}),
+    all: Flags.boolean({summary: 'Sync every pod podctl made (restricted by --namespace when given).'}),
+    filename: Flags.string({char: 'f', summary: 'Apply this changed Pod manifest to the pods it names.', helpValue: 'FILE|-'}),
+    'dry-run': Flags.boolean({summary: 'With -f: show what changed and what sync would do; change nothing.'}),
+    watch: Flags.boolean({char: 'w', summary: 'Keep syncing (and probing) until Ctrl-C.'}),
+    timeout: durationFlag({
+      summary: 'Deadline of one pass (0 = none).',
+      default: DEFAULT_SYNC_TIMEOUT_MS,
+      defaultHelp: async () => '5m',
+      helpValue: 'DURATION',
+    }),
+    parallel: Flags.integer({summary: 'Pods synced at once.', default: 4, min: 1, helpValue: 'N'}),
+    'pod-logs-root': podLogsRootFlag,
+    'pod-dir-root': podDirRootFlag,
+    quiet: Flags.boolean({char: 'q', summary: 'No event timeline; only the result (or the error).'}),
+    output: outputFlag(['table', 'json', 'yaml']),
+  }
+
+  protected override callTimeoutMs(): number | undefined {
+    return undefined
+  }
+
+  protected override commandDeadline(): number | undefined {
+    const timeout = this.flags.timeout ?? DEFAULT_SYNC_TIMEOUT_MS
+    return timeout > 0 && !this.flags.watch ? this.startedAt + timeout : undefined
+  }
+
+  public async run(): Promise<SyncResult> {
+    const {flags} = this
+    const settings = await this.settings()
+    const events = flags.quiet ? discardEvents : this.printEvents(TIMELINE, this.machineOutput() ? 'stderr' : 'stdout')
+    const interruption = this.interruptSignal({
+      notice: 'Interrupted: finishing the step in flight',
+      exitAgain: 'Interrupted again: exiting',
+    })
+    try {
+      const {ImageManager} = await import('../lib/images/image-manager.js')
+      const deps = {
+        client: await this.client(),
+        images: new ImageManager(() => this.client(), events, {parallel: flags.parallel}),
+        events,
+        signal: interruption.signal,
+        parallel: flags.parallel,
+      }
+      const result = flags.filename ? await this.apply(flags.filename, settings, deps) : await this.syncSelected(settings, deps)
+      await this.emit(result, () => this.render(result))
+      this.reportFailures(result.pods.flatMap((pod) => ('failure' in pod && pod.failure ? [failureOf(pod)] : [])))
+      return result
+    } finally {
+      interruption.release()
+    }
+  }
+
+  private async settings(): Promise<SyncSettings> {
+    return {
+      logsRoot: this.flags['pod-logs-root'],
+      podDirRoot: this.flags['pod-dir-root'],
+      hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''),
+      nodeMemoryBytes: totalmem(),
+      deadline: this.commandDeadline(),
+    }
+  }
+
+  private async syncSelected(settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {
+    const {flags} = this
+    const selection = {refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(flags.label), all: flags.all}
+    const client = await this.client()
+    const {pods, failures, containers} = await selectPodsFromRuntime(client, selection)
+    const {syncPods, removeGonePods} = await import('../lib/kubelet/sync-pods.js')
+    if (flags.watch) {
+      const {superviseSelection} = await import('../lib/kubelet/supervisor.js')
+      await superviseSelection(() => selectPodsFromRuntime(client, selection).then((found) => found.pods), settings, deps)
+      return {pods: [], removed: []}
+    }
+
+    const results = await syncPods(pods, settings, {...deps, containers})
+    const gone = this.positional.length > 0 ? [] : await removeGonePods(client, settings, (pod) => matchesNamespace(pod, flags.namespace))
+    this.reportFailures(failures.map(({error}) => error))
+    return {pods: results, removed: gone.map((pod) => pod.fullName)}
+  }
+
+  private async apply(file: string, settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {
+    const [{loadPodManifest}, {planApply, applyPod}, {sandboxesByFullName}] = await Promise.all([
+      import('../lib/manifest/load.js'),
+      import('../lib/kubelet/sync-apply.js'),
+      import('../lib/kubelet/run-pods.js'),
+    ])
+    const pods = await loadPodManifest(file)
+    const existing = await sandboxesByFullName(deps.client, pods)
+    const results: SyncResult['pods'] = []
+    for (const pod of pods) {
+      const sandboxes = existing.get(`${pod.name}_${pod.namespace}`) ?? []
+      if (this.flags['dry-run']) results.push(await planApply(deps.client, pod, sandboxes, settings))
+      else results.push(await applyPod(pod, sandboxes, settings, deps))
+    }
+
+    return {pods: results, removed: []}
+  }
+
+  private render(result: SyncResult): string {
+    const {chalk} = this
+    const lines = result.pods.map((pod) => {
+      const name = chalk.bold(`${pod.pod}_${pod.namespace}`)
+      const changes = 'changes' in pod ? [...pod.changes.sandbox.map((key) => `sandbox: ${key} changed`), ...pod.changes.containers] : []
+      const done = 'steps' in pod ? pod.steps.map((step) => `would ${step}`) : pod.did
+      const body = [...changes.map((line) => `  changed: ${line}`), ...done.map((line) => `  ${line}`)]
+      return body.length === 0 ? `${name}: in sync` : `${name}:\n${body.join('\n')}`
+    })
+    for (const pod of result.removed) lines.push(`${chalk.bold(pod)}: gone from the runtime; removed its pod and log directories`)
+    if (this.flags.watch) return 'Stopped watching; the pods keep running'
+    return lines.join('\n') || 'no pods to sync'
+  }
+}
+
+type SyncDeps = {
+  client: Awaited<ReturnType<Sync['client']>>
+  images: import('../lib/kubelet/container.js').ImageEnsurer
+  events: EventSink
+  signal: AbortSignal
+  parallel: number
+}
+
+function matchesNamespace(pod: {namespace: string}, namespace: string | undefined): boolean {
+  return namespace === undefined || namespace === pod.namespace
+}
+
+function failureOf(pod: PodSyncResult): PodctlError {
+  const failure = pod.failure!
+  return new PodctlError(failure.code, failure.exitCode, `pod ${pod.pod}_${pod.namespace}: ${failure.message}`)
+}

@@ -1,0 +1,64 @@
+/**
+ * What a failed or interrupted run leaves behind, removed: every sandbox of the pod (killed the
+ * kubelet's way) and its directory, retried while the runtime still holds on to a container.
+ */
+import type {CriClient} from '../cri/client.js'
+import {asPodctlError, type PodctlError} from '../errors.js'
+import {discardEvents, type EventSink} from '../kube/events.js'
+import type {PodModel} from '../manifest/model.js'
+import {sleep} from '../util/concurrency.js'
+import {killPod} from './kill.js'
+import {removePodDirectory} from './pod-dirs.js'
+import {podSandboxes} from './sandbox.js'
+
+/** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
+export const ROLLBACK_BUDGET_MS = 30_000
+const ROLLBACK_RETRY_MS = 250
+
+export interface Removal {
+  /** Some sandbox of the pod existed (and is gone now, unless error). */
+  found: boolean
+  sandboxIds: string[]
+  attempts: number
+  ms: number
+  error?: PodctlError
+}
+
+/**
+ * Kills every sandbox of the pod and removes its directory, retrying until the runtime lets go
+ * (bounded by ROLLBACK_BUDGET_MS). Its calls may outlive the command's deadline: a run that timed
+ * out must still not leave a pod behind.
+ */
+export async function removePodRemains(
+  client: CriClient,
+  pod: PodModel,
+  options: {events: EventSink; podDirRoot: string},
+): Promise<Removal> {
+  const started = Date.now()
+  const removal: Removal = {found: false, sandboxIds: [], attempts: 0, ms: 0}
+  for (;;) {
+    removal.attempts++
+    try {
+      const sandboxes = await podSandboxes(client, pod, {cleanup: true})
+      removal.sandboxIds = sandboxes.map((sandbox) => sandbox.id)
+      removal.found ||= sandboxes.length > 0
+      // Events on the first attempt only: retries would repeat the same Killing lines.
+      const events = removal.attempts === 1 ? options.events : discardEvents
+      if (sandboxes.length > 0) await killPod(client, sandboxes, {events, cleanup: true, podDirRoot: options.podDirRoot})
+      await removePodDirectory(options.podDirRoot, pod.uid)
+      removal.error = undefined
+      break
+    } catch (error) {
+      removal.error = asPodctlError(error)
+      if (Date.now() + ROLLBACK_RETRY_MS - started > ROLLBACK_BUDGET_MS) break
+      await sleep(ROLLBACK_RETRY_MS)
+    }
+  }
+
+  removal.ms = Date.now() - started
+  return removal
+}
+
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}

@@ -1,0 +1,46 @@
+import type {ReadStream, WriteStream} from 'node:tty'
+
+import type {TerminalSource} from './remote-command.js'
+
+/**
+ * The local terminal for `exec -t` / `attach -t`: raw mode while the session lasts (every key,
+ * Ctrl-C included, goes to the remote terminal, as with kubectl and crictl), the window size and
+ * its changes (SIGWINCH, seen by Node as 'resize' on stdout).
+ */
+export interface LocalTerminal extends TerminalSource {
+  /** Puts the terminal back as it was; safe to call more than once. Also runs on process exit. */
+  restore(): void
+}
+
+/** Raw mode on stdin when it is a terminal; the size is stdout's when stdout is a terminal. */
+export function openTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): LocalTerminal {
+  const input = stdin as ReadStream
+  const wasRaw = input.isTTY ? input.isRaw : false
+  if (input.isTTY) input.setRawMode(true)
+  let restored = !input.isTTY
+  const restore = () => {
+    if (restored) return
+    restored = true
+    try {
+      input.setRawMode(wasRaw)
+    } catch {}
+  }
+
+  // Whatever way the process ends (an error, process.exit, a signal handled by exiting), the terminal comes back.
+  process.once('exit', restore)
+  return {
+    size() {
+      const output = stdout as WriteStream
+      return output.isTTY ? {width: output.columns, height: output.rows} : undefined
+    },
+    onResize(listener) {
+      if (!stdout.isTTY) return () => {}
+      stdout.on('resize', listener)
+      return () => stdout.off('resize', listener)
+    },
+    restore() {
+      restore()
+      process.off('exit', restore)
+    },
+  }
+}

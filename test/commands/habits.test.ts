@@ -1,0 +1,138 @@
+/** crictl's habits: global flags before the command, -h and help everywhere, -v, crictl's command names. */
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {ExitCode} from '../../src/lib/errors.js'
+import {podctl, ROOT} from '../support/podctl.js'
+import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
+
+const dir = socketDir()
+const socket = join(dir, 'cri.sock')
+const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+let stop: () => Promise<void>
+
+type Callback = (error: null, response: unknown) => void
+
+const sandbox = {
+  id: 'aaa111',
+  metadata: {name: 'web', namespace: 'default', uid: 'u1', attempt: 0},
+  state: 'SANDBOX_READY',
+  createdAt: '1',
+}
+
+beforeAll(async () => {
+  const runtime = {
+    version: versionHandler,
+    listPodSandbox: (_call: unknown, cb: Callback) => cb(null, {items: [sandbox]}),
+    podSandboxStatus: (_call: unknown, cb: Callback) => cb(null, {status: sandbox, info: {}}),
+    listContainers: (_call: unknown, cb: Callback) =>
+      cb(null, {
+        containers: [
+          {id: 'ccc333', podSandboxId: 'aaa111', metadata: {name: 'app', attempt: 0}, state: 'CONTAINER_RUNNING', createdAt: '3'},
+        ],
+      }),
+  }
+  const images = {
+    listImages: (_call: unknown, cb: Callback) =>
+      cb(null, {images: [{id: 'sha256:'.padEnd(71, '1'), repoTags: ['localhost:5000/app:v1']}]}),
+  }
+  stop = await startFakeRuntime(socket, runtime as never, images as never)
+})
+
+afterAll(async () => {
+  await stop()
+})
+
+describe('global flags before the command', () => {
+  it('-r ENDPOINT ps, --runtime-endpoint=ENDPOINT pods, -D version, -t 5s pods', async () => {
+    const [ps, pods, version, timeout] = await Promise.all([
+      podctl(['-r', socket, 'ps', '-q'], {env}),
+      podctl([`--runtime-endpoint=${socket}`, 'pods', '-q'], {env}),
+      podctl(['-D', '-r', socket, 'version', '-o', 'json'], {env}),
+      podctl(['-t', '5s', '-r', socket, 'pods', '-q'], {env}),
+    ])
+    expect(ps).toMatchObject({code: 0, stdout: 'ccc333\n', stderr: ''})
+    expect(pods).toMatchObject({code: 0, stdout: 'aaa111\n', stderr: ''})
+    expect(version.code).toBe(0)
+    expect(JSON.parse(version.stdout).runtime.runtimeName).toBeTruthy()
+    expect(version.stderr).toMatch(/^debug: runtime endpoint .* \(from flag\)$/m)
+    expect(timeout).toMatchObject({code: 0, stdout: 'aaa111\n'})
+  })
+
+  it('-c FILE before the command reads the endpoint from that crictl config', async () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'podctl-habits-')), 'crictl.yaml')
+    writeFileSync(config, `runtime-endpoint: unix://${socket}\n`)
+    const result = await podctl(['-c', config, 'pods', '-q'], {env})
+    expect(result).toMatchObject({code: 0, stdout: 'aaa111\n', stderr: ''})
+  })
+
+  it('in ps, -r after the command is --resolve-image-path, as in crictl', async () => {
+    const result = await podctl(['-r', socket, 'ps', '-r', '-q'], {env})
+    expect(result).toMatchObject({code: 0, stdout: 'ccc333\n'})
+  })
+
+  it('a flag value is never taken for the command', async () => {
+    const result = await podctl(['-t', 'pods', 'pods'], {env})
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stderr).toBe('Error: --timeout "pods" is not a duration; use e.g. 10s, 500ms or 2m\n')
+  })
+
+  it('bin/dev.js reorders the same way', async () => {
+    const result = await podctl(['-r', socket, 'pods', '-q'], {env, entry: join(ROOT, 'bin', 'dev.js')})
+    expect(result).toMatchObject({code: 0, stdout: 'aaa111\n'})
+  })
+})
+
+describe('help and version', () => {
+  it('-h, help, help COMMAND, COMMAND -h and -h COMMAND', async () => {
+    const [h, help, helpPull, pullH, hPull] = await Promise.all([
+      podctl(['-h'], {env}),
+      podctl(['help'], {env}),
+      podctl(['help', 'pull'], {env}),
+      podctl(['pull', '-h'], {env}),
+      podctl(['-h', 'pull'], {env}),
+    ])
+    for (const root of [h, help]) {
+      expect(root.code).toBe(0)
+      expect(root.stdout).toContain('COMMANDS')
+      expect(root.stdout).toMatch(/^ {2}pods +/m)
+    }
+
+    for (const pull of [helpPull, pullH, hPull]) {
+      expect(pull.code).toBe(0)
+      expect(pull.stderr).toBe('')
+      expect(pull.stdout).toContain('$ podctl pull IMAGE...')
+    }
+  })
+
+  it('-v and --version print the version', async () => {
+    const [v, version] = await Promise.all([podctl(['-v'], {env}), podctl(['--version'], {env})])
+    expect(v.code).toBe(0)
+    expect(v.stdout).toMatch(/^podctl\/\d+\.\d+\.\d+ /)
+    expect(version.stdout).toBe(v.stdout)
+  })
+
+  it('a command without its required argument shows its usage on stderr and exits 2', async () => {
+    const result = await podctl(['inspect'], {env})
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('USAGE\n  $ podctl inspect REF...')
+    expect(result.stderr).toMatch(/^Error: Missing 1 required arg: ref\b.*\n$/m)
+  })
+})
+
+describe("crictl's command names", () => {
+  it('img and image list images', async () => {
+    const [img, image] = await Promise.all([podctl(['-r', socket, 'img', '-q'], {env}), podctl(['image', '-q', '-r', socket], {env})])
+    expect(img).toMatchObject({code: 0, stdout: `${'sha256:'.padEnd(71, '1')}\n`})
+    expect(image.stdout).toBe(img.stdout)
+  })
+
+  it('inspectp inspects a pod', async () => {
+    const result = await podctl(['-r', socket, 'inspectp', 'aaa111', '--template', '{{.status.metadata.name}}'], {env})
+    expect(result).toMatchObject({code: 0, stdout: 'web\n', stderr: ''})
+  })
+})

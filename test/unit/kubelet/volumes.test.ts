@@ -1,0 +1,91 @@
+import {mkdtempSync, readFileSync, readlinkSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {removePodDirectory, setUpVolumes, volumeHostPaths} from '../../../src/lib/kubelet/pod-dirs.js'
+import {checkPodReferences} from '../../../src/lib/kubelet/pod-objects.js'
+import {podsFromDocuments} from '../../../src/lib/manifest/inputs.js'
+import {parseDocuments} from '../../../src/lib/manifest/load.js'
+import type {PodModel} from '../../../src/lib/manifest/model.js'
+
+const roots: string[] = []
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, {recursive: true, force: true})
+})
+
+const node = {
+  nodeName: 'n',
+  hostIPs: [],
+  podIPs: [],
+  allocatable: {cpuMilli: 2000n, memoryBytes: 1n << 30n, ephemeralStorageBytes: 1n << 34n},
+}
+
+async function pod(volumes: string, objects = ''): Promise<PodModel> {
+  const text = `${objects}apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  containers: [{name: app, image: busybox, resources: {limits: {memory: 64Mi}}}]
+  volumes:
+${volumes}`
+  const documents = await parseDocuments(text, 'in.yaml')
+  const [model] = podsFromDocuments(
+    documents.map((document) => ({document, label: 'in.yaml'})),
+    {newUid: () => 'uid-1'},
+  )
+  return model
+}
+
+const CONFIG = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: "1", b: "2"}\n---\n'
+
+describe('setUpVolumes', () => {
+  it('writes configMap and downwardAPI volumes under kubernetes.io~<plugin>, owned by fsGroup', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'podctl-volumes-'))
+    roots.push(root)
+    const model = await pod(
+      `  - {name: cfg, configMap: {name: cfg, items: [{key: b, path: sub/b.txt}]}}
+  - name: info
+    downwardAPI:
+      items:
+      - {path: labels, fieldRef: {fieldPath: metadata.labels}}
+      - {path: mem, resourceFieldRef: {containerName: app, resource: limits.memory, divisor: 1Mi}}
+  - {name: scratch, emptyDir: {}}
+`,
+      CONFIG,
+    )
+    model.securityContext = {fsGroup: 2345}
+    await setUpVolumes(model, root, node)
+    const paths = volumeHostPaths(model, root)
+    expect(paths.get('cfg')).toBe(`${root}/uid-1/volumes/kubernetes.io~configmap/cfg`)
+    expect(paths.get('info')).toBe(`${root}/uid-1/volumes/kubernetes.io~downward-api/info`)
+    expect(readFileSync(join(paths.get('cfg')!, 'sub/b.txt'), 'utf8')).toBe('2')
+    expect(readlinkSync(join(paths.get('cfg')!, 'sub'))).toBe('..data/sub')
+    expect(readFileSync(join(paths.get('info')!, 'labels'), 'utf8')).toBe('app="web"')
+    expect(readFileSync(join(paths.get('info')!, 'mem'), 'utf8')).toBe('64')
+    // fsGroup: group-readable files for the read-only plugins, group rw + setgid for emptyDir.
+    expect(statSync(join(paths.get('cfg')!, 'sub/b.txt')).gid).toBe(2345)
+    expect(statSync(join(paths.get('cfg')!, 'sub/b.txt')).mode & 0o777).toBe(0o644)
+    expect(statSync(paths.get('cfg')!).mode & 0o7777).toBe(0o2777)
+    expect(statSync(paths.get('scratch')!).gid).toBe(2345)
+    expect(statSync(paths.get('scratch')!).mode & 0o7777).toBe(0o2777)
+    await removePodDirectory(root, 'uid-1')
+    expect(() => statSync(`${root}/uid-1`)).toThrow()
+  })
+})
+
+describe('checkPodReferences', () => {
+  it('refuses a missing ConfigMap or key of a volume up front (FailedMount), naming the volume; optional ones pass', async () => {
+    const missing = await pod('  - {name: cfg, configMap: {name: nope}}\n')
+    expect(() => checkPodReferences([missing])).toThrow(
+      'pod web_default: MountVolume.SetUp failed for volume "cfg" : configmap "nope" not found',
+    )
+    const missingKey = await pod('  - {name: cfg, configMap: {name: cfg, items: [{key: zz, path: z}]}}\n', CONFIG)
+    expect(() => checkPodReferences([missingKey])).toThrow('configmap references non-existent config key: zz')
+    const optional = await pod(
+      '  - {name: cfg, configMap: {name: nope, optional: true}}\n  - {name: s, secret: {secretName: nope, optional: true}}\n',
+    )
+    expect(() => checkPodReferences([optional])).not.toThrow()
+  })
+})
