@@ -66,6 +66,9 @@ export class FakePodRuntime {
   client!: CriClient
   /** The exit code of every init container, the moment it starts. */
   initExitCode = 0
+  /** What ExecSync answers (hooks, exec probes); default exit 0 with no output. */
+  execSyncAnswer: (request: {containerId: string; cmd: string[]; timeout: string}) => {stdout: Buffer; stderr: Buffer; exitCode: number} =
+    () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})
   private readonly failures = new Map<string, Failure[]>()
   private readonly holds = new Map<string, Hold[]>()
   /** How long a container stays "starting" when its StartContainer call was cancelled by the client. */
@@ -93,6 +96,7 @@ export class FakePodRuntime {
     this.holds.clear()
     this.cancelledStartBusyMs = 0
     this.initExitCode = 0
+    this.execSyncAnswer = () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})
   }
 
   /**
@@ -272,7 +276,7 @@ export class FakePodRuntime {
         ),
       })),
       containerStatus: this.handler('containerStatus', ({containerId}) => ({status: this.container(containerId)})),
-      execSync: this.handler('execSync', () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})),
+      execSync: this.handler('execSync', (request) => this.execSyncAnswer(request)),
       updateContainerResources: this.handler('updateContainerResources', ({containerId}) => {
         this.container(containerId)
         return {}

@@ -43,7 +43,9 @@ export async function waitReady(ctx: PodWaitContext, podIP: string | undefined):
         await sleepWithin(ctx, ctx.pollMs, 'readiness')
       } catch (error) {
         // --timeout ran out, in the wait or in a runtime call it bounded: say why the pod is not ready.
-        if (!(error instanceof DeadlineExceededError) || ctx.deadline === undefined || Date.now() < ctx.deadline - ctx.pollMs) throw error
+        // (The client's own deadline for the command may end a little before the run's.)
+        const slackMs = Math.max(ctx.pollMs, 2000)
+        if (!(error instanceof DeadlineExceededError) || ctx.deadline === undefined || Date.now() < ctx.deadline - slackMs) throw error
         const waiting = ctx.pod.containers.filter((container) => probes.result(probed.get(container.name) ?? '', 'readiness') !== 'success')
         throw notReady(ctx, probes, probed, waiting, Date.now() - started)
       }

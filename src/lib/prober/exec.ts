@@ -19,6 +19,7 @@ export async function execProbe(
   command: string[],
   options: ExecProbeOptions,
 ): Promise<ProbeOutcome> {
+  const started = performance.now()
   try {
     const response = await client.runtime(
       'execSync',
@@ -31,7 +32,9 @@ export async function execProbe(
       .toString('utf8')
     return {status: response.exitCode === 0 ? 'success' : 'failure', output, exitCode: response.exitCode}
   } catch (error) {
-    if (error instanceof DeadlineExceededError) return {status: 'failure', output: `command ${JSON.stringify(command.join(' '))} timed out`}
+    // Only the probe's own timeout is a failure; a call cut short sooner (podctl's --timeout) tells nothing.
+    const timedOut = error instanceof DeadlineExceededError && performance.now() - started >= options.timeoutSeconds * 1000 - 50
+    if (timedOut) return {status: 'failure', output: `command ${JSON.stringify(command.join(' '))} timed out`}
     return {status: 'unknown', output: '', error: error as Error}
   }
 }

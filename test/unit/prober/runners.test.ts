@@ -299,13 +299,21 @@ describe('exec probe', () => {
   })
 
   it('a timeout is a failure; any other error leaves the result unknown', async () => {
-    const slow = client(() => {
+    const slow = client(async () => {
+      await new Promise((resolve) => {
+        setTimeout(resolve, 1000)
+      })
       throw new DeadlineExceededError('ExecSync got no answer')
     })
     expect(await execProbe(slow, 'c1', ['sh', '-c', 'sleep 5'], {timeoutSeconds: 1})).toEqual({
       status: 'failure',
       output: 'command "sh -c sleep 5" timed out',
     })
+    // Cut short before the probe's own timeout (podctl's --timeout ran out): no verdict.
+    const cut = client(() => {
+      throw new DeadlineExceededError('--timeout ran out')
+    })
+    expect(await execProbe(cut, 'c1', ['check'], {timeoutSeconds: 5})).toMatchObject({status: 'unknown'})
     const broken = client(() => {
       throw new RuntimeError('container not running')
     })
