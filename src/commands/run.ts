@@ -4,19 +4,18 @@
  * and a table of what runs. The command only wires flags to those and renders the result.
  */
 import {existsSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
-import {totalmem} from 'node:os'
 
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {InterruptedError, UsageError} from '../lib/errors.js'
+import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag, settleFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {withMessage} from '../lib/kubelet/run-result.js'
+import {nodeSettings} from '../lib/kubelet/node-settings.js'
+import {describeFailure} from '../lib/kubelet/run-result.js'
 import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
-import type {PodRunOutcome, PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
+import type {PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
@@ -36,36 +35,34 @@ const DEFAULT_PARALLEL = 3
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = 'Run pods from a Kubernetes Pod manifest (or crictl configs) the way the kubelet starts them.'
 
-  static override description = `Reads a v1 Pod manifest (YAML or JSON; several documents run several pods, at most \
---parallel at once) or crictl's --pod-config/--container-config pair, checks every field up front (unsupported or \
-misspelt fields, invalid names and quantities are refused with the field's path and exit 2, before anything is created), \
-then does what the kubelet does for a new pod: RunPodSandbox (runtimeClassName is the runtime handler), then each init \
-container in order to completion, then each app container (ensure image, CreateContainer, StartContainer, postStart \
-hook). Labels, annotations, log paths (<pod logs root>/<namespace>_<name>_<uid>/<container>/<attempt>.log), resources, \
-security context and namespaces are the kubelet's, so kubectl-style tools, podctl kill and podctl status read the pod \
-like a kubelet pod. Events (Pulling, Pulled, Created, Started, Killing, Failed, BackOff, FailedPostStartHook) print live, \
-like kubectl describe; on stderr with -o json|yaml, none with --quiet.
+  static override description = `Reads a v1 Pod manifest (YAML or JSON; several documents run several pods, at most --parallel at once) \
+or crictl's --pod-config/--container-config pair, checks every field up front (unsupported or misspelt fields, invalid names and \
+quantities are refused with the field's path and exit 2, before anything is created), then does what the kubelet does for a new pod: \
+RunPodSandbox (runtimeClassName is the runtime handler), then each init container in order to completion, then each app container \
+(ensure image, CreateContainer, StartContainer, postStart hook). Labels, annotations, log paths (<pod logs \
+root>/<namespace>_<name>_<uid>/<container>/<attempt>.log), resources, security context and namespaces are the kubelet's, so \
+kubectl-style tools, podctl kill and podctl status read the pod like a kubelet pod. Events (Pulling, Pulled, Created, Started, Killing, \
+Failed, BackOff, FailedPostStartHook) print live, like kubectl describe; on stderr with -o json|yaml, none with --quiet.
 
-Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails (non-zero with the \
-reason); a container that exits is restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) \
-until --timeout. --wait completed waits until every app container has exited and exits with the first failing \
-container's exit code (0 when all succeed); only restartPolicy OnFailure restarts failed containers there. --wait none \
-returns right after the containers started. --rm removes the pod after it completed (it implies --wait completed).
+Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails (non-zero with the reason); a container \
+that exits is restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) until --timeout. --wait completed waits \
+until every app container has exited and exits with the first failing container's exit code (0 when all succeed); only restartPolicy \
+OnFailure restarts failed containers there. --wait none returns right after the containers started. --rm removes the pod after it \
+completed (it implies --wait completed).
 
-Failures and Ctrl-C/SIGTERM at any step roll the pod back (the kill order of podctl kill: preStop hooks, stop, remove), \
-so nothing is left half-created, unless --keep-on-failure. A second Ctrl-C exits at once. A pod that already exists is \
-refused (exit 8) unless --replace, which kills it and starts a new sandbox with attempt + 1.
+Failures and Ctrl-C/SIGTERM at any step roll the pod back (the kill order of podctl kill: preStop hooks, stop, remove), so nothing is \
+left half-created, unless --keep-on-failure. A second Ctrl-C exits at once. A pod that already exists is refused (exit 8) unless \
+--replace, which kills it and starts a new sandbox with attempt + 1.
 
---timeout here is the deadline of the whole run (image back-off, init containers, waiting), default 5m, 0 for none; \
-each runtime call then keeps its default deadline. Image pulls of different containers run in parallel (--parallel at \
-once), creation and start order stay the kubelet's. --dry-run prints the CRI requests that would be sent (credentials \
-redacted) and makes no runtime call. runtimeClassName is used as the handler name as is (there is no RuntimeClass \
-object without an API server). The pod's hostPath and emptyDir volumes, managed /etc/hosts and termination-message \
-files live under --pod-dir-root/<uid>.
+--timeout here is the deadline of the whole run (image back-off, init containers, waiting), default 5m, 0 for none; each runtime call \
+then keeps its default deadline. Image pulls of different containers run in parallel (--parallel at once), creation and start order stay \
+the kubelet's. --dry-run prints the CRI requests that would be sent (credentials redacted) and makes no runtime call. runtimeClassName \
+is used as the handler name as is (there is no RuntimeClass object without an API server). The pod's hostPath and emptyDir volumes, \
+managed /etc/hosts and termination-message files live under --pod-dir-root/<uid>.
 
-Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed (CreateContainerError, \
-RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --timeout ran out; 130 interrupted; with \
---wait completed, the container's own exit code.`
+Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed (CreateContainerError, RunContainerError, \
+PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, the container's own \
+exit code.`
 
   static override examples = [
     example('Run a pod and return once its containers run', '-f pod.yaml'),
@@ -102,6 +99,8 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
       defaultHelp: async () => 'running (completed with --rm)',
     })(),
     rm: Flags.boolean({summary: 'Remove the pod once it has completed (implies --wait completed).'}),
+    settle: settleFlag,
+    supervise: Flags.boolean({summary: 'Then keep the pods synced and probed (sync --watch) until Ctrl-C, and kill them.'}),
     timeout: durationFlag({
       summary: 'Deadline of the whole run: image back-off, init containers, waiting (0 = none).',
       default: DEFAULT_RUN_TIMEOUT_MS,
@@ -166,6 +165,7 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     await this.emit(result, () => renderRunTable(result.pods, this.chalk))
     const failures = outcomes.flatMap((outcome) => (outcome.failure ? [describeFailure(outcome)] : []))
     this.reportFailures(failures, (failure) => !(failure instanceof InterruptedError))
+    if (flags.supervise && failures.length === 0 && !interrupted) await this.supervise(result.pods, node)
     if (interrupted) {
       const rolledBack = outcomes.some((outcome) => outcome.result.rolledBack)
       throw new InterruptedError(`run interrupted${rolledBack ? '; the pods it was starting were rolled back' : ''}`)
@@ -186,14 +186,9 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
   }
 
   /** What every pod of the run shares: where its directories go, and what the node looks like. */
-  private async nodeSettings() {
-    return {
-      logsRoot: this.flags['pod-logs-root'],
-      podDirRoot: this.flags['pod-dir-root'],
-      hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''),
-      nodeMemoryBytes: totalmem(),
-      runtimeHandler: this.flags['runtime-handler'],
-    }
+  private nodeSettings() {
+    const {'pod-logs-root': logsRoot, 'pod-dir-root': podDirRoot, 'runtime-handler': runtimeHandler, settle: settleMs} = this.flags
+    return nodeSettings({logsRoot, podDirRoot, runtimeHandler, settleMs})
   }
 
   /** Every pod through SyncPod, --parallel at once, with live events, a spinner and Ctrl-C rollback. */
@@ -233,17 +228,20 @@ RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --t
     }
   }
 
+  /** --supervise: sync --watch on the pods just started, until Ctrl-C; then they are killed. */
+  private async supervise(pods: PodRunResult[], node: Awaited<ReturnType<Run['nodeSettings']>>): Promise<void> {
+    const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
+    const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
+    const {superviseRunPods} = await import('../lib/kubelet/run-supervise.js')
+    await superviseRunPods(await this.client(), pods, node, {events, signal: interruption.signal, parallel: this.flags.parallel}).finally(
+      () => interruption.release(),
+    )
+  }
+
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {
     const {planPodRuns} = await import('../lib/kubelet/run-plan.js')
     const result: DryRunResult = {dryRun: true, pods: await planPodRuns(pods, settings)}
     await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
     return result
   }
-}
-
-/** "pod web_default: PostStartHookError: …", the kubelet's reason first; the failure keeps its class. */
-function describeFailure({failure, result}: PodRunOutcome): PodctlError {
-  const {code, message} = failure!
-  const prefix = message.startsWith(`${code}:`) ? '' : `${code}: `
-  return withMessage(failure!, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${message}`)
 }

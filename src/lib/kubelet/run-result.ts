@@ -6,6 +6,7 @@
 import type {CriClient} from '../cri/client.js'
 import type {PodctlError} from '../errors.js'
 import type {PodModel} from '../manifest/model.js'
+import {podFullName} from '../kube/helpers.js'
 import type {ContainerType} from '../kube/labels.js'
 import type {PodPhase} from './pod-phase.js'
 import {getPodStatus} from './pod-status.js'
@@ -101,4 +102,11 @@ export function withMessage(failure: PodctlError, message: string): PodctlError 
   Object.assign(copy, failure)
   Object.defineProperty(copy, 'message', {value: message, enumerable: false, writable: true, configurable: true})
   return copy
+}
+
+/** "pod web_default: PostStartHookError: …", the kubelet's reason first; the failure keeps its class. */
+export function describeFailure({failure, result}: PodRunOutcome): PodctlError {
+  const {code, message} = failure!
+  const prefix = message.startsWith(`${code}:`) ? '' : `${code}: `
+  return withMessage(failure!, `pod ${podFullName(result.pod, result.namespace)}: ${prefix}${message}`)
 }
