@@ -122,6 +122,7 @@ try {
     watch.kill('SIGINT')
     await exited
   }
+
   podctl(['kill', '--all', '-n', NAMESPACE, '--force', '--parallel', '8'])
   rmSync(work, {recursive: true, force: true})
 }
