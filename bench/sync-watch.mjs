@@ -10,7 +10,7 @@
  *   node bench/sync-watch.mjs [--pods 50] [--seconds 60] [--namespace bench-watch]
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -83,8 +83,16 @@ console.log(`starting ${PODS} pods in namespace ${NAMESPACE}`)
 podctl(['run', '-f', manifest, '--quiet', '--parallel', '4', '--settle', '0'])
 const watch = spawn(process.execPath, [PODCTL, 'sync', '--watch', '--all', '-n', NAMESPACE, '--quiet'], {env, stdio: 'ignore'})
 try {
-  // Let the workers start (their first probes are spread over one period), then measure.
-  await sleep(5000)
+  // Let the supervisor's first pass add every container to the prober, then measure.
+  const warmUp = Date.now() + 180_000
+  while (
+    Date.now() < warmUp &&
+    !Array.from({length: PODS}, (_, index) => existsSync(join(work, 'probes', String(index), 'times'))).every(Boolean)
+  ) {
+    await sleep(500)
+  }
+
+  await sleep(2000)
   const cpuBefore = cpuSeconds(watch.pid)
   const startedAt = Date.now()
   await sleep(SECONDS * 1000)
