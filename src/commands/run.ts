@@ -4,16 +4,15 @@
  * and a table of what runs. The command only wires flags to those and renders the result.
  */
 import {existsSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
-import {cpus, totalmem} from 'node:os'
 
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, manifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, volumeBindingFlag} from '../lib/flags.js'
+import {durationFlag, manifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, settleFlag, volumeBindingFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
+import {nodeSettings} from '../lib/kubelet/node-settings.js'
 import {describeFailure} from '../lib/kubelet/run-result.js'
 import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
 import type {PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
@@ -51,7 +50,9 @@ restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5
 until each is ready by its readiness probe (started, if it has none), probed in-process; on --timeout (exit 4) it names the \
 containers not ready and each probe's last output. --wait completed waits until every app container has exited and exits \
 with the first failing container's exit code (0 when all succeed); only OnFailure restarts failed ones there. --wait none \
-returns right after the start. --rm removes the pod after it completed (implies --wait completed).
+returns right after the start. --rm removes the pod after it completed (implies --wait completed). After the last \
+start, --wait running watches for --settle (default 1s) and reports a container that dies in it. --supervise then keeps \
+the pods synced and probed (sync --watch) until Ctrl-C, and kills them.
 
 Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
 exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1).
@@ -61,7 +62,6 @@ exits at once. A pod that already exists is refused (exit 8) unless --replace (n
 fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
 imagePullSecrets; workloads run their pod template. Volumes, the managed /etc/hosts and termination-message files \
 live under --pod-dir-root/<uid>.
-
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
 (OutOfcpu, OutOfmemory, CreateContainerConfigError, RunContainerError, PostStartHookError, CrashLoopBackOff, \
@@ -99,6 +99,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
       defaultHelp: async () => 'running (completed with --rm)',
     })(),
     rm: Flags.boolean({summary: 'Remove the pod once it has completed (implies --wait completed).'}),
+    settle: settleFlag,
+    supervise: Flags.boolean({summary: 'Then keep the pods synced and probed (sync --watch) until Ctrl-C, and kill them.'}),
     timeout: durationFlag({
       summary: 'Deadline of the whole run: image back-off, init containers, waiting (0 = none).',
       default: DEFAULT_RUN_TIMEOUT_MS,
@@ -162,6 +164,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     await this.emit(result, () => renderRunTable(result.pods, this.chalk))
     const failures = outcomes.flatMap((outcome) => (outcome.failure ? [describeFailure(outcome)] : []))
     this.reportFailures(failures, (failure) => !(failure instanceof InterruptedError))
+    if (flags.supervise && failures.length === 0 && !interrupted) await this.supervise(result.pods, node)
     if (interrupted) {
       const rolledBack = outcomes.some((outcome) => outcome.result.rolledBack)
       throw new InterruptedError(`run interrupted${rolledBack ? '; the pods it was starting were rolled back' : ''}`)
@@ -191,16 +194,9 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   }
 
   /** What every pod of the run shares: where its directories go, and what the node looks like. */
-  private async nodeSettings() {
-    return {
-      logsRoot: this.flags['pod-logs-root'],
-      podDirRoot: this.flags['pod-dir-root'],
-      hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''),
-      nodeMemoryBytes: totalmem(),
-      nodeCpus: cpus().length,
-      skipAdmission: this.flags['skip-admission'],
-      runtimeHandler: this.flags['runtime-handler'],
-    }
+  private nodeSettings() {
+    const {'pod-logs-root': logsRoot, 'pod-dir-root': podDirRoot, 'runtime-handler': runtimeHandler, settle: settleMs} = this.flags
+    return nodeSettings({logsRoot, podDirRoot, runtimeHandler, settleMs, skipAdmission: this.flags['skip-admission']})
   }
 
   /** Every pod through SyncPod, --parallel at once, with live events, a spinner and Ctrl-C rollback. */
@@ -238,6 +234,16 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
       spinner?.stop()
       interruption.release()
     }
+  }
+
+  /** --supervise: sync --watch on the pods just started, until Ctrl-C; then they are killed. */
+  private async supervise(pods: PodRunResult[], node: Awaited<ReturnType<Run['nodeSettings']>>): Promise<void> {
+    const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
+    const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
+    const {superviseRunPods} = await import('../lib/kubelet/run-supervise.js')
+    await superviseRunPods(await this.client(), pods, node, {events, signal: interruption.signal, parallel: this.flags.parallel}).finally(
+      () => interruption.release(),
+    )
   }
 
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {

@@ -3,15 +3,13 @@
  * supervisor loop) comparing the pod `run` recorded with what runs, and `-f FILE` to apply a
  * changed manifest the kubelet's way. The command wires flags to kubelet/sync-*.ts and renders.
  */
-import {readFile} from 'node:fs/promises'
-import {totalmem} from 'node:os'
-
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {PodctlError} from '../lib/errors.js'
 import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents, type EventSink} from '../lib/kube/events.js'
+import {nodeSettings} from '../lib/kubelet/node-settings.js'
 import type {PodSyncResult, SyncSettings} from '../lib/kubelet/reconciler.js'
 import type {ApplyPlan} from '../lib/kubelet/sync-apply.js'
 import {selectPodsFromRuntime} from '../lib/node/select.js'
@@ -115,11 +113,9 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
   }
 
   private async settings(): Promise<SyncSettings> {
+    const {flags} = this
     return {
-      logsRoot: this.flags['pod-logs-root'],
-      podDirRoot: this.flags['pod-dir-root'],
-      hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''),
-      nodeMemoryBytes: totalmem(),
+      ...(await nodeSettings({logsRoot: flags['pod-logs-root'], podDirRoot: flags['pod-dir-root']})),
       deadline: this.commandDeadline(),
     }
   }

@@ -80,6 +80,14 @@ export const podDirRootFlag = Flags.string({
   helpValue: 'DIR',
 })
 
+/** run --settle: how long --wait running watches the containers after the last start (a crash in it fails the run). */
+export const settleFlag = durationFlag({
+  summary: 'With --wait running: watch the containers this long after the last start; one that dies fails the run.',
+  default: 1000,
+  defaultHelp: async () => '1s',
+  helpValue: 'DURATION',
+})
+
 const CREDENTIAL_FLAGS = ['--creds', '--auth'] as const
 
 /**

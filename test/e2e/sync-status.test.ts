@@ -90,7 +90,7 @@ describe('status of a pod nothing supervises', () => {
     command: [sh, -c, "echo from-logs; sleep 0.5; exit 5"]
 `,
     )
-    expect((await podctl(['run', '-f', path, '-q'], {env})).code).toBe(0)
+    expect((await podctl(['run', '-f', path, '-q', '--settle', '0'], {env})).code).toBe(0)
     const report = await waitFor('both containers to exit', async () => {
       const current = await status('dead')
       return current.containerStatuses.every((c) => c.state === 'Exited') ? current : undefined

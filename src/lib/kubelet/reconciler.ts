@@ -54,6 +54,8 @@ export interface SyncDeps {
   probeFailures?: ComputeOptions['probeFailures']
   /** A ListContainers result to reuse for the first observation. */
   containers?: readonly Container[]
+  /** Told before a container is killed (the supervisor stops its probes first). */
+  onKill?: (containerId: string) => void
   /** Kill the pod and start it again with attempt + 1 (sync -f with a change the sandbox cannot absorb). */
   recreate?: boolean
   now?: () => number
@@ -140,6 +142,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   for (const kill of actions.containersToKill) {
     const {containers} = await deps.client.runtime('listContainers', {filter: {id: kill.id}}, {signal: deps.signal})
     if (!containers[0]) continue
+    deps.onKill?.(kill.id)
     // The kubelet's Killing message says why ("Container app failed liveness probe, will be restarted").
     const events: EventSink = (event: PodEvent) => deps.events(event.reason === 'Killing' ? {...event, message: kill.message} : event)
     await killContainer(deps.client, containers[0], {events, pod: object, signal: deps.signal})

@@ -226,7 +226,7 @@ export async function recordStatus(
     const spec = [...pod.initContainers, ...pod.containers].find((c) => c.name === container.name) as
       {readinessProbe?: unknown; startupProbe?: unknown} | undefined
     const startup = spec?.startupProbe ? prober?.result(container.id, 'startup') === 'success' : true
-    const ready = startup && (spec?.readinessProbe ? prober?.result(container.id, 'readiness') === 'success' : true)
+    const ready = startup && (prober ? prober.result(container.id, 'readiness') === 'success' : !spec?.readinessProbe)
     containers[container.name] = {ready, started: startup}
   }
 

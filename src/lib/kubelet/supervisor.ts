@@ -13,6 +13,7 @@ import {normalEvent, warningEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import {settleLimit} from '../util/concurrency.js'
+import {ProbeManager} from '../prober/manager.js'
 import {readDesiredPod} from './desired-state.js'
 import {crashBackOff, type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from './status-manager.js'
@@ -24,7 +25,7 @@ export const WATCH_POLL_MS = 1000
 const RESYNC_MS = 10_000
 const RECONNECT_MAX_MS = 15_000
 
-export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate'> {
+export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate' | 'onKill'> {
   parallel: number
   /** The prober (ProbeManager); none → no probes run. */
   prober?: ContainerProbes & StatusProber
@@ -58,9 +59,24 @@ export async function superviseSelection(
   const {client, events, signal} = deps
   const pollMs = deps.pollMs ?? WATCH_POLL_MS
   const states = new Map<string, PodState>()
+  // Probe events (Unhealthy, ...) name the pod by its sandbox.
+  const podOfSandbox = new Map<string, string>()
+  const ownProber = deps.prober
+    ? undefined
+    : new ProbeManager({
+        client,
+        onEvent(event) {
+          const object = `${podOfSandbox.get(event.podSandboxId) ?? event.podSandboxId}/${event.containerName}`
+          events(
+            event.type === 'Warning' ? warningEvent(event.reason, event.message, object) : normalEvent(event.reason, event.message, object),
+          )
+        },
+      })
+  const prober = deps.prober ?? ownProber!
+  deps = {...deps, prober}
   let wake: (() => void) | undefined
   const probed = new Set<string>()
-  const unsubscribe = deps.prober?.onResult((id, kind, result) => {
+  const unsubscribe = prober.onResult((id, kind, result) => {
     probed.add(id)
     if (result === 'failure' && kind !== 'readiness') wake?.()
   })
@@ -71,6 +87,7 @@ export async function superviseSelection(
       const started = Date.now()
       try {
         const targets = await select()
+        for (const target of targets) for (const sandbox of target.sandboxes) podOfSandbox.set(sandbox.id, target.fullName)
         const {containers} = await client.runtime('listContainers', {filter: {}}, {signal})
         if (reconnectMs > 0) events(normalEvent('RuntimeReady', 'The runtime answers again; syncing every pod', 'runtime'))
         if (reconnectMs > 0) for (const state of states.values()) state.nextDue = 0
@@ -100,7 +117,8 @@ export async function superviseSelection(
       wake = undefined
     }
   } finally {
-    unsubscribe?.()
+    unsubscribe()
+    await ownProber?.stop()
     // The pods are no longer supervised: status says so again.
     await Promise.all([...states.values()].map((state) => state.pod && releaseStatus(settings.podDirRoot, state.pod.uid)))
   }
@@ -141,7 +159,19 @@ async function superviseOne(
     return undefined
   }
 
-  const result = await syncPodOnce(state.pod, sandboxes, settings, {...deps, backOff: state.backOff, probeFailures, containers: listed})
+  const registered = state.registered
+  const onKill = (id: string) => {
+    deps.prober?.removeContainer(id)
+    registered.delete(id)
+  }
+
+  const result = await syncPodOnce(state.pod, sandboxes, settings, {
+    ...deps,
+    backOff: state.backOff,
+    probeFailures,
+    containers: listed,
+    onKill,
+  })
   if (result.failure instanceof InterruptedError) return result
   if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
   if (result.uid !== state.pod.uid) state.pod = {...state.pod, uid: result.uid}

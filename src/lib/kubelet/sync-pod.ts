@@ -31,6 +31,7 @@ import {
 } from './pod-wait.js'
 import {probeHost, waitReady} from './wait-ready.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
+import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
 import {formatSeconds, removePodRemains} from './rollback.js'
 import {createPodSandbox, generatePodSandboxConfig, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
@@ -64,6 +65,8 @@ export interface PodRunSettings {
   restartBackOff?: BackOff
   /** How often container states are polled while waiting (ms). */
   pollMs?: number
+  /** --settle: how long --wait running watches the containers after the last start (ms). */
+  settleMs?: number
 }
 
 export interface PodRunDeps {
@@ -150,7 +153,7 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
       await start(ctx, run, container, 'app', await firstAttempt(ctx, run.pod, container), images[offset + index])
     }
 
-    if (settings.wait === 'running') await waitRunning(waits)
+    if (settings.wait === 'running') await waitRunning(waits).then(() => settleRunning(waits, settings.settleMs ?? DEFAULT_SETTLE_MS))
     if (settings.wait === 'ready') await waitReady(waits, probeHost(run.pod, run.ips))
     if (settings.wait === 'completed') exitCode = await waitCompleted(waits)
   } catch (error) {

@@ -1,0 +1,159 @@
+import {existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {podctl} from '../support/podctl.js'
+import {pullBusybox} from '../support/pods.js'
+
+/**
+ * Waits that mean what they say and supervision against the lab: `run --wait running` failing on a
+ * container that dies in the settle window (a crash, an OOM kill), `sync --watch` restarting a
+ * container whose liveness probe fails, and `run --supervise` leaving nothing behind on Ctrl-C.
+ */
+const client = labClient()
+const namespace = uniqueNamespace('supervise')
+const work = mkdtempSync(join(tmpdir(), 'podctl-supervise-'))
+const podDirRoot = join(work, 'pods')
+const env = labEnv({
+  PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
+  PODCTL_POD_DIR_ROOT: podDirRoot,
+  PODCTL_CONTAINER_LOGS_DIR: join(work, 'links'),
+  PODCTL_BACKOFF_BASE_MS: '1000',
+})
+const busybox = lab().busybox
+
+function manifest(name: string, containers: string): string {
+  const path = join(work, `${name}.yaml`)
+  writeFileSync(
+    path,
+    `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+${containers.replaceAll('BUSYBOX', busybox)}`,
+  )
+  return path
+}
+
+beforeAll(async () => {
+  await pullBusybox(client)
+})
+
+afterAll(async () => {
+  await cleanupNamespace(client, namespace)
+  expect(await sandboxesIn(client, namespace)).toEqual([])
+  client.close()
+  rmSync(work, {recursive: true, force: true})
+})
+
+describe('run --wait running: the settle window', () => {
+  it('fails a run whose container crashes right after it started (CrashLoopBackOff, exit code shown)', async () => {
+    const path = manifest(
+      'crashes',
+      `  - name: c
+    image: BUSYBOX
+    command: [sh, -c, "sleep 0.3; exit 3"]
+`,
+    )
+    const run = await podctl(['run', '-f', path, '-q'], {env})
+    expect(run.code).toBe(14)
+    expect(run.stderr).toContain('CrashLoopBackOff: container "c" exited with code 3 (CrashLoopBackOff, Error) within 1.0 s of starting')
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('reports the memory-limit example as OOMKilled', async () => {
+    // The Kubernetes docs' memory-demo-2 with busybox: tail buffers /dev/zero until the 100Mi limit kills it.
+    const path = manifest(
+      'memory-demo-2',
+      `  - name: memory-demo-2-ctr
+    image: BUSYBOX
+    resources:
+      requests: {memory: "50Mi"}
+      limits: {memory: "100Mi"}
+    command: [sh, -c, "tail /dev/zero"]
+`,
+    )
+    const run = await podctl(['run', '-f', path, '-q', '--settle', '30s'], {env})
+    expect(run.code, run.stdout).toBe(14)
+    expect(run.stderr).toMatch(/OOMKilled: container "memory-demo-2-ctr" exited with code 137 \(OOMKilled\)/)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+})
+
+describe('sync --watch with probes', () => {
+  it('kills and restarts a container whose liveness exec probe fails (restart count 1, reason shown)', async () => {
+    const path = manifest(
+      'live',
+      `  - name: c
+    image: BUSYBOX
+    command: [sh, -c, "touch /tmp/ok; sleep 2; rm /tmp/ok; trap 'exit 0' TERM; while true; do sleep 1; done"]
+    livenessProbe:
+      exec: {command: [cat, /tmp/ok]}
+      periodSeconds: 1
+      failureThreshold: 2
+`,
+    )
+    expect((await podctl(['run', '-f', path, '-q'], {env})).code).toBe(0)
+    let stdout = ''
+    let signalled = false
+    const watch = await podctl(['sync', '--watch', 'live', '-n', namespace], {
+      env,
+      timeoutMs: 60_000,
+      onSpawn(child) {
+        child.stdout?.on('data', (chunk) => {
+          stdout += chunk
+          if (!signalled && /Started\s+container c/.test(stdout.slice(stdout.indexOf('Killing')))) {
+            signalled = true
+            child.kill('SIGINT')
+          }
+        })
+      },
+    })
+    expect(watch.code, watch.stderr).toBe(0)
+    expect(stdout).toMatch(/Warning\s+Unhealthy\s.*live_\S+\/c\s+Liveness probe failed: cat: can't open '\/tmp\/ok'/)
+    expect(stdout).toMatch(/Normal\s+Killing\s.*Container c failed liveness probe, will be restarted/)
+    const status = JSON.parse((await podctl(['status', 'live', '-n', namespace, '-o', 'json'], {env})).stdout)
+    expect(status.containerStatuses[0]).toMatchObject({name: 'c', restartCount: 1, lastState: {reason: 'Completed'}})
+    expect((await podctl(['kill', 'live', '-n', namespace, '--force'], {env})).code).toBe(0)
+  })
+})
+
+describe('run --supervise', () => {
+  it('keeps the pod synced until Ctrl-C, then kills it and leaves nothing behind', async () => {
+    const path = manifest(
+      'owned',
+      `  - name: c
+    image: BUSYBOX
+    command: [sh, -c, "sleep 1; exit 1"]
+`,
+    )
+    let stdout = ''
+    let signalled = false
+    const run = await podctl(['run', '-f', path, '--supervise', '--settle', '0'], {
+      env,
+      timeoutMs: 60_000,
+      onSpawn(child) {
+        child.stdout?.on('data', (chunk) => {
+          stdout += chunk
+          if (!signalled && (stdout.match(/Started\s+container c/g) ?? []).length >= 2) {
+            signalled = true
+            child.kill('SIGINT')
+          }
+        })
+      },
+    })
+    expect(run.code, run.stderr).toBe(0)
+    expect(stdout).toContain('Watching pods')
+    expect(stdout).toContain('killing the supervised pods')
+    expect(await sandboxesIn(client, namespace)).not.toContain(expect.stringContaining('owned'))
+    const left = (await client.runtime('listPodSandbox', {})).items.filter((sandbox) => sandbox.metadata?.name === 'owned')
+    expect(left.filter((sandbox) => sandbox.metadata?.namespace === namespace)).toEqual([])
+    const dirs = existsSync(podDirRoot) ? readdirSync(podDirRoot).filter((name) => !name.startsWith('.')) : []
+    expect(dirs.map((dir) => [dir, readdirSync(join(podDirRoot, dir))])).toEqual([])
+  })
+})
