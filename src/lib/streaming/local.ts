@@ -21,7 +21,8 @@ export async function withLocalStreams<T>(
 ): Promise<T> {
   const streams = options.streams ?? {stdin: process.stdin, stdout: process.stdout, stderr: process.stderr}
   const onProcess = options.streams === undefined
-  const terminal = options.tty && onProcess ? openTerminal(process.stdin, process.stdout) : undefined
+  // Raw only when the keys go to the container (-i): `exec -t` alone leaves Ctrl-C to podctl.
+  const terminal = options.tty && onProcess ? openTerminal(process.stdin, process.stdout, options.stdin) : undefined
   try {
     return await run({
       stdin: options.stdin ? streams.stdin : undefined,

@@ -12,12 +12,16 @@ export interface LocalTerminal extends TerminalSource {
   restore(): void
 }
 
-/** Raw mode on stdin when it is a terminal; the size is stdout's when stdout is a terminal. */
-export function openTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): LocalTerminal {
+/**
+ * With `raw` (stdin is sent), raw mode on stdin when it is a terminal; without, the keys stay local (Ctrl-C
+ * interrupts podctl). The size is stdout's when stdout is a terminal.
+ */
+export function openTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream, raw: boolean): LocalTerminal {
   const input = stdin as ReadStream
-  const wasRaw = input.isTTY ? input.isRaw : false
-  if (input.isTTY) input.setRawMode(true)
-  let restored = !input.isTTY
+  const makeRaw = raw && Boolean(input.isTTY)
+  const wasRaw = makeRaw ? input.isRaw : false
+  if (makeRaw) input.setRawMode(true)
+  let restored = !makeRaw
   const restore = () => {
     if (restored) return
     restored = true
