@@ -8,14 +8,25 @@ import {existsSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, manifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, settleFlag, volumeBindingFlag} from '../lib/flags.js'
+import {InterruptedError} from '../lib/errors.js'
+import {
+  admissionFlags,
+  crictlConfigFlags,
+  durationFlag,
+  manifestFlag,
+  outputFlag,
+  podDirRootFlag,
+  podLogsRootFlag,
+  registryCredentialFlags,
+  settleFlag,
+  volumeBindingFlag,
+} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {nodeSettings} from '../lib/kubelet/node-settings.js'
 import {describeFailure} from '../lib/kubelet/run-result.js'
 import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
-import type {PodRunResult, PodRunSettings, WaitMode} from '../lib/kubelet/sync-pod.js'
+import type {PodRunResult, PodRunSettings} from '../lib/kubelet/sync-pod.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
@@ -88,11 +99,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   static override flags = {
     filename: manifestFlag,
     volume: volumeBindingFlag,
-    'pod-config': Flags.string({
-      summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.',
-      helpValue: 'FILE',
-    }),
-    'container-config': Flags.string({summary: 'crictl container config (JSON or YAML); needs --pod-config.', helpValue: 'FILE'}),
+    ...crictlConfigFlags,
     wait: Flags.option({
       options: ['running', 'ready', 'completed', 'none'] as const,
       summary: 'Return when the app containers run, are ready by their probes, have all exited, or at once (running|ready|completed|none).',
@@ -110,16 +117,10 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     replace: Flags.boolean({summary: 'Kill a pod of the same name first and start a new sandbox with attempt + 1.'}),
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
-    // No oclif `exclusive` with --auth: its error echoes the other flag's value (a secret);
-    // credentialsFromFlags refuses the pair without naming values.
-    creds: Flags.string({summary: 'Registry credentials USER[:PASSWORD] for the pulls.', helpValue: 'USER[:PASSWORD]'}),
-    auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD.', helpValue: 'BASE64'}),
+    ...registryCredentialFlags,
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),
-    strict: Flags.boolean({
-      summary: 'Refuse fields that have no effect on a single node (scheduling, read-back metadata) instead of warning.',
-    }),
-    'skip-admission': Flags.boolean({summary: "Run pods whose requests exceed the node's CPU or memory (no OutOfcpu/OutOfmemory)."}),
+    ...admissionFlags,
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
     'runtime-handler': Flags.string({summary: 'Runtime handler for RunPodSandbox (overrides runtimeClassName).', helpValue: 'NAME'}),
@@ -144,7 +145,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
 
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
-    const wait = this.waitMode()
+    const wait = (await import('../lib/kubelet/run-pods.js')).runWaitMode(flags.wait, flags.rm)
     const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
@@ -182,15 +183,6 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     for (const warning of warnings) this.warnLine(warning)
     if (!flags.quiet) for (const origin of origins) this.stderrLine(origin)
     return pods
-  }
-
-  private waitMode(): WaitMode {
-    const {wait, rm} = this.flags
-    if (rm && wait !== undefined && wait !== 'completed') {
-      throw new UsageError(`--rm removes the pod after it completed, so it needs --wait completed, not --wait ${wait}`)
-    }
-
-    return wait ?? (rm ? 'completed' : 'running')
   }
 
   /** What every pod of the run shares: where its directories go, and what the node looks like. */

@@ -141,3 +141,29 @@ export const streamImageEndpointFlag = Flags.string({
   summary: 'CRI image endpoint (defaults to the runtime endpoint; -i means --interactive in this command).',
   helpGroup: 'GLOBAL',
 })
+
+/** crictl's pair of config files, the other input of run (and runp/create): both or neither. */
+export const crictlConfigFlags = {
+  'pod-config': Flags.string({
+    summary: 'crictl pod sandbox config (JSON or YAML, snake_case fields); needs --container-config.',
+    helpValue: 'FILE',
+  }),
+  'container-config': Flags.string({summary: 'crictl container config (JSON or YAML); needs --pod-config.', helpValue: 'FILE'}),
+}
+
+/**
+ * Credentials for the pulls of a run. No oclif `exclusive` between them: its error echoes the other
+ * flag's value (a secret); credentialsFromFlags refuses the pair without naming values.
+ */
+export const registryCredentialFlags = {
+  creds: Flags.string({summary: 'Registry credentials USER[:PASSWORD] for the pulls.', helpValue: 'USER[:PASSWORD]'}),
+  auth: Flags.string({summary: 'Registry credentials as base64 of USER:PASSWORD.', helpValue: 'BASE64'}),
+}
+
+/** What is checked before a pod is admitted: fields with no effect on one node, and the node's CPU and memory. */
+export const admissionFlags = {
+  strict: Flags.boolean({
+    summary: 'Refuse fields that have no effect on a single node (scheduling, read-back metadata) instead of warning.',
+  }),
+  'skip-admission': Flags.boolean({summary: "Run pods whose requests exceed the node's CPU or memory (no OutOfcpu/OutOfmemory)."}),
+}

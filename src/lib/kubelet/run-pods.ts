@@ -4,7 +4,7 @@
  * listing, and the outcome of a pod whose run threw before its own steps could report.
  */
 import type {CriClient} from '../cri/client.js'
-import {asPodctlError, type PodctlError} from '../errors.js'
+import {asPodctlError, type PodctlError, UsageError} from '../errors.js'
 import {normalEvent} from '../kube/events.js'
 import {podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
@@ -13,7 +13,7 @@ import {mapLimit} from '../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from './admission.js'
 import {recordDesiredPod} from './desired-state.js'
 import {lockPods} from './pod-lock.js'
-import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod} from './sync-pod.js'
+import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
 
 /** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
 export async function sandboxesByFullName(
@@ -99,4 +99,13 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   } finally {
     await locks.release()
   }
+}
+
+/** run's --wait and --rm as one wait mode: --rm removes a completed pod, so it waits for completion. */
+export function runWaitMode(wait: WaitMode | undefined, rm: boolean): WaitMode {
+  if (rm && wait !== undefined && wait !== 'completed') {
+    throw new UsageError(`--rm removes the pod after it completed, so it needs --wait completed, not --wait ${wait}`)
+  }
+
+  return wait ?? (rm ? 'completed' : 'running')
 }
