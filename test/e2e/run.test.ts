@@ -360,7 +360,8 @@ describe('podctl run', () => {
     expect(refused.code).toBe(2)
     expect(refused.stdout).toBe('')
     expect(refused.stderr).toBe(
-      'Error: <stdin>: spec.containers[0].volumeDevices is not supported on a single node; raw block devices come from PersistentVolumeClaims\n',
+      'Error: <stdin>: spec.containers[0].volumeDevices is not supported on a single node; ' +
+        'raw block devices come from PersistentVolumeClaims\n',
     )
 
     const dir = mkdtempSync(join(tmpdir(), 'podctl-run-invalid-'))

@@ -17,11 +17,6 @@ import {
   DNS_CONFIG_RULE,
   DNS_OPTION_RULE,
   DNS_POLICIES,
-  EXEC_RULE,
-  HANDLER_RULE,
-  HOST_PATH_RULE,
-  HOST_PATH_TYPES,
-  INT64_MAX,
   METADATA_RULE,
   POD_RULE,
   PORT_RULE,
@@ -29,24 +24,12 @@ import {
   RESTART_POLICIES,
   SPEC_RULE,
 } from './pod-fields.js'
-import type {
-  ContainerModel,
-  ContainerPortModel,
-  DnsPolicy,
-  ExecHandler,
-  PodModel,
-  PortProtocol,
-  PullPolicy,
-  RestartPolicy,
-  SecurityContextModel,
-  VolumeModel,
-} from './model.js'
-import {dns1123Label, dns1123Subdomain, envVarName, ipAddress, labelValue, portName, qualifiedName} from './names.js'
+import type {ContainerModel, ContainerPortModel, DnsPolicy, PodModel, PortProtocol, PullPolicy, RestartPolicy} from './model.js'
+import {dns1123Label, dns1123Subdomain, ipAddress, labelValue, portName, qualifiedName} from './names.js'
 import {check, checkFqdnLength, readResources, readSpecExtras} from './pod-spec.js'
 import {applyAppArmorAnnotations, readSecurityContext, seccompAnnotationWarnings} from './security-context.js'
 import {readPodReferences} from './pod-references.js'
 import {readLifecycle, readProbe} from './probes.js'
-import {compareQuantities, isNegative, parseQuantity, quantityMilliValue, quantityValue} from './quantity.js'
 import {readVolume, readVolumeMount} from './volumes.js'
 
 export interface ParsePodOptions {
