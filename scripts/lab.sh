@@ -76,9 +76,10 @@ readonly RUNTIME_HANDLER=test-handler
 readonly SMOKE_NS=podctl-lab-smoke
 
 # What `up` needs. containernetworking-plugins pulls in iptables itself; apache2-utils
-# brings htpasswd (bcrypt) for the registry that requires a login.
+# brings htpasswd (bcrypt) for the registry that requires a login; openssl makes the
+# throwaway certificate of the HTTPS probe test.
 readonly PACKAGES=(containerd runc containernetworking-plugins docker-registry
-  busybox-static skopeo gcc libc6-dev iproute2 iptables curl apache2-utils)
+  busybox-static skopeo gcc libc6-dev iproute2 iptables curl apache2-utils openssl)
 
 # ---------------------------------------------------------------- helpers
 log() { printf '[lab] %s\n' "$*" >&2; }
