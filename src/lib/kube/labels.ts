@@ -37,6 +37,11 @@ export const PodctlAnnotation = {
   podDirectory: 'io.podctl.podDirectory',
   /** On a container: JSON of its probes (as the pod model has them), so `status --wait-for ready` can run them. */
   probes: 'io.podctl.probes',
+  /**
+   * On a sidecar (an init container with restartPolicy Always): its index in spec.initContainers,
+   * so `kill` can stop sidecars after the app containers, in reverse declaration order.
+   */
+  sidecar: 'io.podctl.sidecar',
 } as const
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
@@ -69,6 +74,8 @@ export interface LabeledContainer {
   livenessProbe?: unknown
   readinessProbe?: unknown
   startupProbe?: unknown
+  /** Init containers only: Always makes it a sidecar. */
+  restartPolicy?: 'Always'
   ports: ReadonlyArray<{name?: string; hostPort?: number; containerPort: number; protocol: string; hostIP?: string}>
   /** crictl container configs only: labels and annotations of their own (the kubelet's keys win). */
   extraLabels?: StringMap
@@ -103,6 +110,7 @@ export function newContainerAnnotations(
   container: LabeledContainer,
   type: ContainerType,
   restartCount: number,
+  sidecarIndex?: number,
 ): Record<string, string> {
   const annotations: Record<string, string> = {
     ...container.extraAnnotations,
@@ -117,6 +125,7 @@ export function newContainerAnnotations(
 
   if (container.lifecycle.preStop) annotations[ContainerAnnotation.preStopHandler] = JSON.stringify(container.lifecycle.preStop)
   if (container.ports.length > 0) annotations[ContainerAnnotation.ports] = portsAnnotation(container)
+  if (type === 'init' && container.restartPolicy === 'Always') annotations[PodctlAnnotation.sidecar] = String(sidecarIndex ?? 0)
   const {livenessProbe, readinessProbe, startupProbe} = container
   if (livenessProbe || readinessProbe || startupProbe) {
     annotations[PodctlAnnotation.probes] = JSON.stringify({livenessProbe, readinessProbe, startupProbe})
@@ -169,6 +178,12 @@ export function podUidOf(labels: StringMap): string {
 /** Absent or unknown → app, as for containers podctl did not make. */
 export function containerTypeOf(annotations: StringMap): ContainerType {
   return annotations[PodctlAnnotation.containerType] === 'init' ? 'init' : 'app'
+}
+
+/** A sidecar's index in spec.initContainers, as `run` recorded it; undefined for every other container. */
+export function sidecarIndexOf(annotations: StringMap): number | undefined {
+  const value = annotations[PodctlAnnotation.sidecar]
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined
 }
 
 export function parseRestartPolicy(value: string | undefined): RestartPolicy {

@@ -14,6 +14,7 @@ import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from './hooks.js'
 import {removeRecordedPodDirectory} from './pod-dirs.js'
 import {KillPodError} from './reasons.js'
+import {terminationStages} from './termination-order.js'
 
 // Callers catch the kill's failure from here, with killPod.
 export {KillPodError} from './reasons.js'
@@ -123,7 +124,7 @@ export async function killContainer(
 }
 
 /**
- * The kubelet's kill order for ONE pod: all running containers in parallel (preStop via ExecSync
+ * The kubelet's kill order for ONE pod: all running containers in parallel, sidecars last (preStop via ExecSync
  * within the grace period, then StopContainer with the remaining grace, never below 2 s unless
  * force), then StopPodSandbox for every sandbox of the pod, then RemoveContainer/RemovePodSandbox
  * unless keep. NotFound counts as done. Every step runs even when an earlier one failed; failures
@@ -148,18 +149,24 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
   const running = containers.filter((container) => container.state === 'CONTAINER_RUNNING')
 
-  const kills = await Promise.allSettled(
-    running.map((container) =>
-      killContainer(client, container, {
-        gracePeriodSeconds: options.gracePeriodSeconds,
-        force: options.force,
-        events: options.events,
-        signal: options.signal,
-        cleanup: options.cleanup,
-        pod,
-      }),
-    ),
-  )
+  // App (and other) containers first, then sidecars in reverse declaration order (termination-order.ts).
+  const kills: Array<PromiseSettledResult<KillContainerOutcome>> = []
+  for (const stage of terminationStages(running)) {
+    const settled = await Promise.allSettled(
+      stage.map((container) =>
+        killContainer(client, container, {
+          gracePeriodSeconds: options.gracePeriodSeconds,
+          force: options.force,
+          events: options.events,
+          signal: options.signal,
+          cleanup: options.cleanup,
+          pod,
+        }),
+      ),
+    )
+    kills.push(...settled)
+  }
+
   collect(kills)
   const containersStopped = kills.filter((outcome) => outcome.status === 'fulfilled').length
 

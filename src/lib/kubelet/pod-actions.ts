@@ -91,7 +91,7 @@ export interface ComputeOptions {
 
 /** An init container with restartPolicy Always: a sidecar (KEP-753). */
 export function isSidecar(container: ContainerModel): boolean {
-  return (container as {restartPolicy?: string}).restartPolicy === 'Always'
+  return container.restartPolicy === 'Always'
 }
 
 /** The pod's activeDeadlineSeconds, when the model has one. */

@@ -17,6 +17,7 @@ import {nanosToMs} from '../util/time.js'
 import {containerObject} from './container.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {initReason, PodFailedError, PodFailureReason} from './reasons.js'
+import {longRunningContainers} from './sidecars.js'
 
 /** The newest instance podctl started of a container. */
 export interface TrackedContainer {
@@ -88,7 +89,7 @@ export async function completeInitContainer(
   }
 }
 
-/** --wait running: every app container running; ones that already exited are restarted per restartPolicy (crash back-off). */
+/** --wait running: every sidecar and app container running; ones that already exited are restarted per restartPolicy (crash back-off). */
 export async function waitRunning(ctx: PodWaitContext): Promise<void> {
   const done = new Set<string>()
   let pollMs = FIRST_POLL_MS
@@ -96,7 +97,8 @@ export async function waitRunning(ctx: PodWaitContext): Promise<void> {
     throwIfInterrupted(ctx.signal, ctx.object)
     const states = await appContainerStates(ctx)
     let pending = false
-    for (const container of ctx.pod.containers) {
+    const all = longRunningContainers(ctx.pod)
+    for (const {container, type, restartPolicy: policy} of all) {
       if (done.has(container.name)) continue
       const tracked = ctx.tracked.get(container.name)!
       const state = states.get(tracked.id)
@@ -113,7 +115,6 @@ export async function waitRunning(ctx: PodWaitContext): Promise<void> {
       const status = await containerStatus(ctx, tracked.id)
       const exitCode = status?.exitCode ?? -1
       const reason = status?.reason || (exitCode === 0 ? 'Completed' : 'Error')
-      const policy = ctx.pod.restartPolicy
       if (exitCode === 0 && policy !== 'Always') {
         done.add(container.name)
         continue
@@ -128,11 +129,11 @@ export async function waitRunning(ctx: PodWaitContext): Promise<void> {
 
       await backOffBeforeRestart(ctx, container, status)
       await pruneExited(ctx, container.name)
-      await ctx.start(container, 'app', tracked.attempt + 1)
+      await ctx.start(container, type, tracked.attempt + 1)
       pending = true
     }
 
-    if (!pending && done.size === ctx.pod.containers.length) return
+    if (!pending && done.size === all.length) return
     await sleepWithin(ctx, pollMs, 'containers to run')
     pollMs = Math.min(pollMs * 2, ctx.pollMs)
   }
@@ -179,7 +180,11 @@ export async function waitCompleted(ctx: PodWaitContext): Promise<number> {
  * The kubelet's doBackOff: wait out the crash back-off window (BackOff event), or fail with
  * CrashLoopBackOff when it ends after the deadline.
  */
-async function backOffBeforeRestart(ctx: PodWaitContext, container: ContainerModel, status: ContainerStatus | undefined): Promise<void> {
+export async function backOffBeforeRestart(
+  ctx: PodWaitContext,
+  container: ContainerModel,
+  status: ContainerStatus | undefined,
+): Promise<void> {
   const key = stableKey(ctx.pod, container)
   const finishedAt = status?.finishedAt && status.finishedAt !== '0' ? nanosToMs(status.finishedAt) : Date.now()
   const delay = ctx.backOff.delaySince(key, finishedAt)
@@ -244,7 +249,7 @@ async function appContainerStates(ctx: PodWaitContext): Promise<Map<string, stri
 }
 
 /** Before a restart, keep only the newest exited instance of the container (pruneInitContainersBeforeStart / container GC). */
-async function pruneExited(ctx: PodWaitContext, name: string): Promise<void> {
+export async function pruneExited(ctx: PodWaitContext, name: string): Promise<void> {
   const {client} = ctx
   const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: ctx.sandboxId}}, {signal: ctx.signal})
   const exited = containers

@@ -15,6 +15,7 @@ import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan
 import {podHostnameAndDomain} from '../manifest/pod-spec.js'
 import {etcHostsPath, managedHostsFile, podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'
+import {initContainerNote} from './sidecars.js'
 
 export const REDACTED = '<redacted>'
 
@@ -133,7 +134,7 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       {rpc: 'RuntimeService/CreateContainer', request: {podSandboxId: '<sandbox id>', config, sandboxConfig}},
       {
         rpc: 'RuntimeService/StartContainer',
-        ...(type === 'init' ? {note: 'then ContainerStatus until it exits 0 (restarts per restartPolicy)'} : {}),
+        ...(type === 'init' ? {note: initContainerNote(container)} : {}),
         request: {containerId: `<container id of ${container.name}>`},
       },
     )

@@ -9,6 +9,7 @@ import type {ContainerStatus} from '../../generated/runtime/v1/api.js'
 import {sleep} from '../util/concurrency.js'
 import {nanosToMs} from '../util/time.js'
 import type {PodWaitContext} from './pod-wait.js'
+import {longRunningContainers} from './sidecars.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 
 export const DEFAULT_SETTLE_MS = 1000
@@ -32,7 +33,11 @@ export function settleReason(status: Pick<ContainerStatus, 'reason' | 'exitCode'
 
 export async function settleRunning(ctx: PodWaitContext, settleMs: number): Promise<void> {
   if (settleMs <= 0) return
-  const app = ctx.pod.containers.map((container) => ({name: container.name, id: ctx.tracked.get(container.name)?.id}))
+  const app = longRunningContainers(ctx.pod).map(({container, restartPolicy}) => ({
+    name: container.name,
+    id: ctx.tracked.get(container.name)?.id,
+    restartPolicy,
+  }))
   const started = await Promise.all(app.map(async ({id}) => (id ? (await statusOf(ctx, id))?.startedAt : undefined)))
   const lastStart = Math.max(Date.now() - settleMs, ...started.map((nanos) => (nanos && nanos !== '0' ? nanosToMs(nanos) : 0)))
   const until = Math.min(lastStart + settleMs, ctx.deadline ?? Number.POSITIVE_INFINITY)
@@ -40,12 +45,12 @@ export async function settleRunning(ctx: PodWaitContext, settleMs: number): Prom
   for (;;) {
     const {containers} = await ctx.client.runtime('listContainers', {filter: {podSandboxId: ctx.sandboxId}}, {signal: ctx.signal})
     const exited = new Set(containers.filter((c) => c.state === 'CONTAINER_EXITED').map((c) => c.id))
-    for (const {name, id} of app) {
+    for (const {name, id, restartPolicy} of app) {
       if (!id || !exited.has(id)) continue
       const status = await statusOf(ctx, id)
       const exitCode = status?.exitCode ?? -1
-      if (exitCode === 0 && ctx.pod.restartPolicy !== 'Always') continue
-      const reason = settleReason({reason: status?.reason ?? '', exitCode}, ctx.pod.restartPolicy)
+      if (exitCode === 0 && restartPolicy !== 'Always') continue
+      const reason = settleReason({reason: status?.reason ?? '', exitCode}, restartPolicy)
       const why = status?.reason && status.reason !== reason ? `${reason}, ${status.reason}` : reason
       throw new PodFailedError(
         `container "${name}" exited with code ${exitCode} (${why}) within ${(settleMs / 1000).toFixed(1)} s of starting; ` +

@@ -1,7 +1,8 @@
 /**
  * `podctl run` for one pod, in the kubelet's order (SyncPod for a new pod): an existing pod is
  * refused or replaced (attempt + 1), volumes are set up, RunPodSandbox, init containers one by one
- * to completion (restarted with the crash back-off per restartPolicy), app containers started in
+ * to completion (restarted with the crash back-off per restartPolicy) — a sidecar only until it has
+ * started (sidecars.ts) — app containers started in
  * order with their postStart hooks, then the wait the user asked for (pod-wait.ts). Any failure —
  * and an interrupt — rolls the pod back with killPod, so nothing is left half-created, unless
  * keepOnFailure. Image pulls for all containers start as soon as the sandbox exists (bounded by
@@ -30,6 +31,7 @@ import {
   waitRunning,
 } from './pod-wait.js'
 import {probeHost, waitReady} from './wait-ready.js'
+import {awaitSidecarStarted, isSidecar} from './sidecars.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
@@ -144,7 +146,10 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
     for (const [index, container] of run.pod.initContainers.entries()) {
       const attempt = await firstAttempt(ctx, run.pod, container)
       const id = await start(ctx, run, container, 'init', attempt, images[index])
-      await completeInitContainer(waits, container, {id, attempt})
+      // A sidecar is not waited on to complete: the next one starts once it has started.
+      await (isSidecar(container)
+        ? awaitSidecarStarted(waits, container, {id, attempt}, probeHost(run.pod, run.ips))
+        : completeInitContainer(waits, container, {id, attempt}))
     }
 
     const offset = run.pod.initContainers.length

@@ -14,6 +14,7 @@ import {nanosToMs} from '../util/time.js'
 import {containerObject} from './container.js'
 import {containerStatus, type PodWaitContext, sleepWithin, throwIfInterrupted, waitRunning} from './pod-wait.js'
 import {PodFailedError} from './reasons.js'
+import {longRunningContainers} from './sidecars.js'
 
 /** The host probes reach the pod at: its IP, or loopback for a host-network pod (it listens on the node). */
 export function probeHost(pod: Pick<PodModel, 'hostNetwork'>, ips: readonly string[]): string | undefined {
@@ -25,7 +26,7 @@ export async function waitReady(ctx: PodWaitContext, podIP: string | undefined):
   const probes = new ProbeManager({
     client: ctx.client,
     onEvent(event) {
-      const container = ctx.pod.containers.find((candidate) => candidate.name === event.containerName)
+      const container = [...ctx.pod.containers, ...ctx.pod.initContainers].find((candidate) => candidate.name === event.containerName)
       ctx.events(warningEvent(event.reason, event.message, container ? containerObject(ctx.pod, container) : ctx.object))
     },
   })
@@ -37,7 +38,7 @@ export async function waitReady(ctx: PodWaitContext, podIP: string | undefined):
         // Every app container running (exited ones restarted per restartPolicy), then probed.
         await waitRunning(ctx)
         await followContainers(ctx, probes, probed, podIP)
-        const unready = ctx.pod.containers.filter((container) => probes.result(probed.get(container.name)!, 'readiness') !== 'success')
+        const unready = watched(ctx).filter((container) => probes.result(probed.get(container.name)!, 'readiness') !== 'success')
         if (unready.length === 0) return
         ctx.step(`waiting for ${unready.map((container) => container.name).join(', ')} to be ready`)
         await sleepWithin(ctx, ctx.pollMs, 'readiness')
@@ -46,13 +47,18 @@ export async function waitReady(ctx: PodWaitContext, podIP: string | undefined):
         // (The client's own deadline for the command may end a little before the run's.)
         const slackMs = Math.max(ctx.pollMs, 2000)
         if (!(error instanceof DeadlineExceededError) || ctx.deadline === undefined || Date.now() < ctx.deadline - slackMs) throw error
-        const waiting = ctx.pod.containers.filter((container) => probes.result(probed.get(container.name) ?? '', 'readiness') !== 'success')
+        const waiting = watched(ctx).filter((container) => probes.result(probed.get(container.name) ?? '', 'readiness') !== 'success')
         throw notReady(ctx, probes, probed, waiting, Date.now() - started)
       }
     }
   } finally {
     await probes.stop()
   }
+}
+
+/** The containers whose readiness makes the pod Ready: its sidecars and its app containers. */
+function watched(ctx: PodWaitContext): ContainerModel[] {
+  return longRunningContainers(ctx.pod).map(({container}) => container)
 }
 
 /** Adds each container's newest instance to the probe manager (a restarted one replaces the old). */
@@ -62,7 +68,7 @@ async function followContainers(
   probed: Map<string, string>,
   podIP: string | undefined,
 ): Promise<void> {
-  for (const container of ctx.pod.containers) {
+  for (const container of watched(ctx)) {
     const {id} = ctx.tracked.get(container.name)!
     if (probed.get(container.name) === id) continue
     const status = await containerStatus(ctx, id)

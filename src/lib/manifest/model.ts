@@ -182,6 +182,8 @@ export interface ContainerModel {
   livenessProbe?: ProbeModel
   readinessProbe?: ProbeModel
   startupProbe?: ProbeModel
+  /** Init containers only: Always makes it a sidecar (started in order, not waited on, kept running). */
+  restartPolicy?: 'Always'
   volumeMounts: VolumeMountModel[]
   terminationMessagePath: string
   terminationMessagePolicy: 'File' | 'FallbackToLogsOnError'

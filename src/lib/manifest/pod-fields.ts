@@ -93,8 +93,7 @@ export const SPEC_RULE = {
     automountServiceAccountToken: `${NO_API_SERVER}: no token is mounted`,
     ephemeralContainers: 'added by kubectl debug on a running pod; podctl exec does that here',
   },
-  unsupported: {
-  },
+  unsupported: {},
 }
 
 export const CONTAINER_RULE = {
@@ -120,11 +119,11 @@ export const CONTAINER_RULE = {
     'livenessProbe',
     'readinessProbe',
     'startupProbe',
+    'restartPolicy',
   ],
   warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
     volumeDevices: 'raw block devices come from PersistentVolumeClaims',
-    restartPolicy: 'sidecar init containers are not supported; set the pod restartPolicy',
     restartPolicyRules: 'an alpha feature (ContainerRestartRules) podctl does not implement',
     stopSignal: '',
   },

@@ -85,7 +85,9 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   const terminationGracePeriodSeconds = r.integer(spec.terminationGracePeriodSeconds, 'spec.terminationGracePeriodSeconds', {min: 0})
   const context = {volumeNames, hostNetwork, gracePeriodSeconds: terminationGracePeriodSeconds}
   const readContainers = (key: 'containers' | 'initContainers') =>
-    r.list(spec[key], `spec.${key}`).map((item, index) => readContainer(r, item, `spec.${key}[${index}]`, context))
+    r
+      .list(spec[key], `spec.${key}`)
+      .map((item, index) => readContainer(r, item, `spec.${key}[${index}]`, {...context, init: key === 'initContainers'}))
   const initContainers = readContainers('initContainers')
   const containers = readContainers('containers')
   if (containers.length === 0) r.fail('spec.containers', 'must list at least one container')
@@ -191,6 +193,29 @@ interface ContainerContext {
   volumeNames: Set<string>
   hostNetwork: boolean
   gracePeriodSeconds?: number
+  /** Read from spec.initContainers. */
+  init?: boolean
+}
+
+/**
+ * The API server's rules for restartPolicy on a container (validateInitContainers,
+ * validateContainers): only Always, only on an init container (a sidecar); an init container that
+ * runs to completion may not have lifecycle hooks or probes.
+ */
+function readContainerRestartPolicy(r: FieldReader, c: Record<string, Json>, path: string, init: boolean): 'Always' | undefined {
+  if (c.restartPolicy !== undefined && c.restartPolicy !== null && !init) {
+    r.fail(`${path}.restartPolicy`, 'may not be set for non-init containers; set the pod spec.restartPolicy instead')
+  }
+
+  const policy = r.oneOf(c.restartPolicy, `${path}.restartPolicy`, ['Always'] as const)
+  if (init && policy === undefined) {
+    for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
+      if (c[key] !== undefined && c[key] !== null)
+        r.fail(`${path}.${key}`, 'may not be set for init containers without restartPolicy=Always')
+    }
+  }
+
+  return policy
 }
 
 function readContainer(r: FieldReader, item: Json, path: string, context: ContainerContext): ContainerModel {
@@ -219,6 +244,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
 
   const terminationMessagePath = r.string(c.terminationMessagePath, `${path}.terminationMessagePath`) || DEFAULT_TERMINATION_MESSAGE_PATH
   if (!terminationMessagePath.startsWith('/')) r.fail(`${path}.terminationMessagePath`, 'must be an absolute path')
+  const restartPolicy = readContainerRestartPolicy(r, c, path, context.init ?? false)
 
   return {
     name,
@@ -236,6 +262,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     livenessProbe: readProbe(r, c.livenessProbe, `${path}.livenessProbe`, 'livenessProbe', {ports}),
     readinessProbe: readProbe(r, c.readinessProbe, `${path}.readinessProbe`, 'readinessProbe', {ports}),
     startupProbe: readProbe(r, c.startupProbe, `${path}.startupProbe`, 'startupProbe', {ports}),
+    ...(restartPolicy ? {restartPolicy} : {}),
     volumeMounts,
     terminationMessagePath,
     terminationMessagePolicy:

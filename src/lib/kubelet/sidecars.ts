@@ -1,0 +1,98 @@
+/**
+ * Sidecars (KEP-753): init containers with restartPolicy Always. SyncPod starts init containers in
+ * order, but a sidecar is not waited on to complete: the next init container starts once the
+ * sidecar has started (its startupProbe succeeded, if it has one), as the kubelet's
+ * computeInitContainerActions does. Sidecars then run beside the app containers and are restarted
+ * whenever they exit, whatever the pod's restartPolicy.
+ */
+import {warningEvent} from '../kube/events.js'
+import type {ContainerType, RestartPolicy} from '../kube/labels.js'
+import type {ContainerModel, PodModel} from '../manifest/model.js'
+import {ProbeManager} from '../prober/manager.js'
+import {nanosToMs} from '../util/time.js'
+import {containerObject} from './container.js'
+import {killContainer} from './kill.js'
+import {isSidecar} from './pod-actions.js'
+import {backOffBeforeRestart, containerStatus, type PodWaitContext, pruneExited, sleepWithin, throwIfInterrupted} from './pod-wait.js'
+
+export {isSidecar} from './pod-actions.js'
+
+/** A container that must keep running once the pod is initialized, with the policy that restarts it. */
+export interface LongRunning {
+  container: ContainerModel
+  type: ContainerType
+  restartPolicy: RestartPolicy
+}
+
+/** The pod's sidecars (declaration order), then its app containers: what `--wait running` and `--wait ready` wait for. */
+export function longRunningContainers(pod: Pick<PodModel, 'initContainers' | 'containers' | 'restartPolicy'>): LongRunning[] {
+  return [
+    ...pod.initContainers.filter(isSidecar).map((container) => ({container, type: 'init' as const, restartPolicy: 'Always' as const})),
+    ...pod.containers.map((container) => ({container, type: 'app' as const, restartPolicy: pod.restartPolicy})),
+  ]
+}
+
+/**
+ * A sidecar just started: without a startupProbe it counts as started now; with one, the probe
+ * runs until it succeeds. A sidecar that exits (or fails its startup probe, and is killed) first is
+ * restarted with the crash back-off. Resolves to the ID of the instance that started.
+ */
+export async function awaitSidecarStarted(
+  ctx: PodWaitContext,
+  container: ContainerModel,
+  first: {id: string; attempt: number},
+  podIP: string | undefined,
+): Promise<string> {
+  if (!container.startupProbe) return first.id
+  let {id, attempt} = first
+  const probes = new ProbeManager({
+    client: ctx.client,
+    onEvent: (event) => ctx.events(warningEvent(event.reason, event.message, containerObject(ctx.pod, container))),
+  })
+  try {
+    let added: string | undefined
+    for (;;) {
+      throwIfInterrupted(ctx.signal, ctx.object)
+      ctx.step(`waiting for sidecar ${container.name} to start`)
+      const status = await containerStatus(ctx, id)
+      const running = status?.state === 'CONTAINER_RUNNING'
+      if (running && added !== id) {
+        if (added) probes.removeContainer(added)
+        const startedAtMs = status.startedAt && status.startedAt !== '0' ? nanosToMs(status.startedAt) : Date.now()
+        probes.addContainer({pod: ctx.pod, podSandboxId: ctx.sandboxId, containerName: container.name, containerId: id, startedAtMs, podIP})
+        added = id
+      }
+
+      if (running && probes.isStarted(id)) return id
+      const failedStartup = running && probes.result(id, 'startup') === 'failure'
+      if (!running || failedStartup) {
+        // The kubelet kills a container whose startup probe failed, and restarts it (policy Always).
+        if (failedStartup) {
+          const {containers} = await ctx.client.runtime('listContainers', {filter: {id}}, {signal: ctx.signal})
+          if (containers[0]) await killContainer(ctx.client, containers[0], {events: ctx.events, pod: ctx.object, signal: ctx.signal})
+        }
+
+        const exited = await containerStatus(ctx, id)
+        await backOffBeforeRestart(ctx, container, exited)
+        await pruneExited(ctx, container.name)
+        attempt++
+        id = await ctx.start(container, 'init', attempt)
+        continue
+      }
+
+      await sleepWithin(ctx, Math.min(ctx.pollMs, 200), `the startup probe of sidecar ${container.name}`)
+    }
+  } finally {
+    await probes.stop()
+  }
+}
+
+/** The --dry-run note on an init container's StartContainer. */
+export function initContainerNote(container: ContainerModel): string {
+  if (!isSidecar(container)) return 'then ContainerStatus until it exits 0 (restarts per restartPolicy)'
+  const started = container.startupProbe ? 'its startupProbe succeeds' : 'it has started'
+  return (
+    `sidecar (restartPolicy Always): not waited on to complete; the next container starts once ${started}; ` +
+    'it keeps running beside the app containers (restarted whenever it exits) and is stopped after them'
+  )
+}
