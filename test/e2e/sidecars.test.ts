@@ -1,0 +1,156 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {podctl} from '../support/podctl.js'
+
+/**
+ * Sidecars (init containers with restartPolicy Always) against the lab: started in order and not
+ * waited on, running beside the app container, stopped after it, and restarted by `podctl sync`.
+ */
+const client = labClient()
+const namespace = uniqueNamespace('e2e-sidecars')
+const work = mkdtempSync(join(tmpdir(), 'podctl-sidecars-'))
+const env = labEnv({
+  PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
+  PODCTL_POD_DIR_ROOT: join(work, 'pods'),
+  PODCTL_BACKOFF_BASE_MS: '500',
+})
+const busybox = lab().busybox
+
+// The sidecar appends to the shared log until /shared/stop exists; busybox sh as PID 1 ignores SIGTERM,
+// so every container takes its whole 2 s grace period to stop: the kill order shows in finishedAt.
+const SIDECAR = 'while [ ! -f /shared/stop ]; do date >> /shared/log; sleep 1; done'
+const manifest = (name: string) => `
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  volumes: [{name: shared, emptyDir: {}}]
+  initContainers:
+  - name: logger
+    image: ${busybox}
+    restartPolicy: Always
+    command: [sh, -c, ${JSON.stringify(SIDECAR)}]
+    volumeMounts: [{name: shared, mountPath: /shared}]
+  - name: setup
+    image: ${busybox}
+    command: [sh, -c, 'until [ -s /shared/log ]; do sleep 0.2; done']
+    volumeMounts: [{name: shared, mountPath: /shared}]
+  containers:
+  - name: app
+    image: ${busybox}
+    command: [sh, -c, 'while true; do cat /shared/log > /dev/null; sleep 1; done']
+    volumeMounts: [{name: shared, mountPath: /shared}]
+`
+
+interface Listed {
+  id: string
+  metadata: {name: string; attempt: number}
+  state: string
+}
+
+async function listed(pod: string): Promise<Listed[]> {
+  const ps = await podctl(['ps', '-a', '-n', namespace, '--pod', pod, '-o', 'json'], {env})
+  expect(ps.code, ps.stderr).toBe(0)
+  return JSON.parse(ps.stdout).containers
+}
+
+async function inspect(pod: string, container: string) {
+  const result = await podctl(['inspect', '-n', namespace, `${pod}/${container}`], {env})
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+/** Polls until check passes or the deadline ends (then the last failure is thrown). */
+async function eventually(check: () => Promise<void>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms
+  for (;;) {
+    try {
+      await check()
+      return
+    } catch (error) {
+      if (Date.now() > end) throw error
+      await sleep(200)
+    }
+  }
+}
+
+afterAll(async () => {
+  await cleanupNamespace(client, namespace)
+  expect(await sandboxesIn(client, namespace)).toEqual([])
+  client.close()
+  rmSync(work, {recursive: true, force: true})
+})
+
+describe('sidecar init containers', () => {
+  it('run starts the sidecar, then the init container while it runs, then the app beside it', async () => {
+    const result = await podctl(['run', '-f', '-', '--timeout', '60s', '-o', 'json'], {env, input: manifest('web')})
+    expect(result.code, result.stderr).toBe(0)
+    const containers = await listed('web')
+    const state = Object.fromEntries(containers.map((c) => [c.metadata.name, c.state]))
+    expect(state).toEqual({logger: 'CONTAINER_RUNNING', setup: 'CONTAINER_EXITED', app: 'CONTAINER_RUNNING'})
+    expect(containers.find((c) => c.metadata.name === 'logger')!.metadata.attempt).toBe(0)
+
+    const setup = await inspect('web', 'setup')
+    expect(setup.status.exitCode).toBe(0)
+    const logger = await inspect('web', 'logger')
+    expect(logger.status.annotations).toMatchObject({
+      'io.podctl.containerType': 'init',
+      'io.podctl.sidecar': '0',
+    })
+    // The sidecar started before the init container that waited for its log, and is still writing.
+    expect(Date.parse(logger.status.startedAt)).toBeLessThanOrEqual(Date.parse(setup.status.startedAt))
+    const read = await podctl(['exec', '-n', namespace, 'web/app', '--', 'cat', '/shared/log'], {env})
+    expect(read.code, read.stderr).toBe(0)
+    expect(read.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('--dry-run notes that the sidecar is not waited on', async () => {
+    const result = await podctl(['run', '-f', '-', '--dry-run', '-o', 'json'], {env, input: manifest('plan')})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain(
+      'sidecar (restartPolicy Always): not waited on to complete; the next container starts once it has started',
+    )
+  })
+
+  it('podctl sync restarts a sidecar that exited, whatever the pod restartPolicy', async () => {
+    const stop = await podctl(['exec', '-n', namespace, 'web/app', '--', 'touch', '/shared/stop'], {env})
+    expect(stop.code, stop.stderr).toBe(0)
+    await eventually(async () => {
+      const logger = (await listed('web')).find((c) => c.metadata.name === 'logger')!
+      expect(logger.state).toBe('CONTAINER_EXITED')
+    })
+    const clear = await podctl(['exec', '-n', namespace, 'web/app', '--', 'rm', '/shared/stop'], {env})
+    expect(clear.code, clear.stderr).toBe(0)
+    await eventually(async () => {
+      const sync = await podctl(['sync', 'web', '-n', namespace], {env})
+      expect(sync.code, sync.stderr).toBe(0)
+      const running = (await listed('web')).filter((c) => c.metadata.name === 'logger' && c.state === 'CONTAINER_RUNNING')
+      expect(running.map((c) => c.metadata.attempt)).toEqual([1])
+    })
+    const app = (await listed('web')).filter((c) => c.metadata.name === 'app')
+    expect(app.map((c) => [c.metadata.attempt, c.state])).toEqual([[0, 'CONTAINER_RUNNING']])
+  })
+
+  it('kill stops the app container first and the sidecar after it, and leaves nothing', async () => {
+    const kept = await podctl(['kill', 'web', '-n', namespace, '--keep'], {env})
+    expect(kept.code, kept.stderr).toBe(0)
+    const app = await inspect('web', 'app')
+    const logger = await inspect('web', 'logger')
+    const appFinished = Date.parse(app.status.finishedAt)
+    const loggerFinished = Date.parse(logger.status.finishedAt)
+    // Each takes its 2 s grace period (SIGTERM ignored), one after the other.
+    expect(loggerFinished - appFinished).toBeGreaterThanOrEqual(1500)
+
+    const removed = await podctl(['kill', 'web', '-n', namespace], {env})
+    expect(removed.code, removed.stderr).toBe(0)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+})
