@@ -2,7 +2,7 @@
  * A recording, stateful CRI runtime in process (over the real wire protocol, through
  * startFakeRuntime): sandboxes and containers live in maps, every RPC is logged in arrival order,
  * and a test can script a failure for the next call of a method. Init containers exit as soon
- * as they start (with initExitCode, default 0) and app containers keep running, so a pod's
+ * as they start (with initExitCode, default 0), sidecars and app containers keep running, so a pod's
  * lifecycle runs without a real runtime.
  */
 import {join} from 'node:path'
@@ -255,7 +255,9 @@ export class FakePodRuntime {
         const container = this.container(containerId)
         container.state = 'CONTAINER_RUNNING'
         container.startedAt = this.now()
-        if (container.annotations['io.podctl.containerType'] === 'init') this.exit(container, this.initExitCode)
+        // A sidecar (io.podctl.sidecar) is an init container that keeps running.
+        const sidecar = container.annotations['io.podctl.sidecar'] !== undefined
+        if (container.annotations['io.podctl.containerType'] === 'init' && !sidecar) this.exit(container, this.initExitCode)
         return {}
       }),
       stopContainer: this.handler('stopContainer', ({containerId}) => {

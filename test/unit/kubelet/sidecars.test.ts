@@ -83,7 +83,7 @@ describe('sidecars at run time', () => {
     const annotations = (name: string, type: 'init' | 'app') => {
       const container = [...pod.initContainers, ...pod.containers].find((candidate) => candidate.name === name)!
       const options = {type, attempt: 0, imageRef: 'sha256:abc', volumePaths: new Map(), nodeMemoryBytes: 2 ** 30}
-      return generateContainerConfig(pod, container, options).annotations
+      return generateContainerConfig(pod, container, options).annotations ?? {}
     }
 
     expect(annotations('proxy', 'init')['io.podctl.sidecar']).toBe('0')
@@ -104,7 +104,7 @@ describe('sidecars at run time', () => {
 })
 
 describe('terminationStages', () => {
-  const container = (id: string, sidecar?: number) => ({
+  const container = (id: string, sidecar?: number): {id: string; annotations: Record<string, string>} => ({
     id,
     annotations: sidecar === undefined ? {} : {'io.podctl.sidecar': String(sidecar)},
   })
