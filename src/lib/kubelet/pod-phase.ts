@@ -12,7 +12,7 @@ export interface PhaseInput {
   restartPolicy: RestartPolicy
   /** Whether the newest sandbox is READY. */
   sandboxReady: boolean
-  containers: ReadonlyArray<{name: string; type: ContainerType; state: KubeContainerState; exitCode: number | null}>
+  containers: ReadonlyArray<{name: string; type: ContainerType; state: KubeContainerState; exitCode: number | null; sidecar?: boolean}>
 }
 
 interface NamedContainerState {
@@ -35,15 +35,19 @@ interface NamedContainerState {
  */
 export function computePhase(input: PhaseInput): PodPhase {
   const byName = latestByName(input.containers)
-  const init = [...byName.values()].filter((entry) => entry.type === 'init')
   const app = [...byName.values()].filter((entry) => entry.type === 'app')
+  // A sidecar never completes: running, or restarting once the app containers exist, it is not pending
+  // initialization, and its exit code fails nothing (it is restarted whatever the restartPolicy).
+  const init = [...byName.values()].filter(
+    (entry) => entry.type === 'init' && !(entry.sidecar && (entry.state === 'Running' || app.length > 0)),
+  )
   const anyRunning = input.containers.some((container) => container.state === 'Running')
   const terminal = !input.sandboxReady && !anyRunning
 
   let pendingInitialization = 0
   let failedInitialization = 0
-  for (const {state, exitCode, lastExitCode} of init) {
-    if (state === 'Exited') {
+  for (const {state, exitCode, lastExitCode, sidecar} of init) {
+    if (state === 'Exited' && !sidecar) {
       if (exitCode !== 0) failedInitialization++
     } else if (state === 'Created' && lastExitCode !== null) {
       // Waiting to restart after a previous run.
@@ -109,16 +113,22 @@ export function computePhase(input: PhaseInput): PodPhase {
 /** The ready condition `status --wait-for ready` and `run --wait` check. */
 export function isPodReady(phase: PodPhase, input: PhaseInput): boolean {
   if (phase !== 'Running' || !input.sandboxReady) return false
-  const app = [...latestByName(input.containers).values()].filter((entry) => entry.type === 'app')
-  return app.length > 0 && app.every((entry) => entry.state === 'Running')
+  const latest = [...latestByName(input.containers).values()]
+  const app = latest.filter((entry) => entry.type === 'app')
+  // Sidecars count as containers that must run.
+  const sidecars = latest.filter((entry) => entry.type === 'init' && entry.sidecar)
+  return app.length > 0 && [...app, ...sidecars].every((entry) => entry.state === 'Running')
 }
 
-function latestByName(containers: PhaseInput['containers']): Map<string, NamedContainerState & {type: ContainerType}> {
-  const byName = new Map<string, NamedContainerState & {type: ContainerType}>()
+type Named = NamedContainerState & {type: ContainerType; sidecar?: boolean}
+
+function latestByName(containers: PhaseInput['containers']): Map<string, Named> {
+  const byName = new Map<string, Named>()
   for (const container of containers) {
     const key = `${container.type}/${container.name}`
     const seen = byName.get(key)
-    if (!seen) byName.set(key, {type: container.type, state: container.state, exitCode: container.exitCode, lastExitCode: null})
+    const {type, state, exitCode, sidecar} = container
+    if (!seen) byName.set(key, {type, state, exitCode, lastExitCode: null, sidecar})
     else if (seen.lastExitCode === null && container.state === 'Exited') seen.lastExitCode = container.exitCode
   }
 

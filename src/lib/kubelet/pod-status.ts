@@ -7,7 +7,15 @@ import type {CriClient} from '../cri/client.js'
 import {NotFoundError} from '../errors.js'
 import type {ContainerStatus, PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {type KubeContainerState, newestFirst, podFullName, sandboxIps, toKubeContainerState} from '../kube/helpers.js'
-import {containerName, type ContainerType, containerTypeOf, podUidOf, type RestartPolicy, restartPolicyOf} from '../kube/labels.js'
+import {
+  containerName,
+  type ContainerType,
+  containerTypeOf,
+  podUidOf,
+  type RestartPolicy,
+  restartPolicyOf,
+  sidecarIndexOf,
+} from '../kube/labels.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {nanosToIso} from '../util/time.js'
 import {computePhase, isPodReady, type PhaseInput, type PodPhase} from './pod-phase.js'
@@ -94,10 +102,13 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
   const containers = containerStatuses
     .sort((a, b) => newestFirst(a.status, b.status))
     .map(({status, podSandboxId}) => toContainerReport(status, podSandboxId))
+  const sidecars = new Set(
+    containerStatuses.filter(({status}) => sidecarIndexOf(status.annotations) !== undefined).map(({status}) => status.id),
+  )
   const phaseInput: PhaseInput = {
     restartPolicy,
     sandboxReady: newest.state === 'SANDBOX_READY',
-    containers: containers.map(({name, type, state, exitCode}) => ({name, type, state, exitCode})),
+    containers: containers.map(({id, name, type, state, exitCode}) => ({name, type, state, exitCode, sidecar: sidecars.has(id)})),
   }
   const phase = computePhase(phaseInput)
 

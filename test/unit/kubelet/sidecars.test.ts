@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {generateContainerConfig} from '../../../src/lib/kubelet/container-config.js'
+import {computePhase, isPodReady, type PhaseInput} from '../../../src/lib/kubelet/pod-phase.js'
 import {initContainerNote, longRunningContainers} from '../../../src/lib/kubelet/sidecars.js'
 import {terminationStages} from '../../../src/lib/kubelet/termination-order.js'
 import {sidecarIndexOf} from '../../../src/lib/kube/labels.js'
@@ -124,5 +125,29 @@ describe('terminationStages', () => {
     expect(sidecarIndexOf({'io.podctl.sidecar': '3'})).toBe(3)
     expect(sidecarIndexOf({'io.podctl.sidecar': 'x'})).toBeUndefined()
     expect(sidecarIndexOf({})).toBeUndefined()
+  })
+})
+
+describe('the pod phase with sidecars', () => {
+  const input = (sidecar: 'Running' | 'Exited', app?: 'Running'): PhaseInput => ({
+    restartPolicy: 'Never',
+    sandboxReady: true,
+    containers: [
+      {name: 'logger', type: 'init', state: sidecar, exitCode: sidecar === 'Exited' ? 1 : null, sidecar: true},
+      {name: 'setup', type: 'init', state: 'Exited', exitCode: 0},
+      ...(app ? [{name: 'app', type: 'app' as const, state: app, exitCode: null}] : []),
+    ],
+  })
+
+  it('a running sidecar is not pending initialization, and must run for the pod to be ready', () => {
+    expect(computePhase(input('Running', 'Running'))).toBe('Running')
+    expect(isPodReady('Running', input('Running', 'Running'))).toBe(true)
+    expect(computePhase(input('Exited', 'Running'))).toBe('Running')
+    expect(isPodReady('Running', input('Exited', 'Running'))).toBe(false)
+  })
+
+  it('a sidecar that exited before the app containers existed fails nothing: it will be restarted', () => {
+    expect(computePhase(input('Exited'))).toBe('Pending')
+    expect(computePhase(input('Running'))).toBe('Pending')
   })
 })
