@@ -38,6 +38,7 @@ spec:
     image: ${busybox}
     restartPolicy: Always
     command: [sh, -c, ${JSON.stringify(SIDECAR)}]
+    startupProbe: {exec: {command: [test, -s, /shared/log]}, periodSeconds: 1}
     volumeMounts: [{name: shared, mountPath: /shared}]
   - name: setup
     image: ${busybox}
@@ -93,6 +94,7 @@ describe('sidecar init containers', () => {
   it('run starts the sidecar, then the init container while it runs, then the app beside it', async () => {
     const result = await podctl(['run', '-f', '-', '--timeout', '60s', '-o', 'json'], {env, input: manifest('web')})
     expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).pods[0].phase).toBe('Running')
     const containers = await listed('web')
     const state = Object.fromEntries(containers.map((c) => [c.metadata.name, c.state]))
     expect(state).toEqual({logger: 'CONTAINER_RUNNING', setup: 'CONTAINER_EXITED', app: 'CONTAINER_RUNNING'})
@@ -116,7 +118,7 @@ describe('sidecar init containers', () => {
     const result = await podctl(['run', '-f', '-', '--dry-run', '-o', 'json'], {env, input: manifest('plan')})
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain(
-      'sidecar (restartPolicy Always): not waited on to complete; the next container starts once it has started',
+      'sidecar (restartPolicy Always): not waited on to complete; the next container starts once its startupProbe succeeds',
     )
   })
 
