@@ -147,6 +147,22 @@ describe('fields crictl sends as they are', () => {
       'cat /proc/sys/net/ipv4/ip_unprivileged_port_start; readlink /proc/1/fd/0; cat /proc/1/comm',
     )
     expect(exec).toMatchObject({code: 0, stdout: '80\n/dev/pts/0\nsh\n'})
+
+    // A container config's own namespace_options go as given: pid POD joins the sandbox's PID namespace (pause is PID 1).
+    const joined = write('joined-ctr.json', {
+      ...exampleContainer,
+      metadata: {name: 'joined'},
+      command: ['sleep', '3600'],
+      log_path: 'joined.0.log',
+      linux: {security_context: {namespace_options: {pid: 0}}},
+    })
+    const second = await run('create', sandboxId.slice(0, 12), joined, pod, '--start', '-q')
+    expect(second.code, second.stderr).toBe(0)
+    const secondId = second.stdout.trim()
+    const joinedConfig = (await json('inspect', secondId, '-o', 'json')).info.config
+    expect(joinedConfig.linux.security_context.namespace_options).toEqual({})
+    expect(await run('exec', secondId, '--', 'cat', '/proc/1/comm')).toMatchObject({code: 0, stdout: 'pause\n'})
+
     expect((await run('rmp', '-f', sandboxId)).code).toBe(0)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
