@@ -128,9 +128,15 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
       securityContext: {
         ...(capabilities ? {capabilities} : {}),
         ...security,
-        namespaceOptions: podNamespaceOptions(pod),
+        namespaceOptions: containerNamespaceOptions(pod, container),
       },
     },
     envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),
   }
+}
+
+/** The pod's namespaces, or a crictl container config's own namespace_options as crictl sends them. */
+function containerNamespaceOptions(pod: PodModel, container: ContainerModel): ReturnType<typeof podNamespaceOptions> {
+  const given = container.namespaceOptions
+  return given ? podNamespaceOptions({...pod, namespaceOptions: given}) : podNamespaceOptions(pod)
 }
