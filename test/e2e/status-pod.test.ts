@@ -82,7 +82,7 @@ describe('podctl status POD', () => {
     const after = lines.slice(lines.findIndex((line) => line.startsWith('CONTAINER')) + 1)
     // The container table ends at the first blank line; the conditions and per-container readiness follow it.
     const rows = after.slice(0, after.indexOf(''))
-    expect(after.slice(after.indexOf('') + 1).filter(Boolean)[0]).toBe(
+    expect(after.slice(after.indexOf('') + 1).find(Boolean)).toBe(
       'Conditions: PodScheduled=True  Initialized=True  ContainersReady=True  Ready=True',
     )
     expect(rows).toHaveLength(2)
