@@ -79,7 +79,12 @@ describe('podctl status POD', () => {
     expect(lines.find((line) => line.startsWith('CONTAINER'))).toMatch(
       /^CONTAINER\s+NAME\s+TYPE\s+STATE\s+IMAGE\s+ATTEMPT\s+STARTED\s+FINISHED\s+EXIT CODE\s+REASON$/,
     )
-    const rows = lines.slice(lines.findIndex((line) => line.startsWith('CONTAINER')) + 1).filter(Boolean)
+    const after = lines.slice(lines.findIndex((line) => line.startsWith('CONTAINER')) + 1)
+    // The container table ends at the first blank line; the conditions and per-container readiness follow it.
+    const rows = after.slice(0, after.indexOf(''))
+    expect(after.slice(after.indexOf('') + 1).find(Boolean)).toBe(
+      'Conditions: PodScheduled=True  Initialized=True  ContainersReady=True  Ready=True',
+    )
     expect(rows).toHaveLength(2)
     expect(rows[0]).toMatch(
       new RegExp(`^${pod.containerIds.app.slice(0, 13)}\\s+app\\s+app\\s+Running\\s+\\S+busybox:1.36\\s+0\\s+.+ ago\\s+-\\s+-\\s+-$`),

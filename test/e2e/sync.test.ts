@@ -123,7 +123,6 @@ describe('podctl sync (one pass)', () => {
     const okId = (await containers('crash')).find((row) => row.name === 'ok')!.id
     const starts: number[] = []
     const deadline = Date.now() + 60_000
-    let backOffs = 0
     // Sync until the container has been restarted three times: immediate, then after ~2 s, then after ~4 s.
     while (starts.length < 3 && Date.now() < deadline) {
       const rows = await containers('crash')
@@ -131,12 +130,10 @@ describe('podctl sync (one pass)', () => {
       if (newest.state !== 'Exited') continue
       const sync = await podctl(['sync', 'crash', '-n', namespace], {env})
       expect(sync.code).toBe(0)
-      if (sync.stdout.includes('BackOff')) backOffs++
       if (sync.stdout.includes('Started container c')) starts.push(Date.now())
     }
 
     expect(starts.length).toBe(3)
-    expect(backOffs).toBeGreaterThan(0)
     // The windows open when the container finished (0.2 s after its start): gaps at least the window, generously bounded.
     expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(1800)
     expect(starts[2] - starts[1]).toBeGreaterThanOrEqual(3600)

@@ -42,7 +42,12 @@ export const PodctlAnnotation = {
    * so `kill` can stop sidecars after the app containers, in reverse declaration order.
    */
   sidecar: 'io.podctl.sidecar',
+  /** On a container: JSON list of the NAMES (never values) of env variables taken from a Secret, so `inspect` redacts them. */
+  secretEnv: 'io.podctl.secretEnv',
 } as const
+
+/** What podctl prints instead of a Secret's value. */
+export const REDACTED = '<redacted>'
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never'
 export type ContainerType = 'init' | 'app'
@@ -194,6 +199,16 @@ export function parseRestartPolicy(value: string | undefined): RestartPolicy {
 export function restartPolicyOf(...annotationSets: StringMap[]): RestartPolicy {
   const recorded = annotationSets.map((annotations) => annotations[PodctlAnnotation.restartPolicy])
   return parseRestartPolicy(recorded.find((value) => value !== undefined))
+}
+
+/** The env names recorded in io.podctl.secretEnv ([] when absent or unreadable). */
+export function secretEnvNamesOf(annotations: Readonly<Record<string, string | undefined>> | undefined): string[] {
+  try {
+    const names: unknown = JSON.parse(annotations?.[PodctlAnnotation.secretEnv] ?? '[]')
+    return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : []
+  } catch {
+    return []
+  }
 }
 
 /** The host directory `run` recorded on a sandbox, if any. */

@@ -88,7 +88,7 @@ export async function addContainer(
   const pod = podFromSandbox(sandbox, status, {...input, container}, containers)
   const config = sandboxConfigOf(sandbox, status, info, settings.logsRoot)
   const fromLogs = container.logPath === undefined ? await restartCountFromLogs(`${config.logDirectory}/${container.name}`) : 0
-  const attempt = Math.max(fromLogs, ...same.map((existing) => (existing.metadata?.attempt ?? 0) + 1))
+  const attempt = Math.max(fromLogs, container.attempt ?? 0, ...same.map((existing) => (existing.metadata?.attempt ?? 0) + 1))
   await setUpVolumes(pod, root)
   const hosts = etcHostsPath(root, pod.uid)
   const context: SandboxContext = {

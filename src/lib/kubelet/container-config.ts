@@ -8,7 +8,7 @@ import type {ContainerModel, ContainerType, PodModel} from '../manifest/model.js
 import type {MountPropagation} from '../../generated/runtime/v1/api.js'
 import {expandReferences} from '../kube/expansion.js'
 import {buildContainerLogsPath} from '../kube/helpers.js'
-import {newContainerAnnotations, newContainerLabels} from '../kube/labels.js'
+import {newContainerAnnotations, newContainerLabels, PodctlAnnotation} from '../kube/labels.js'
 import {volumeMounts} from './mounts.js'
 import {containerOomScoreAdj, effectiveResources, linuxResources} from './resources.js'
 import {podNamespaceOptions} from './sandbox.js'
@@ -34,7 +34,7 @@ export interface ContainerConfigOptions {
   terminationMessageFile?: string
   nodeMemoryBytes: number
   /** The environment built by makeEnvironmentVariables (kubelet/env.ts); default: env values expanded in order. */
-  env?: ReadonlyArray<{name: string; value: string}>
+  env?: ReadonlyArray<{name: string; value: string; secret?: boolean}>
   /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
   subPaths?: ReadonlyMap<number, string>
 }
@@ -85,6 +85,20 @@ function containerMounts(
   return mounts
 }
 
+/** The kubelet's annotations plus io.podctl.secretEnv: the names (never the values) of the variables taken from a Secret. */
+function containerAnnotations(
+  pod: PodModel,
+  container: ContainerModel,
+  options: ContainerConfigOptions,
+  env: ReadonlyArray<{name: string; secret?: boolean}>,
+): Record<string, string> {
+  const sidecarIndex = pod.initContainers.findIndex((init) => init.name === container.name)
+  const annotations = newContainerAnnotations(pod, container, options.type, options.attempt, sidecarIndex)
+  const secretNames = env.filter((variable) => variable.secret).map((variable) => variable.name)
+  if (secretNames.length > 0) annotations[PodctlAnnotation.secretEnv] = JSON.stringify(secretNames)
+  return annotations
+}
+
 /** The kubelet's generateContainerConfig + generateLinuxContainerConfig. */
 export function generateContainerConfig(pod: PodModel, container: ContainerModel, options: ContainerConfigOptions): ContainerConfig {
   const env = options.env ?? containerEnvironment(container)
@@ -99,13 +113,7 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
     args: container.args.map(expand),
     workingDir: container.workingDir ?? '',
     labels: newContainerLabels(pod, container),
-    annotations: newContainerAnnotations(
-      pod,
-      container,
-      options.type,
-      options.attempt,
-      pod.initContainers.findIndex((init) => init.name === container.name),
-    ),
+    annotations: containerAnnotations(pod, container, options, env),
     devices: [],
     CDIDevices: [],
     mounts: containerMounts(pod, container, options, values),
@@ -121,9 +129,15 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
       securityContext: {
         ...(capabilities ? {capabilities} : {}),
         ...security,
-        namespaceOptions: podNamespaceOptions(pod),
+        namespaceOptions: containerNamespaceOptions(pod, container),
       },
     },
     envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),
   }
+}
+
+/** The pod's namespaces, or a crictl container config's own namespace_options as crictl sends them. */
+function containerNamespaceOptions(pod: PodModel, container: ContainerModel): ReturnType<typeof podNamespaceOptions> {
+  const given = container.namespaceOptions
+  return given ? podNamespaceOptions({...pod, namespaceOptions: given}) : podNamespaceOptions(pod)
 }

@@ -1,9 +1,10 @@
-/** What every pod a command starts shares about the node: the host's resolv.conf and memory, with the command's directories. */
+/** What every pod a command starts shares about the node: the host's resolv.conf, memory and CPUs, with the command's directories. */
 import {readFile} from 'node:fs/promises'
-import {totalmem} from 'node:os'
+import {cpus, totalmem} from 'node:os'
 
 export async function nodeSettings<T extends {logsRoot: string; podDirRoot: string}>(
   options: T,
-): Promise<T & {hostResolvConf: string; nodeMemoryBytes: number}> {
-  return {...options, hostResolvConf: await readFile('/etc/resolv.conf', 'utf8').catch(() => ''), nodeMemoryBytes: totalmem()}
+): Promise<T & {hostResolvConf: string; nodeMemoryBytes: number; nodeCpus: number}> {
+  const hostResolvConf = await readFile('/etc/resolv.conf', 'utf8').catch(() => '')
+  return {...options, hostResolvConf, nodeMemoryBytes: totalmem(), nodeCpus: cpus().length}
 }

@@ -109,7 +109,12 @@ function latest(observed: ObservedPod, name: string, type: ContainerType, sandbo
 
 function toStart(observed: ObservedPod, container: ContainerModel, type: ContainerType): ContainerToStart {
   const previous = latest(observed, container.name, type)
-  return {name: container.name, type, restartCount: previous ? previous.attempt + 1 : 0, ...(previous ? {previous} : {})}
+  return {
+    name: container.name,
+    type,
+    restartCount: previous ? previous.attempt + 1 : (container.attempt ?? 0),
+    ...(previous ? {previous} : {}),
+  }
 }
 
 /** The kubelet's ShouldContainerBeRestarted, for a container that is not running. */

@@ -15,9 +15,10 @@ import {type PlannedVolume, planVolumes, POD_IP_PLACEHOLDER} from './volume-plan
 import {podHostnameAndDomain} from '../manifest/pod-spec.js'
 import {etcHostsPath, managedHostsFile, podDirectory, volumeHostPaths} from './pod-dirs.js'
 import {generatePodSandboxConfig} from './sandbox.js'
+import {REDACTED} from '../kube/labels.js'
 import {initContainerNote} from './sidecars.js'
 
-export const REDACTED = '<redacted>'
+export {REDACTED} from '../kube/labels.js'
 
 export interface PlannedCall {
   /** e.g. "RuntimeService/RunPodSandbox" */
@@ -125,7 +126,7 @@ export async function planPodRun(pod: PodModel, settings: PlanSettings): Promise
       attempt: 0,
       imageRef: `<image ID of ${image}>`,
       volumePaths,
-      env: env.map(({name, value, secret}) => ({name, value: secret ? REDACTED : value})),
+      env: env.map(({name, value, secret}) => ({name, value: secret ? REDACTED : value, secret})),
       ...(pod.hostNetwork ? {} : {etcHostsPath: etcHostsPath(settings.podDirRoot, pod.uid)}),
       terminationMessageFile: `${podDirectory(settings.podDirRoot, pod.uid)}/containers/${container.name}/<random>`,
       nodeMemoryBytes: settings.nodeMemoryBytes,

@@ -39,8 +39,12 @@ export function podHostname(pod: PodModel): string {
 }
 
 /** Namespace modes (runtimeutil.NamespacesForPod): NODE for host namespaces; PID is per container unless shared. */
-export function podNamespaceOptions(pod: PodModel): {network: NamespaceMode; pid: NamespaceMode; ipc: NamespaceMode} {
-  const mode = (value: 'POD' | 'CONTAINER' | 'NODE') => value as NamespaceMode
+export function podNamespaceOptions(pod: PodModel): {network: NamespaceMode; pid: NamespaceMode; ipc: NamespaceMode; targetId?: string} {
+  const mode = (value: string) => value as NamespaceMode
+  // A crictl pod config's namespace_options go to the runtime as crictl sends them.
+  const given = pod.namespaceOptions
+  if (given)
+    return {network: mode(given.network), pid: mode(given.pid), ipc: mode(given.ipc), ...(given.targetId ? {targetId: given.targetId} : {})}
   return {
     network: mode(pod.hostNetwork ? 'NODE' : 'POD'),
     pid: mode(pod.hostPID ? 'NODE' : pod.shareProcessNamespace ? 'POD' : 'CONTAINER'),
@@ -137,7 +141,7 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
     labels: newPodLabels(pod),
     annotations: newPodAnnotations(pod, podDirectory(options.podDirRoot, pod.uid)),
     linux: {
-      cgroupParent: '',
+      cgroupParent: pod.cgroupParent ?? '',
       securityContext: {
         ...security.securityContext,
         namespaceOptions: podNamespaceOptions(pod),

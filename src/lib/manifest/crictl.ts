@@ -1,11 +1,12 @@
 import {randomUUID} from 'node:crypto'
 
 import {describe, FieldReader, type Json, UINT32} from './fields.js'
-import type {ContainerModel, ContainerPortModel, PodModel, PortProtocol, VolumeModel} from './model.js'
+import type {ContainerModel, ContainerPortModel, NamespaceOptionsModel, PodModel, PortProtocol, VolumeModel} from './model.js'
 import {dns1123Label, dns1123Subdomain, envVarName, labelValue, qualifiedName} from './names.js'
 import {checkAnnotationSize, checkResourceTotals} from './limits.js'
 import {DEFAULT_NAMESPACE} from '../kube/helpers.js'
 import {DEFAULT_TERMINATION_MESSAGE_PATH} from './pod-fields.js'
+import {validSysctlName} from './security-context.js'
 
 /**
  * crictl's pair of config files (`crictl run container-config.json pod-config.json`), read with
@@ -26,12 +27,10 @@ const POD_METADATA_RULE = {supported: ['name', 'namespace', 'uid', 'attempt']}
 const DNS_RULE = {supported: ['servers', 'searches', 'options']}
 const PORT_MAPPING_RULE = {supported: ['protocol', 'container_port', 'host_port', 'host_ip']}
 const POD_LINUX_RULE = {
-  supported: ['security_context'],
+  supported: ['security_context', 'cgroup_parent', 'sysctls'],
   // Not a field of LinuxPodSandboxConfig, yet in crictl's own example config; Go's decoder ignores it, and so does podctl.
   ignored: ['namespaces'],
   unsupported: {
-    cgroup_parent: 'the runtime picks the cgroup parent',
-    sysctls: '',
     overhead: '',
     resources: 'set linux.resources in the container config',
   },
@@ -50,15 +49,27 @@ const POD_SECURITY_RULE = {
     seccomp_profile_path: '',
   },
 }
-const NAMESPACE_OPTIONS_RULE = {supported: ['network', 'pid', 'ipc'], unsupported: {target_id: '', userns_options: ''}}
+const NAMESPACE_OPTIONS_RULE = {supported: ['network', 'pid', 'ipc', 'target_id'], unsupported: {userns_options: ''}}
 
 const CONTAINER_CONFIG_RULE = {
-  supported: ['metadata', 'image', 'command', 'args', 'working_dir', 'envs', 'mounts', 'labels', 'annotations', 'log_path', 'linux'],
+  supported: [
+    'metadata',
+    'image',
+    'command',
+    'args',
+    'working_dir',
+    'envs',
+    'mounts',
+    'labels',
+    'annotations',
+    'log_path',
+    'linux',
+    'stdin',
+    'stdin_once',
+    'tty',
+  ],
   unsupported: {
     devices: '',
-    stdin: 'use podctl exec/attach after run',
-    stdin_once: '',
-    tty: '',
     windows: '',
     CDI_devices: '',
     stop_signal: '',
@@ -135,9 +146,7 @@ export function parseCrictlPodConfig(
   if (givenUid) problem(pr, 'metadata.uid', givenUid, labelValue(givenUid))
   const attempt = pr.integer(metadata.attempt, 'metadata.attempt', UINT32)
 
-  const linux = pr.object(pod.linux, 'linux', POD_LINUX_RULE)
-  const security = pr.object(linux.security_context, 'linux.security_context', POD_SECURITY_RULE)
-  const namespaces = readNamespaceOptions(pr, security.namespace_options, 'linux.security_context.namespace_options')
+  const {namespaces, cgroupParent, sysctls} = readPodLinux(pr, pod.linux)
 
   const dns = pod.dns_config === undefined || pod.dns_config === null ? undefined : pr.object(pod.dns_config, 'dns_config', DNS_RULE)
   const dnsConfig = dns && {
@@ -180,6 +189,10 @@ export function parseCrictlPodConfig(
     hostPID: namespaces.pid === 'NODE',
     hostIPC: namespaces.ipc === 'NODE',
     shareProcessNamespace: namespaces.pid === 'POD',
+    // Modes the pod spec cannot say (CONTAINER network or IPC, TARGET, a target_id) go to the runtime as given.
+    ...(modelExpresses(namespaces) ? {} : {namespaceOptions: namespaces}),
+    ...(sysctls.length > 0 ? {securityContext: {sysctls}} : {}),
+    cgroupParent,
     hostname,
     dnsPolicy: dnsConfig && dnsConfig.nameservers.length > 0 ? 'None' : 'Default',
     dnsConfig,
@@ -208,7 +221,7 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
   const metadata = r.object(c.metadata, 'metadata', CONTAINER_METADATA_RULE)
   const name = r.requiredString(metadata.name, 'metadata.name')
   problem(r, 'metadata.name', name, dns1123Label(name))
-  r.integer(metadata.attempt, 'metadata.attempt', UINT32)
+  const attempt = r.integer(metadata.attempt, 'metadata.attempt', UINT32)
   if (c.image === undefined || c.image === null) r.fail('image', 'is required (image.image)')
   const image = r.object(c.image, 'image', IMAGE_RULE)
   const imageName = r.requiredString(image.image, 'image.image')
@@ -257,13 +270,6 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
     linux.security_context === undefined || linux.security_context === null
       ? undefined
       : r.object(linux.security_context, 'linux.security_context', CONTAINER_SECURITY_RULE)
-  if (sc?.namespace_options !== undefined && sc.namespace_options !== null) {
-    // The kubelet derives container namespaces from the pod; crictl users set them on the pod config.
-    r.fail(
-      'linux.security_context.namespace_options',
-      'is not supported by podctl; set it in the pod config (the container follows the pod)',
-    )
-  }
 
   const idValue = (value: Json | undefined, path: string) => {
     if (value === undefined || value === null) return
@@ -305,20 +311,55 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
     extraLabels: r.stringMap(c.labels, 'labels', (key, _value, path) => keyProblem(r, path, key)),
     extraAnnotations: r.stringMap(c.annotations, 'annotations', (key, _value, path) => keyProblem(r, path, key)),
     logPath: r.string(c.log_path, 'log_path') || undefined,
+    ...readStreams(r, c),
+    ...crictlOwn(r, attempt, sc?.namespace_options),
+  }
+}
+
+/** LinuxPodSandboxConfig: namespace options, cgroup_parent and sysctls, as crictl sends them. */
+function readPodLinux(pr: FieldReader, value: Json | undefined) {
+  const linux = pr.object(value, 'linux', POD_LINUX_RULE)
+  const security = pr.object(linux.security_context, 'linux.security_context', POD_SECURITY_RULE)
+  const namespaces = readNamespaceOptions(pr, security.namespace_options, 'linux.security_context.namespace_options')
+  const cgroupParent = pr.string(linux.cgroup_parent, 'linux.cgroup_parent') || undefined
+  if (cgroupParent?.includes('..')) pr.fail('linux.cgroup_parent', `"${cgroupParent}" must not contain ".."`)
+  const sysctls = Object.entries(pr.stringMap(linux.sysctls, 'linux.sysctls')).map(([key, value]) => {
+    if (!validSysctlName(key)) pr.fail('linux.sysctls', `"${key}" is not a valid sysctl name (e.g. net.ipv4.ip_unprivileged_port_start)`)
+    return {name: key, value}
+  })
+  return {namespaces, cgroupParent, sysctls}
+}
+
+/** stdin, stdin_once and tty go to CreateContainer as given. */
+function readStreams(r: FieldReader, c: Record<string, Json>): Pick<ContainerModel, 'stdin' | 'stdinOnce' | 'tty'> {
+  return {stdin: r.boolean(c.stdin, 'stdin'), stdinOnce: r.boolean(c.stdin_once, 'stdin_once'), tty: r.boolean(c.tty, 'tty')}
+}
+
+/** A container's metadata.attempt, and namespace_options only when given (without them the container follows the pod). */
+function crictlOwn(
+  r: FieldReader,
+  attempt: number | undefined,
+  namespaces: Json | undefined,
+): Pick<ContainerModel, 'attempt' | 'namespaceOptions'> {
+  const path = 'linux.security_context.namespace_options'
+  return {
+    ...(attempt ? {attempt} : {}),
+    ...(namespaces === undefined || namespaces === null ? {} : {namespaceOptions: readNamespaceOptions(r, namespaces, path)}),
   }
 }
 
 /** Absent modes are POD: Go's zero value, which is what crictl sends for them. */
-function readNamespaceOptions(r: FieldReader, value: Json | undefined, path: string) {
+function readNamespaceOptions(r: FieldReader, value: Json | undefined, path: string): NamespaceOptionsModel {
   const options = r.object(value, path, NAMESPACE_OPTIONS_RULE)
   const mode = (key: 'network' | 'pid' | 'ipc') => readEnum(r, options[key], `${path}.${key}`, NAMESPACE_MODES) ?? 'POD'
-  const result = {network: mode('network'), pid: mode('pid'), ipc: mode('ipc')}
-  for (const key of ['network', 'ipc'] as const) {
-    if (result[key] !== 'POD' && result[key] !== 'NODE') r.fail(`${path}.${key}`, `must be POD (0) or NODE (2), not ${result[key]}`)
-  }
+  const targetId = r.string(options.target_id, `${path}.target_id`) || undefined
+  return {network: mode('network'), pid: mode('pid'), ipc: mode('ipc'), ...(targetId ? {targetId} : {})}
+}
 
-  if (result.pid === 'TARGET') r.fail(`${path}.pid`, 'TARGET is not supported by podctl')
-  return result
+/** Whether hostNetwork/hostPID/hostIPC/shareProcessNamespace say exactly these modes (podNamespaceOptions gives them back). */
+function modelExpresses(options: NamespaceOptionsModel): boolean {
+  const podOrNode = (mode: string) => mode === 'POD' || mode === 'NODE'
+  return podOrNode(options.network) && podOrNode(options.ipc) && options.pid !== 'TARGET' && options.targetId === undefined
 }
 
 function readEnum<T extends string>(r: FieldReader, value: Json | undefined, path: string, names: readonly T[]): T | undefined {

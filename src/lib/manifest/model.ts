@@ -102,6 +102,14 @@ export interface SecurityContextModel {
   procMount?: 'Default' | 'Unmasked'
 }
 
+/** CRI NamespaceOption as a crictl config gives it (modes by name; target_id for TARGET). */
+export interface NamespaceOptionsModel {
+  network: 'POD' | 'CONTAINER' | 'NODE' | 'TARGET'
+  pid: 'POD' | 'CONTAINER' | 'NODE' | 'TARGET'
+  ipc: 'POD' | 'CONTAINER' | 'NODE' | 'TARGET'
+  targetId?: string
+}
+
 /** The pod's securityContext (v1.PodSecurityContext), with the Kubernetes API field names. */
 export interface PodSecurityContextModel {
   runAsUser?: number
@@ -191,6 +199,9 @@ export interface ContainerModel {
   stdin?: boolean
   stdinOnce?: boolean
   tty?: boolean
+  /** crictl container configs only: metadata.attempt (the first restart count) and namespace_options as given. */
+  attempt?: number
+  namespaceOptions?: NamespaceOptionsModel
   /** crictl container configs only: labels/annotations of their own, log_path. */
   extraLabels?: Record<string, string>
   extraAnnotations?: Record<string, string>
@@ -306,6 +317,9 @@ export interface PodModel {
   /** crictl pod configs only: an explicit log_directory and starting attempt. */
   logDirectory?: string
   attempt?: number
+  /** crictl pod configs only: linux.cgroup_parent and linux.security_context.namespace_options, sent as they are. */
+  cgroupParent?: string
+  namespaceOptions?: NamespaceOptionsModel
   /** The ConfigMaps and Secrets of the input (env, volumes, imagePullSecrets read them). */
   objects?: InputObjects
   imagePullSecrets?: string[]

@@ -113,7 +113,7 @@ export function readPodSecurityContext(r: FieldReader, value: Json | undefined, 
     const where = `${path}.sysctls[${index}]`
     const sysctl = r.object(entry, where, SYSCTL_RULE)
     const name = r.requiredString(sysctl.name, `${where}.name`)
-    if (name.length > SYSCTL_NAME_MAX || !SYSCTL_NAME.test(name)) {
+    if (!validSysctlName(name)) {
       r.fail(`${where}.name`, `"${name}" is not a valid sysctl name (e.g. net.ipv4.ip_unprivileged_port_start)`)
     }
 
@@ -134,6 +134,11 @@ export function readPodSecurityContext(r: FieldReader, value: Json | undefined, 
     sysctls: sysctls.length > 0 ? sysctls : undefined,
     seLinuxChangePolicy: r.oneOf(sc.seLinuxChangePolicy, `${path}.seLinuxChangePolicy`, ['MountOption', 'Recursive'] as const),
   })
+}
+
+/** A sysctl name as the API server validates it (dots or slashes between segments, at most 253 characters). */
+export function validSysctlName(name: string): boolean {
+  return name.length <= SYSCTL_NAME_MAX && SYSCTL_NAME.test(name)
 }
 
 /** Sysctls a host namespace shares with the node (the kubelet's sysctl admission refuses them then). */

@@ -8,6 +8,7 @@ import {containerName} from './containers.js'
 import {imageLabel, resolveImage} from '../images/store.js'
 import {podFullName, shortId} from '../kube/helpers.js'
 import {matchContainerRef, matchPodSandboxes, type ResolveOptions} from './resolve.js'
+import {redactInspectDocument} from './redact.js'
 import {withVerboseInfo} from './verbose-info.js'
 
 /**
@@ -137,7 +138,8 @@ export async function inspectTarget(client: CriClient, target: InspectTarget, ve
   switch (target.kind) {
     case 'container': {
       const response = await client.runtime('containerStatus', {containerId: target.id, verbose})
-      return statusDocument(response.status, response.info)
+      // Env values podctl took from a Secret are shown as <redacted> (io.podctl.secretEnv).
+      return redactInspectDocument(statusDocument(response.status, response.info))
     }
 
     case 'pod': {

@@ -492,8 +492,8 @@ describe('crictl configs', () => {
     )
     expect(attempt({metadata: {namespace: 'n'}}, containerConfig)).toThrow('pod.json: metadata.name is required')
     expect(attempt(podConfig, {metadata: {name: 'c'}})).toThrow('ctr.json: image is required (image.image)')
-    expect(attempt({...podConfig, linux: {cgroup_parent: 'x'}}, containerConfig)).toThrow(
-      'pod.json: linux.cgroup_parent is not supported by podctl; the runtime picks the cgroup parent',
+    expect(attempt({...podConfig, linux: {resources: {}}}, containerConfig)).toThrow(
+      'pod.json: linux.resources is not supported by podctl; set linux.resources in the container config',
     )
   })
 
