@@ -240,14 +240,21 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
   })
 
   it('retries the rollback until the runtime lets go of a starting container, and says so', async () => {
-    fake.cancelledStartBusyMs = 0
-    fake.failNext('removeContainer', GrpcStatus.UNKNOWN, 'container is in starting state, try again')
-    fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
-    const outcome = await runPod(await pod(), [], settings(), deps())
-    expect(outcome.failure).toBeInstanceOf(PodFailedError)
-    expect(outcome.failure!.message).toMatch(/\(rolled back after 2 attempts in \d+\.\d s; container logs stay in /)
-    expect(fake.sandboxes.size).toBe(0)
-    expect(fake.containers.size).toBe(0)
+    // A runtime of its own: calls the interrupted runs above leave in flight must not take its queued failures.
+    const shared = fake
+    fake = await new FakePodRuntime().start()
+    try {
+      fake.failNext('removeContainer', GrpcStatus.UNKNOWN, 'container is in starting state, try again')
+      fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
+      const outcome = await runPod(await pod(), [], settings(), deps())
+      expect(outcome.failure).toBeInstanceOf(PodFailedError)
+      expect(outcome.failure!.message).toMatch(/\(rolled back after 2 attempts in \d+\.\d s; container logs stay in /)
+      expect(fake.sandboxes.size).toBe(0)
+      expect(fake.containers.size).toBe(0)
+    } finally {
+      await fake.close()
+      fake = shared
+    }
   })
 
   it('says exactly what is left when the rollback cannot finish', async () => {
