@@ -73,7 +73,9 @@ function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
   })
 }
 
-const READER = 'while read -r line; do echo "got $line"; [ "$line" = quit ] && exit 0; done; echo eof'
+// After "quit" it waits a moment before exiting: containerd closes an attach session when the
+// process exits and may drop output written in the same instant (kubectl attach sees the same).
+const READER = 'while read -r line; do echo "got $line"; [ "$line" = quit ] && sleep 1 && exit 0; done; echo eof'
 
 /** A container whose main process reads stdin (stdin: true): by default one that echoes each line until "quit". */
 async function createReader(
