@@ -5,6 +5,7 @@
  * (the kubelet reports it as ErrImagePull, kept in `reason`) so scripts can tell bad credentials apart.
  */
 import {ExitCode, InterruptedError, PodctlError, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
+import {grpcCodeName} from '../cri/status-names.js'
 
 /** A failure of the ensure-image flow. `reason` is the kubelet's container waiting reason. */
 export abstract class ImageError extends PodctlError {
@@ -79,34 +80,13 @@ export class ImageInspectError extends ImageError {
   }
 }
 
-/** gRPC status names as grpc-go prints them in "rpc error: code = NotFound desc = …". */
-const GRPC_CODE_NAMES = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-]
-
 /**
  * The error text the kubelet sees from its CRI client: for gRPC Unknown only the status message
  * (so a "RegistryUnavailable" prefix can be matched), otherwise grpc-go's full status string.
  */
 export function kubeletErrorText(code: number | undefined, details: string): string {
   if (code === undefined || code === 2) return details
-  return `rpc error: code = ${GRPC_CODE_NAMES[code] ?? `Code(${code})`} desc = ${details}`
+  return `rpc error: code = ${grpcCodeName(code)} desc = ${details}`
 }
 
 const REGISTRY_UNAVAILABLE = 'RegistryUnavailable'

@@ -3,6 +3,7 @@
  * within the timeout (connect and call together). The two health messages are tiny, so they are
  * encoded here by hand: HealthCheckRequest {string service = 1}, HealthCheckResponse {enum status = 1}.
  */
+import {grpcCodeName} from '../cri/status-names.js'
 import {goSeconds, joinHostPort, KUBE_VERSION, type ProbeOutcome} from './types.js'
 
 export const HEALTH_CHECK_PATH = '/grpc.health.v1.Health/Check'
@@ -101,25 +102,6 @@ function walkFields(buffer: Uint8Array, visit: (field: number, wire: number, val
 /** grpc-js status codes the kubelet tells apart. */
 const UNIMPLEMENTED = 12
 const DEADLINE_EXCEEDED = 4
-const CODE_NAMES = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-]
 
 export async function grpcProbe(host: string, port: number, service: string, timeoutSeconds: number): Promise<ProbeOutcome> {
   const grpc = await import('@grpc/grpc-js')
@@ -166,7 +148,7 @@ export async function grpcProbe(host: string, port: number, service: string, tim
 
       if (code === DEADLINE_EXCEEDED)
         return {status: 'failure', output: `timeout: health rpc did not complete within ${goSeconds(timeoutSeconds)}`}
-      const name = code === undefined ? 'Unknown' : (CODE_NAMES[code] ?? `Code(${code})`)
+      const name = code === undefined ? 'Unknown' : grpcCodeName(code)
       return {
         status: 'failure',
         output: `error: health rpc probe failed: rpc error: code = ${name} desc = ${details ?? response.error.message}`,
