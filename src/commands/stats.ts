@@ -4,6 +4,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
+import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
 import type {ContainerStats} from '../generated/runtime/v1/api.js'
@@ -13,8 +14,6 @@ export interface StatsResult {
   /** crictl's `stats -o json` layout: the CRI ContainerStats of the same containers. */
   stats: ContainerStats[]
 }
-
-const CLEAR_SCREEN = '\u001B[2J\u001B[H'
 
 export default class Stats extends BaseCommand<typeof Stats> {
   // --timeout here is each call; --watch samples until Ctrl-C, not a bound on the whole command.
@@ -96,9 +95,7 @@ crictl stats -o json run unchanged.`
       return
     }
 
-    const tty = Boolean(process.stdout.isTTY)
-    if (tty && this.output.kind === 'table') process.stdout.write(CLEAR_SCREEN)
-    else if (this.refreshed) process.stdout.write(this.output.kind === 'yaml' ? '---\n' : '\n')
+    process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !this.refreshed}))
     this.refreshed = true
     await this.emit(result, () => this.table(result.items))
   }

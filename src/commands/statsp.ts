@@ -4,6 +4,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanSize, truncateId} from '../lib/output/format.js'
+import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type PodStatsSummary, startPodStatsSampler} from '../lib/node/pod-stats.js'
 import type {PodSandboxStats} from '../generated/runtime/v1/api.js'
@@ -13,8 +14,6 @@ export interface StatspResult {
   /** crictl's `statsp -o json` layout: the CRI PodSandboxStats (empty when summed from containers). */
   stats: PodSandboxStats[]
 }
-
-const CLEAR_SCREEN = '\u001B[2J\u001B[H'
 
 export default class Statsp extends BaseCommand<typeof Statsp> {
   static override timeoutBoundsCommand = false
@@ -70,8 +69,7 @@ runtime gave them.`
         return result
       }
 
-      if (process.stdout.isTTY && this.output.kind === 'table') process.stdout.write(CLEAR_SCREEN)
-      else if (refreshed) process.stdout.write(this.output.kind === 'yaml' ? '---\n' : '\n')
+      process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !refreshed}))
       refreshed = true
       await this.emit(result, () => this.table(items))
     }
