@@ -5,7 +5,11 @@
  * hostPath file, so the probes' real times are read back afterwards: the interval between
  * two probes of a container should be the period (1 s); "late" is how much longer it was, and a probe
  * more than half a period late is a missed period. The supervisor's CPU use comes from /proc/PID/stat
- * over the measured window. Needs the lab (scripts/lab.sh up) and a build (npm run build).
+ * over the measured window. The floor, measured in the same run just before: how many ExecSync calls
+ * per second the runtime serves at all, made directly (the same command, as many in flight as podctl's
+ * prober allows). A probe load above that rate cannot be kept up by any client, the kubelet included;
+ * "kept up" is then judged against what the runtime can serve. Needs the lab (scripts/lab.sh up) and
+ * a build (npm run build).
  *
  *   node bench/sync-watch.mjs [--pods 50] [--seconds 60] [--namespace bench-watch]
  */
@@ -15,6 +19,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {CriClient} from '../dist/lib/cri/client.js'
+import {EXEC_PROBES_IN_FLIGHT} from '../dist/lib/util/concurrency.js'
 import {labEnv, PODCTL} from './lib.mjs'
 
 function option(name, fallback) {
@@ -57,6 +63,25 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 }
 
+/** ExecSync calls per second the runtime serves with `inFlight` at once, over `seconds`, round-robin over the containers. */
+async function execSyncRate(containerIds, inFlight, seconds) {
+  const client = new CriClient({runtimeEndpoint: env.CONTAINER_RUNTIME_ENDPOINT})
+  const until = performance.now() + seconds * 1000
+  let calls = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({length: inFlight}, async (_, worker) => {
+      for (let next = worker; performance.now() < until; next += inFlight) {
+        const containerId = containerIds[next % containerIds.length]
+        await client.runtime('execSync', {containerId, cmd: ['sh', '-c', 'cat /proc/uptime > /dev/null'], timeout: '10'}, {timeoutMs: 30_000})
+        calls++
+      }
+    }),
+  )
+  client.close()
+  return calls / ((performance.now() - started) / 1000)
+}
+
 const documents = Array.from({length: PODS}, (_, index) =>
   [
     'apiVersion: v1',
@@ -81,7 +106,20 @@ writeFileSync(manifest, documents.join('\n---\n'))
 
 console.log(`starting ${PODS} pods in namespace ${NAMESPACE}`)
 podctl(['run', '-f', manifest, '--quiet', '--parallel', '4', '--settle', '0'])
-const watch = spawn(process.execPath, [PODCTL, 'sync', '--watch', '--all', '-n', NAMESPACE, '--quiet'], {env, stdio: 'ignore'})
+const containerIds = podctl(['ps', '-n', NAMESPACE, '-q']).split('\n').filter(Boolean)
+const capacity = await execSyncRate(containerIds, EXEC_PROBES_IN_FLIGHT, 10)
+const demand = PODS / 1
+console.log(
+  `floor: the runtime serves ${capacity.toFixed(1)} ExecSync/s made directly (${EXEC_PROBES_IN_FLIGHT} in flight); ` +
+    `the probes ask for ${demand.toFixed(1)}/s`,
+)
+// The supervisor's events (one line each) tell how many probes failed: a timed-out exec is "Unhealthy".
+const watch = spawn(process.execPath, [PODCTL, 'sync', '--watch', '--all', '-n', NAMESPACE], {env, stdio: ['ignore', 'pipe', 'ignore']})
+let events = ''
+watch.stdout.setEncoding('utf8')
+watch.stdout.on('data', (chunk) => {
+  events += chunk
+})
 try {
   // Let the supervisor's first pass add every container to the prober, then measure.
   const warmUp = Date.now() + 180_000
@@ -116,11 +154,26 @@ try {
   }
 
   const missed = late.filter((value) => value > 0.5).length
+  const rate = probes / wall
+  const unhealthy = events.split('\n').filter((line) => /\bUnhealthy\b/.test(line)).length
   console.log(`window ${wall.toFixed(1)} s, ${PODS} pods, ${probes} probes (${(probes / wall / PODS).toFixed(2)} per pod per second)`)
+  console.log(
+    `probes run: ${rate.toFixed(1)}/s = ${(rate / demand).toFixed(2)} × the demand, ` +
+      `${(rate / Math.min(demand, capacity)).toFixed(2)} × what the runtime can serve of it`,
+  )
   console.log(`supervisor CPU: ${cpu.toFixed(1)} s = ${((cpu / wall) * 100).toFixed(1)} % of one core`)
   console.log(
     `probe lateness vs the 1 s period: p50 ${ms(percentile(late, 50))}, p99 ${ms(percentile(late, 99))}, ` +
-      `max ${ms(Math.max(...late))}; periods missed by more than half a period: ${missed}`,
+      `max ${ms(Math.max(...late))}; periods missed by more than half a period: ${missed}; ` +
+      `failed probes (Unhealthy events, whole run): ${unhealthy}`,
+  )
+  console.log(
+    demand <= capacity
+      ? missed === 0
+        ? 'kept up: no period missed'
+        : `did not keep up: ${missed} periods missed with the runtime able to serve the load`
+      : `the load is ${(demand / capacity).toFixed(1)} × what the runtime can serve: no client keeps up; ` +
+          `podctl ran ${((rate / capacity) * 100).toFixed(0)} % of the runtime's rate`,
   )
 } finally {
   if (watch.exitCode === null && watch.signalCode === null) {

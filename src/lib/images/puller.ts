@@ -46,7 +46,7 @@ export class ImagePuller {
     private readonly credentials: CredentialStore,
     parallel: number,
   ) {
-    this.slots = new Limiter(Math.max(1, parallel))
+    this.slots = new Limiter(Math.max(1, parallel), 'interrupted while waiting to pull')
   }
 
   /** One PullImage per image (and credentials) at a time: a concurrent request for the same image joins it. */

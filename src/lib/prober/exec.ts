@@ -2,15 +2,18 @@
  * pkg/probe/exec through CRI ExecSync (the kubelet's RunInContainer): the command's stdout then
  * stderr, at most 10 KiB, is the output; exit 0 is success, any other exit a failure; a timeout
  * (the runtime's or the call's DeadlineExceeded) is a failure "command ... timed out"; any other
- * error leaves the result unknown.
+ * error leaves the result unknown. With `slots`, at most that many run at once (see EXEC_PROBES_IN_FLIGHT).
  */
 import type {CriClient} from '../cri/client.js'
 import {DeadlineExceededError} from '../errors.js'
+import type {Limiter} from '../util/concurrency.js'
 import {MAX_OUTPUT_BYTES, type ProbeOutcome} from './types.js'
 
 export interface ExecProbeOptions {
   timeoutSeconds: number
   signal?: AbortSignal
+  /** Shared by every exec probe of a supervisor: the call waits for a slot, and its timeout starts then. */
+  slots?: Limiter
 }
 
 export async function execProbe(
@@ -19,6 +22,15 @@ export async function execProbe(
   command: string[],
   options: ExecProbeOptions,
 ): Promise<ProbeOutcome> {
+  if (options.slots) {
+    const {slots, ...unbounded} = options
+    try {
+      return await slots.run(() => execProbe(client, containerId, command, unbounded), options.signal)
+    } catch (error) {
+      return {status: 'unknown', output: '', error: error as Error}
+    }
+  }
+
   const started = performance.now()
   try {
     const response = await client.runtime(

@@ -6,6 +6,7 @@
  */
 import type {CriClient} from '../cri/client.js'
 import type {ContainerModel, PodModel, ProbeModel} from '../manifest/model.js'
+import {EXEC_PROBES_IN_FLIGHT, Limiter} from '../util/concurrency.js'
 import {probeEvent, type ProbeKind, runProbe} from './prober.js'
 import type {ProbeOutcome} from './types.js'
 import {INITIAL_RESULT, type ProbeResult, ProbeWorker} from './worker.js'
@@ -47,6 +48,8 @@ export interface ProbeManagerDeps {
   runProbe?: (request: ProbeRequest) => Promise<ProbeOutcome>
   /** For the start-up jitter; default Math.random. */
   random?: () => number
+  /** Exec probes (ExecSync) in flight at once across all containers; default EXEC_PROBES_IN_FLIGHT. */
+  execProbesInFlight?: number
 }
 
 const KINDS: readonly ProbeKind[] = ['startup', 'liveness', 'readiness']
@@ -68,10 +71,12 @@ export class ProbeManager {
   private readonly stopping: Array<Promise<void>> = []
   private readonly now: () => number
   private readonly started: number
+  private readonly runProbe: NonNullable<ProbeManagerDeps['runProbe']>
 
   constructor(private readonly deps: ProbeManagerDeps) {
     this.now = deps.now ?? Date.now
     this.started = this.now()
+    this.runProbe = deps.runProbe ?? defaultRunner(deps.client, new Limiter(deps.execProbesInFlight ?? EXEC_PROBES_IN_FLIGHT, 'probe stopped'))
   }
 
   /** Starts a worker for each probe the container has (a container already known is replaced). */
@@ -152,7 +157,7 @@ export class ProbeManager {
 
   private newWorker(entry: Entry, container: ContainerModel, kind: ProbeKind, probe: ProbeModel): ProbeWorker {
     const {target} = entry
-    const run = this.deps.runProbe ?? defaultRunner(this.deps.client)
+    const run = this.runProbe
     return new ProbeWorker(kind, probe, {
       now: this.now,
       startedAtMs: target.startedAtMs,
@@ -197,7 +202,7 @@ export class ProbeManager {
   }
 }
 
-function defaultRunner(client: CriClient): NonNullable<ProbeManagerDeps['runProbe']> {
+function defaultRunner(client: CriClient, execSlots: Limiter): NonNullable<ProbeManagerDeps['runProbe']> {
   return ({probe, target, container, signal}) =>
-    runProbe(probe, {client, container, containerId: target.containerId, podIP: target.podIP, signal})
+    runProbe(probe, {client, container, containerId: target.containerId, podIP: target.podIP, signal, execSlots})
 }

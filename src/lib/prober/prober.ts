@@ -5,6 +5,7 @@
  */
 import type {CriClient} from '../cri/client.js'
 import type {ContainerModel, PortReference, ProbeModel} from '../manifest/model.js'
+import type {Limiter} from '../util/concurrency.js'
 import {execProbe} from './exec.js'
 import {grpcProbe} from './grpc.js'
 import {httpProbe} from './http.js'
@@ -35,6 +36,8 @@ export interface ProbeContext {
   /** The pod's IP: the host of httpGet, tcpSocket (without their own host) and grpc. */
   podIP?: string
   signal?: AbortSignal
+  /** Bounds the exec probes in flight (ExecSync); without it each runs at once. */
+  execSlots?: Limiter
 }
 
 /** runProbe: one attempt with the probe's handler. */
@@ -46,6 +49,7 @@ export async function runProbeOnce(probe: ProbeModel, context: ProbeContext): Pr
       return await execProbe(context.client, context.containerId, handler.exec.command, {
         timeoutSeconds: probe.timeoutSeconds,
         signal: context.signal,
+        slots: context.execSlots,
       })
     }
 

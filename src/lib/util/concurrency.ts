@@ -1,7 +1,17 @@
 /** Bounded concurrency and abortable waiting for bulk runtime calls. */
+import {availableParallelism} from 'node:os'
 import {setTimeout as delay} from 'node:timers/promises'
 
 import {InterruptedError} from '../errors.js'
+
+/**
+ * ExecSync calls of exec probes in flight at once. containerd 1.6 with runc serves ExecSync at a
+ * fixed rate bound by CPU (each is a `runc exec`): on the 2-core lab VM about 13 per second whether
+ * 2 or 50 are in flight, only slower each. Unbounded, a burst of probes makes every one of them slow
+ * enough to hit its timeoutSeconds, so healthy containers fail their probes; bounded, a probe the
+ * runtime cannot serve yet waits its turn and its timeout counts from when the runtime gets it.
+ */
+export const EXEC_PROBES_IN_FLIGHT = Math.max(2, 2 * availableParallelism())
 
 /** At most this many status calls (PodSandboxStatus, ContainerStatus, ...) in flight per listing. */
 export const RUNTIME_CALLS_IN_FLIGHT = 8
@@ -40,7 +50,11 @@ export class Limiter {
   private active = 0
   private readonly queue: Array<() => void> = []
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** The InterruptedError's message when a queued task is aborted. */
+    private readonly abortedMessage = 'interrupted while waiting for a free slot',
+  ) {}
 
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw new InterruptedError('interrupted')
@@ -56,7 +70,7 @@ export class Limiter {
         const onAbort = () => {
           const index = this.queue.indexOf(start)
           if (index !== -1) this.queue.splice(index, 1)
-          reject(new InterruptedError('interrupted while waiting to pull'))
+          reject(new InterruptedError(this.abortedMessage))
         }
 
         this.queue.push(start)

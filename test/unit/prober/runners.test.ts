@@ -12,6 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {CriClient} from '../../../src/lib/cri/client.js'
 import {DeadlineExceededError, RuntimeError} from '../../../src/lib/errors.js'
 import {execProbe} from '../../../src/lib/prober/exec.js'
+import {Limiter} from '../../../src/lib/util/concurrency.js'
 import {
   decodeHealthCheckRequest,
   decodeHealthCheckResponse,
@@ -318,6 +319,33 @@ describe('exec probe', () => {
       throw new RuntimeError('container not running')
     })
     expect(await execProbe(broken, 'c1', ['check'], {timeoutSeconds: 1})).toMatchObject({status: 'unknown'})
+  })
+  it('with shared slots, runs at most that many ExecSync calls at once; a probe stopped while queued never calls', async () => {
+    let inFlight = 0
+    let most = 0
+    const runtime = client(async () => {
+      most = Math.max(most, ++inFlight)
+      await new Promise((resolve) => {
+        setTimeout(resolve, 20)
+      })
+      inFlight--
+      return {exitCode: 0, stdout: Buffer.from(''), stderr: Buffer.from('')}
+    })
+    const slots = new Limiter(2)
+    const before = calls.length
+    const outcomes = await Promise.all(Array.from({length: 7}, () => execProbe(runtime, 'c1', ['check'], {timeoutSeconds: 1, slots})))
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(Array.from({length: 7}, () => 'success'))
+    expect(most).toBe(2)
+    expect(calls.length - before).toBe(7)
+
+    const stopped = new AbortController()
+    const busy = execProbe(runtime, 'c1', ['check'], {timeoutSeconds: 1, slots})
+    const busy2 = execProbe(runtime, 'c1', ['check'], {timeoutSeconds: 1, slots})
+    const queued = execProbe(runtime, 'c1', ['check'], {timeoutSeconds: 1, slots, signal: stopped.signal})
+    stopped.abort()
+    expect(await queued).toMatchObject({status: 'unknown'})
+    await Promise.all([busy, busy2])
+    expect(calls.length - before).toBe(9)
   })
 })
 
