@@ -70,6 +70,22 @@ export const PATCHES = {
       `return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();`,
     ],
   ],
+  // The debug package decides at load whether stderr takes colour (supports-color, tty), on every
+  // start; its loggers only ever print when DEBUG names them. Without DEBUG, oclif gets silent ones.
+  'logger.js': [
+    [
+      `const debug_1 = __importDefault(require("debug"));`,
+      `const debug_1 = { default: (namespace) => process.env.DEBUG ? require("debug")(namespace) : __podctlSilentDebug(namespace) };
+function __podctlSilentDebug(namespace) {
+    const logger = () => {};
+    logger.enabled = false;
+    logger.namespace = namespace;
+    logger.log = () => {};
+    logger.extend = (child, delimiter = ':') => __podctlSilentDebug(namespace + delimiter + child);
+    return logger;
+}`,
+    ],
+  ],
   // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
   'performance.js': [
     [

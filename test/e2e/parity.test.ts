@@ -146,6 +146,21 @@ describe('bin/run.js (bundle) and the binary behave like bin/dev.js (unbundled)'
   })
 })
 
+describe("oclif's debug logging in the bundle", () => {
+  it('prints nothing without DEBUG, and with DEBUG=oclif* the namespaces bin/dev.js prints', async () => {
+    const quiet = await podctl(['--version'], {env})
+    expect(quiet.stderr).toBe('')
+    // Lines are "<time> oclif:<namespace> <message>"; times differ, and the bundle skips finding and
+    // reading package.json (it is embedded), so those namespaces are the dev path's only.
+    const namespaces = (stderr: string) => [...new Set(stderr.match(/\boclif(:[\w-]+)*/g) ?? [])].sort()
+    const bundled = await podctl(['--version'], {env: {...env, DEBUG: 'oclif*'}})
+    const dev = await podctl(['--version'], {entry: DEV, env: {...env, DEBUG: 'oclif*'}})
+    expect(bundled.code).toBe(0)
+    expect(namespaces(bundled.stderr)).toEqual(expect.arrayContaining(['oclif:config', 'oclif:main']))
+    expect(namespaces(dev.stderr)).toEqual(expect.arrayContaining(namespaces(bundled.stderr)))
+  })
+})
+
 describe('the code cache', () => {
   const cacheDebug = (extraEnv: Record<string, string> = {}) =>
     podctl(['pods', ...r(), '-q'], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1', ...extraEnv}})

@@ -3,6 +3,7 @@ import {stat} from 'node:fs/promises'
 import {DeadlineExceededError, formatMs, fromGrpcError, type GrpcFailure, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
 import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
+import {monotonicMs} from '../util/time.js'
 import {socketPath} from './endpoint.js'
 
 /** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
@@ -156,7 +157,7 @@ export class CriClient {
     const requestType = types[`${rpcName}Request`] ?? types[`${rpcName.replace(/^GetContainer/, 'Get')}Request`]
     const channel = await this.channel(this.runtimeEndpoint)
     await channel.ready
-    const started = performance.now()
+    const started = monotonicMs()
     await new Promise<void>((resolve, reject) => {
       const call = channel.client.makeServerStreamRequest(
         def.path,
@@ -231,7 +232,7 @@ export class CriClient {
     // Cut short by the command deadline: the user's --timeout is what ran out.
     const cutShort = timeoutMs < this.deadlineFor(method, options.timeoutMs, true)
     const reportedMs = cutShort && this.commandTimeoutMs !== undefined ? this.commandTimeoutMs : timeoutMs
-    const started = performance.now()
+    const started = monotonicMs()
     const channel = await this.channel(endpoint)
 
     // The call is made while the connection is still being set up, as a plain grpc-js client does:
@@ -284,7 +285,7 @@ export class CriClient {
   }
 
   private async open(endpoint: string): Promise<Channel> {
-    const started = performance.now()
+    const started = monotonicMs()
     const path = socketPath(endpoint)
     // A missing socket is the common mistake; say so at once instead of waiting for a timeout.
     try {
@@ -329,7 +330,7 @@ export class CriClient {
 
   private trace(label: string, started: number, status: string): void {
     if (!this.debug) return
-    this.debug(`${label} ${(performance.now() - started).toFixed(1)}ms ${status}`)
+    this.debug(`${label} ${(monotonicMs() - started).toFixed(1)}ms ${status}`)
   }
 }
 
