@@ -73,7 +73,8 @@ async function execSyncRate(containerIds, inFlight, seconds) {
     Array.from({length: inFlight}, async (_, worker) => {
       for (let next = worker; performance.now() < until; next += inFlight) {
         const containerId = containerIds[next % containerIds.length]
-        await client.runtime('execSync', {containerId, cmd: ['sh', '-c', 'cat /proc/uptime > /dev/null'], timeout: '10'}, {timeoutMs: 30_000})
+        const cmd = ['sh', '-c', 'cat /proc/uptime > /dev/null']
+        await client.runtime('execSync', {containerId, cmd, timeout: '10'}, {timeoutMs: 30_000})
         calls++
       }
     }),

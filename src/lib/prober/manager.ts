@@ -76,7 +76,8 @@ export class ProbeManager {
   constructor(private readonly deps: ProbeManagerDeps) {
     this.now = deps.now ?? Date.now
     this.started = this.now()
-    this.runProbe = deps.runProbe ?? defaultRunner(deps.client, new Limiter(deps.execProbesInFlight ?? EXEC_PROBES_IN_FLIGHT, 'probe stopped'))
+    const execSlots = new Limiter(deps.execProbesInFlight ?? EXEC_PROBES_IN_FLIGHT, 'probe stopped')
+    this.runProbe = deps.runProbe ?? defaultRunner(deps.client, execSlots)
   }
 
   /** Starts a worker for each probe the container has (a container already known is replaced). */

@@ -320,6 +320,7 @@ describe('exec probe', () => {
     })
     expect(await execProbe(broken, 'c1', ['check'], {timeoutSeconds: 1})).toMatchObject({status: 'unknown'})
   })
+
   it('with shared slots, runs at most that many ExecSync calls at once; a probe stopped while queued never calls', async () => {
     let inFlight = 0
     let most = 0
