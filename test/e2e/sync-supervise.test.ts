@@ -85,6 +85,28 @@ describe('run --wait running: the settle window', () => {
   })
 })
 
+describe('run --wait running: the settle window and --parallel', () => {
+  it('a started pod watching its settle window gives its slot to the next pod', async () => {
+    const pod = (name: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: c, image: ${busybox}, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]}
+`
+    const path = join(work, 'two-settle.yaml')
+    writeFileSync(path, `${pod('first')}---\n${pod('second')}`)
+    const run = await podctl(['run', '-f', path, '--parallel', '1', '--settle', '20s'], {env, timeoutMs: 120_000})
+    expect(run.code, run.stderr).toBe(0)
+    // The timeline's AGE is the time since the run began: the second pod starts within the first one's window.
+    const startedAt = (name: string) => Number(new RegExp(`Started\\s+([\\d.]+)s\\s+${name}_`).exec(run.stdout)?.[1])
+    expect(startedAt('first')).toBeGreaterThan(0)
+    expect(startedAt('second')).toBeLessThan(startedAt('first') + 20)
+    expect((await podctl(['kill', 'first', 'second', '-n', namespace], {env})).code).toBe(0)
+  })
+})
+
 describe('sync --watch with probes', () => {
   it('kills and restarts a container whose liveness exec probe fails (restart count 1, reason shown)', async () => {
     const path = manifest(

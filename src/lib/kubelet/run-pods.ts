@@ -9,7 +9,7 @@ import {normalEvent} from '../kube/events.js'
 import {podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
-import {mapLimit} from '../util/concurrency.js'
+import {Limiter} from '../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from './admission.js'
 import {recordDesiredPod} from './desired-state.js'
 import {lockPods} from './pod-lock.js'
@@ -87,15 +87,23 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   })
   try {
     const existing = await sandboxesByFullName(client, pods)
-    return await mapLimit(pods, deps.parallel, async (pod) => {
-      try {
-        const outcome = await runPod(pod, existing.get(podFullName(pod.name, pod.namespace)) ?? [], settings, {...deps, client})
-        await recordRunPod(settings, pod, outcome)
-        return outcome
-      } catch (error) {
-        return failedOutcome(pod, asPodctlError(error))
-      }
-    })
+    // --parallel bounds the pods being started; a started pod's settle window (--wait running) gives
+    // its slot to the next pod, so that short watch never delays the other starts.
+    const slots = new Limiter(deps.parallel)
+    return await Promise.all(
+      pods.map((pod) =>
+        slots.run(async (release) => {
+          try {
+            const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
+            const outcome = await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
+            await recordRunPod(settings, pod, outcome)
+            return outcome
+          } catch (error) {
+            return failedOutcome(pod, asPodctlError(error))
+          }
+        }),
+      ),
+    )
   } finally {
     await locks.release()
   }

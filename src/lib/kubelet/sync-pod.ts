@@ -79,6 +79,8 @@ export interface PodRunDeps {
   signal: AbortSignal
   /** What the run is doing now (for a spinner). */
   onStep?: (text: string) => void
+  /** Every container has been started and what is left is the settle window: the pod's share of --parallel is free. */
+  onStarted?: () => void
 }
 
 const DEFAULT_POLL_MS = 200
@@ -97,6 +99,7 @@ interface SyncContext {
   /** The pod in messages and events: name_namespace. */
   object: string
   step(text: string): void
+  started?: () => void
 }
 
 /** What the run has made so far; the steps extend it and the rollback and the result read it. */
@@ -124,6 +127,7 @@ export async function runPod(pod: PodModel, existing: PodSandbox[], settings: Po
     controller,
     object,
     step: (text) => deps.onStep?.(`${object}: ${text}`),
+    started: deps.onStarted,
   }
   try {
     return await syncPod(ctx, {pod, attempt: 0, ips: [], tracked: new Map()}, existing)
@@ -157,6 +161,10 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
       throwIfInterrupted(ctx.controller.signal, ctx.object)
       await start(ctx, run, container, 'app', await firstAttempt(ctx, run.pod, container), images[offset + index])
     }
+
+    // The settle window only watches: the next pod may start meanwhile. Waits for ready or completed
+    // keep their slot, so --parallel also bounds the pods being polled (and probed) at once.
+    if (settings.wait === 'running') ctx.started?.()
 
     if (settings.wait === 'running') await waitRunning(waits).then(() => settleRunning(waits, settings.settleMs ?? DEFAULT_SETTLE_MS))
     if (settings.wait === 'ready') await waitReady(waits, probeHost(run.pod, run.ips))

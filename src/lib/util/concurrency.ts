@@ -56,7 +56,11 @@ export class Limiter {
     private readonly abortedMessage = 'interrupted while waiting for a free slot',
   ) {}
 
-  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `task` once a slot is free. The task may call `release` to give its slot back before it
+   * ends (a pod that has started and is only waiting); calling it again, or ending, frees nothing twice.
+   */
+  async run<T>(task: (release: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw new InterruptedError('interrupted')
     if (this.active < this.limit) this.active++
     else {
@@ -78,12 +82,19 @@ export class Limiter {
       })
     }
 
-    try {
-      return await task()
-    } finally {
+    let held = true
+    const release = () => {
+      if (!held) return
+      held = false
       const next = this.queue.shift()
       if (next) next()
       else this.active--
+    }
+
+    try {
+      return await task(release)
+    } finally {
+      release()
     }
   }
 }
