@@ -119,6 +119,7 @@ probe output).`
       try {
         report = await waitForPod(client, pod, condition, {
           timeoutMs: flags['wait-timeout'],
+          podDirRoot: flags['pod-dir-root'],
           onPoll(current) {
             if (spinner) spinner.text = `${waiting} (${describePodState(current)})`
           },

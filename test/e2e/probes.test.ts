@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {PodctlAnnotation} from '../../src/lib/kube/labels.js'
+import {writeRecordedStatus} from '../../src/lib/kubelet/desired-state.js'
 import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {pullBusybox} from '../support/pods.js'
@@ -245,4 +246,31 @@ describe('lifecycle hooks from the node', () => {
     expect(result.stderr).toContain(`HTTP lifecycle hook (/warm) for Container "app" in Pod "broken-hook_${namespace}(`)
     expect(result.stderr).toContain(`Get "http://${target.ip}:9999/warm": dial tcp ${target.ip}:9999: connect: connection refused`)
   }, 60_000)
+})
+
+describe('status --wait-for ready and a supervisor', () => {
+  it("takes the supervisor's recorded readiness while one runs, and probes itself when none does", async () => {
+    const manifest = pod('watched', [
+      {name: 'app', command: ['sh', '-c', SERVE], readinessProbe: {exec: {command: ['test', '-f', '/tmp/ready']}, periodSeconds: 1}},
+    ])
+    expect((await run(manifest, ['--wait', 'running', '--settle', '0'])).code).toBe(0)
+    const listed = await podctl(['pods', '--name', 'watched', '-n', namespace, '-o', 'json'], {env})
+    const uid = (JSON.parse(listed.stdout) as {items: Array<{metadata: {uid: string}}>}).items[0].metadata.uid
+    // What a live `sync --watch` records (this test process stands in for its pid): app is ready.
+    const since = new Date().toISOString()
+    await writeRecordedStatus(podDirRoot, uid, {
+      supervisor: {pid: process.pid, since},
+      updatedAt: since,
+      containers: {app: {ready: true, started: true}},
+    })
+    const supervised = await podctl(['status', 'watched', '-n', namespace, '--wait-for', 'ready', '--wait-timeout', '20s'], {env})
+    expect(supervised.code, supervised.stderr).toBe(0)
+
+    // No supervisor: podctl runs the probe itself, which fails (no /tmp/ready), and says so.
+    await writeRecordedStatus(podDirRoot, uid, {updatedAt: since, containers: {}})
+    const alone = await podctl(['status', 'watched', '-n', namespace, '--wait-for', 'ready', '--wait-timeout', '4s'], {env})
+    expect(alone.code).toBe(4)
+    expect(alone.stderr).toContain('not ready: app (last probe output, exit code 1')
+    expect((await kill('watched')).code).toBe(0)
+  }, 90_000)
 })

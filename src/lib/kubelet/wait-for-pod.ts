@@ -56,6 +56,12 @@ export interface WaitForPodOptions {
   signal?: AbortSignal
   /** Called after every poll (e.g. to update a spinner). */
   onPoll?: (report: PodStatusReport | undefined) => void
+  /**
+   * Where podctl keeps its pods (status.json): while a supervisor (`sync --watch`) runs the pod's
+   * probes, 'ready' is the readiness it records, as the kubelet's status is; only an unsupervised
+   * pod is probed here.
+   */
+  podDirRoot?: string
 }
 
 /**
@@ -77,7 +83,13 @@ export async function waitForPod(
     for (;;) {
       const report = await currentPodStatus(client, pod, options.signal)
       options.onPoll?.(report)
-      const met = podConditionMet(condition, report) && (!readiness || (await readiness.update(report!)))
+      let supervisedUnready: string[] | undefined
+      let met = podConditionMet(condition, report)
+      if (met && readiness) {
+        supervisedUnready = options.podDirRoot ? await supervisorUnready(client, report!, options.podDirRoot) : undefined
+        met = supervisedUnready ? supervisedUnready.length === 0 : await readiness.update(report!)
+      }
+
       if (met) return report
       if (report === undefined) throw new NotFoundError(`pod ${fullName} no longer exists (waited for ${condition})`)
       if ((condition === 'running' || condition === 'ready') && report.phase === 'Failed') {
@@ -86,7 +98,7 @@ export async function waitForPod(
 
       const left = deadline - performance.now()
       if (left <= 0) {
-        const unready = readiness?.describe(report)
+        const unready = supervisedUnready ? `${supervisedUnready.join(', ')} (as the supervisor records)` : readiness?.describe(report)
         throw new DeadlineExceededError(
           `pod ${fullName} is not ${condition} after ${formatMs(options.timeoutMs)}: ${describePodState(report)}` +
             (unready ? `; not ready: ${unready}` : ''),
@@ -98,6 +110,14 @@ export async function waitForPod(
   } finally {
     await readiness?.stop()
   }
+}
+
+/** The app containers the pod's supervisor records as not ready; undefined when no supervisor runs. */
+async function supervisorUnready(client: CriClient, report: PodStatusReport, podDirRoot: string): Promise<string[] | undefined> {
+  const {podConditions} = await import('./status-manager.js')
+  const {supervised, containerStatuses} = await podConditions(client, report, podDirRoot)
+  if (!supervised) return undefined
+  return containerStatuses.filter((status) => status.type === 'app' && !status.ready).map((status) => status.name)
 }
 
 /** The pod's status now, or undefined when no sandbox of that name and namespace exists. */
