@@ -227,6 +227,21 @@ describe('supervisor: container events where the runtime has them', () => {
     expect(count('getContainerEvents')).toBe(2)
   })
 
+  it('beside a silent stream the safety-net listing still runs, at its own period rather than the poll', async () => {
+    fake.containerEvents = 'stream'
+    const events = await supervise({pollMs: 20, relistMs: 250, eventStreamTiming: {settleMs: 50}})
+    await until('the stream mode', () => modes(events).includes('ContainerEvents'))
+    const listed = listings()
+    const started = Date.now()
+    await until('three safety-net listings', () => listings() >= listed + 3)
+    // Polling every 20ms would have listed ~37 times by now; the bound only fails if the poll ran.
+    expect(listings() - listed).toBeLessThan(Math.max(4, ((Date.now() - started) / 250) * 2 + 2))
+    // An exit with no event is still found by the safety net.
+    const creates = count('createContainer')
+    exitContainer()
+    await until('the restart', () => count('createContainer') > creates)
+  })
+
   it('closes its stream when supervision ends', async () => {
     fake.containerEvents = 'stream'
     const events = await supervise({pollMs: 100, eventStreamTiming: {settleMs: 50}})
