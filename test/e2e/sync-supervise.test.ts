@@ -171,6 +171,9 @@ describe('run --supervise', () => {
     })
     expect(run.code, run.stderr).toBe(0)
     expect(stdout).toContain('Watching pods')
+    // containerd 1.6 has no container event stream: polling, said once.
+    expect(stdout.match(/\bPolling\b/g)).toHaveLength(1)
+    expect(stdout).toContain('The runtime has no container event stream')
     expect(stdout).toContain('killing the supervised pods')
     expect(await sandboxesIn(client, namespace)).not.toContain(expect.stringContaining('owned'))
     const left = (await client.runtime('listPodSandbox', {})).items.filter((sandbox) => sandbox.metadata?.name === 'owned')

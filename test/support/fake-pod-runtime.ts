@@ -73,6 +73,12 @@ export class FakePodRuntime {
   private readonly holds = new Map<string, Hold[]>()
   /** How long a container stays "starting" when its StartContainer call was cancelled by the client. */
   cancelledStartBusyMs = 0
+  /**
+   * GetContainerEvents: 'unimplemented' answers UNIMPLEMENTED (containerd 1.6, the default); 'stream'
+   * keeps each call open, sending what pushEvent() sends until breakEventStreams() or the client ends it.
+   */
+  containerEvents: 'unimplemented' | 'stream' = 'unimplemented'
+  private readonly eventStreams = new Set<grpc.ServerWritableStream<any, any>>()
   private stop?: () => Promise<void>
   private counter = 0
 
@@ -84,6 +90,8 @@ export class FakePodRuntime {
   }
 
   async close(): Promise<void> {
+    for (const stream of this.eventStreams) stream.end()
+    this.eventStreams.clear()
     this.client.close()
     await this.stop?.()
   }
@@ -96,6 +104,9 @@ export class FakePodRuntime {
     this.holds.clear()
     this.cancelledStartBusyMs = 0
     this.initExitCode = 0
+    this.containerEvents = 'unimplemented'
+    for (const stream of this.eventStreams) stream.end()
+    this.eventStreams.clear()
     this.execSyncAnswer = () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})
   }
 
@@ -119,6 +130,23 @@ export class FakePodRuntime {
   /** The next call of `method` answers with this gRPC failure. */
   failNext(method: string, code: grpc.status, details: string): void {
     this.failures.set(method, [...(this.failures.get(method) ?? []), {code, details}])
+  }
+
+  /** Sends a ContainerEventResponse to every open GetContainerEvents stream; returns how many got it. */
+  pushEvent(event: {containerId: string; containerEventType: string; podSandboxStatus?: unknown}): number {
+    for (const stream of this.eventStreams) stream.write({createdAt: this.now(), containersStatuses: [], ...event})
+    return this.eventStreams.size
+  }
+
+  /** Every open GetContainerEvents stream fails with this status (a runtime dropping its streams). */
+  breakEventStreams(code: grpc.status, details: string): void {
+    for (const stream of this.eventStreams) stream.emit('error', {code, details, name: 'Error', message: details})
+    this.eventStreams.clear()
+  }
+
+  /** How many GetContainerEvents streams are open now. */
+  openEventStreams(): number {
+    return this.eventStreams.size
   }
 
   methods(): string[] {
@@ -194,7 +222,7 @@ export class FakePodRuntime {
     return container
   }
 
-  private runtimeHandlers(): Record<string, grpc.handleUnaryCall<any, any>> {
+  private runtimeHandlers(): Record<string, grpc.handleUnaryCall<any, any> | grpc.handleServerStreamingCall<any, any>> {
     const matches = (labels: Record<string, string>, selector: Record<string, string> = {}) =>
       Object.entries(selector).every(([key, value]) => labels[key] === value)
     return {
@@ -279,6 +307,17 @@ export class FakePodRuntime {
       })),
       containerStatus: this.handler('containerStatus', ({containerId}) => ({status: this.container(containerId)})),
       execSync: this.handler('execSync', (request) => this.execSyncAnswer(request)),
+      getContainerEvents: (call: grpc.ServerWritableStream<any, any>) => {
+        this.calls.push({method: 'getContainerEvents', request: call.request})
+        if (this.containerEvents === 'unimplemented') {
+          const details = 'unknown method GetContainerEvents for service runtime.v1.RuntimeService'
+          call.emit('error', {code: 12, details, name: 'Error', message: details})
+          return
+        }
+
+        this.eventStreams.add(call)
+        call.on('cancelled', () => this.eventStreams.delete(call))
+      },
       updateContainerResources: this.handler('updateContainerResources', ({containerId}) => {
         this.container(containerId)
         return {}

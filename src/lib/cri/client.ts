@@ -140,14 +140,19 @@ export class CriClient {
 
   /**
    * A server-streaming runtime call (GetContainerEvents): each message goes to `onMessage` until the
-   * runtime ends the stream (resolves), the call fails (rejects with the PodctlError, UNIMPLEMENTED
-   * included) or `signal` aborts (resolves). No deadline: a stream lasts until it is stopped.
+   * runtime ends the stream (resolves), the call fails (rejects with the PodctlError, UNIMPLEMENTED as
+   * UnimplementedError) or `signal` aborts (resolves). Connecting is bounded by the connect timeout,
+   * but the stream itself has no deadline, the one exception to "every call has a deadline": a
+   * watch lasts until it is stopped, and a caller must never wait on it for progress (the
+   * supervisor keeps listing while it is open). `onOpen` is told once the call is sent on a
+   * connected channel (containerd sends no header until its first event, so nothing earlier says
+   * the stream is up). --debug gets one line when the stream ends: method, duration, status.
    */
   async runtimeStream<M extends RuntimeMethod>(
     method: M,
     request: RuntimeRequest<M>,
     onMessage: (message: RuntimeResponse<M>) => void,
-    options: {signal?: AbortSignal} = {},
+    options: {signal?: AbortSignal; onOpen?: () => void} = {},
   ): Promise<void> {
     const {grpc, api} = await loadModules()
     const def = (api.RuntimeServiceService as unknown as Record<string, MethodDef>)[method]
@@ -155,8 +160,11 @@ export class CriClient {
     // GetContainerEvents takes a GetEventsRequest: the request type is not always named after the RPC.
     const types = api as unknown as Record<string, {fromPartial(v: unknown): unknown} | undefined>
     const requestType = types[`${rpcName}Request`] ?? types[`${rpcName.replace(/^GetContainer/, 'Get')}Request`]
+    const {signal} = options
     const channel = await this.channel(this.runtimeEndpoint)
     await channel.ready
+    // Aborted while connecting: an abort listener added now would never fire, and the stream would never end.
+    if (signal?.aborted) return
     const started = monotonicMs()
     await new Promise<void>((resolve, reject) => {
       const call = channel.client.makeServerStreamRequest(
@@ -168,19 +176,17 @@ export class CriClient {
         {},
       )
       const onAbort = () => call.cancel()
-      options.signal?.addEventListener('abort', onAbort, {once: true})
+      signal?.addEventListener('abort', onAbort, {once: true})
       call.on('data', (message: RuntimeResponse<M>) => onMessage(message))
-      call.on('error', (error: Error & GrpcFailure) => {
-        options.signal?.removeEventListener('abort', onAbort)
-        this.trace(`RuntimeService/${rpcName}`, started, grpcCodeName(grpc, error.code))
-        if (options.signal?.aborted) resolve()
-        else reject(fromGrpcError(error, {method: `RuntimeService/${rpcName}`, endpoint: this.runtimeEndpoint, timeoutMs: 0}))
+      // grpc-js ends a failed stream with 'error' and then 'end'; 'status' comes once, whatever the outcome.
+      call.on('error', () => {})
+      call.on('status', (status: GrpcFailure & {code: number}) => {
+        signal?.removeEventListener('abort', onAbort)
+        this.trace(`RuntimeService/${rpcName}`, started, grpcCodeName(grpc, status.code))
+        if (signal?.aborted || status.code === grpc.status.OK) resolve()
+        else reject(fromGrpcError(status, {method: `RuntimeService/${rpcName}`, endpoint: this.runtimeEndpoint, timeoutMs: 0}))
       })
-      call.on('end', () => {
-        options.signal?.removeEventListener('abort', onAbort)
-        this.trace(`RuntimeService/${rpcName}`, started, 'OK')
-        resolve()
-      })
+      options.onOpen?.()
     })
   }
 

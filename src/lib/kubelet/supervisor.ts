@@ -1,14 +1,17 @@
 /**
- * `sync --watch` and `run --supervise`: the kubelet's sync loop in the foreground. Every second one
- * ListPodSandbox and one ListContainers (containerd 1.6 has no container event stream for podctl
- * to rely on) show which pods changed; those are synced at once (reconciler.ts), the others on
- * their back-off deadline or every RESYNC_MS. A probe manager runs the pods' probes; a liveness or
- * startup failure wakes the loop. A runtime that goes away is waited for with a growing pause and
- * synced again when it is back. Ctrl-C (the signal) ends the loop cleanly.
+ * `sync --watch` and `run --supervise`: the kubelet's sync loop in the foreground. One
+ * ListPodSandbox and one ListContainers show which pods changed; those are synced at once
+ * (reconciler.ts), the others on their back-off deadline or every RESYNC_MS. Where the runtime has
+ * a container event stream (container-event-stream.ts), an event of a supervised pod wakes the loop
+ * at once and the listing runs every EVENTS_RELIST_MS as a safety net; otherwise (containerd 1.6)
+ * it runs every second. A probe manager runs the pods' probes; a liveness or startup failure wakes
+ * the loop. A runtime that goes away is waited for with a growing pause and synced again when it
+ * is back. Ctrl-C (the signal) ends the loop cleanly.
  */
 import {asPodctlError, InterruptedError, RuntimeUnreachableError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import type {BackOff} from '../kube/backoff.js'
+import {ContainerEventStream, type EventStreamTiming} from './container-event-stream.js'
 import {normalEvent, warningEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
@@ -19,8 +22,14 @@ import {crashBackOff, type PodSyncResult, type SyncDeps, syncPodOnce, type SyncS
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from './status-manager.js'
 import type {SyncTarget} from './sync-pods.js'
 
-/** How often the runtime is listed: a container exit is seen within this. */
+/** How often the runtime is listed without an event stream: a container exit is seen within this. */
 export const WATCH_POLL_MS = 1000
+/**
+ * How often it is listed beside a working event stream: what catches an event the runtime dropped
+ * or a stream gone silent. The kubelet's Evented PLEG relists every 300s; a listing costs podctl
+ * two RPCs, so 5s keeps the worst case of a lost event short while cutting the listings by five.
+ */
+export const EVENTS_RELIST_MS = 5000
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 const RESYNC_MS = 10_000
 const RECONNECT_MAX_MS = 15_000
@@ -30,6 +39,9 @@ export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures
   /** The prober (ProbeManager); none → no probes run. */
   prober?: ContainerProbes & StatusProber
   pollMs?: number
+  /** The listing period beside a working event stream (EVENTS_RELIST_MS). */
+  relistMs?: number
+  eventStreamTiming?: Partial<EventStreamTiming>
 }
 
 interface PodState {
@@ -58,6 +70,7 @@ export async function superviseSelection(
 ): Promise<void> {
   const {client, events, signal} = deps
   const pollMs = deps.pollMs ?? WATCH_POLL_MS
+  const relistMs = deps.relistMs ?? EVENTS_RELIST_MS
   const states = new Map<string, PodState>()
   // Probe events (Unhealthy, ...) name the pod by its sandbox.
   const podOfSandbox = new Map<string, string>()
@@ -75,22 +88,54 @@ export async function superviseSelection(
   const prober = deps.prober ?? ownProber!
   deps = {...deps, prober}
   let wake: (() => void) | undefined
+  // Set by whatever wakes the loop, so a wake-up that comes during a pass is not lost.
+  let pending = false
+  const poke = () => {
+    pending = true
+    wake?.()
+  }
+
   const probed = new Set<string>()
+  // The pods of the last listing, by full name: an event of another pod does not wake the loop.
+  const supervised = new Set<string>()
+  const streamStop = new AbortController()
+  const stream = new ContainerEventStream({
+    client,
+    events,
+    signal: streamStop.signal,
+    pollMs,
+    relistMs,
+    timing: deps.eventStreamTiming,
+    // Leaving the stream: list at once, since an event may have been lost with it.
+    onModeChange: (_mode, previous) => previous === 'events' && poke(),
+    onEvent(event) {
+      const metadata = event.podSandboxStatus?.metadata
+      const sandboxId = event.podSandboxStatus?.id ?? ''
+      const known = podOfSandbox.has(sandboxId) || podOfSandbox.has(event.containerId)
+      if (known || (metadata && supervised.has(`${metadata.name}_${metadata.namespace}`))) poke()
+    },
+  })
   const unsubscribe = prober.onResult((id, kind, result) => {
     probed.add(id)
-    if (result === 'failure' && kind !== 'readiness') wake?.()
+    // Beside an event stream the loop sleeps longer: a readiness change is recorded at once.
+    if ((result === 'failure' && kind !== 'readiness') || stream.mode === 'events') poke()
   })
   let reconnectMs = 0
   events(normalEvent('Supervising', `Watching pods; Ctrl-C to stop`))
+  stream.start()
   try {
     while (!signal.aborted) {
       const started = Date.now()
+      pending = false
       try {
         const targets = await select()
+        supervised.clear()
+        for (const target of targets) supervised.add(target.fullName)
         for (const target of targets) for (const sandbox of target.sandboxes) podOfSandbox.set(sandbox.id, target.fullName)
         const {containers} = await client.runtime('listContainers', {filter: {}}, {signal})
         if (reconnectMs > 0) events(normalEvent('RuntimeReady', 'The runtime answers again; syncing every pod', 'runtime'))
         if (reconnectMs > 0) for (const state of states.values()) state.nextDue = 0
+        if (reconnectMs > 0) stream.runtimeRestarted()
         reconnectMs = 0
         await settleLimit(targets, deps.parallel, (target) => superviseOne(target, containers, {states, probed}, settings, deps))
       } catch (error) {
@@ -104,24 +149,49 @@ export async function superviseSelection(
         }
       }
 
-      const pause = Math.max(reconnectMs, pollMs - (Date.now() - started), 50)
+      const due = stream.mode === 'events' ? nextListing(states, supervised, {started, pollMs, relistMs}) : started + pollMs
+      const pause = pending ? 50 : Math.max(reconnectMs, due - Date.now(), 50)
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pause)
-        wake = () => {
+        const done = () => {
           clearTimeout(timer)
+          signal.removeEventListener('abort', done)
           resolve()
         }
 
-        signal.addEventListener('abort', wake, {once: true})
+        const timer = setTimeout(done, pause)
+        wake = done
+        // Ctrl-C during the pass: a listener added now would never fire, and the pause may be the 5s relist.
+        if (signal.aborted) done()
+        else signal.addEventListener('abort', done, {once: true})
       })
       wake = undefined
     }
   } finally {
+    streamStop.abort()
+    await stream.stopped()
     unsubscribe()
     await ownProber?.stop()
     // The pods are no longer supervised: status says so again.
     await Promise.all([...states.values()].map((state) => state.pod && releaseStatus(settings.podDirRoot, state.pod.uid)))
   }
+}
+
+/**
+ * When the next listing is due beside an event stream (epoch ms): the safety net, sooner for a
+ * pod's back-off or resync deadline or after a pass that acted (it looks again), never sooner than
+ * polling would list.
+ */
+function nextListing(
+  states: Map<string, PodState>,
+  supervised: Set<string>,
+  {started, pollMs, relistMs}: {started: number; pollMs: number; relistMs: number},
+): number {
+  let due = started + relistMs
+  for (const [name, state] of states) {
+    if (state.pod && supervised.has(name)) due = Math.min(due, state.fingerprint === '' ? 0 : state.nextDue)
+  }
+
+  return Math.max(due, started + pollMs)
 }
 
 /** One pod's turn: sync it if it changed, is due, or a probe failed; then the status manager's record. */
