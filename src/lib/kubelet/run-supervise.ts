@@ -40,7 +40,14 @@ export async function superviseRunPods(
       )
     ).filter((target) => target.sandboxes.length > 0)
   const images = new ImageManager(client, deps.events, {parallel: deps.parallel})
-  await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, parallel: deps.parallel})
+  await superviseSelection(select, settings, {
+    client,
+    images,
+    events: deps.events,
+    signal: deps.signal,
+    parallel: deps.parallel,
+    holder: 'podctl run --supervise',
+  })
   deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
   const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
   const outcome = await killPods(client, targets, {
