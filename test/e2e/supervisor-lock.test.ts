@@ -136,6 +136,10 @@ describe('sync --watch: one supervisor per pod', () => {
     const before = starts(first.stdout())
     await until('the first supervisor to restart the container', () => starts(first.stdout()) > before, 60_000)
     expect(second.stdout().match(/AlreadySupervised/g)).toHaveLength(1)
+    // Its only pod is held: it says once that it waits as a standby.
+    const standby = /Normal\s+Standby\s.*Every selected pod is supervised by another process; waiting to take over when it stops/
+    await until('the Standby event', () => standby.test(second.stdout()))
+    expect(second.stdout().match(new RegExp(standby.source, 'g'))).toHaveLength(1)
     expect(second.stdout()).not.toMatch(/Started|Killing|Created|BackOff|FailedSync/)
     expect(lockHolder(uid)).toBe(first.pid)
 
@@ -185,7 +189,7 @@ describe('sync --watch: one supervisor per pod', () => {
     await until('the next supervisor to take the stale lock', () => lockHolder(uid) === next.pid)
     // It supervises the pod: its first sync records its pid in status.json.
     await until('the next supervisor to record the pod', () => statusSupervisor(uid) === next.pid)
-    expect(next.stdout()).not.toMatch(/AlreadySupervised|TookOver/)
+    expect(next.stdout()).not.toMatch(/AlreadySupervised|TookOver|Standby/)
     const stopped = await next.stop('SIGTERM')
     expect(stopped.code, stopped.stderr).toBe(0)
     expect(existsSync(join(podDirRoot, uid, 'supervisor.lock'))).toBe(false)

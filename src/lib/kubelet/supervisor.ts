@@ -30,6 +30,12 @@ export const WATCH_POLL_MS = 1000
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 const RESYNC_MS = 10_000
 const RECONNECT_MAX_MS = 15_000
+/**
+ * Every selected pod has another supervisor. podctl stays, as a standby: under systemd (Restart=)
+ * or in a second terminal, exiting would only be restarted or retyped, while waiting means the pods
+ * stay supervised when the other supervisor stops.
+ */
+const STANDBY_MESSAGE = 'Every selected pod is supervised by another process; waiting to take over when it stops (Ctrl-C to stop)'
 
 export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate' | 'onKill'> {
   parallel: number
@@ -99,6 +105,7 @@ export async function superviseSelection(
     if (result === 'failure' && kind !== 'readiness') wake?.()
   })
   let reconnectMs = 0
+  let standby = false
   events(normalEvent('Supervising', `Watching pods; Ctrl-C to stop`))
   try {
     while (!signal.aborted) {
@@ -111,6 +118,9 @@ export async function superviseSelection(
         if (reconnectMs > 0) for (const state of states.values()) state.nextDue = 0
         reconnectMs = 0
         await settleLimit(targets, deps.parallel, (target) => superviseOne(target, containers, {states, probed, locks}, settings, deps))
+        const allHeld = targets.length > 0 && targets.every((target) => states.get(target.fullName)?.heldBy)
+        if (allHeld && !standby) events(normalEvent('Standby', STANDBY_MESSAGE, 'supervisor'))
+        standby = allHeld
       } catch (error) {
         if (signal.aborted) break
         const failure = asPodctlError(error)
