@@ -196,4 +196,40 @@ describe('sync --watch: one supervisor per pod', () => {
     expect((await podctl(['kill', 'orphan', '-n', namespace, '--force'], {env})).code).toBe(0)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
+
+  it('run --supervise holds its pods until they are killed: a waiting sync --watch never takes over a pod being killed', async () => {
+    const path = manifest('owned', "trap 'exit 0' TERM; while true; do sleep 1; done")
+    let owner: ChildProcess | undefined
+    let ownerOut = ''
+    const running = podctl(['run', '-f', path, '--supervise', '--settle', '0'], {
+      env,
+      timeoutMs: 100_000,
+      onSpawn(child) {
+        owner = child
+        watchers.push(child)
+        child.stdout?.on('data', (chunk) => (ownerOut += chunk))
+      },
+    })
+    await until('run --supervise to supervise its pod', () => /Watching pods/.test(ownerOut))
+    const uid = JSON.parse((await podctl(['status', 'owned', '-n', namespace, '-o', 'json'], {env})).stdout).uid as string
+    await until('run --supervise to take the lock', () => lockHolder(uid) === owner!.pid)
+    const waiting = watch('owned')
+    await until('the AlreadySupervised warning', () =>
+      new RegExp(`AlreadySupervised\\s.*Pod is supervised by pid ${owner!.pid} \\(podctl run --supervise\\)`).test(waiting.stdout()),
+    )
+    owner!.kill('SIGINT')
+    const run = await running
+    expect(run.code, run.stderr).toBe(0)
+    expect(ownerOut).toContain('killing the supervised pods')
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+    // Give the waiting supervisor a few turns (it lists every second): the killed pod stays gone.
+    await new Promise((resolve) => {
+      setTimeout(resolve, 2500)
+    })
+    const stopped = await waiting.stop()
+    expect(stopped.code, stopped.stderr).toBe(0)
+    expect(waiting.stdout()).not.toMatch(/TookOver|Started|Created/)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+    expect(existsSync(join(podDirRoot, uid))).toBe(false)
+  })
 })

@@ -42,8 +42,11 @@ export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures
   /** The prober (ProbeManager); none → no probes run. */
   prober?: ContainerProbes & StatusProber
   pollMs?: number
-  /** Who supervises, as the lock tells a second supervisor (default `podctl sync --watch`). */
-  holder?: string
+  /**
+   * The supervisor locks, when the caller holds them past the loop (run --supervise keeps its pods
+   * until they are killed) and releases them itself; default: `podctl sync --watch`'s, released here.
+   */
+  locks?: SupervisorLocks
 }
 
 /** What one pod's turn shares with the loop. */
@@ -82,7 +85,7 @@ export async function superviseSelection(
   const {client, events, signal} = deps
   const pollMs = deps.pollMs ?? WATCH_POLL_MS
   const states = new Map<string, PodState>()
-  const locks = new SupervisorLocks(settings.podDirRoot, deps.holder ?? 'podctl sync --watch')
+  const locks = deps.locks ?? new SupervisorLocks(settings.podDirRoot, 'podctl sync --watch')
   // Probe events (Unhealthy, ...) name the pod by its sandbox.
   const podOfSandbox = new Map<string, string>()
   const ownProber = deps.prober
@@ -150,7 +153,7 @@ export async function superviseSelection(
     // The pods are no longer supervised: status says so again; then (not before: a supervisor taking
     // over must not have its status.json cleared) another supervisor may take them.
     await Promise.all([...states.values()].map((state) => state.pod && releaseStatus(settings.podDirRoot, state.pod.uid)))
-    await locks.release()
+    if (!deps.locks) await locks.release()
   }
 }
 
