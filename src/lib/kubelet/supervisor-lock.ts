@@ -76,7 +76,12 @@ export class SupervisorLocks {
         return {held: false, holder: current}
       }
 
-      // Stale: its holder is gone. Remove it and race for it again (O_EXCL decides who wins).
+      // Stale: its holder is gone. Remove it — unless another supervisor replaced it meanwhile — and
+      // race for it again (O_EXCL decides who wins).
+      const again = await readParsed(path)
+      const unchanged =
+        again === 'garbage' ? current === 'garbage' : again !== 'absent' && current !== 'garbage' && again.token === current.token
+      if (!unchanged) continue
       await unlink(path).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error
       })
