@@ -207,7 +207,9 @@ probe output).`
       ]),
     )
     const notice = report.notice ? `\n${chalk.yellow(report.notice)}` : ''
-    return `Conditions: ${conditions}${report.supervised ? chalk.dim(' (supervised)') : ''}${notice}\n\n${table}`
+    const {supervisor} = report
+    const by = supervisor ? `\nSupervised by pid ${supervisor.pid} (${supervisor.holder}) since ${supervisor.since}` : ''
+    return `Conditions: ${conditions}${report.supervised ? chalk.dim(' (supervised)') : ''}${by}${notice}\n\n${table}`
   }
 
   private render(report: RuntimeStatusReport): string {

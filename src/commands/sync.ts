@@ -39,7 +39,9 @@ Pods podctl recorded that the runtime no longer has lose their pod and log direc
 (ports, hostname, DNS, network mode, the pod's security context, runtime class) recreates the pod with attempt + 1. \
 --dry-run shows what changed and the plan.
 
---watch stays in the foreground and keeps the pods synced (probes run, exits are seen within a second) until Ctrl-C.
+--watch stays in the foreground and keeps the pods synced (probes run, exits are seen within a second) until Ctrl-C. \
+One supervisor per pod (supervisor.lock in the pod directory): a pod another supervisor holds is left to it \
+(AlreadySupervised) and taken over when that one stops.
 
 Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could not be started; 130 interrupted.`
 

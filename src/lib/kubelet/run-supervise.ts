@@ -10,6 +10,7 @@ import {killPods} from './kill-pods.js'
 import type {SyncSettings} from './reconciler.js'
 import {podSandboxes} from './sandbox.js'
 import {superviseSelection} from './supervisor.js'
+import {SupervisorLocks} from './supervisor-lock.js'
 
 export interface SupervisedPod {
   pod: string
@@ -40,14 +41,21 @@ export async function superviseRunPods(
       )
     ).filter((target) => target.sandboxes.length > 0)
   const images = new ImageManager(client, deps.events, {parallel: deps.parallel})
-  await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, parallel: deps.parallel})
-  deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
-  const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
-  const outcome = await killPods(client, targets, {
-    parallel: deps.parallel,
-    events: deps.events,
-    podDirRoot: settings.podDirRoot,
-    cleanup: true,
-  })
-  if (outcome.failures.length > 0) throw outcome.failures[0].error
+  // The pods' supervisor locks are held until they are killed: another supervisor waiting for them
+  // must not take over a pod that is being killed (it would start it again).
+  const locks = new SupervisorLocks(settings.podDirRoot, 'podctl run --supervise')
+  try {
+    await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, parallel: deps.parallel, locks})
+    deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
+    const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
+    const outcome = await killPods(client, targets, {
+      parallel: deps.parallel,
+      events: deps.events,
+      podDirRoot: settings.podDirRoot,
+      cleanup: true,
+    })
+    if (outcome.failures.length > 0) throw outcome.failures[0].error
+  } finally {
+    await locks.release()
+  }
 }

@@ -17,6 +17,7 @@ import {readDesiredPod, readRecordedStatus, type RecordedContainerStatus, writeR
 import {shouldRestart} from './pod-actions.js'
 import {type ContainerReport, getPodStatus, type PodStatusReport} from './pod-status.js'
 import {podSandboxes} from './sandbox.js'
+import {supervisorOf} from './supervisor-lock.js'
 
 /** The kubelet's limits: a message file is read up to 4 KiB; the log fallback is the last 80 lines, at most 2 KiB. */
 const MAX_MESSAGE_BYTES = 4096
@@ -60,6 +61,8 @@ export interface PodConditions {
   conditions: Array<{type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready'; status: boolean}>
   containerStatuses: ContainerCondition[]
   supervised: boolean
+  /** Who supervises the pod (from its supervisor.lock), while a live process holds it. */
+  supervisor: {pid: number; since: string; holder: string} | null
   /** "not supervised: c exited 1 at …; run podctl sync", when nothing will restart it. */
   notice?: string
 }
@@ -124,8 +127,13 @@ async function lastTermination(client: CriClient, instance: ContainerReport, pol
 
 /** The pod's conditions and per-container status, from the runtime, the recorded pod and (while supervised) the recorded readiness. */
 export async function podConditions(client: CriClient, report: PodStatusReport, podDirRoot: string): Promise<PodConditions> {
-  const [pod, recorded] = await Promise.all([readDesiredPod(podDirRoot, report.uid), readRecordedStatus(podDirRoot, report.uid)])
-  const supervised = supervisorAlive(recorded?.supervisor?.pid)
+  const [pod, recorded, holder] = await Promise.all([
+    readDesiredPod(podDirRoot, report.uid),
+    readRecordedStatus(podDirRoot, report.uid),
+    supervisorOf(podDirRoot, report.uid).catch(() => undefined),
+  ])
+  const supervisor = holder ? {pid: holder.pid, since: holder.since, holder: holder.holder} : null
+  const supervised = supervisor !== null || supervisorAlive(recorded?.supervisor?.pid)
   const newestSandbox = report.sandboxes[0]?.id
   const names = pod
     ? [
@@ -165,7 +173,7 @@ export async function podConditions(client: CriClient, report: PodStatusReport, 
     {type: 'ContainersReady', status: containersReady},
     {type: 'Ready', status: containersReady && report.sandboxes[0]?.state === 'Ready'},
   ]
-  return {conditions, containerStatuses, supervised, notice: supervised ? undefined : unsupervisedNotice(report, pod)}
+  return {conditions, containerStatuses, supervised, supervisor, notice: supervised ? undefined : unsupervisedNotice(report, pod)}
 }
 
 /** When nothing supervises the pod and a container exited that its policy would restart, say so. */

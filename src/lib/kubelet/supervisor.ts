@@ -7,6 +7,11 @@
  * it runs every second. A probe manager runs the pods' probes; a liveness or startup failure wakes
  * the loop. A runtime that goes away is waited for with a growing pause and synced again when it
  * is back. Ctrl-C (the signal) ends the loop cleanly.
+ *
+ * One supervisor per pod: each turn takes (or keeps) the pod's supervisor.lock (supervisor-lock.ts).
+ * A pod another live supervisor holds is left to it — one AlreadySupervised warning, no sync, no
+ * probes — and taken over (TookOver) on the first turn after that supervisor stops. The locks are
+ * released when the loop ends, however it ends.
  */
 import {asPodctlError, InterruptedError, RuntimeUnreachableError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
@@ -20,6 +25,7 @@ import {ProbeManager} from '../prober/manager.js'
 import {readDesiredPod} from './desired-state.js'
 import {crashBackOff, type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from './status-manager.js'
+import {type SupervisorHolder, SupervisorLocks} from './supervisor-lock.js'
 import type {SyncTarget} from './sync-pods.js'
 
 /** How often the runtime is listed without an event stream: a container exit is seen within this. */
@@ -33,6 +39,12 @@ export const EVENTS_RELIST_MS = 5000
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 const RESYNC_MS = 10_000
 const RECONNECT_MAX_MS = 15_000
+/**
+ * Every selected pod has another supervisor. podctl stays, as a standby: under systemd (Restart=)
+ * or in a second terminal, exiting would only be restarted or retyped, while waiting means the pods
+ * stay supervised when the other supervisor stops.
+ */
+const STANDBY_MESSAGE = 'Every selected pod is supervised by another process; waiting to take over when it stops (Ctrl-C to stop)'
 
 export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate' | 'onKill'> {
   parallel: number
@@ -42,6 +54,18 @@ export interface SuperviseDeps extends Omit<SyncDeps, 'backOff' | 'probeFailures
   /** The listing period beside a working event stream (EVENTS_RELIST_MS). */
   relistMs?: number
   eventStreamTiming?: Partial<EventStreamTiming>
+  /**
+   * The supervisor locks, when the caller holds them past the loop (run --supervise keeps its pods
+   * until they are killed) and releases them itself; default: `podctl sync --watch`'s, released here.
+   */
+  locks?: SupervisorLocks
+}
+
+/** What one pod's turn shares with the loop. */
+interface Turn {
+  states: Map<string, PodState>
+  probed: Set<string>
+  locks: SupervisorLocks
 }
 
 interface PodState {
@@ -50,7 +74,11 @@ interface PodState {
   fingerprint: string
   nextDue: number
   backOff: BackOff
+  /** The uid the state was made for: a pod with no record (no `pod`) is told NotManaged once, not every turn. */
+  uid: string
   pod?: PodModel
+  /** Another supervisor that holds the pod's lock (told once per holder); undefined while this one holds it. */
+  heldBy?: SupervisorHolder
 }
 
 /** What changed in one pod since the last look: its sandboxes' and containers' IDs and states. */
@@ -72,6 +100,7 @@ export async function superviseSelection(
   const pollMs = deps.pollMs ?? WATCH_POLL_MS
   const relistMs = deps.relistMs ?? EVENTS_RELIST_MS
   const states = new Map<string, PodState>()
+  const locks = deps.locks ?? new SupervisorLocks(settings.podDirRoot, 'podctl sync --watch')
   // Probe events (Unhealthy, ...) name the pod by its sandbox.
   const podOfSandbox = new Map<string, string>()
   const ownProber = deps.prober
@@ -121,6 +150,7 @@ export async function superviseSelection(
     if ((result === 'failure' && kind !== 'readiness') || stream.mode === 'events') poke()
   })
   let reconnectMs = 0
+  let standby = false
   events(normalEvent('Supervising', `Watching pods; Ctrl-C to stop`))
   stream.start()
   try {
@@ -137,7 +167,10 @@ export async function superviseSelection(
         if (reconnectMs > 0) for (const state of states.values()) state.nextDue = 0
         if (reconnectMs > 0) stream.runtimeRestarted()
         reconnectMs = 0
-        await settleLimit(targets, deps.parallel, (target) => superviseOne(target, containers, {states, probed}, settings, deps))
+        await settleLimit(targets, deps.parallel, (target) => superviseOne(target, containers, {states, probed, locks}, settings, deps))
+        const allHeld = targets.length > 0 && targets.every((target) => states.get(target.fullName)?.heldBy)
+        if (allHeld && !standby) events(normalEvent('Standby', STANDBY_MESSAGE, 'supervisor'))
+        standby = allHeld
       } catch (error) {
         if (signal.aborted) break
         const failure = asPodctlError(error)
@@ -171,8 +204,10 @@ export async function superviseSelection(
     await stream.stopped()
     unsubscribe()
     await ownProber?.stop()
-    // The pods are no longer supervised: status says so again.
+    // The pods are no longer supervised: status says so again; then (not before: a supervisor taking
+    // over must not have its status.json cleared) another supervisor may take them.
     await Promise.all([...states.values()].map((state) => state.pod && releaseStatus(settings.podDirRoot, state.pod.uid)))
+    if (!deps.locks) await locks.release()
   }
 }
 
@@ -198,7 +233,7 @@ function nextListing(
 async function superviseOne(
   target: SyncTarget,
   listed: readonly Container[],
-  {states, probed}: {states: Map<string, PodState>; probed: Set<string>},
+  {states, probed, locks}: Turn,
   settings: Omit<SyncSettings, 'deadline'>,
   deps: SuperviseDeps,
 ): Promise<PodSyncResult | undefined> {
@@ -206,20 +241,9 @@ async function superviseOne(
   const uid = sandboxes[0]?.metadata?.uid ?? ''
   const ids = new Set(sandboxes.map((sandbox) => sandbox.id))
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
-  let state = states.get(target.fullName)
-  if (!state || state.pod?.uid !== uid) {
-    state = {
-      registered: new Set(),
-      fingerprint: '',
-      nextDue: 0,
-      backOff: crashBackOff(deps.now),
-      pod: await readDesiredPod(settings.podDirRoot, uid),
-    }
-    states.set(target.fullName, state)
-    if (!state.pod) deps.events(normalEvent('NotManaged', 'podctl run did not record this pod; left alone', target.fullName))
-  }
-
+  const state = await podState({fullName: target.fullName, uid}, {states, locks}, settings.podDirRoot, deps)
   if (!state.pod) return undefined
+  if (!(await claimPod(target.fullName, state, locks, deps))) return undefined
   const probeFailures = probeFailuresOf(deps.prober, containers)
   const print = fingerprint(sandboxes, containers)
   const now = Date.now()
@@ -244,11 +268,74 @@ async function superviseOne(
   })
   if (result.failure instanceof InterruptedError) return result
   if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
-  if (result.uid !== state.pod.uid) state.pod = {...state.pod, uid: result.uid}
+  if (result.uid !== state.pod.uid) {
+    // Recreated under a new uid: its lock is in the new pod directory.
+    await locks.release(state.pod.uid)
+    state.pod = {...state.pod, uid: result.uid}
+    if (!(await claimPod(target.fullName, state, locks, deps))) return result
+  }
+
   state.fingerprint = result.did.length === 0 ? print : ''
   state.nextDue = Math.min(result.backOffUntil ?? Number.POSITIVE_INFINITY, now + RESYNC_MS)
   await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
   return result
+}
+
+/** The pod's state, new on its first turn and whenever its uid changed (the old uid's lock is let go). */
+async function podState(
+  {fullName, uid}: {fullName: string; uid: string},
+  {states, locks}: Omit<Turn, 'probed'>,
+  podDirRoot: string,
+  deps: SuperviseDeps,
+): Promise<PodState> {
+  const known = states.get(fullName)
+  if (known && (known.pod?.uid ?? known.uid) === uid) return known
+  if (known?.pod) await locks.release(known.pod.uid)
+  const state: PodState = {
+    registered: new Set(),
+    fingerprint: '',
+    nextDue: 0,
+    backOff: crashBackOff(deps.now),
+    uid,
+    pod: await readDesiredPod(podDirRoot, uid),
+  }
+  states.set(fullName, state)
+  if (!state.pod) deps.events(normalEvent('NotManaged', 'podctl run did not record this pod; left alone', fullName))
+  return state
+}
+
+/**
+ * Takes (or keeps) the pod's supervisor lock. Held by another live supervisor: one warning per
+ * holder, this process's probes of the pod stop, and false (the pod is left to the holder).
+ */
+async function claimPod(fullName: string, state: PodState, locks: SupervisorLocks, deps: SuperviseDeps): Promise<boolean> {
+  const claim = await locks.take(state.pod!.uid)
+  if (!claim.held) {
+    const other = claim.holder
+    if (state.heldBy?.token !== other.token) {
+      const message =
+        `Pod is supervised by pid ${other.pid} (${other.holder}) since ${other.since}; ` +
+        'podctl leaves it to that process and takes over when it stops'
+      deps.events(warningEvent('AlreadySupervised', message, fullName))
+      for (const id of state.registered) deps.prober?.removeContainer(id)
+      state.registered.clear()
+    }
+
+    state.heldBy = other
+    return false
+  }
+
+  if (state.heldBy) {
+    const other = state.heldBy
+    deps.events(
+      normalEvent('TookOver', `pid ${other.pid} (${other.holder}) no longer supervises the pod; podctl supervises it now`, fullName),
+    )
+    state.heldBy = undefined
+    state.fingerprint = ''
+    state.nextDue = 0
+  }
+
+  return true
 }
 
 function probeFailuresOf(prober: StatusProber | undefined, containers: readonly Container[]): Map<string, 'liveness' | 'startup'> {
