@@ -80,16 +80,17 @@ describe('superviseSelection: one supervisor per pod', () => {
       pollMs: 20,
     })
     await done
-    const reasons = events.map((event) => event.reason)
-    expect(reasons.slice(0, 4)).toEqual(['Supervising', 'AlreadySupervised', 'Standby', 'TookOver'])
-    expect(events[1]).toMatchObject({
+    // This stub has no event stream: the supervisor polls (one Polling event), which is beside the point here.
+    const lockEvents = events.filter((event) => event.reason !== 'Polling')
+    expect(lockEvents.slice(0, 4).map((event) => event.reason)).toEqual(['Supervising', 'AlreadySupervised', 'Standby', 'TookOver'])
+    expect(lockEvents[1]).toMatchObject({
       type: 'Warning',
       object: 'web_default',
       message:
         `Pod is supervised by pid ${other.pid} (podctl sync --watch) since ${since}; ` +
         'podctl leaves it to that process and takes over when it stops',
     })
-    expect(events[3]).toMatchObject({
+    expect(lockEvents[3]).toMatchObject({
       type: 'Normal',
       message: `pid ${other.pid} (podctl sync --watch) no longer supervises the pod; podctl supervises it now`,
     })
@@ -98,5 +99,33 @@ describe('superviseSelection: one supervisor per pod', () => {
     expect(new Set(beforeTakeover)).toEqual(new Set(['listContainers']))
     // The loop ended: the lock it took is released.
     expect(existsSync(path)).toBe(false)
+  })
+})
+
+describe('superviseSelection: a pod podctl did not record', () => {
+  it('says NotManaged once, not on every turn, and leaves the pod alone', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'podctl-supervisor-'))
+    const calls: string[] = []
+    const events: PodEvent[] = []
+    const controller = new AbortController()
+    let turns = 0
+    await superviseSelection(
+      async () => {
+        if (++turns === 5) controller.abort()
+        return [target]
+      },
+      {podDirRoot: root} as never,
+      {
+        client: listingOnly(calls),
+        images: {} as never,
+        events: (event) => events.push(event),
+        signal: controller.signal,
+        parallel: 1,
+        pollMs: 10,
+      },
+    )
+    expect(turns).toBeGreaterThanOrEqual(5)
+    expect(events.filter((event) => event.reason === 'NotManaged')).toHaveLength(1)
+    expect(new Set(calls)).toEqual(new Set(['listContainers']))
   })
 })
