@@ -31,7 +31,7 @@ import {
   waitRunning,
 } from './pod-wait.js'
 import {probeHost, waitReady} from './wait-ready.js'
-import {awaitSidecarStarted, isSidecar} from './sidecars.js'
+import {awaitSidecarStarted, isSidecar, stopSidecarsOfCompletedPod} from './sidecars.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
@@ -165,7 +165,12 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
 
     if (settings.wait === 'running') await waitRunning(waits).then(() => settleRunning(waits, settings.settleMs ?? DEFAULT_SETTLE_MS))
     if (settings.wait === 'ready') await waitReady(waits, probeHost(run.pod, run.ips))
-    if (settings.wait === 'completed') exitCode = await waitCompleted(waits)
+    if (settings.wait === 'completed') {
+      exitCode = await waitCompleted(waits)
+      // As the kubelet kills a finished pod, its sidecars do not outlive the app containers.
+      await stopSidecarsOfCompletedPod(waits)
+    }
+
     if (run.replaced) await removeReplacedSandboxes(ctx.client, run.replaced, settings.podDirRoot)
   } catch (error) {
     return rollBack(ctx, run, error)
