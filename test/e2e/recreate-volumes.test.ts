@@ -13,7 +13,8 @@ import {pullBusybox} from '../support/pods.js'
 /**
  * A pod's volumes outlive a sandbox recreation, as in the kubelet: the pod keeps its uid, so its
  * emptyDir volumes (on the disk and on a tmpfs) keep their data when `sync` recreates a dead
- * sandbox and when `sync -f` recreates the pod for a sandbox-level change; `kill` removes it all.
+ * sandbox and when `sync -f` recreates the pod for a sandbox-level change (its configMap volume
+ * written again in place); `kill` removes it all.
  */
 const client = labClient()
 const namespace = uniqueNamespace('recreate-vol')
@@ -22,9 +23,14 @@ const podDirRoot = join(work, 'pods')
 const env = labEnv({PODCTL_POD_LOGS_ROOT: join(work, 'logs'), PODCTL_POD_DIR_ROOT: podDirRoot})
 const SERVE = 'trap "exit 0" TERM; while true; do sleep 1; done'
 
-function manifest(hostPort: number): string {
+function manifest(hostPort: number, setting: string): string {
   const path = join(work, `keep-${hostPort}.yaml`)
   const text = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: ${namespace}}
+data: {setting: ${setting}}
+---
+apiVersion: v1
 kind: Pod
 metadata: {name: keep, namespace: ${namespace}}
 spec:
@@ -32,12 +38,13 @@ spec:
   volumes:
   - {name: cache, emptyDir: {}}
   - {name: mem, emptyDir: {medium: Memory, sizeLimit: 8Mi}}
+  - {name: config, configMap: {name: settings}}
   containers:
   - name: app
     image: ${lab().busybox}
     command: [sh, -c, ${JSON.stringify(SERVE)}]
     ports: [{containerPort: 8080, hostPort: ${hostPort}}]
-    volumeMounts: [{name: cache, mountPath: /cache}, {name: mem, mountPath: /mem}]
+    volumeMounts: [{name: cache, mountPath: /cache}, {name: mem, mountPath: /mem}, {name: config, mountPath: /config}]
 `
   writeFileSync(path, text)
   return path
@@ -69,7 +76,7 @@ afterAll(async () => {
 
 describe('a sandbox recreation keeps the pod volumes (same uid)', () => {
   it('sync after the sandbox died, then sync -f with a new hostPort: the emptyDir files stay; kill removes the pod directory', async () => {
-    const run = await podctl(['run', '-f', manifest(18_441), '-q', '-o', 'json'], {env})
+    const run = await podctl(['run', '-f', manifest(18_441, 'one'), '-q', '-o', 'json'], {env})
     expect(run.code, run.stderr).toBe(0)
     const [pod] = JSON.parse(run.stdout).pods as Array<{uid: string; sandboxId: string}>
     const podDir = join(podDirRoot, pod.uid)
@@ -84,12 +91,14 @@ describe('a sandbox recreation keeps the pod volumes (same uid)', () => {
     expect(afterSync.uid).toBe(pod.uid)
     expect(afterSync.sandboxes.map((sandbox) => [sandbox.attempt, sandbox.state])).toEqual([[1, 'Ready']])
     expect(await exec('cat /cache/file /mem/file')).toBe('disk\nmemory\n')
+    // The recorded pod names its ConfigMap without its data: the volume keeps what the run wrote.
+    expect(await exec('cat /config/setting')).toBe('one')
     // The Memory emptyDir stayed one tmpfs (mounted once, not again on top).
     const mem = `${podDir}/volumes/kubernetes.io~empty-dir/mem`
     expect(hostMountsUnder(work).filter((point) => point === mem)).toHaveLength(1)
 
     // A sandbox-level change: the pod is recreated (attempt 2), same uid, same data.
-    const apply = await podctl(['sync', '-f', manifest(18_442)], {env})
+    const apply = await podctl(['sync', '-f', manifest(18_442, 'two')], {env})
     expect(apply.code, apply.stderr).toBe(0)
     expect(apply.stdout).toContain('changed: sandbox: portMappings changed')
     expect(apply.stdout).toContain('recreated the pod sandbox (attempt 2)')
@@ -97,6 +106,8 @@ describe('a sandbox recreation keeps the pod volumes (same uid)', () => {
     expect(afterApply.uid).toBe(pod.uid)
     expect(afterApply.sandboxes.map((sandbox) => [sandbox.attempt, sandbox.state])).toEqual([[2, 'Ready']])
     expect(await exec('cat /cache/file /mem/file')).toBe('disk\nmemory\n')
+    // The configMap volume is written again from the new manifest, in place.
+    expect(await exec('cat /config/setting')).toBe('two')
 
     // Removing the pod removes its volumes: no directory, no mount left.
     const kill = await podctl(['kill', 'keep', '-n', namespace, '--grace-period', '0'], {env})
