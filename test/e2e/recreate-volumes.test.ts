@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -23,8 +23,8 @@ const podDirRoot = join(work, 'pods')
 const env = labEnv({PODCTL_POD_LOGS_ROOT: join(work, 'logs'), PODCTL_POD_DIR_ROOT: podDirRoot})
 const SERVE = 'trap "exit 0" TERM; while true; do sleep 1; done'
 
-function manifest(hostPort: number, setting: string): string {
-  const path = join(work, `keep-${hostPort}.yaml`)
+function manifest(hostPort: number, setting: string, image = lab().busybox): string {
+  const path = join(work, `keep-${hostPort}-${setting}.yaml`)
   const text = `apiVersion: v1
 kind: ConfigMap
 metadata: {name: settings, namespace: ${namespace}}
@@ -41,7 +41,7 @@ spec:
   - {name: config, configMap: {name: settings}}
   containers:
   - name: app
-    image: ${lab().busybox}
+    image: ${image}
     command: [sh, -c, ${JSON.stringify(SERVE)}]
     ports: [{containerPort: 8080, hostPort: ${hostPort}}]
     volumeMounts: [{name: cache, mountPath: /cache}, {name: mem, mountPath: /mem}, {name: config, mountPath: /config}]
@@ -113,6 +113,36 @@ describe('a sandbox recreation keeps the pod volumes (same uid)', () => {
     const kill = await podctl(['kill', 'keep', '-n', namespace, '--grace-period', '0'], {env})
     expect(kill.code, kill.stderr).toBe(0)
     expect(existsSync(podDir)).toBe(false)
+    expect(hostMountsUnder(work)).toEqual([])
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('a failed recreation (sync -f, an image that cannot be pulled) keeps the stopped sandbox and the emptyDir files', async () => {
+    const run = await podctl(['run', '-f', manifest(18_443, 'one'), '-q', '-o', 'json'], {env})
+    expect(run.code, run.stderr).toBe(0)
+    const [pod] = JSON.parse(run.stdout).pods as Array<{uid: string}>
+    const file = join(podDirRoot, pod.uid, 'volumes/kubernetes.io~empty-dir/cache/file')
+    await exec('echo disk > /cache/file')
+
+    const absent = lab().busybox.replace(/\/busybox:[^/]+$/, '/absent-image:0')
+    // --timeout ends the pull back-off at once (its next step, 10 s, would end after it).
+    const failed = await podctl(['sync', '-f', manifest(18_444, 'two', absent), '--timeout', '10s'], {env})
+    expect(failed.code, failed.stderr).toBe(10)
+    expect(failed.stderr).toContain('the pod keeps its volumes and its stopped sandbox (attempt 0)')
+    expect(readFileSync(file, 'utf8')).toBe('disk\n')
+    const after = await status()
+    expect(after.sandboxes.map((sandbox) => [sandbox.attempt, sandbox.state])).toEqual([[0, 'NotReady']])
+
+    // The next sync with a manifest that works recreates the pod: same uid, same files.
+    const fixed = await podctl(['sync', '-f', manifest(18_443, 'one')], {env})
+    expect(fixed.code, fixed.stderr).toBe(0)
+    expect(fixed.stdout).toContain('recreated the pod sandbox (attempt 1)')
+    expect((await status()).uid).toBe(pod.uid)
+    expect(await exec('cat /cache/file')).toBe('disk\n')
+
+    const kill = await podctl(['kill', 'keep', '-n', namespace, '--grace-period', '0'], {env})
+    expect(kill.code, kill.stderr).toBe(0)
+    expect(existsSync(join(podDirRoot, pod.uid))).toBe(false)
     expect(hostMountsUnder(work)).toEqual([])
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
