@@ -61,7 +61,7 @@ function inputObjects(pod: PodModel): InputObjects | undefined {
  * pod): a recreation keeps what the volume holds, as written by the run that recorded the pod.
  */
 export function keepsRecordedPayload(pod: PodModel, volume: VolumeModel): boolean {
-  if (inputObjects(pod)) return false
+  if (pod.objects === undefined || inputObjects(pod)) return false
   return Boolean(volume.configMap || volume.secret || volume.projected?.sources.some((source) => source.configMap || source.secret))
 }
 
