@@ -37,6 +37,11 @@ export interface KillPodOptions {
   /** Only pod directories under this root are removed (default $PODCTL_POD_DIR_ROOT, else /var/lib/podctl/pods). */
   podDirRoot?: string
   /**
+   * The pod lives on in a new sandbox (a recreation, attempt + 1): its directory and the data of
+   * its volumes stay, as the kubelet tears a pod's volumes down only when the pod is deleted.
+   */
+  keepPodDirectory?: boolean
+  /**
    * A ListContainers result to pick this pod's containers from, so killing many pods costs one
    * list call instead of one per pod. Listed when absent.
    */
@@ -192,7 +197,8 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
-    if (removed) collect(await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot))))
+    if (removed && !options.keepPodDirectory)
+      collect(await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot))))
   }
 
   const result: KillPodResult = {

@@ -5,6 +5,7 @@
  * their declared type, as the kubelet's hostPath plugin does before any container starts.
  */
 import {randomBytes} from 'node:crypto'
+import {existsSync} from 'node:fs'
 import {chmod, lstat, mkdir, realpath, rm, stat, writeFile} from 'node:fs/promises'
 import {basename, dirname, isAbsolute, join} from 'node:path'
 
@@ -18,6 +19,7 @@ import {PodFailedError, PodFailureReason} from './reasons.js'
 import {
   isMemoryBacked,
   isReadOnlyVolume,
+  keepsRecordedPayload,
   mountsUnder,
   mountTmpfs,
   tmpfsOptions,
@@ -64,7 +66,9 @@ export async function setUpVolumes(pod: PodModel, root: string, context?: Downwa
       if (isMemoryBacked(volume) && (await mountsUnder(path)).length === 0) await mountTmpfs(path, tmpfsOptions(volume))
       // The kubelet's emptyDir (and the one wrapped by the other plugins) is world-writable so any container user can use it.
       if (!isMemoryBacked(volume)) await chmod(path, 0o777)
-      const payload = context ? volumePayload(pod, volume, context) : undefined
+      // A recreation from the recorded pod keeps a configMap or secret volume as written; the rest is written again.
+      const kept = keepsRecordedPayload(pod, volume) && existsSync(`${path}/..data`)
+      const payload = context && !kept ? volumePayload(pod, volume, context) : undefined
       if (payload) await writeAtomically(path, payload)
       const fsGroup = pod.securityContext?.fsGroup
       if (fsGroup !== undefined) {

@@ -182,13 +182,13 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   return again ? sandboxes : 'done'
 }
 
-/** A dead or changed sandbox: the kubelet kills the pod and starts it again with attempt + 1 (runPod, as --replace does). */
+/** A dead or changed sandbox: the kubelet kills the pod and starts it again with attempt + 1, keeping its volumes (recreate-pod.ts). */
 async function recreate(ctx: PassContext, sandboxes: PodSandbox[]): Promise<'done'> {
   const {pod, settings, deps, result} = ctx
   const outcome = await runPod(
     pod,
     sandboxes,
-    {...settings, wait: 'none', replace: true, keepOnFailure: false, remove: false, restartBackOff: ctx.backOff},
+    {...settings, wait: 'none', replace: true, recreate: true, keepOnFailure: false, remove: false, restartBackOff: ctx.backOff},
     deps,
   )
   if (outcome.failure) throw outcome.failure

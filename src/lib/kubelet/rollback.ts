@@ -24,28 +24,39 @@ export interface Removal {
   error?: PodctlError
 }
 
+export interface RemovalOptions {
+  events: EventSink
+  podDirRoot: string
+  /**
+   * A failed recreation of a pod that lives on (recreate-pod.ts): only sandboxes of this attempt
+   * or newer (what the failed run made) are removed; the older ones and the pod's directory (the
+   * data of its volumes) stay.
+   */
+  fromAttempt?: number
+}
+
 /**
- * Kills every sandbox of the pod and removes its directory, retrying until the runtime lets go
- * (bounded by ROLLBACK_BUDGET_MS). Its calls may outlive the command's deadline: a run that timed
- * out must still not leave a pod behind.
+ * Kills every sandbox of the pod and removes its directory (with fromAttempt: only what a failed
+ * recreation made), retrying until the runtime lets go (bounded by ROLLBACK_BUDGET_MS). Its calls
+ * may outlive the command's deadline: a run that timed out must still not leave a pod behind.
  */
-export async function removePodRemains(
-  client: CriClient,
-  pod: PodModel,
-  options: {events: EventSink; podDirRoot: string},
-): Promise<Removal> {
+export async function removePodRemains(client: CriClient, pod: PodModel, options: RemovalOptions): Promise<Removal> {
+  const {fromAttempt} = options
   const started = Date.now()
   const removal: Removal = {found: false, sandboxIds: [], attempts: 0, ms: 0}
   for (;;) {
     removal.attempts++
     try {
-      const sandboxes = await podSandboxes(client, pod, {cleanup: true})
+      const sandboxes = (await podSandboxes(client, pod, {cleanup: true})).filter(
+        (sandbox) => fromAttempt === undefined || (sandbox.metadata?.attempt ?? 0) >= fromAttempt,
+      )
       removal.sandboxIds = sandboxes.map((sandbox) => sandbox.id)
       removal.found ||= sandboxes.length > 0
       // Events on the first attempt only: retries would repeat the same Killing lines.
       const events = removal.attempts === 1 ? options.events : discardEvents
-      if (sandboxes.length > 0) await killPod(client, sandboxes, {events, cleanup: true, podDirRoot: options.podDirRoot})
-      await removePodDirectory(options.podDirRoot, pod.uid)
+      const keepPodDirectory = fromAttempt !== undefined
+      if (sandboxes.length > 0) await killPod(client, sandboxes, {events, cleanup: true, podDirRoot: options.podDirRoot, keepPodDirectory})
+      if (!keepPodDirectory) await removePodDirectory(options.podDirRoot, pod.uid)
       removal.error = undefined
       break
     } catch (error) {

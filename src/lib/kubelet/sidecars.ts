@@ -6,7 +6,7 @@
  * whenever they exit, whatever the pod's restartPolicy.
  */
 import {warningEvent} from '../kube/events.js'
-import type {ContainerType, RestartPolicy} from '../kube/labels.js'
+import {type ContainerType, type RestartPolicy, sidecarIndexOf} from '../kube/labels.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {ProbeManager} from '../prober/manager.js'
 import {nanosToMs} from '../util/time.js'
@@ -14,6 +14,7 @@ import {containerObject} from './container.js'
 import {killContainer} from './kill.js'
 import {isSidecar} from './pod-actions.js'
 import {backOffBeforeRestart, containerStatus, type PodWaitContext, pruneExited, sleepWithin, throwIfInterrupted} from './pod-wait.js'
+import {terminationStages} from './termination-order.js'
 
 export {isSidecar} from './pod-actions.js'
 
@@ -85,6 +86,28 @@ export async function awaitSidecarStarted(
   } finally {
     await probes.stop()
   }
+}
+
+/**
+ * Every app container of a pod whose restartPolicy is Never or OnFailure has terminated for good:
+ * the kubelet's computePodActions kills the pod then (KillPod, no sidecar restarted), so sidecars
+ * never keep a finished pod alive. They are stopped one after another in reverse order of their
+ * declaration (termination-order.ts), each with its preStop hook and grace period. Returns how many.
+ */
+export async function stopSidecarsOfCompletedPod(ctx: PodWaitContext): Promise<number> {
+  if (ctx.pod.restartPolicy === 'Always' || !ctx.pod.initContainers.some(isSidecar)) return 0
+  const {containers} = await ctx.client.runtime('listContainers', {filter: {podSandboxId: ctx.sandboxId}}, {signal: ctx.signal})
+  const running = containers.filter(
+    (container) => container.state === 'CONTAINER_RUNNING' && sidecarIndexOf(container.annotations) !== undefined,
+  )
+  if (running.length > 0) ctx.step('stopping the sidecars: the app containers have completed')
+  for (const stage of terminationStages(running)) {
+    await Promise.all(
+      stage.map((container) => killContainer(ctx.client, container, {events: ctx.events, pod: ctx.object, signal: ctx.signal})),
+    )
+  }
+
+  return running.length
 }
 
 /** The --dry-run note on an init container's StartContainer. */

@@ -31,10 +31,11 @@ import {
   waitRunning,
 } from './pod-wait.js'
 import {probeHost, waitReady} from './wait-ready.js'
-import {awaitSidecarStarted, isSidecar} from './sidecars.js'
+import {awaitSidecarStarted, isSidecar, stopSidecarsOfCompletedPod} from './sidecars.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress, withMessage} from './run-result.js'
+import {killForRecreation, removeReplacedSandboxes, sandboxesToReplace} from './recreate-pod.js'
 import {formatSeconds, removePodRemains} from './rollback.js'
 import {createPodSandbox, generatePodSandboxConfig, podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
 
@@ -49,6 +50,8 @@ export interface PodRunSettings {
   /** Epoch ms: the overall deadline of the run (--timeout); undefined = none. */
   deadline?: number
   replace: boolean
+  /** A sandbox recreation of the same pod (sync): its directory and volumes' data stay (recreate-pod.ts). */
+  recreate?: boolean
   keepOnFailure: boolean
   /** --rm: remove the pod once it has completed. */
   remove: boolean
@@ -107,6 +110,8 @@ interface PodRunState extends RunProgress {
   sandbox?: SandboxContext
   node?: NodeDownward
   tracked: Map<string, TrackedContainer>
+  /** A recreation of the same pod: its old sandboxes, stopped, removed once the new one runs. */
+  replaced?: PodSandbox[]
 }
 
 export async function runPod(pod: PodModel, existing: PodSandbox[], settings: PodRunSettings, deps: PodRunDeps): Promise<PodRunOutcome> {
@@ -168,7 +173,13 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
 
     if (settings.wait === 'running') await waitRunning(waits).then(() => settleRunning(waits, settings.settleMs ?? DEFAULT_SETTLE_MS))
     if (settings.wait === 'ready') await waitReady(waits, probeHost(run.pod, run.ips))
-    if (settings.wait === 'completed') exitCode = await waitCompleted(waits)
+    if (settings.wait === 'completed') {
+      exitCode = await waitCompleted(waits)
+      // As the kubelet kills a finished pod, its sidecars do not outlive the app containers.
+      await stopSidecarsOfCompletedPod(waits)
+    }
+
+    if (run.replaced) await removeReplacedSandboxes(ctx.client, run.replaced, settings.podDirRoot)
   } catch (error) {
     return rollBack(ctx, run, error)
   }
@@ -209,7 +220,11 @@ async function replaceExisting(ctx: SyncContext, run: PodRunState, existing: Pod
   if (pod.uidGenerated && latest.metadata?.uid) run.pod = {...pod, uid: latest.metadata.uid}
   ctx.events(normalEvent('SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.', ctx.object))
   ctx.step('killing the existing pod')
-  await killPod(ctx.client, existing, {events: ctx.events})
+  if (ctx.settings.recreate) {
+    // Known before the kill: a kill that fails half-way must not make the rollback remove the pod's volumes.
+    run.replaced = sandboxesToReplace(existing, run.pod.uid)
+    await killForRecreation(ctx.client, existing, run.pod.uid, {events: ctx.events, podDirRoot: ctx.settings.podDirRoot})
+  } else await killPod(ctx.client, existing, {events: ctx.events})
 }
 
 /** Step 3: the sandbox, its IP, and the managed /etc/hosts; the context every container is started in. */
@@ -345,7 +360,9 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     if (run.sandboxId) result = await reportResult(client, run, settings.logsRoot, null).catch(() => undefined)
   } else if (madeSomething) {
     ctx.step('rolling back')
-    const removal = await removePodRemains(ctx.client, run.pod, {events: ctx.events, podDirRoot: ctx.settings.podDirRoot})
+    // A failed recreation removes what it made; the pod keeps its stopped sandbox and its volumes' data.
+    const fromAttempt = run.replaced ? run.attempt : undefined
+    const removal = await removePodRemains(ctx.client, run.pod, {events: ctx.events, podDirRoot: settings.podDirRoot, fromAttempt})
     if (removal.error === undefined) {
       rolledBack = removal.found || run.sandboxId !== undefined
     } else {
@@ -363,6 +380,9 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
       const logs = run.tracked.size > 0 ? `; container logs stay in ${podLogDirectory(pod, settings.logsRoot)}` : ''
       failure = withMessage(failure, `${failure.message} (rolled back${retried}${logs})`)
     }
+
+    const kept = run.replaced?.map((sandbox) => sandbox.metadata?.attempt ?? 0).join(', ')
+    if (kept) failure = withMessage(failure, `${failure.message}; the pod keeps its volumes and its stopped sandbox (attempt ${kept})`)
   }
 
   result ??= emptyResult(run, settings.logsRoot)

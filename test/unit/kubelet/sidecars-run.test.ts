@@ -72,6 +72,19 @@ function named(method: string, names = new Map([...fake.containers.values()].map
   return fake.calls.filter((call) => call.method === method).map((call) => names.get(call.request.containerId) ?? '?')
 }
 
+/** Makes the app container exit 0 as soon as it runs (the fake keeps app containers running). */
+function exitAppOnceRunning(): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    const app = [...fake.containers.values()].find((container) => container.metadata.name === 'app')
+    if (app?.state !== 'CONTAINER_RUNNING') return
+    app.state = 'CONTAINER_EXITED'
+    app.exitCode = 0
+    app.finishedAt = String(BigInt(Date.now()) * 1_000_000n)
+    clearInterval(timer)
+  }, 1)
+  return timer
+}
+
 describe('runPod with sidecars (the in-process fake runtime)', () => {
   it('starts init containers in order without waiting for a sidecar to complete, and keeps sidecars running', async () => {
     const [document] = await parseDocuments(POD, 'pod.yaml')
@@ -97,6 +110,32 @@ describe('runPod with sidecars (the in-process fake runtime)', () => {
     fake.calls.length = 0
     await killPod(fake.client, [...fake.sandboxes.values()] as never)
     expect(named('stopContainer', names)).toEqual(['app', 'logger', 'proxy'])
+  })
+
+  it('--wait completed: once the app container has exited, the sidecars are stopped in reverse order and the pod completes', async () => {
+    const [document] = await parseDocuments(POD, 'pod.yaml')
+    const run = runPod(parsePod(document, 'pod.yaml', {newUid: () => 'uid-3'}), [], {...settings(), wait: 'completed'}, deps())
+    const exitApp = exitAppOnceRunning()
+    const outcome = await run.finally(() => clearInterval(exitApp))
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome.result.exitCode).toBe(0)
+    expect(named('stopContainer')).toEqual(['logger', 'proxy'])
+    expect(outcome.result.phase).toBe('Succeeded')
+    expect(outcome.result.containers.map(({name, state}) => [name, state])).toEqual([
+      ['proxy', 'Exited'],
+      ['setup', 'Exited'],
+      ['logger', 'Exited'],
+      ['app', 'Exited'],
+    ])
+  })
+
+  it('--wait completed with restartPolicy Always leaves the sidecars running (the kubelet would restart the app)', async () => {
+    const [document] = await parseDocuments(POD.replace('restartPolicy: Never', 'restartPolicy: Always'), 'pod.yaml')
+    const run = runPod(parsePod(document, 'pod.yaml', {newUid: () => 'uid-4'}), [], {...settings(), wait: 'completed'}, deps())
+    const exitApp = exitAppOnceRunning()
+    const outcome = await run.finally(() => clearInterval(exitApp))
+    expect(outcome.failure).toBeUndefined()
+    expect(named('stopContainer')).toEqual([])
   })
 
   it('a sidecar that exits while --wait running waits is restarted, whatever the pod restartPolicy', async () => {

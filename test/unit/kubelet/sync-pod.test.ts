@@ -1,4 +1,4 @@
-import {mkdtempSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -177,6 +177,39 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     const app = fake.calls.filter((call) => call.method === 'createContainer')[1].request
     expect(app.config.mounts[0].hostPath).toBe(join(options.podDirRoot, 'old-uid/volumes/kubernetes.io~empty-dir/cache'))
     expect(reasons()[0]).toBe('Normal SandboxChanged web_shop')
+  })
+
+  it('a recreation (sync) keeps the pod directory and its emptyDir data; the old sandbox goes once the new one runs', async () => {
+    const options = settings({wait: 'none'})
+    const first = await runPod(await pod('kept-uid'), [], options, deps())
+    expect(first.failure).toBeUndefined()
+    const data = join(options.podDirRoot, 'kept-uid/volumes/kubernetes.io~empty-dir/cache/data.txt')
+    writeFileSync(data, 'still here\n')
+    const old = [...fake.sandboxes.values()]
+    fake.calls.length = 0
+    const outcome = await runPod(await pod('generated'), old as never, {...options, replace: true, recreate: true}, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome.result).toMatchObject({uid: 'kept-uid', attempt: 1})
+    expect(readFileSync(data, 'utf8')).toBe('still here\n')
+    // Stopped first, removed only after the new sandbox and its containers were made.
+    const methods = fake.methods()
+    expect(methods.indexOf('stopPodSandbox')).toBeLessThan(methods.indexOf('runPodSandbox'))
+    expect(methods.indexOf('removePodSandbox')).toBeGreaterThan(methods.lastIndexOf('startContainer'))
+    expect([...fake.sandboxes.values()].map((sandbox) => sandbox.metadata.attempt)).toEqual([1])
+  })
+
+  it('a failed recreation removes only what it made: the stopped sandbox and the emptyDir data stay', async () => {
+    const options = settings({wait: 'none'})
+    await runPod(await pod('kept-uid'), [], options, deps())
+    const data = join(options.podDirRoot, 'kept-uid/volumes/kubernetes.io~empty-dir/cache/data.txt')
+    writeFileSync(data, 'still here\n')
+    const old = [...fake.sandboxes.values()]
+    fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
+    const outcome = await runPod(await pod('generated'), old as never, {...options, replace: true, recreate: true}, deps())
+    expect(outcome.failure!.message).toMatch(/\(rolled back\); the pod keeps its volumes and its stopped sandbox \(attempt 0\)$/)
+    expect(readFileSync(data, 'utf8')).toBe('still here\n')
+    expect(existsSync(join(options.podDirRoot, 'kept-uid'))).toBe(true)
+    expect([...fake.sandboxes.values()].map((sandbox) => [sandbox.metadata.attempt, sandbox.state])).toEqual([[0, 'SANDBOX_NOTREADY']])
   })
 
   it('restarts a failing init container after the crash back-off, then gives up with CrashLoopBackOff', async () => {

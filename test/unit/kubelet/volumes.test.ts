@@ -1,9 +1,10 @@
-import {mkdtempSync, readFileSync, readlinkSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
+import {readDesiredPod, recordDesiredPod} from '../../../src/lib/kubelet/desired-state.js'
 import {removePodDirectory, setUpVolumes, volumeHostPaths} from '../../../src/lib/kubelet/pod-dirs.js'
 import {checkPodReferences} from '../../../src/lib/kubelet/pod-objects.js'
 import {podsFromDocuments} from '../../../src/lib/manifest/inputs.js'
@@ -72,6 +73,38 @@ describe('setUpVolumes', () => {
     expect(statSync(paths.get('scratch')!).mode & 0o7777).toBe(0o2777)
     await removePodDirectory(root, 'uid-1')
     expect(() => statSync(`${root}/uid-1`)).toThrow()
+  })
+})
+
+describe('setUpVolumes again for a recreation (the pod directory kept)', () => {
+  it('keeps emptyDir files, writes a configMap again from live objects, keeps it as written from a recorded pod', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'podctl-volumes-'))
+    roots.push(root)
+    const model = await pod('  - {name: cfg, configMap: {name: cfg}}\n  - {name: scratch, emptyDir: {}}\n', CONFIG)
+    await setUpVolumes(model, root, node)
+    const paths = volumeHostPaths(model, root)
+    writeFileSync(join(paths.get('scratch')!, 'data'), 'kept')
+
+    // A sync -f recreation: the new manifest's ConfigMap is written in place.
+    await setUpVolumes(
+      await pod('  - {name: cfg, configMap: {name: cfg}}\n  - {name: scratch, emptyDir: {}}\n', CONFIG.replace('"1"', '"9"')),
+      root,
+      node,
+    )
+    expect(readFileSync(join(paths.get('cfg')!, 'a'), 'utf8')).toBe('9')
+    expect(readFileSync(join(paths.get('scratch')!, 'data'), 'utf8')).toBe('kept')
+
+    // A sync recreation reads the pod back from pod.json: names and keys of its ConfigMaps only.
+    await recordDesiredPod(root, model)
+    const recorded = (await readDesiredPod(root, model.uid))!
+    await setUpVolumes(recorded, root, node)
+    expect(readFileSync(join(paths.get('cfg')!, 'a'), 'utf8')).toBe('9')
+    expect(readFileSync(join(paths.get('scratch')!, 'data'), 'utf8')).toBe('kept')
+
+    // Never written (a new pod directory): the ConfigMap is missing, said the kubelet's way.
+    await expect(setUpVolumes({...recorded, uid: 'uid-2'}, root, node)).rejects.toThrow(
+      'MountVolume.SetUp failed for volume "cfg" : configmap "cfg" not found',
+    )
   })
 })
 
