@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -48,6 +48,11 @@ async function processEnv(pod: string, container: string): Promise<Record<string
       .filter(Boolean)
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   )
+}
+
+async function podUid(name: string): Promise<string> {
+  const listed = await run(['pods', '--name', name, '-n', namespace, '-o', 'json'])
+  return (JSON.parse(listed.stdout) as {items: Array<{metadata: {uid: string}}>}).items[0].metadata.uid
 }
 
 afterAll(async () => {
@@ -138,15 +143,59 @@ describe('Secrets in the input', () => {
     expect(await exec('secret-test-pod', 'test-container', 'grep " /etc/secret-volume " /proc/mounts')).toMatch(
       /^tmpfs \/etc\/secret-volume tmpfs ro/,
     )
-    expect(hostMountsUnder(podDirRoot)).toHaveLength(1)
+    // The secret volume, and the pod's own record of its objects (for a later sync): both tmpfs, nothing on disk.
+    const uid = await podUid('secret-test-pod')
+    const mounts = hostMountsUnder(join(podDirRoot, uid))
+    expect(mounts).toHaveLength(2)
+    expect(mounts.filter((point) => point.endsWith('/objects'))).toHaveLength(1)
+    expect(readFileSync(join(podDirRoot, uid, 'pod.json'), 'utf8')).not.toContain('39528')
+    expect(statSync(join(podDirRoot, uid, 'objects', 'objects.json')).mode & 0o777).toBe(0o600)
   })
 
   it('kill unmounts the tmpfs and removes the pod directory', async () => {
+    const uid = await podUid('secret-test-pod')
     const result = await run(['kill', '-n', namespace, 'secret-test-pod', '--grace-period', '0'])
     expect(result.code, result.stderr).toBe(0)
-    expect(hostMountsUnder(podDirRoot)).toEqual([])
+    expect(hostMountsUnder(join(podDirRoot, uid))).toEqual([])
+    expect(existsSync(join(podDirRoot, uid))).toBe(false)
     const left = existsSync(podDirRoot) ? readdirSync(podDirRoot).filter((entry) => !entry.startsWith('.')) : []
     for (const entry of left) expect(existsSync(join(podDirRoot, entry, 'volumes', 'kubernetes.io~secret'))).toBe(false)
+  })
+
+  it('sync recreates a dead pod with the env its Secret and ConfigMap gave it, from the record run kept', async () => {
+    const manifest = `apiVersion: v1
+kind: Secret
+metadata: {name: sync-secret, namespace: ${namespace}}
+stringData: {password: s3cr3t-for-sync}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: sync-config, namespace: ${namespace}}
+data: {level: debug}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: secret-sync-pod, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: ${lab().busybox}
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+    env:
+    - {name: PASSWORD, valueFrom: {secretKeyRef: {name: sync-secret, key: password}}}
+    - {name: LEVEL, valueFrom: {configMapKeyRef: {name: sync-config, key: level}}}
+`
+    expect((await run(['run', '-f', '-', '--settle', '0'], manifest)).code).toBe(0)
+    const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {'io.kubernetes.pod.name': 'secret-sync-pod'}}})
+    await client.runtime('stopPodSandbox', {podSandboxId: items[0].id})
+    const sync = await run(['sync', 'secret-sync-pod', '-n', namespace])
+    expect(sync.code, sync.stderr).toBe(0)
+    expectNoSecret(sync, ['s3cr3t-for-sync'])
+    const pods = JSON.parse((await run(['pods', '--name', 'secret-sync-pod', '-n', namespace, '-o', 'json'])).stdout)
+    expect(pods.items.map((pod: {metadata: {attempt: number}}) => pod.metadata.attempt)).toContain(1)
+    expect(await processEnv('secret-sync-pod', 'c')).toMatchObject({PASSWORD: 's3cr3t-for-sync', LEVEL: 'debug'})
+    expect((await run(['kill', 'secret-sync-pod', '-n', namespace])).code).toBe(0)
   })
 
   it('a missing Secret key is refused up front, naming the key and never a value', async () => {

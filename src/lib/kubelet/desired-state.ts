@@ -8,6 +8,7 @@ import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 
 import type {PodModel} from '../manifest/model.js'
 import {podDirectory} from './pod-dirs.js'
+import {readPodObjects, recordPodObjects} from './recorded-objects.js'
 
 const POD_FILE = 'pod.json'
 const BACKOFF_FILE = 'backoff.json'
@@ -37,12 +38,17 @@ async function readJson<T>(path: string): Promise<T | undefined> {
 /** Records the pod as parsed (mode 0600: it may hold Secret-fed values, as the kubelet's secret volumes do). */
 export async function recordDesiredPod(root: string, pod: PodModel): Promise<void> {
   await writeAtomic(desiredPodPath(root, pod.uid), `${JSON.stringify(pod, null, 2)}\n`, 0o600, true)
+  // pod.json names the pod's ConfigMaps and Secrets; their data is kept apart, in memory (recorded-objects.ts).
+  await recordPodObjects(root, pod)
 }
 
 /** The pod `run` (or `sync -f`) recorded, or undefined when there is none (a pod made by another tool). */
 export async function readDesiredPod(root: string, uid: string): Promise<PodModel | undefined> {
   const pod = await readJson<PodModel>(desiredPodPath(root, uid))
-  return pod && typeof pod.name === 'string' && Array.isArray(pod.containers) ? pod : undefined
+  if (!pod || typeof pod.name !== 'string' || !Array.isArray(pod.containers)) return undefined
+  // The names pod.json keeps become lookups again when the data was kept; if not, they stay names only.
+  if (pod.objects !== undefined) pod.objects = (await readPodObjects(root, uid)) ?? pod.objects
+  return pod
 }
 
 export type BackOffEntries = Record<string, {backoffMs: number; lastUpdate: number}>

@@ -192,11 +192,28 @@ export interface BuiltEnvironment {
 }
 
 /**
+ * The pod's ConfigMaps and Secrets. A pod read back from pod.json whose objects were not kept (no
+ * tmpfs on the node, or the node restarted) names them only: its env cannot be made again.
+ */
+function lookupObjects(pod: PodModel): InputObjects {
+  if (pod.objects === undefined) return {configMap: () => undefined, secret: () => undefined}
+  if (typeof pod.objects.configMap === 'function') return pod.objects
+  const gone = (kind: string, name: string): never => {
+    throw new EnvReferenceError(
+      `${kind} "${name}" of pod ${pod.name} was given to the run that made it, and podctl no longer has it ` +
+        `(it keeps them in memory only); apply the pod again with them: podctl sync -f FILE`,
+    )
+  }
+
+  return {configMap: (_namespace, name) => gone('configmap', name), secret: (_namespace, name) => gone('secret', name)}
+}
+
+/**
  * makeEnvironmentVariables. A missing non-optional ConfigMap, Secret or key throws EnvReferenceError
  * with the kubelet's message (`configmap "x" not found`, `couldn't find key k in ConfigMap ns/x`).
  */
 export function makeEnvironmentVariables(pod: PodModel, container: ContainerModel, context: DownwardContext): BuiltEnvironment {
-  const objects: InputObjects = pod.objects ?? {configMap: () => undefined, secret: () => undefined}
+  const objects = lookupObjects(pod)
   const values = new Map<string, EnvVar>()
   const warnings: string[] = []
   for (const source of container.envFrom ?? []) {

@@ -7,13 +7,18 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {readDesiredPod, recordDesiredPod} from '../../../src/lib/kubelet/desired-state.js'
 import {removePodDirectory, setUpVolumes, volumeHostPaths} from '../../../src/lib/kubelet/pod-dirs.js'
 import {checkPodReferences} from '../../../src/lib/kubelet/pod-objects.js'
+import {unmountUnder} from '../../../src/lib/kubelet/volumes.js'
 import {podsFromDocuments} from '../../../src/lib/manifest/inputs.js'
 import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 
 const roots: string[] = []
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, {recursive: true, force: true})
+afterEach(async () => {
+  for (const root of roots.splice(0)) {
+    // recordDesiredPod keeps a pod's objects on a tmpfs of its own.
+    await unmountUnder(root)
+    rmSync(root, {recursive: true, force: true})
+  }
 })
 
 const node = {
@@ -94,12 +99,18 @@ describe('setUpVolumes again for a recreation (the pod directory kept)', () => {
     expect(readFileSync(join(paths.get('cfg')!, 'a'), 'utf8')).toBe('9')
     expect(readFileSync(join(paths.get('scratch')!, 'data'), 'utf8')).toBe('kept')
 
-    // A sync recreation reads the pod back from pod.json: names and keys of its ConfigMaps only.
-    await recordDesiredPod(root, model)
+    // A sync recreation reads the pod back from pod.json and the objects kept beside it (a tmpfs).
+    const updated = await pod('  - {name: cfg, configMap: {name: cfg}}\n  - {name: scratch, emptyDir: {}}\n', CONFIG.replace('"1"', '"9"'))
+    await recordDesiredPod(root, updated)
+    await setUpVolumes((await readDesiredPod(root, model.uid))!, root, node)
+    expect(readFileSync(join(paths.get('cfg')!, 'a'), 'utf8')).toBe('9')
+    expect(readFileSync(join(paths.get('scratch')!, 'data'), 'utf8')).toBe('kept')
+
+    // Those objects gone (a reboot; no tmpfs): pod.json names them only, and the volume is kept as written.
+    await unmountUnder(join(root, model.uid, 'objects'))
     const recorded = (await readDesiredPod(root, model.uid))!
     await setUpVolumes(recorded, root, node)
     expect(readFileSync(join(paths.get('cfg')!, 'a'), 'utf8')).toBe('9')
-    expect(readFileSync(join(paths.get('scratch')!, 'data'), 'utf8')).toBe('kept')
 
     // Never written (a new pod directory): the ConfigMap is missing, said the kubelet's way.
     await expect(setUpVolumes({...recorded, uid: 'uid-2'}, root, node)).rejects.toThrow(
