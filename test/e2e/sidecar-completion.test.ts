@@ -1,12 +1,12 @@
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * Sidecars do not keep a finished pod alive (the kubelet's computePodActions kills the pod once its
@@ -23,16 +23,7 @@ interface Listed {
   state: string
 }
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(work, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, work)
 
 describe('sidecars stop when the app containers are done', () => {
   it('run --wait completed returns 0, both sidecars are stopped (reverse order), status shows Succeeded', async () => {

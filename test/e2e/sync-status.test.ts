@@ -1,12 +1,12 @@
-import {existsSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * The status manager and the node housekeeping against the lab: `status` on an unsupervised dead
@@ -66,16 +66,7 @@ async function status(pod: string): Promise<Conditions> {
   return JSON.parse(result.stdout)
 }
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(work, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, work)
 
 describe('status of a pod nothing supervises', () => {
   it('says plainly that an exited container will not be restarted, and shows the termination messages', async () => {

@@ -1,12 +1,12 @@
-import {existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * Waits that mean what they say and supervision against the lab: `run --wait running` failing on a
@@ -40,16 +40,7 @@ ${containers.replaceAll('BUSYBOX', busybox)}`,
   return path
 }
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(work, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, work)
 
 describe('run --wait running: the settle window', () => {
   it('fails a run whose container crashes right after it started (CrashLoopBackOff, exit code shown)', async () => {

@@ -1,12 +1,12 @@
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * `podctl sync` against the lab: the recorded desired state, one SyncPod pass (restarts with the
@@ -84,16 +84,7 @@ async function status(pod: string): Promise<StatusJson> {
   return JSON.parse(result.stdout)
 }
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(work, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, work)
 
 describe('podctl run records the desired state', () => {
   it('writes pod.json (0600) into the pod directory, and the grace period annotation defaults to 30', async () => {
