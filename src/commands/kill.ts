@@ -122,6 +122,8 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     const outcome = await killPods(await this.client(), pods, {
       ...options,
       keep: this.keepSandboxes(),
+      // A killed pod is no longer wanted: a running `sync --watch` must not bring it back.
+      forget: true,
       parallel: this.flags.parallel,
       podDirRoot: this.flags['pod-dir-root'],
       // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.

@@ -136,6 +136,51 @@ describe('sync --watch with probes', () => {
   })
 })
 
+describe('kill while sync --watch supervises the pod', () => {
+  it('lets the pod go (Forgotten) instead of recreating it under the kill', async () => {
+    const path = manifest(
+      'doomed',
+      `  - name: c
+    image: BUSYBOX
+    command: [sh, -c, "trap 'sleep 2; exit 0' TERM; while true; do sleep 1; done"]
+`,
+    )
+    expect((await podctl(['run', '-f', path, '-q', '--settle', '0'], {env})).code).toBe(0)
+    let stdout = ''
+    let killed: Promise<{code: number | null}> | undefined
+    // Once the supervisor has the pod (status says supervised), kill it: its container takes 2 s to stop.
+    const killWhenSupervised = async () => {
+      for (let tries = 0; tries < 150; tries++) {
+        const status = await podctl(['status', 'doomed', '-n', namespace, '-o', 'json'], {env})
+        if (status.code === 0 && JSON.parse(status.stdout).supervised === true) break
+        await new Promise((resolve) => {
+          setTimeout(resolve, 200)
+        })
+      }
+
+      return podctl(['kill', 'doomed', '-n', namespace], {env})
+    }
+
+    const watch = await podctl(['sync', '--watch', '--all', '-n', namespace], {
+      env,
+      timeoutMs: 60_000,
+      onSpawn(child) {
+        killed = killWhenSupervised()
+        child.stdout?.on('data', (chunk) => {
+          stdout += chunk
+          // Let go: stop watching once the kill is done.
+          if (/Forgotten/.test(stdout)) void killed?.then(() => child.kill('SIGINT'))
+        })
+      },
+    })
+    expect(watch.code, watch.stderr).toBe(0)
+    expect((await killed)?.code).toBe(0)
+    expect(stdout).toMatch(/Normal\s+Forgotten\s.*doomed_\S+\s+The pod was killed \(its pod.json is gone\): no longer supervised/)
+    expect(stdout).not.toMatch(/SandboxChanged|Started\s+container/)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+})
+
 describe('run --supervise', () => {
   it('keeps the pod synced until Ctrl-C, then kills it and leaves nothing behind', async () => {
     const path = manifest(

@@ -7,15 +7,14 @@
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 
 import type {PodModel} from '../manifest/model.js'
-import {podDirectory} from './pod-dirs.js'
+import {DESIRED_POD_FILE, podDirectory} from './pod-dirs.js'
 import {readPodObjects, recordPodObjects} from './recorded-objects.js'
 
-const POD_FILE = 'pod.json'
 const BACKOFF_FILE = 'backoff.json'
 const STATUS_FILE = 'status.json'
 
 export function desiredPodPath(root: string, uid: string): string {
-  return `${podDirectory(root, uid)}/${POD_FILE}`
+  return `${podDirectory(root, uid)}/${DESIRED_POD_FILE}`
 }
 
 /** Writes a file atomically (temporary file, then rename) with the given mode. */

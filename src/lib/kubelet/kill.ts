@@ -12,7 +12,7 @@ import {newestFirst, podFullName} from '../kube/helpers.js'
 import {containerName, gracePeriodFor} from '../kube/labels.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from './hooks.js'
-import {removeRecordedPodDirectory} from './pod-dirs.js'
+import {forgetRecordedPod, removeRecordedPodDirectory} from './pod-dirs.js'
 import {KillPodError} from './reasons.js'
 import {terminationStages} from './termination-order.js'
 
@@ -41,6 +41,11 @@ export interface KillPodOptions {
    * its volumes stay, as the kubelet tears a pod's volumes down only when the pod is deleted.
    */
   keepPodDirectory?: boolean
+  /**
+   * The user kills the pod (`kill`, the end of `run --supervise`): its pod.json goes first, so a
+   * supervisor looking meanwhile does not restart or recreate what is being killed.
+   */
+  forget?: boolean
   /**
    * A ListContainers result to pick this pod's containers from, so killing many pods costs one
    * list call instead of one per pod. Listed when absent.
@@ -147,6 +152,7 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     for (const outcome of settled) if (outcome.status === 'rejected') failures.push(asPodctlError(outcome.reason))
   }
 
+  if (options.forget) await Promise.all(ordered.map((sandbox) => forgetRecordedPod(sandbox, options.podDirRoot)))
   // Containers by sandbox ID only: a uid match could reach a newer sandbox of the same pod that the
   // caller did not ask to kill (e.g. `run --replace` creating attempt N+1).
   const ids = new Set(ordered.map((sandbox) => sandbox.id))

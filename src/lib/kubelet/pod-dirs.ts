@@ -186,26 +186,51 @@ export async function removePodDirectory(root: string, uid: string): Promise<voi
   await rm(podDirectory(root, uid), {recursive: true, force: true})
 }
 
+/** The file in a pod directory that says what should run (desired-state.ts reads and writes it). */
+export const DESIRED_POD_FILE = 'pod.json'
+
 /**
- * Removes the pod directory `run` recorded on a sandbox, as the kubelet removes a deleted pod's
- * directory. The annotation is only a claim (any tool can write it): the directory removed is
- * `<root>/<uid>` under podctl's own configured root, and only when the annotation names exactly
- * that directory (symlinks resolved) and it is a real directory, not a symlink out of the root.
+ * The pod directory `run` recorded on a sandbox. The annotation is only a claim (any tool can write
+ * it): the directory is `<root>/<uid>` under podctl's own configured root, and only when the
+ * annotation names exactly that directory (symlinks resolved) and it is a real directory, not a
+ * symlink out of the root; else undefined.
  */
+async function recordedPodDirectory(
+  sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
+  root: string,
+): Promise<string | undefined> {
+  const path = podDirectoryOf(sandbox.annotations)
+  const uid = sandbox.metadata?.uid
+  if (!path || !uid || !isAbsolute(path) || !isAbsolute(root) || basename(path) !== uid) return undefined
+  if (uid === '.' || uid === '..' || uid.includes('/') || path.split('/').includes('..')) return undefined
+  const realRoot = await realpath(root).catch(() => undefined)
+  const recordedParent = await realpath(dirname(path)).catch(() => undefined)
+  if (!realRoot || realRoot === '/' || recordedParent !== realRoot) return undefined
+  const target = join(realRoot, uid)
+  const info = await lstat(target).catch(() => undefined)
+  return info?.isDirectory() ? target : undefined
+}
+
+/** Removes the pod directory `run` recorded on a sandbox, as the kubelet removes a deleted pod's directory. */
 export async function removeRecordedPodDirectory(
   sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
   root: string = podDirRootFromEnv(),
 ): Promise<void> {
-  const path = podDirectoryOf(sandbox.annotations)
-  const uid = sandbox.metadata?.uid
-  if (!path || !uid || !isAbsolute(path) || !isAbsolute(root) || basename(path) !== uid) return
-  if (uid === '.' || uid === '..' || uid.includes('/') || path.split('/').includes('..')) return
-  const realRoot = await realpath(root).catch(() => undefined)
-  const recordedParent = await realpath(dirname(path)).catch(() => undefined)
-  if (!realRoot || realRoot === '/' || recordedParent !== realRoot) return
-  const target = join(realRoot, uid)
-  const info = await lstat(target).catch(() => undefined)
-  if (!info?.isDirectory()) return
+  const target = await recordedPodDirectory(sandbox, root)
+  if (!target) return
   await unmountUnder(target)
   await rm(target, {recursive: true, force: true})
+}
+
+/**
+ * Drops what the pod should run (its pod.json) and nothing else: a pod being killed on purpose is
+ * no longer wanted, so a supervisor that looks while its containers stop leaves it alone, as the
+ * kubelet drops a deleted pod from its desired state before it kills it.
+ */
+export async function forgetRecordedPod(
+  sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
+  root: string = podDirRootFromEnv(),
+): Promise<void> {
+  const target = await recordedPodDirectory(sandbox, root)
+  if (target) await rm(join(target, DESIRED_POD_FILE), {force: true})
 }

@@ -53,6 +53,7 @@ export async function superviseRunPods(
       events: deps.events,
       podDirRoot: settings.podDirRoot,
       cleanup: true,
+      forget: true,
     })
     if (outcome.failures.length > 0) throw outcome.failures[0].error
   } finally {

@@ -13,6 +13,8 @@
  * probes — and taken over (TookOver) on the first turn after that supervisor stops. The locks are
  * released when the loop ends, however it ends.
  */
+import {access} from 'node:fs/promises'
+
 import {asPodctlError, InterruptedError, RuntimeUnreachableError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import type {BackOff} from '../kube/backoff.js'
@@ -22,7 +24,7 @@ import {newestFirst, podFullName} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import {settleLimit} from '../util/concurrency.js'
 import {ProbeManager} from '../prober/manager.js'
-import {readDesiredPod} from './desired-state.js'
+import {desiredPodPath, readDesiredPod} from './desired-state.js'
 import {crashBackOff, type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from './status-manager.js'
 import {type SupervisorHolder, SupervisorLocks} from './supervisor-lock.js'
@@ -243,6 +245,7 @@ async function superviseOne(
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
   const state = await podState({fullName: target.fullName, uid}, {states, locks}, settings.podDirRoot, deps)
   if (!state.pod) return undefined
+  if (!(await stillWanted(target.fullName, state, {locks, podDirRoot: settings.podDirRoot}, deps))) return undefined
   if (!(await claimPod(target.fullName, state, locks, deps))) return undefined
   const probeFailures = probeFailuresOf(deps.prober, containers)
   const print = fingerprint(sandboxes, containers)
@@ -279,6 +282,32 @@ async function superviseOne(
   state.nextDue = Math.min(result.backOffUntil ?? Number.POSITIVE_INFINITY, now + RESYNC_MS)
   await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
   return result
+}
+
+/**
+ * Whether the pod's record (pod.json) is still there. `kill` removes it before it stops anything, so
+ * a pod being killed is let go at once (probes stopped, lock released, said once) rather than
+ * restarted or recreated under the kill, as the kubelet drops a deleted pod before killing it.
+ */
+async function stillWanted(
+  fullName: string,
+  state: PodState,
+  {locks, podDirRoot}: {locks: SupervisorLocks; podDirRoot: string},
+  deps: SuperviseDeps,
+): Promise<boolean> {
+  const {pod} = state
+  if (!pod) return false
+  const recorded = await access(desiredPodPath(podDirRoot, pod.uid)).then(
+    () => true,
+    () => false,
+  )
+  if (recorded) return true
+  for (const id of state.registered) deps.prober?.removeContainer(id)
+  state.registered.clear()
+  state.pod = undefined
+  await locks.release(pod.uid)
+  deps.events(normalEvent('Forgotten', 'The pod was killed (its pod.json is gone): no longer supervised', fullName))
+  return false
 }
 
 /** The pod's state, new on its first turn and whenever its uid changed (the old uid's lock is let go). */
