@@ -148,6 +148,8 @@ describe('kill while sync --watch supervises the pod', () => {
     expect((await podctl(['run', '-f', path, '-q', '--settle', '0'], {env})).code).toBe(0)
     let stdout = ''
     let killed: Promise<{code: number | null}> | undefined
+    // One SIGINT: a second one makes podctl exit at once (130).
+    let stopping: Promise<boolean> | undefined
     // Once the supervisor has the pod (status says supervised), kill it: its container takes 2 s to stop.
     const killWhenSupervised = async () => {
       for (let tries = 0; tries < 150; tries++) {
@@ -169,7 +171,7 @@ describe('kill while sync --watch supervises the pod', () => {
         child.stdout?.on('data', (chunk) => {
           stdout += chunk
           // Let go: stop watching once the kill is done.
-          if (/Forgotten/.test(stdout)) void killed?.then(() => child.kill('SIGINT'))
+          if (!stopping && /Forgotten/.test(stdout)) stopping = killed?.then(() => child.kill('SIGINT'))
         })
       },
     })
@@ -178,6 +180,52 @@ describe('kill while sync --watch supervises the pod', () => {
     expect(stdout).toMatch(/Normal\s+Forgotten\s.*doomed_\S+\s+The pod was killed \(its pod.json is gone\): no longer supervised/)
     expect(stdout).not.toMatch(/SandboxChanged|Started\s+container/)
     expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+})
+
+describe('sync -f while sync --watch supervises the pod', () => {
+  it('the supervisor takes the applied spec (Updated) instead of reverting it', async () => {
+    const spec = (value: string) => `  - name: c
+    image: BUSYBOX
+    env: [{name: V, value: ${value}}]
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+`
+    expect((await podctl(['run', '-f', manifest('applied', spec('one')), '-q', '--settle', '0'], {env})).code).toBe(0)
+    let stdout = ''
+    let applied: Promise<{code: number | null; stderr: string}> | undefined
+    let stopping: Promise<boolean> | undefined
+    const applyWhenSupervised = async () => {
+      for (let tries = 0; tries < 150; tries++) {
+        const status = await podctl(['status', 'applied', '-n', namespace, '-o', 'json'], {env})
+        if (status.code === 0 && JSON.parse(status.stdout).supervised === true) break
+        await new Promise((resolve) => {
+          setTimeout(resolve, 200)
+        })
+      }
+
+      return podctl(['sync', '-f', manifest('applied', spec('two'))], {env})
+    }
+
+    const watch = await podctl(['sync', '--watch', '--all', '-n', namespace], {
+      env,
+      timeoutMs: 60_000,
+      onSpawn(child) {
+        applied = applyWhenSupervised()
+        child.stdout?.on('data', (chunk) => {
+          stdout += chunk
+          if (!stopping && /Updated/.test(stdout)) stopping = applied?.then(() => child.kill('SIGINT'))
+        })
+      },
+    })
+    expect(watch.code, watch.stderr).toBe(0)
+    const apply = await applied!
+    expect(apply.code, apply.stderr).toBe(0)
+    expect(stdout).toMatch(/Normal\s+Updated\s.*applied_\S+\s+The pod was applied again \(its pod.json changed\): supervising the new spec/)
+    // Nothing the supervisor did undid the apply: the running container has the new value.
+    const exec = await podctl(['exec', 'applied/c', '-n', namespace, '--', 'sh', '-c', 'echo $V'], {env})
+    expect(exec.stdout.trim()).toBe('two')
+    expect(stdout).not.toMatch(/Killing/)
+    expect((await podctl(['kill', 'applied', '-n', namespace, '--force'], {env})).code).toBe(0)
   })
 })
 

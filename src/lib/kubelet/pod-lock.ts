@@ -134,3 +134,16 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
+
+/**
+ * The pod's lock if no other live process holds it now, else undefined (no waiting): a supervisor's
+ * turn skips a pod that a `sync`, `sync -f` or `run` is working on and looks again on its next turn.
+ */
+export async function tryLockPod(podDirRoot: string, fullName: string): Promise<PodLocks | undefined> {
+  try {
+    return await lockPods(podDirRoot, [fullName], {deadline: Date.now()})
+  } catch (error) {
+    if (error instanceof DeadlineExceededError) return undefined
+    throw error
+  }
+}

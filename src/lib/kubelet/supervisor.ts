@@ -13,7 +13,7 @@
  * probes — and taken over (TookOver) on the first turn after that supervisor stops. The locks are
  * released when the loop ends, however it ends.
  */
-import {access} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 
 import {asPodctlError, InterruptedError, RuntimeUnreachableError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
@@ -25,8 +25,10 @@ import type {PodModel} from '../manifest/model.js'
 import {settleLimit} from '../util/concurrency.js'
 import {ProbeManager} from '../prober/manager.js'
 import {desiredPodPath, readDesiredPod} from './desired-state.js'
+import {followRecord} from './supervised-record.js'
 import {crashBackOff, type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from './status-manager.js'
+import {tryLockPod} from './pod-lock.js'
 import {type SupervisorHolder, SupervisorLocks} from './supervisor-lock.js'
 import type {SyncTarget} from './sync-pods.js'
 
@@ -79,6 +81,8 @@ interface PodState {
   /** The uid the state was made for: a pod with no record (no `pod`) is told NotManaged once, not every turn. */
   uid: string
   pod?: PodModel
+  /** pod.json's mtime when `pod` was read: a newer one (sync -f) is read again. */
+  recordMtimeMs?: number
   /** Another supervisor that holds the pod's lock (told once per holder); undefined while this one holds it. */
   heldBy?: SupervisorHolder
 }
@@ -169,7 +173,7 @@ export async function superviseSelection(
         if (reconnectMs > 0) for (const state of states.values()) state.nextDue = 0
         if (reconnectMs > 0) stream.runtimeRestarted()
         reconnectMs = 0
-        await settleLimit(targets, deps.parallel, (target) => superviseOne(target, containers, {states, probed, locks}, settings, deps))
+        await settleLimit(targets, deps.parallel, (target) => turnOf(target, containers, {states, probed, locks}, settings, deps))
         const allHeld = targets.length > 0 && targets.every((target) => states.get(target.fullName)?.heldBy)
         if (allHeld && !standby) events(normalEvent('Standby', STANDBY_MESSAGE, 'supervisor'))
         standby = allHeld
@@ -232,6 +236,13 @@ function nextListing(
 }
 
 /** One pod's turn: sync it if it changed, is due, or a probe failed; then the status manager's record. */
+/** A pod's turn under its pass lock: a `sync` or `sync -f` working on the pod now has it, and the turn waits for the next. */
+async function turnOf(...args: Parameters<typeof superviseOne>): ReturnType<typeof superviseOne> {
+  const passLock = await tryLockPod(args[3].podDirRoot, args[0].fullName)
+  if (!passLock) return undefined
+  return superviseOne(...args).finally(() => passLock.release())
+}
+
 async function superviseOne(
   target: SyncTarget,
   listed: readonly Container[],
@@ -245,7 +256,7 @@ async function superviseOne(
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
   const state = await podState({fullName: target.fullName, uid}, {states, locks}, settings.podDirRoot, deps)
   if (!state.pod) return undefined
-  if (!(await stillWanted(target.fullName, state, {locks, podDirRoot: settings.podDirRoot}, deps))) return undefined
+  if (!(await followRecord(target.fullName, state, {locks, podDirRoot: settings.podDirRoot}, deps))) return undefined
   if (!(await claimPod(target.fullName, state, locks, deps))) return undefined
   const probeFailures = probeFailuresOf(deps.prober, containers)
   const print = fingerprint(sandboxes, containers)
@@ -278,36 +289,13 @@ async function superviseOne(
     if (!(await claimPod(target.fullName, state, locks, deps))) return result
   }
 
+  // A recreation records the pod again itself: that is not an apply to follow.
+  if (result.did.length > 0)
+    state.recordMtimeMs = (await stat(desiredPodPath(settings.podDirRoot, state.pod.uid)).catch(() => undefined))?.mtimeMs
   state.fingerprint = result.did.length === 0 ? print : ''
   state.nextDue = Math.min(result.backOffUntil ?? Number.POSITIVE_INFINITY, now + RESYNC_MS)
   await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
   return result
-}
-
-/**
- * Whether the pod's record (pod.json) is still there. `kill` removes it before it stops anything, so
- * a pod being killed is let go at once (probes stopped, lock released, said once) rather than
- * restarted or recreated under the kill, as the kubelet drops a deleted pod before killing it.
- */
-async function stillWanted(
-  fullName: string,
-  state: PodState,
-  {locks, podDirRoot}: {locks: SupervisorLocks; podDirRoot: string},
-  deps: SuperviseDeps,
-): Promise<boolean> {
-  const {pod} = state
-  if (!pod) return false
-  const recorded = await access(desiredPodPath(podDirRoot, pod.uid)).then(
-    () => true,
-    () => false,
-  )
-  if (recorded) return true
-  for (const id of state.registered) deps.prober?.removeContainer(id)
-  state.registered.clear()
-  state.pod = undefined
-  await locks.release(pod.uid)
-  deps.events(normalEvent('Forgotten', 'The pod was killed (its pod.json is gone): no longer supervised', fullName))
-  return false
 }
 
 /** The pod's state, new on its first turn and whenever its uid changed (the old uid's lock is let go). */

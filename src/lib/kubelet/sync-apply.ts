@@ -7,11 +7,13 @@
  */
 import type {CriClient} from '../cri/client.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
-import {newestFirst} from '../kube/helpers.js'
+import {normalEvent} from '../kube/events.js'
+import {newestFirst, podFullName} from '../kube/helpers.js'
 import {containerHash} from '../kube/labels.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {readDesiredPod, recordDesiredPod} from './desired-state.js'
 import {computePodActions, type PodActions} from './pod-actions.js'
+import {lockPods} from './pod-lock.js'
 import {observePod} from './pod-observe.js'
 import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {generatePodSandboxConfig} from './sandbox.js'
@@ -133,11 +135,21 @@ export async function applyPod(
   deps: SyncDeps,
 ): Promise<PodSyncResult & {changes: PodChanges}> {
   const pod = withIdentity(desired, sandboxes)
-  const recorded = await readDesiredPod(settings.podDirRoot, pod.uid)
-  const changes = recorded ? diffPods(recorded, pod, settings) : {sandbox: [], containers: []}
-  const newest = [...sandboxes].sort(newestFirst)[0]
-  const recreate = sandboxes.length > 0 && (changes.sandbox.length > 0 || newest?.metadata?.uid !== pod.uid)
-  if (sandboxes.length > 0 && newest?.metadata?.uid === pod.uid) await recordDesiredPod(settings.podDirRoot, pod)
-  const result = await syncPodOnce(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
-  return {...result, changes}
+  // The pod's pass lock, as `sync` takes it: a supervisor's turn (sync --watch) waits until the apply is done.
+  const lock = await lockPods(settings.podDirRoot, [podFullName(pod.name, pod.namespace)], {
+    deadline: settings.deadline,
+    signal: deps.signal,
+    onWait: (name, pid) => deps.events(normalEvent('Waiting', `Another podctl (pid ${pid}) is running pod ${name}; waiting for it`, name)),
+  })
+  try {
+    const recorded = await readDesiredPod(settings.podDirRoot, pod.uid)
+    const changes = recorded ? diffPods(recorded, pod, settings) : {sandbox: [], containers: []}
+    const newest = [...sandboxes].sort(newestFirst)[0]
+    const recreate = sandboxes.length > 0 && (changes.sandbox.length > 0 || newest?.metadata?.uid !== pod.uid)
+    if (sandboxes.length > 0 && newest?.metadata?.uid === pod.uid) await recordDesiredPod(settings.podDirRoot, pod)
+    const result = await syncPodOnce(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
+    return {...result, changes}
+  } finally {
+    await lock.release()
+  }
 }
