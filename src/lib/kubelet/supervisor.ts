@@ -173,7 +173,7 @@ export async function superviseSelection(
         if (reconnectMs > 0) for (const state of states.values()) state.nextDue = 0
         if (reconnectMs > 0) stream.runtimeRestarted()
         reconnectMs = 0
-        await settleLimit(targets, deps.parallel, (target) => turnOf(target, containers, {states, probed, locks}, settings, deps))
+        await settleLimit(targets, deps.parallel, (target) => superviseOne(target, containers, {states, probed, locks}, settings, deps))
         const allHeld = targets.length > 0 && targets.every((target) => states.get(target.fullName)?.heldBy)
         if (allHeld && !standby) events(normalEvent('Standby', STANDBY_MESSAGE, 'supervisor'))
         standby = allHeld
@@ -236,13 +236,6 @@ function nextListing(
 }
 
 /** One pod's turn: sync it if it changed, is due, or a probe failed; then the status manager's record. */
-/** A pod's turn under its pass lock: a `sync` or `sync -f` working on the pod now has it, and the turn waits for the next. */
-async function turnOf(...args: Parameters<typeof superviseOne>): ReturnType<typeof superviseOne> {
-  const passLock = await tryLockPod(args[3].podDirRoot, args[0].fullName)
-  if (!passLock) return undefined
-  return superviseOne(...args).finally(() => passLock.release())
-}
-
 async function superviseOne(
   target: SyncTarget,
   listed: readonly Container[],
@@ -267,6 +260,39 @@ async function superviseOne(
     return undefined
   }
 
+  // About to act: under the pod's pass lock, which a `sync` or `sync -f` at work holds (then the next
+  // turn acts), and with the record as it is now (an apply may have rewritten it meanwhile).
+  const passLock = await tryLockPod(settings.podDirRoot, target.fullName)
+  if (!passLock) return undefined
+  try {
+    if (!(await followRecord(target.fullName, state, {locks, podDirRoot: settings.podDirRoot}, deps))) return undefined
+    return await syncTurn(target, {state, print, now, probeFailures, listed, sandboxes}, {locks, settings, deps})
+  } finally {
+    await passLock.release()
+  }
+}
+
+/** The acting part of a pod's turn: SyncPod, then the status manager's record. */
+async function syncTurn(
+  target: SyncTarget,
+  {
+    state,
+    print,
+    now,
+    probeFailures,
+    listed,
+    sandboxes,
+  }: {
+    state: PodState
+    print: string
+    now: number
+    probeFailures: Map<string, 'liveness' | 'startup'>
+    listed: readonly Container[]
+    sandboxes: PodSandbox[]
+  },
+  {locks, settings, deps}: {locks: SupervisorLocks; settings: Omit<SyncSettings, 'deadline'>; deps: SuperviseDeps},
+): Promise<PodSyncResult | undefined> {
+  if (!state.pod) return undefined
   const registered = state.registered
   const onKill = (id: string) => {
     deps.prober?.removeContainer(id)
