@@ -1,12 +1,12 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * Huge but valid durations against the lab: they used to reach setTimeout and grpc-js unclamped,
@@ -39,16 +39,7 @@ function pod(name: string) {
 
 const noCrash = (stderr: string) => expect(stderr).not.toMatch(/TimeoutOverflowWarning|Deadline is too far|\n\s+at .+:\d+:\d+/)
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(podDirRoot, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, podDirRoot)
 
 describe('durations beyond what timers accept', () => {
   it('run --timeout 99999999999999s starts a pod with a postStart hook', async () => {

@@ -1,12 +1,12 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * Two `podctl run` of the same pod at once used to both create it (check-then-create without a
@@ -18,16 +18,7 @@ const namespace = uniqueNamespace('concurrent-run')
 const podDirRoot = mkdtempSync(join(tmpdir(), 'podctl-concurrent-'))
 const env = labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot, PODCTL_POD_DIR_ROOT: podDirRoot})
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(podDirRoot, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, podDirRoot)
 
 describe('two concurrent runs of one pod', () => {
   it('make one pod: one run succeeds, the other refuses with AlreadyExists', async () => {

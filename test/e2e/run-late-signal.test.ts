@@ -1,12 +1,12 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
-import {pullBusybox} from '../support/pods.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
 
 /**
  * A Ctrl-C that lands after `run` has its result (here: as soon as the JSON result reaches stdout)
@@ -19,16 +19,7 @@ const namespace = uniqueNamespace('late-sigint')
 const podDirRoot = mkdtempSync(join(tmpdir(), 'podctl-late-'))
 const env = labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot, PODCTL_POD_DIR_ROOT: podDirRoot})
 
-beforeAll(async () => {
-  await pullBusybox(client)
-})
-
-afterAll(async () => {
-  await cleanupNamespace(client, namespace)
-  expect(await sandboxesIn(client, namespace)).toEqual([])
-  client.close()
-  rmSync(podDirRoot, {recursive: true, force: true})
-})
+useLabNamespace(client, namespace, podDirRoot)
 
 describe('run and a Ctrl-C after its result', () => {
   it('exits with the result code, not 130, and leaves the pod running', async () => {
