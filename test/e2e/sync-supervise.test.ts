@@ -136,6 +136,17 @@ describe('sync --watch with probes', () => {
   })
 })
 
+/** Polls `status` (at most 30 s) until a supervisor holds the pod. */
+async function untilSupervised(pod: string): Promise<void> {
+  for (let tries = 0; tries < 150; tries++) {
+    const status = await podctl(['status', pod, '-n', namespace, '-o', 'json'], {env})
+    if (status.code === 0 && JSON.parse(status.stdout).supervised === true) return
+    await new Promise((resolve) => {
+      setTimeout(resolve, 200)
+    })
+  }
+}
+
 describe('kill while sync --watch supervises the pod', () => {
   it('lets the pod go (Forgotten) instead of recreating it under the kill', async () => {
     const path = manifest(
@@ -152,14 +163,7 @@ describe('kill while sync --watch supervises the pod', () => {
     let stopping: Promise<boolean> | undefined
     // Once the supervisor has the pod (status says supervised), kill it: its container takes 2 s to stop.
     const killWhenSupervised = async () => {
-      for (let tries = 0; tries < 150; tries++) {
-        const status = await podctl(['status', 'doomed', '-n', namespace, '-o', 'json'], {env})
-        if (status.code === 0 && JSON.parse(status.stdout).supervised === true) break
-        await new Promise((resolve) => {
-          setTimeout(resolve, 200)
-        })
-      }
-
+      await untilSupervised('doomed')
       return podctl(['kill', 'doomed', '-n', namespace], {env})
     }
 
@@ -195,14 +199,7 @@ describe('sync -f while sync --watch supervises the pod', () => {
     let applied: Promise<{code: number | null; stderr: string}> | undefined
     let stopping: Promise<boolean> | undefined
     const applyWhenSupervised = async () => {
-      for (let tries = 0; tries < 150; tries++) {
-        const status = await podctl(['status', 'applied', '-n', namespace, '-o', 'json'], {env})
-        if (status.code === 0 && JSON.parse(status.stdout).supervised === true) break
-        await new Promise((resolve) => {
-          setTimeout(resolve, 200)
-        })
-      }
-
+      await untilSupervised('applied')
       return podctl(['sync', '-f', manifest('applied', spec('two'))], {env})
     }
 

@@ -41,6 +41,21 @@ export class EnvReferenceError extends Error {}
 
 export type NodeDownward = Omit<DownwardContext, 'podIPs'>
 
+/** A node context good enough to make a pod's lookups of ConfigMaps and Secrets (no value is kept). */
+export const PLACEHOLDER_NODE: NodeDownward = {
+  nodeName: '',
+  hostIPs: [],
+  allocatable: {cpuMilli: 1000n, memoryBytes: 1n, ephemeralStorageBytes: 1n},
+}
+
+/**
+ * The pod's ConfigMaps and Secrets, when they can be looked up (a parsed input, or the objects a
+ * recorded pod kept); undefined when the pod has none or, read back from pod.json, names them only.
+ */
+export function liveObjects(pod: PodModel): InputObjects | undefined {
+  return typeof pod.objects?.configMap === 'function' && typeof pod.objects.secret === 'function' ? pod.objects : undefined
+}
+
 /**
  * The node as the downward API sees it: its name (hostname), its IPs (the default route's
  * interface first), its allocatable (all CPUs, all memory, the size of the pod directories' filesystem).
@@ -197,7 +212,8 @@ export interface BuiltEnvironment {
  */
 function lookupObjects(pod: PodModel): InputObjects {
   if (pod.objects === undefined) return {configMap: () => undefined, secret: () => undefined}
-  if (typeof pod.objects.configMap === 'function') return pod.objects
+  const live = liveObjects(pod)
+  if (live) return live
   const gone = (kind: string, name: string): never => {
     throw new EnvReferenceError(
       `${kind} "${name}" of pod ${pod.name} was given to the run that made it, and podctl no longer has it ` +

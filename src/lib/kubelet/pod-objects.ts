@@ -9,16 +9,9 @@ import {type CredentialStore, pullSecretCredentials} from '../images/credentials
 import {podFullName} from '../kube/helpers.js'
 import {loadRunInput, type RunInput} from '../manifest/load.js'
 import type {PodModel} from '../manifest/model.js'
-import {EnvReferenceError, makeEnvironmentVariables, type NodeDownward} from './env.js'
+import {EnvReferenceError, makeEnvironmentVariables, PLACEHOLDER_NODE} from './env.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {volumePayload, VolumeSetupError} from './volumes.js'
-
-/** A node context good enough to find references (values are not kept). */
-const PLACEHOLDER_NODE: NodeDownward = {
-  nodeName: '',
-  hostIPs: [],
-  allocatable: {cpuMilli: 1000n, memoryBytes: 1n, ephemeralStorageBytes: 1n},
-}
 
 export function checkPodReferences(pods: readonly PodModel[]): void {
   for (const pod of pods) {

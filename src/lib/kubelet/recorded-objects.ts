@@ -10,7 +10,8 @@
 import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises'
 
 import type {ConfigMapObject, InputObjects, PodModel, SecretObject} from '../manifest/model.js'
-import {makeEnvironmentVariables, type NodeDownward} from './env.js'
+import {ObjectStore} from '../manifest/objects.js'
+import {liveObjects, makeEnvironmentVariables, PLACEHOLDER_NODE} from './env.js'
 import {podDirectory} from './pod-dirs.js'
 import {mountsUnder, mountTmpfs, volumePayload} from './volumes.js'
 
@@ -19,29 +20,17 @@ const OBJECTS_FILE = 'objects.json'
 /** An upper bound, not a reservation: a tmpfs takes pages only as the file grows. */
 const OBJECTS_TMPFS_OPTIONS = ['mode=0700', 'size=64m']
 
-/** A node context good enough to make the lookups (no value is kept). */
-const PLACEHOLDER_NODE: NodeDownward = {
-  nodeName: '',
-  hostIPs: [],
-  allocatable: {cpuMilli: 1000n, memoryBytes: 1n, ephemeralStorageBytes: 1n},
-}
-
 interface RecordedFile {
   configMaps: Array<{name: string; namespace: string; data: Record<string, string>; binaryData: Record<string, string>; immutable: boolean}>
   secrets: Array<{name: string; namespace: string; type: string; data: Record<string, string>}>
-}
-
-/** Whether the pod's `objects` can be looked up (a parsed input), not only named (a pod.json read back). */
-export function hasLiveObjects(pod: PodModel): pod is PodModel & {objects: InputObjects} {
-  return typeof pod.objects?.configMap === 'function' && typeof pod.objects.secret === 'function'
 }
 
 /** The objects the pod looks up, found by making its lookups (the same code that uses them). */
 export function referencedObjects(pod: PodModel): {configMaps: ConfigMapObject[]; secrets: SecretObject[]} {
   const configMaps = new Map<string, ConfigMapObject>()
   const secrets = new Map<string, SecretObject>()
-  if (!hasLiveObjects(pod)) return {configMaps: [], secrets: []}
-  const live = pod.objects
+  const live = liveObjects(pod)
+  if (!live) return {configMaps: [], secrets: []}
   const recording: InputObjects = {
     configMap(namespace, name) {
       const found = live.configMap(namespace, name)
@@ -87,7 +76,7 @@ const decode = (data: Record<string, string>) =>
  */
 export async function recordPodObjects(root: string, pod: PodModel): Promise<void> {
   const dir = `${podDirectory(root, pod.uid)}/${OBJECTS_DIR}`
-  if (!hasLiveObjects(pod)) return
+  if (!liveObjects(pod)) return
   const {configMaps, secrets} = referencedObjects(pod)
   if (configMaps.length === 0 && secrets.length === 0) {
     await rm(`${dir}/${OBJECTS_FILE}`, {force: true})
@@ -116,40 +105,19 @@ export async function recordPodObjects(root: string, pod: PodModel): Promise<voi
   await rename(temporary, `${dir}/${OBJECTS_FILE}`)
 }
 
-/** What a recorded pod can look up again; shows only names and keys when printed, as the input's objects do. */
-class RecordedObjects implements InputObjects {
-  constructor(private readonly record: RecordedFile) {}
-
-  configMap(namespace: string, name: string): ConfigMapObject | undefined {
-    const found = this.record.configMaps.find(
-      (object) => object.name === name && (object.namespace === namespace || object.namespace === ''),
-    )
-    return found && {...found, binaryData: decode(found.binaryData), source: 'the pod record'}
-  }
-
-  secret(namespace: string, name: string): SecretObject | undefined {
-    const found = this.record.secrets.find((object) => object.name === name && (object.namespace === namespace || object.namespace === ''))
-    return found && {...found, data: decode(found.data), source: 'the pod record'}
-  }
-
-  toJSON(): unknown {
-    return {
-      configMaps: this.record.configMaps.map(({name, namespace, data, binaryData}) => ({
-        name,
-        namespace,
-        keys: [...Object.keys(data), ...Object.keys(binaryData)].sort(),
-      })),
-      secrets: this.record.secrets.map(({name, namespace, type, data}) => ({name, namespace, type, keys: Object.keys(data).sort()})),
-    }
-  }
-}
-
 /** The recorded objects of a pod read back from pod.json, or undefined when none were kept (or they are gone). */
 export async function readPodObjects(root: string, uid: string): Promise<InputObjects | undefined> {
   try {
     const text = await readFile(`${podDirectory(root, uid)}/${OBJECTS_DIR}/${OBJECTS_FILE}`, 'utf8')
     const record = JSON.parse(text) as RecordedFile
-    return Array.isArray(record.configMaps) && Array.isArray(record.secrets) ? new RecordedObjects(record) : undefined
+    if (!Array.isArray(record.configMaps) || !Array.isArray(record.secrets)) return undefined
+    // The same store the input's objects live in: the same lookups, and printed as names and keys only.
+    const store = new ObjectStore()
+    const source = 'the pod record'
+    for (const {binaryData, ...configMap} of record.configMaps)
+      store.add({kind: 'ConfigMap', value: {...configMap, binaryData: decode(binaryData), source}})
+    for (const {data, ...secret} of record.secrets) store.add({kind: 'Secret', value: {...secret, data: decode(data), source}})
+    return store
   } catch {
     return undefined
   }

@@ -21,11 +21,10 @@ import type {BackOff} from '../kube/backoff.js'
 import {ContainerEventStream, type EventStreamTiming} from './container-event-stream.js'
 import {normalEvent, warningEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
-import type {PodModel} from '../manifest/model.js'
 import {settleLimit} from '../util/concurrency.js'
 import {ProbeManager} from '../prober/manager.js'
 import {desiredPodPath, readDesiredPod} from './desired-state.js'
-import {followRecord} from './supervised-record.js'
+import {type FollowedPod, followRecord} from './supervised-record.js'
 import {crashBackOff, type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from './status-manager.js'
 import {tryLockPod} from './pod-lock.js'
@@ -72,17 +71,12 @@ interface Turn {
   locks: SupervisorLocks
 }
 
-interface PodState {
-  /** Containers handed to the prober. */
-  registered: Set<string>
-  fingerprint: string
+/** A pod's state in the loop: the record it follows (pod, registered, fingerprint, ...), and the rest. */
+interface PodState extends FollowedPod {
   nextDue: number
   backOff: BackOff
   /** The uid the state was made for: a pod with no record (no `pod`) is told NotManaged once, not every turn. */
   uid: string
-  pod?: PodModel
-  /** pod.json's mtime when `pod` was read: a newer one (sync -f) is read again. */
-  recordMtimeMs?: number
   /** Another supervisor that holds the pod's lock (told once per holder); undefined while this one holds it. */
   heldBy?: SupervisorHolder
 }

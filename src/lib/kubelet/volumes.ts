@@ -10,18 +10,10 @@ import {execFile} from 'node:child_process'
 import {readFile} from 'node:fs/promises'
 import {promisify} from 'node:util'
 
-import type {
-  ConfigMapObject,
-  DownwardAPIFileModel,
-  InputObjects,
-  KeyToPathModel,
-  PodModel,
-  SecretObject,
-  VolumeModel,
-} from '../manifest/model.js'
+import type {ConfigMapObject, DownwardAPIFileModel, KeyToPathModel, PodModel, SecretObject, VolumeModel} from '../manifest/model.js'
 import {parseQuantity, quantityValue} from '../manifest/quantity.js'
 import {type FileProjection, type Payload} from './atomic-writer.js'
-import {type DownwardContext, fieldRefValue, resourceFieldRefValue} from './env.js'
+import {type DownwardContext, fieldRefValue, liveObjects, resourceFieldRefValue} from './env.js'
 
 const run = promisify(execFile)
 
@@ -49,19 +41,11 @@ export function isMemoryBacked(volume: VolumeModel): boolean {
 export class VolumeSetupError extends Error {}
 
 /**
- * The ConfigMaps and Secrets of the input, when the pod has them: a pod read back from its record
- * (pod.json, for `sync`) holds only their names and keys, never their data.
- */
-function inputObjects(pod: PodModel): InputObjects | undefined {
-  return typeof pod.objects?.configMap === 'function' ? pod.objects : undefined
-}
-
-/**
  * A volume whose files come from ConfigMaps or Secrets that this pod model cannot read (a recorded
  * pod): a recreation keeps what the volume holds, as written by the run that recorded the pod.
  */
 export function keepsRecordedPayload(pod: PodModel, volume: VolumeModel): boolean {
-  if (pod.objects === undefined || inputObjects(pod)) return false
+  if (pod.objects === undefined || liveObjects(pod)) return false
   return Boolean(volume.configMap || volume.secret || volume.projected?.sources.some((source) => source.configMap || source.secret))
 }
 
@@ -97,7 +81,7 @@ function configMapData(configMap: ConfigMapObject): Record<string, Buffer | stri
 }
 
 function configMapPayload(pod: PodModel, ref: {name: string; items: KeyToPathModel[]; optional: boolean}, defaultMode: number): Payload {
-  const found = inputObjects(pod)?.configMap(pod.namespace, ref.name)
+  const found = liveObjects(pod)?.configMap(pod.namespace, ref.name)
   if (!found) {
     if (ref.optional) return new Map()
     throw new VolumeSetupError(`configmap "${ref.name}" not found`)
@@ -107,7 +91,7 @@ function configMapPayload(pod: PodModel, ref: {name: string; items: KeyToPathMod
 }
 
 function secretPayload(pod: PodModel, ref: {name: string; items: KeyToPathModel[]; optional: boolean}, defaultMode: number): Payload {
-  const found: SecretObject | undefined = inputObjects(pod)?.secret(pod.namespace, ref.name)
+  const found: SecretObject | undefined = liveObjects(pod)?.secret(pod.namespace, ref.name)
   if (!found) {
     if (ref.optional) return new Map()
     throw new VolumeSetupError(`secret "${ref.name}" not found`)
