@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// User entry: runs podctl from its one-file bundle with the trained V8 code cache (both built by
+// User entry: runs podctl from its one-file bundle with the trained V8 code caches (all built by
 // `npm run build` into dist/bundle/; see src/launch.ts). Without a bundle it falls back to the
 // unbundled ESM path that bin/dev.js uses.
 import {readFileSync} from 'node:fs'
@@ -17,10 +17,12 @@ if (source === undefined) {
   const [{execute}, {normalizeArgv}] = await Promise.all([import('@oclif/core'), import('../dist/lib/util/argv.js')])
   await execute({dir: import.meta.url, args: normalizeArgv(process.argv.slice(2))})
 } else {
-  let shippedCache
-  try {
-    shippedCache = readFileSync(`${root}/dist/bundle/podctl.cache`)
-  } catch {}
+  // podctl.cache, or podctl.<group>.cache: the cache trained on that group's commands alone.
+  const shippedCache = (group) => {
+    try {
+      return readFileSync(`${root}/dist/bundle/podctl${group ? `.${group}` : ''}.cache`)
+    } catch {}
+  }
 
   const {launch} = await import('../dist/launch.js')
   await launch({source, filename, shippedCache, root, argv: process.argv.slice(2)})

@@ -5,12 +5,17 @@
  * Used by bin/run.js, by the single executable's launcher and by the build's cache training.
  *
  * Caches, in the order tried:
- *   1. the per-user cache, ~/.cache/podctl/ (XDG_CACHE_HOME), written when 2 was missing or
+ *   1. the per-user cache, ~/.cache/podctl/ (XDG_CACHE_HOME), written when 2 and 3 were missing or
  *      rejected (another Node version, V8 flags) and keyed by bundle, Node version, arch and flags;
- *   2. the cache shipped beside the bundle, trained at build time by running the common commands.
+ *   2. the cache shipped for the invocation's group (cacheGroup: pods, ps, status, help, …),
+ *      trained at build time by running only that group's commands;
+ *   3. the cache shipped for everything else, trained on all the common commands.
  * A cache made after running holds the lazily compiled functions; one made at compile time holds
- * little. V8 checks a cache only against the source's length, so each cache starts with a header
- * naming the bundle's hash. PODCTL_CODE_CACHE=0 compiles without any cache and writes none.
+ * little. A group's own cache holds only what its commands compile, and deserialising a cache costs
+ * in proportion to its size (`--help` from the help cache reads half the bytes), so the common
+ * commands each get theirs. V8 checks a cache only against the source's length, so each cache
+ * starts with a header naming the bundle's hash. PODCTL_CODE_CACHE=0 compiles without any cache and
+ * writes none.
  *
  * Keep this module free of imports beyond Node's built-ins: it runs before anything is cached.
  */
@@ -96,6 +101,45 @@ function flagsKey(): string {
   return (hash >>> 0).toString(16).padStart(8, '0')
 }
 
+/**
+ * Global flags that take a value (BaseCommand.baseFlags, util/argv.ts GLOBAL_FLAGS; a unit test
+ * keeps them in step): their value is not the command. Repeated here because this module may not
+ * import podctl's own modules.
+ */
+export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set([
+  '-r',
+  '--runtime-endpoint',
+  '-i',
+  '--image-endpoint',
+  '-c',
+  '--config',
+  '-t',
+  '--timeout',
+  '--connect-timeout',
+])
+
+/**
+ * The group of commands whose shipped cache fits this invocation: `help` for help and `--version`
+ * in any spelling, else the command's name (the first word that is not a flag or a global flag's
+ * value). Only a hint: any cache of the same bundle is correct, a better fitting one is smaller.
+ */
+export function cacheGroup(argv: readonly string[]): string {
+  let command: string | undefined
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const token = argv[i]
+    if (token === '--help' || token === '-h') return 'help'
+    if (token.startsWith('-')) {
+      if (command === undefined && GLOBAL_VALUE_FLAGS.has(token)) i++
+      continue
+    }
+
+    command ??= token
+  }
+
+  if (command === undefined || command === 'help' || command === 'h') return 'help'
+  return /^[a-z][a-z-]*$/.test(command) ? command : 'other'
+}
+
 export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'podctl')
 }
@@ -131,8 +175,11 @@ export interface LaunchOptions {
   source: string
   /** Where the bundle lives (stack traces; `require` of the optional externals resolves from here). */
   filename: string
-  /** The cache shipped with the bundle, header included. */
-  shippedCache?: Buffer
+  /**
+   * A cache shipped with the bundle, header included: the one trained for `group`, or with no
+   * group the one for everything else; undefined when there is none.
+   */
+  shippedCache?: (group?: string) => Buffer | undefined
   /** oclif's root: the package directory, or the directory of the single executable. */
   root: string
   argv: string[]
@@ -144,17 +191,22 @@ export interface LaunchOptions {
 export function launch(options: LaunchOptions): Promise<void> {
   const env = options.env ?? process.env
   const useCache = env.PODCTL_CODE_CACHE !== '0'
-  const command = /^[\w:-]*$/.test(options.argv[0] ?? '') ? options.argv[0] || 'help' : 'other'
+  const command = cacheGroup(options.argv)
   let id: string | undefined
   let userCache: {dir: string; name: string} | undefined
   let cache: CacheFile | undefined
   let fromUser = false
+  let shippedGroup: string | undefined
   if (useCache) {
     id = bundleId(options.source)
     userCache = {dir: userCacheDir(env), name: `${id.slice(0, 16)}-${process.version}-${process.arch}-${flagsKey()}.cache`}
     cache = parseCache(readOptional(join(userCache.dir, userCache.name)), id)
     fromUser = cache !== undefined
-    cache ??= parseCache(options.shippedCache, id)
+    if (!cache && options.shippedCache) {
+      cache = parseCache(options.shippedCache(command), id)
+      shippedGroup = cache ? command : undefined
+      cache ??= parseCache(options.shippedCache(), id)
+    }
   }
 
   const bundle = compileBundle(options.source, options.filename, cache?.data, options.requireFn)
@@ -172,7 +224,7 @@ export function launch(options: LaunchOptions): Promise<void> {
   }
 
   if (env.PODCTL_CODE_CACHE_DEBUG === '1') {
-    const from = cache ? (fromUser ? 'user' : 'shipped') : 'none'
+    const from = cache ? (fromUser ? 'user' : shippedGroup ? `shipped ${shippedGroup}` : 'shipped') : 'none'
     const state = cache ? (bundle.cacheAccepted ? 'accepted' : 'rejected') : useCache ? 'missing' : 'off'
     process.once('exit', () => process.stderr.write(`podctl code cache: ${from} ${state}${writing ? ', wrote user cache' : ''}\n`))
   }

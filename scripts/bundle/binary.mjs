@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // npm run build:binary: a single executable, podctl-linux-<arch>, for nodes without Node.js. It is
-// this machine's Node binary with Node's single-executable-application support: the bundle and
-// the trained code cache from `npm run build` are embedded as assets and started by sea-main.js.
-// The cache must come from the very Node binary that is embedded (V8 rejects any other), so it is
-// trained again here with that binary when the shipped one was made by another.
+// this machine's Node binary with Node's single-executable-application support: the bundle from
+// `npm run build` and its code caches are embedded as assets and started by sea-main.js. A cache
+// must come from the very Node binary that is embedded (V8 rejects any other), so they are trained
+// again here with that binary.
 //
 //   node scripts/bundle/binary.mjs [--node /path/to/node] [--out FILE]
 //
@@ -12,12 +12,12 @@
 import {spawnSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {dirname, join, relative} from 'node:path'
+import {basename, dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {rolldown} from 'rolldown'
 
-import {trainInChild} from './train.mjs'
+import {CACHE_GROUPS, cacheFile, trainCaches} from './train.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BUILD = join(ROOT, 'build', 'binary')
@@ -48,9 +48,9 @@ const started = performance.now()
 rmSync(BUILD, {recursive: true, force: true})
 mkdirSync(BUILD, {recursive: true})
 
-// 1. The cache, trained by the Node binary being embedded.
-const cache = join(BUILD, 'podctl.cache')
-trainInChild({bundle, out: cache, node})
+// 1. The caches, trained by the Node binary being embedded.
+trainCaches({bundle, outDir: BUILD, node})
+const caches = Object.fromEntries([undefined, ...CACHE_GROUPS].map((group) => cacheFile(BUILD, group)).map((file) => [basename(file), file]))
 
 // 2. The launcher: sea-main.js with src/launch.ts, one CommonJS file (Node's built-ins external).
 const main = join(BUILD, 'sea-main.cjs')
@@ -58,7 +58,7 @@ const launcher = await rolldown({input: join(ROOT, 'scripts', 'bundle', 'sea-mai
 await launcher.write({file: main, format: 'cjs', codeSplitting: false})
 await launcher.close()
 
-// 3. The blob: launcher, bundle and cache; no experimental-feature warning on stderr.
+// 3. The blob: launcher, bundle and caches; no experimental-feature warning on stderr.
 const config = join(BUILD, 'sea-config.json')
 const blob = join(BUILD, 'sea-prep.blob')
 writeFileSync(
@@ -70,7 +70,7 @@ writeFileSync(
       disableExperimentalSEAWarning: true,
       useCodeCache: false,
       useSnapshot: false,
-      assets: {'podctl.cjs': bundle, 'podctl.cache': cache},
+      assets: {'podctl.cjs': bundle, ...caches},
     },
     null,
     2,
@@ -94,12 +94,13 @@ if (nodeLicense) notices.push(`\n${'='.repeat(78)}\nNode.js ${nodeVersion}\n${'=
 else console.error(`warning: no LICENSE found for ${node}; add Node.js's license beside the executable yourself`)
 writeFileSync(`${out}.LICENSES`, notices.join(''))
 
-// 6. It must start from its own cache, or it is no faster than node + bundle without one.
+// 6. It must start from its own caches, or it is no faster than node + bundle without one
+// (`--version` is in the help group).
 const check = spawnSync(out, ['--version'], {
   encoding: 'utf8',
   env: {...process.env, PODCTL_CODE_CACHE_DEBUG: '1', HOME: BUILD, XDG_CACHE_HOME: BUILD},
 })
-if (check.status !== 0 || !check.stderr.includes('podctl code cache: shipped accepted')) {
+if (check.status !== 0 || !check.stderr.includes('podctl code cache: shipped help accepted')) {
   throw new Error(`the executable does not start from its embedded cache (exit ${check.status}):\n${check.stdout}${check.stderr}`)
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds dist/bundle/podctl.cjs: the whole CLI (podctl's compiled dist/, oclif, grpc-js, chalk,
-// cli-table3, ora, yaml, …) in one CommonJS file, then trains its V8 code cache
+// cli-table3, ora, yaml, …) in one CommonJS file, then trains its V8 code caches
 // (scripts/bundle/train.mjs). Run by `npm run build` after tsc, the command index and
 // `oclif manifest`.
 //
@@ -19,7 +19,7 @@ import {rolldown} from 'rolldown'
 import {listCommands} from './commands.mjs'
 import {oclifPatches} from './oclif-patches.mjs'
 import {writeNotices} from './notices.mjs'
-import {trainInChild} from './train.mjs'
+import {trainCaches} from './train.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const OUT_DIR = join(ROOT, 'dist', 'bundle')
@@ -150,5 +150,5 @@ export async function buildBundle() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildBundle()
-  trainInChild({bundle: BUNDLE, out: join(OUT_DIR, 'podctl.cache')})
+  trainCaches({bundle: BUNDLE, outDir: OUT_DIR})
 }

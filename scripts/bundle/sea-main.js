@@ -1,5 +1,5 @@
 // Main script of the single executable (npm run build:binary): the same start as bin/run.js, with
-// the bundle and its trained cache read from the executable's own assets instead of dist/.
+// the bundle and its trained caches read from the executable's own assets instead of dist/.
 // Bundled with src/launch.ts into one CommonJS file by scripts/bundle/binary.mjs.
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
@@ -10,7 +10,15 @@ import {launch} from '../../dist/launch.js'
 const root = dirname(process.execPath)
 // The bundle is ASCII (the build checks), so latin1 makes a one-byte string without decoding.
 const source = Buffer.from(getAsset('podctl.cjs')).toString('latin1')
-const shippedCache = Buffer.from(getAsset('podctl.cache'))
+// podctl.cache, or podctl.<group>.cache: the cache trained on that group's commands alone.
+const shippedCache = (group) => {
+  try {
+    return Buffer.from(getAsset(`podctl${group ? `.${group}` : ''}.cache`))
+  } catch {
+    // No such asset: a group without a cache of its own.
+  }
+}
+
 // Stack traces name the bundle; `require` of the optional externals looks beside the executable.
 const filename = join(root, 'podctl.cjs')
 launch({source, filename, shippedCache, root, argv: process.argv.slice(2), requireFn: createRequire(filename)})

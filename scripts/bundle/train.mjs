@@ -1,21 +1,32 @@
 #!/usr/bin/env node
-// Trains the bundle's V8 code cache: runs the common commands (pods, ps, images, status, version,
-// help) in one process against the fake runtime (test/support/training.ts), then asks V8 for
-// a cache of everything that was compiled (Script#createCachedData) and writes
-// dist/bundle/podctl.cache. A cache made right after compiling holds little, because V8 compiles
+// Trains the bundle's V8 code caches: runs commands in one process against the fake runtime
+// (test/support/training.ts), then asks V8 for a cache of everything that was compiled
+// (Script#createCachedData). A cache made right after compiling holds little, because V8 compiles
 // functions lazily; one made after running holds what a real start needs.
 //
-//   node scripts/bundle/train.mjs [--bundle FILE] [--out FILE]
+// One cache per group of common commands (CACHE_GROUPS: podctl.<group>.cache, trained in a fresh
+// process on that group's runs alone, so it holds only what they compile), and podctl.cache,
+// trained on all of them, for every other command. src/launch.ts picks one by the invocation.
 //
-// Must run on the Node binary that will load the cache (the single executable embeds this very
+//   node scripts/bundle/train.mjs [--bundle FILE] [--out-dir DIR]
+//
+// Must run on the Node binary that will load the caches (the single executable embeds this very
 // binary), and without any Node/V8 option: V8 rejects a cache made under other flags.
-// build.mjs runs it in a child process, with stdout discarded.
+// build.mjs runs it in child processes, with stdout discarded.
 import {spawnSync} from 'node:child_process'
 import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** The groups with a cache of their own: the keys of trainingGroups() in test/support/training.ts. */
+export const CACHE_GROUPS = ['pods', 'ps', 'images', 'status', 'version', 'help']
+
+/** Where the cache of a group (or, with none, of every other command) is written. */
+export function cacheFile(dir, group) {
+  return join(dir, group ? `podctl.${group}.cache` : 'podctl.cache')
+}
 
 function option(name, fallback) {
   const index = process.argv.indexOf(`--${name}`)
@@ -38,13 +49,16 @@ async function loadTrainingSupport(dir) {
   return import(pathToFileURL(file).href)
 }
 
-async function train(bundleFile, out) {
+async function train(bundleFile, out, group) {
   const {compileBundle, cacheHeader} = await import(pathToFileURL(join(ROOT, 'dist', 'launch.js')).href)
   // Next to the bundle (not in /tmp) so the compiled support code resolves grpc-js from node_modules.
-  const work = join(ROOT, 'dist', 'bundle', '.train')
+  const work = join(ROOT, 'dist', 'bundle', `.train-${group ?? 'all'}`)
   rmSync(work, {recursive: true, force: true})
   mkdirSync(work, {recursive: true})
-  const {startFixtureRuntime, trainingRuns, expectedToFail} = await loadTrainingSupport(work)
+  const {startFixtureRuntime, trainingGroups, trainingRuns, expectedToFail} = await loadTrainingSupport(work)
+  const groups = trainingGroups('')
+  if (Object.keys(groups).sort().join() !== [...CACHE_GROUPS].sort().join())
+    throw new Error(`train.mjs CACHE_GROUPS (${CACHE_GROUPS}) and training.ts trainingGroups (${Object.keys(groups)}) differ`)
   const socket = join(work, 'cri.sock')
   const stop = await startFixtureRuntime(socket)
 
@@ -62,7 +76,7 @@ async function train(bundleFile, out) {
   const bundle = compileBundle(source, bundleFile)
   const failures = []
   try {
-    for (const argv of trainingRuns(socket)) {
+    for (const argv of group ? trainingGroups(socket)[group] : trainingRuns(socket)) {
       process.exitCode = undefined
       await bundle.exports.execute(argv, ROOT)
       // oclif's flush waits for 'drain' on a stream that never needs one here; drop the listener.
@@ -77,37 +91,48 @@ async function train(bundleFile, out) {
 
   if (failures.length > 0) throw new Error(`training runs failed:\n${failures.join('\n')}`)
   const data = bundle.script.createCachedData()
-  writeFileSync(out, Buffer.concat([Buffer.from(cacheHeader(bundle.id, ['trained']), 'latin1'), data]))
+  writeFileSync(out, Buffer.concat([Buffer.from(cacheHeader(bundle.id, [group ? `trained-${group}` : 'trained']), 'latin1'), data]))
   rmSync(work, {recursive: true, force: true})
   return data.length
 }
 
-/** Runs the training in a fresh Node process with no options, stdout discarded; fails loudly. */
-export function trainInChild({bundle, out, node = process.execPath}) {
-  const started = performance.now()
-  const result = spawnSync(node, [fileURLToPath(import.meta.url), '--child', '--bundle', bundle, '--out', out], {
+/** Trains one cache (a group's, or with none every other command's) in a fresh Node process with no options, stdout discarded; fails loudly. */
+function trainOne({bundle, out, node, group}) {
+  const args = [fileURLToPath(import.meta.url), '--child', '--bundle', bundle, '--out', out, ...(group ? ['--group', group] : [])]
+  const result = spawnSync(node, args, {
     cwd: ROOT,
     env: {...process.env, NODE_OPTIONS: ''},
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
     timeout: 180_000,
   })
-  if (result.status !== 0) throw new Error(`training the code cache failed (exit ${result.status ?? result.signal}):\n${result.stderr}`)
-  const size = readFileSync(out).length
-  console.error(`trained ${out.slice(ROOT.length)} (${(size / 1e6).toFixed(2)} MB) in ${(performance.now() - started).toFixed(0)} ms`)
+  if (result.status !== 0)
+    throw new Error(`training the ${group ?? 'general'} code cache failed (exit ${result.status ?? result.signal}):\n${result.stderr}`)
+  return readFileSync(out).length
+}
+
+/** Trains every cache into outDir: podctl.cache and podctl.<group>.cache for each of CACHE_GROUPS. */
+export function trainCaches({bundle, outDir = dirname(bundle), node = process.execPath}) {
+  const started = performance.now()
+  const sizes = [undefined, ...CACHE_GROUPS].map((group) => {
+    const out = cacheFile(outDir, group)
+    return `${basename(out)} ${(trainOne({bundle, out, node, group}) / 1e6).toFixed(2)} MB`
+  })
+  console.error(`trained ${sizes.join(', ')} in ${(performance.now() - started).toFixed(0)} ms`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bundle = option('bundle', join(ROOT, 'dist', 'bundle', 'podctl.cjs'))
-  const out = option('out', join(ROOT, 'dist', 'bundle', 'podctl.cache'))
   if (process.argv.includes('--child')) {
     if (process.execArgv.length > 0)
       throw new Error(`train without Node options (got ${process.execArgv.join(' ')}): V8 rejects caches made under other flags`)
-    await train(bundle, out)
+    const group = option('group', undefined)
+    if (group !== undefined && !CACHE_GROUPS.includes(group)) throw new Error(`no training group ${group} (${CACHE_GROUPS.join(', ')})`)
+    await train(bundle, option('out', cacheFile(dirname(bundle), group)), group)
     // grpc-js keeps timers; the cache is written, so end now.
     exit0()
   } else {
-    trainInChild({bundle, out})
+    trainCaches({bundle, outDir: option('out-dir', dirname(bundle))})
   }
 }
 

@@ -101,35 +101,32 @@ export function startFixtureRuntime(socket: string, now = Date.now()): Promise<(
 }
 
 /**
- * The invocations the code cache is trained on: the common read-only commands in the forms people
- * use, against the fixture runtime at `socket`, and the first failures people meet.
+ * The invocations the code caches are trained on, by group (src/launch.ts cacheGroup): the common
+ * read-only commands in the forms people use, against the fixture runtime at `socket`. Each group
+ * gets a cache of its own, trained on its runs alone; scripts/bundle/train.mjs names the groups.
+ */
+export function trainingGroups(socket: string): Record<string, string[][]> {
+  const r = ['-r', `unix://${socket}`]
+  return {
+    pods: [['pods', ...r], ['pods', ...r, '--color'], ['pods', ...r, '-o', 'wide'], ['pods', ...r, '-o', 'json'], ['pods', ...r, '-q']],
+    // crictl's order: in ps, -r after the command is --resolve-image-path.
+    ps: [[...r, 'ps'], [...r, 'ps', '-a'], [...r, 'ps', '-a', '--color'], [...r, 'ps', '-o', 'json']],
+    images: [['images', ...r], ['images', ...r, '--color']],
+    status: [['status', ...r], ['status', ...r, '--color'], ['status', ...r, '-o', 'json']],
+    version: [['version', ...r]],
+    help: [['--version'], ['--help'], [], ['pods', '--help'], ['ps', '--help']],
+  }
+}
+
+/**
+ * The invocations the cache for every other command is trained on: all the groups' runs, and the
+ * first failures people meet.
  */
 export function trainingRuns(socket: string): string[][] {
-  const r = ['-r', `unix://${socket}`]
   return [
-    ['pods', ...r],
-    ['pods', ...r, '--color'],
-    ['pods', ...r, '-o', 'wide'],
-    ['pods', ...r, '-o', 'json'],
-    ['pods', ...r, '-q'],
-    // crictl's order: in ps, -r after the command is --resolve-image-path.
-    [...r, 'ps'],
-    [...r, 'ps', '-a'],
-    [...r, 'ps', '-a', '--color'],
-    [...r, 'ps', '-o', 'json'],
-    ['images', ...r],
-    ['images', ...r, '--color'],
-    ['status', ...r],
-    ['status', ...r, '--color'],
-    ['status', ...r, '-o', 'json'],
-    ['version', ...r],
-    ['--version'],
-    ['--help'],
-    [],
-    ['pods', '--help'],
-    ['ps', '--help'],
+    ...Object.values(trainingGroups(socket)).flat(),
     ['pods', '-r', `unix://${socket}.missing`],
-    ['pods', ...r, '--bogus'],
+    ['pods', '-r', `unix://${socket}`, '--bogus'],
   ]
 }
 
