@@ -86,6 +86,12 @@ function __podctlSilentDebug(namespace) {
 }`,
     ],
   ],
+  // main.run reads two small helpers from the help system on every start; taken from help/util,
+  // where they are defined, the help system itself (lazy above) loads only to show help.
+  'main.js': [
+    [`(0, help_1.getHelpFlagAdditions)(config)`, `(0, require("./help/util").getHelpFlagAdditions)(config)`],
+    [`(0, help_1.normalizeArgv)(config, argv)`, `(0, require("./help/util").normalizeArgv)(config, argv)`],
+  ],
   // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
   'performance.js': [
     [
@@ -96,6 +102,59 @@ function __podctlSilentDebug(namespace) {
 };`,
     ],
   ],
+}
+
+/**
+ * file (below @oclif/core/lib/) → modules it `require`s at load but uses only on some paths (help,
+ * error display, plugin discovery, the TTY spinner): each is loaded when a property of it is first
+ * read. A listing command never reads them, so it neither evaluates nor caches oclif's help system
+ * (formatter, docopts, wrap-ansi, string-width, ejs, …), tinyglobby, minimatch or cli-spinners.
+ * Each entry must match one `const|var X = [__importDefault(]require("…")[)];` line exactly.
+ */
+export const LAZY_REQUIRES = {
+  'index.js': ['./help'],
+  'flags.js': ['./help'],
+  'main.js': ['./help'],
+  'errors/handle.js': ['clean-stack', '../help/index'],
+  'errors/errors/cli.js': ['clean-stack', 'indent-string', 'wrap-ansi'],
+  'errors/errors/pretty-print.js': ['indent-string', 'wrap-ansi'],
+  'help/util.js': ['ejs'],
+  'config/config.js': ['ejs'],
+  'config/plugin.js': ['tinyglobby'],
+  'config/plugin-loader.js': ['minimatch'],
+  'util/read-pjson.js': ['lilconfig'],
+  'module-loader.js': ['get-package-type'],
+  'ux/index.js': ['./action/spinner'],
+}
+
+/** Stands in for a module until one of its properties is read. */
+export const LAZY_MODULE = `function __podctlLazyModule(load) {
+  let loaded;
+  const module = () => (loaded ??= load());
+  return new Proxy({}, {
+    get: (_, key) => module()[key],
+    has: (_, key) => key in module(),
+    ownKeys: () => Reflect.ownKeys(module()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(module(), key);
+      return descriptor && {...descriptor, configurable: true};
+    },
+  });
+}
+`
+
+/** Makes the `require` of specifier in code lazy; fails unless exactly one line loads it. */
+export function lazyRequire(code, specifier, file) {
+  // Groups: 1 const|var, 2 the name, 3 the load expression, 4 the quote.
+  const quoted = `(["'])${specifier.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\4`
+  const line = new RegExp(`^(const|var) (\\w+) = ((?:__importDefault\\()?require\\(${quoted}\\)\\)?);$`, 'gm')
+  const count = code.match(line)?.length ?? 0
+  if (count !== 1)
+    throw new Error(
+      `@oclif/core/lib/${file} changed: expected one line requiring "${specifier}", found ${count}. ` +
+        'Update LAZY_REQUIRES in scripts/bundle/oclif-patches.mjs for this oclif version.',
+    )
+  return code.replace(line, (_, keyword, name, load) => `${keyword} ${name} = __podctlLazyModule(() => ${load});`)
 }
 
 const OCLIF_LIB = /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/](.+)$/
@@ -117,10 +176,11 @@ export function oclifPatches() {
       filter: {id: /[\\/]@oclif[\\/]core[\\/]lib[\\/]/},
       handler(code, id) {
         const file = OCLIF_LIB.exec(id)?.[1].replaceAll('\\', '/')
-        const patches = file && PATCHES[file]
-        if (!patches) return null
+        if (!file || !(file in PATCHES || file in LAZY_REQUIRES)) return null
         let out = code
-        for (const [find, replace] of patches) {
+        for (const specifier of LAZY_REQUIRES[file] ?? []) out = lazyRequire(out, specifier, file)
+        if (file in LAZY_REQUIRES) out += `\n${LAZY_MODULE}`
+        for (const [find, replace] of PATCHES[file] ?? []) {
           const count = out.split(find).length - 1
           if (count !== 1) {
             throw new Error(
@@ -138,7 +198,7 @@ export function oclifPatches() {
     },
     buildEnd(error) {
       if (error) return
-      const missing = Object.keys(PATCHES).filter((file) => !applied.has(file))
+      const missing = [...new Set([...Object.keys(PATCHES), ...Object.keys(LAZY_REQUIRES)])].filter((file) => !applied.has(file))
       if (missing.length > 0)
         throw new Error(`@oclif/core changed: ${missing.join(', ')} no longer bundled; update scripts/bundle/oclif-patches.mjs`)
     },
