@@ -6,7 +6,7 @@ import type {CriClient} from '../cri/client.js'
 import {DeadlineExceededError, formatMs, NotFoundError} from '../errors.js'
 import {podFullName} from '../kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from './pod-status.js'
-import {PodReadiness} from './probe-readiness.js'
+import type {PodReadiness} from './probe-readiness.js'
 import {PodFailedError} from './reasons.js'
 import {sleep} from '../util/concurrency.js'
 
@@ -78,7 +78,10 @@ export async function waitForPod(
 ): Promise<PodStatusReport | undefined> {
   const deadline = performance.now() + options.timeoutMs
   const fullName = podFullName(pod.name, pod.namespace)
-  const readiness = condition === 'ready' ? new PodReadiness(client) : undefined
+  // The prober (exec, HTTP, TCP and gRPC probes) loads only to wait for readiness: `status` without
+  // --wait-for imports this module too, and starts faster without it.
+  const readiness: PodReadiness | undefined =
+    condition === 'ready' ? new (await import('./probe-readiness.js')).PodReadiness(client) : undefined
   try {
     for (;;) {
       const report = await currentPodStatus(client, pod, options.signal)
