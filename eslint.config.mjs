@@ -92,6 +92,21 @@ export default [
     rules: {'no-undef': 'off'},
   },
   {
+    // bin/ is CommonJS (bin/package.json: a start without Node's ESM loader). eslint-plugin-n's package checks would
+    // read bin/package.json, which lists no dependencies and no files; the root package.json is the one published.
+    files: ['bin/*.js'],
+    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', require: 'readonly'}},
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+      'unicorn/prefer-module': 'off',
+      'unicorn/prefer-top-level-await': 'off',
+      'n/no-extraneous-import': 'off',
+      'n/no-extraneous-require': 'off',
+      'n/no-unpublished-import': 'off',
+      'n/no-unpublished-require': 'off',
+    },
+  },
+  {
     // Vitest, not mocha: several top-level describe blocks and file-level beforeAll/afterAll are normal there.
     files: ['test/**/*.ts'],
     rules: {

@@ -4,8 +4,12 @@
 // NODE_ENV=production it runs like bin/run.js does, only unbundled (test/e2e/parity.test.ts
 // compares the two that way).
 // argv goes through normalizeArgv first, as in the bundle (scripts/bundle/entry.js).
-import {execute} from '@oclif/core'
+// CommonJS (bin/package.json); oclif finds podctl's package.json from the root given as dir.
+'use strict'
+const {dirname} = require('node:path')
 
-import {normalizeArgv} from '../dist/lib/util/argv.js'
+const {execute} = require('@oclif/core')
 
-await execute({development: process.env.NODE_ENV !== 'production', dir: import.meta.url, args: normalizeArgv(process.argv.slice(2))})
+import('../dist/lib/util/argv.js').then(({normalizeArgv}) =>
+  execute({development: process.env.NODE_ENV !== 'production', dir: dirname(__dirname), args: normalizeArgv(process.argv.slice(2))}),
+)

@@ -50,7 +50,8 @@ mkdirSync(BUILD, {recursive: true})
 
 // 1. The caches, trained by the Node binary being embedded.
 trainCaches({bundle, outDir: BUILD, node})
-const caches = Object.fromEntries([undefined, ...CACHE_GROUPS].map((group) => cacheFile(BUILD, group)).map((file) => [basename(file), file]))
+const cacheFiles = [undefined, ...CACHE_GROUPS].map((group) => cacheFile(BUILD, group))
+const caches = Object.fromEntries(cacheFiles.map((file) => [basename(file), file]))
 
 // 2. The launcher: sea-main.js with src/launch.ts, one CommonJS file (Node's built-ins external).
 const main = join(BUILD, 'sea-main.cjs')

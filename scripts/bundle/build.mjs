@@ -148,7 +148,23 @@ export async function buildBundle() {
   return {id, modules: chunk.moduleIds}
 }
 
+export const LAUNCHER = join(OUT_DIR, 'launch.cjs')
+
+/**
+ * dist/launch.js (src/launch.ts) as one CommonJS file for bin/run.js: a CommonJS start never loads
+ * Node's ESM loader. It imports only Node's built-ins, so nothing else is inlined.
+ */
+export async function buildLauncher() {
+  const launcher = await rolldown({input: join(ROOT, 'dist', 'launch.js'), platform: 'node', logLevel: 'warn'})
+  const {output} = await launcher.generate({format: 'cjs', codeSplitting: false, comments: false})
+  await launcher.close()
+  if (output.length !== 1 || output[0].imports.some((id) => !id.startsWith('node:')))
+    throw new Error(`src/launch.ts must import only Node's built-ins (got ${output.flatMap((o) => o.imports).join(', ')})`)
+  writeFileSync(LAUNCHER, output[0].code)
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildBundle()
+  await buildLauncher()
   trainCaches({bundle: BUNDLE, outDir: OUT_DIR})
 }

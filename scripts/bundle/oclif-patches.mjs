@@ -146,7 +146,7 @@ export const LAZY_MODULE = `function __podctlLazyModule(load) {
 /** Makes the `require` of specifier in code lazy; fails unless exactly one line loads it. */
 export function lazyRequire(code, specifier, file) {
   // Groups: 1 const|var, 2 the name, 3 the load expression, 4 the quote.
-  const quoted = `(["'])${specifier.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\4`
+  const quoted = String.raw`(["'])${specifier.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)}\4`
   const line = new RegExp(`^(const|var) (\\w+) = ((?:__importDefault\\()?require\\(${quoted}\\)\\)?);$`, 'gm')
   const count = code.match(line)?.length ?? 0
   if (count !== 1)

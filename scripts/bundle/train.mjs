@@ -57,7 +57,7 @@ async function train(bundleFile, out, group) {
   mkdirSync(work, {recursive: true})
   const {startFixtureRuntime, trainingGroups, trainingRuns, expectedToFail} = await loadTrainingSupport(work)
   const groups = trainingGroups('')
-  if (Object.keys(groups).sort().join() !== [...CACHE_GROUPS].sort().join())
+  if (Object.keys(groups).sort().join(',') !== [...CACHE_GROUPS].sort().join(','))
     throw new Error(`train.mjs CACHE_GROUPS (${CACHE_GROUPS}) and training.ts trainingGroups (${Object.keys(groups)}) differ`)
   const socket = join(work, 'cri.sock')
   const stop = await startFixtureRuntime(socket)
@@ -96,7 +96,10 @@ async function train(bundleFile, out, group) {
   return data.length
 }
 
-/** Trains one cache (a group's, or with none every other command's) in a fresh Node process with no options, stdout discarded; fails loudly. */
+/**
+ * Trains one cache (a group's, or with none every other command's) in a fresh Node process with no
+ * options, stdout discarded; fails loudly.
+ */
 function trainOne({bundle, out, node, group}) {
   const args = [fileURLToPath(import.meta.url), '--child', '--bundle', bundle, '--out', out, ...(group ? ['--group', group] : [])]
   const result = spawnSync(node, args, {

@@ -165,10 +165,15 @@ describe('the code cache', () => {
   const cacheDebug = (extraEnv: Record<string, string> = {}) =>
     podctl(['pods', ...r(), '-q'], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1', ...extraEnv}})
 
-  it('bin/run.js starts from the cache shipped with the bundle', async () => {
+  it('bin/run.js starts from the cache shipped for the command, else from the general one', async () => {
     const result = await cacheDebug()
     expect(result.code).toBe(0)
-    expect(result.stderr).toBe('podctl code cache: shipped accepted\n')
+    expect(result.stderr).toBe('podctl code cache: shipped pods accepted\n')
+    const help = await podctl(['help', 'ps'], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
+    expect(help.stderr).toBe('podctl code cache: shipped help accepted\n')
+    // inspect has no cache of its own: the general one, trained on every common command.
+    const other = await podctl(['inspect', 'pod', 'nosuch', ...r()], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
+    expect(other.stderr.split('\n').at(-2)).toBe('podctl code cache: shipped accepted')
   })
 
   it('when V8 rejects the shipped cache, the first start writes a per-user cache and the next one uses it', async () => {
@@ -176,7 +181,7 @@ describe('the code cache', () => {
     // Any V8 flag makes V8 reject a cache made without it, as another Node version would.
     const flagged = {NODE_OPTIONS: '--max-semi-space-size=8', XDG_CACHE_HOME: cacheHome}
     const first = await cacheDebug(flagged)
-    expect(first.stderr).toBe('podctl code cache: shipped rejected, wrote user cache\n')
+    expect(first.stderr).toBe('podctl code cache: shipped pods rejected, wrote user cache\n')
     const second = await cacheDebug(flagged)
     expect(second.stderr).toBe('podctl code cache: user accepted\n')
     expect(second.stdout).toBe(first.stdout)
@@ -193,6 +198,6 @@ describe('the code cache', () => {
   it.runIf(existsSync(BINARY))('the single executable starts from its embedded cache', async () => {
     const result = await podctl(['pods', ...r(), '-q'], {entry: BINARY, env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
     expect(result.code).toBe(0)
-    expect(result.stderr).toBe('podctl code cache: shipped accepted\n')
+    expect(result.stderr).toBe('podctl code cache: shipped pods accepted\n')
   })
 })

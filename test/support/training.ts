@@ -108,11 +108,29 @@ export function startFixtureRuntime(socket: string, now = Date.now()): Promise<(
 export function trainingGroups(socket: string): Record<string, string[][]> {
   const r = ['-r', `unix://${socket}`]
   return {
-    pods: [['pods', ...r], ['pods', ...r, '--color'], ['pods', ...r, '-o', 'wide'], ['pods', ...r, '-o', 'json'], ['pods', ...r, '-q']],
+    pods: [
+      ['pods', ...r],
+      ['pods', ...r, '--color'],
+      ['pods', ...r, '-o', 'wide'],
+      ['pods', ...r, '-o', 'json'],
+      ['pods', ...r, '-q'],
+    ],
     // crictl's order: in ps, -r after the command is --resolve-image-path.
-    ps: [[...r, 'ps'], [...r, 'ps', '-a'], [...r, 'ps', '-a', '--color'], [...r, 'ps', '-o', 'json']],
-    images: [['images', ...r], ['images', ...r, '--color']],
-    status: [['status', ...r], ['status', ...r, '--color'], ['status', ...r, '-o', 'json']],
+    ps: [
+      [...r, 'ps'],
+      [...r, 'ps', '-a'],
+      [...r, 'ps', '-a', '--color'],
+      [...r, 'ps', '-o', 'json'],
+    ],
+    images: [
+      ['images', ...r],
+      ['images', ...r, '--color'],
+    ],
+    status: [
+      ['status', ...r],
+      ['status', ...r, '--color'],
+      ['status', ...r, '-o', 'json'],
+    ],
     version: [['version', ...r]],
     help: [['--version'], ['--help'], [], ['pods', '--help'], ['ps', '--help']],
   }

@@ -1,6 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
-import {bundleId, cacheHeader, compileBundle, parseCache, userCacheDir} from '../../src/launch.js'
+import {bundleId, cacheGroup, cacheHeader, compileBundle, GLOBAL_VALUE_FLAGS, parseCache, userCacheDir} from '../../src/launch.js'
+import {GLOBAL_FLAGS} from '../../src/lib/util/argv.js'
+import {trainingGroups} from '../support/training.js'
+import {CACHE_GROUPS} from '../../scripts/bundle/train.mjs'
 
 const SOURCE = `// podctl-bundle 0123abcd
 (function (exports, require, module, __filename, __dirname) {
@@ -34,6 +37,34 @@ describe('launch: the bundle and its code caches', () => {
     expect(parseCache(data, '0123abcd')).toBeUndefined()
     expect(parseCache(undefined, '0123abcd')).toBeUndefined()
     expect(parseCache(Buffer.from(cacheHeader('0123abcd', [])), '0123abcd')?.commands).toEqual([])
+  })
+
+  it("picks the shipped cache by the invocation's command, help in any spelling, skipping global flags and their values", () => {
+    expect(cacheGroup(['pods'])).toBe('pods')
+    expect(cacheGroup(['pods', '-o', 'json', '--namespace', 'ps'])).toBe('pods')
+    expect(cacheGroup(['-r', 'unix:///run/x.sock', 'ps', '-a'])).toBe('ps')
+    expect(cacheGroup(['--runtime-endpoint', 'status', 'ps'])).toBe('ps')
+    expect(cacheGroup(['--runtime-endpoint=unix:///x', '-D', 'status'])).toBe('status')
+    expect(cacheGroup(['--timeout', '5s', '-c', '/etc/crictl.yaml', 'images'])).toBe('images')
+    expect(cacheGroup([])).toBe('help')
+    expect(cacheGroup(['--help'])).toBe('help')
+    expect(cacheGroup(['--version'])).toBe('help')
+    expect(cacheGroup(['help', 'pods'])).toBe('help')
+    expect(cacheGroup(['h'])).toBe('help')
+    expect(cacheGroup(['ps', '-h'])).toBe('help')
+    expect(cacheGroup(['exec', 'c1', '--', 'sh', '--help'])).toBe('exec')
+    expect(cacheGroup(['../odd'])).toBe('other')
+  })
+
+  it('knows every global flag that takes a value, and trains a cache for each group it names', () => {
+    const valueFlags = GLOBAL_FLAGS.filter((flag) => flag.value).flatMap((flag) => [
+      `--${flag.name}`,
+      ...(flag.char ? [`-${flag.char}`] : []),
+    ])
+    expect([...GLOBAL_VALUE_FLAGS].sort()).toEqual(valueFlags.sort())
+    const groups = trainingGroups('/run/fixture.sock')
+    expect(Object.keys(groups).sort()).toEqual([...CACHE_GROUPS].sort())
+    for (const [group, runs] of Object.entries(groups)) for (const argv of runs) expect(cacheGroup(argv), argv.join(' ')).toBe(group)
   })
 
   it('keeps per-user caches under XDG_CACHE_HOME, else ~/.cache', () => {

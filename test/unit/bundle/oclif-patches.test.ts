@@ -4,10 +4,12 @@ import {dirname, join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMPARE_IDS, PATCHES} from '../../../scripts/bundle/oclif-patches.mjs'
+import {COMPARE_IDS, LAZY_MODULE, LAZY_REQUIRES, lazyRequire, PATCHES} from '../../../scripts/bundle/oclif-patches.mjs'
 
 // eslint-disable-next-line no-new-func -- the test evaluates the exact source text the bundle patch injects
 const compareIds = new Function(`${COMPARE_IDS}\nreturn __podctlCompareIds`)() as (a: string, b: string) => number
+// eslint-disable-next-line no-new-func -- likewise for the lazy-module helper
+const lazyModule = new Function(`${LAZY_MODULE}\nreturn __podctlLazyModule`)() as <T extends object>(load: () => T) => T
 const oclifLib = join(dirname(createRequire(import.meta.url).resolve('@oclif/core/package.json')), 'lib')
 
 describe("the bundle's oclif patches", () => {
@@ -16,6 +18,39 @@ describe("the bundle's oclif patches", () => {
       const source = readFileSync(join(oclifLib, file), 'utf8')
       for (const [find] of patches) expect(source.split(find).length - 1, `${file}: ${find}`).toBe(1)
     }
+  })
+
+  it('find each lazy require once in the installed @oclif/core, and refuse a file where it is gone', () => {
+    for (const [file, specifiers] of Object.entries(LAZY_REQUIRES)) {
+      let source = readFileSync(join(oclifLib, file), 'utf8')
+      for (const specifier of specifiers) {
+        source = lazyRequire(source, specifier, file)
+        expect(source, `${file}: ${specifier}`).toMatch(/ = __podctlLazyModule\(\(\) => /)
+      }
+    }
+
+    expect(lazyRequire('const a_1 = __importDefault(require("a"));\n', 'a', 'x.js')).toBe(
+      'const a_1 = __podctlLazyModule(() => __importDefault(require("a")));\n',
+    )
+    expect(lazyRequire("const getType = require('get-type');\n", 'get-type', 'x.js')).toBe(
+      "const getType = __podctlLazyModule(() => require('get-type'));\n",
+    )
+    expect(() => lazyRequire('const b = require("b");\n', 'a', 'x.js')).toThrow(/x\.js changed: expected one line requiring "a", found 0/)
+    expect(() => lazyRequire('const a = require("a");\nvar c = require("a");\n', 'a', 'x.js')).toThrow(/found 2/)
+  })
+
+  it('load a lazy module when one of its properties is first read, once, and then behave as the module', () => {
+    let loads = 0
+    const module = lazyModule(() => {
+      loads++
+      return {default: {name: 'ejs'}, render: (template: string) => template.toUpperCase()}
+    })
+    expect(loads).toBe(0)
+    expect(module.render('ok')).toBe('OK')
+    expect(module.default.name).toBe('ejs')
+    expect('render' in module).toBe(true)
+    expect(Object.keys(module)).toEqual(['default', 'render'])
+    expect(loads).toBe(1)
   })
 
   it('sort command ids exactly as localeCompare does, without ICU, for the characters ids are made of', () => {
