@@ -81,15 +81,32 @@ interface Channel {
   ready: Promise<void>
 }
 
-let modules: Promise<{grpc: GrpcModule; api: ApiModule}> | undefined
+interface Modules {
+  grpc: GrpcModule
+  api: ApiModule
+  BufferReader: typeof import('./buffer-reader.js').BufferReader
+}
+
+let modules: Promise<Modules> | undefined
 
 /** grpc-js and the generated code are the heaviest imports; only commands that call the runtime load them. */
-function loadModules(): Promise<{grpc: GrpcModule; api: ApiModule}> {
-  modules ??= Promise.all([import('@grpc/grpc-js'), import('../../generated/runtime/v1/api.js')]).then(([grpc, api]) => ({
-    grpc,
-    api,
-  }))
+function loadModules(): Promise<Modules> {
+  modules ??= Promise.all([import('@grpc/grpc-js'), import('../../generated/runtime/v1/api.js'), import('./buffer-reader.js')]).then(
+    ([grpc, api, {BufferReader}]) => ({grpc, api, BufferReader}),
+  )
   return modules
+}
+
+type Decoder = {decode(reader: InstanceType<Modules['BufferReader']>): unknown}
+
+/** The response decoder of an RPC: its generated type read through BufferReader, else the definition's own. */
+export function responseDecoder(
+  {api, BufferReader}: Pick<Modules, 'api' | 'BufferReader'>,
+  rpcName: string,
+  def: MethodDef,
+): (buffer: Buffer) => unknown {
+  const type = (api as unknown as Record<string, Decoder | undefined>)[`${rpcName}Response`]
+  return type ? (buffer: Buffer) => type.decode(new BufferReader(buffer)) : (def.responseDeserialize as (buffer: Buffer) => unknown)
 }
 
 /**
@@ -220,7 +237,8 @@ export class CriClient {
     request: unknown,
     options: CallOptions = {},
   ): Promise<unknown> {
-    const {grpc, api} = await loadModules()
+    const loaded = await loadModules()
+    const {grpc, api} = loaded
     const definition = (service === 'RuntimeService' ? api.RuntimeServiceService : api.ImageServiceService) as unknown as Record<
       string,
       MethodDef
@@ -249,7 +267,7 @@ export class CriClient {
       const call = channel.client.makeUnaryRequest(
         def.path,
         (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(value)),
-        def.responseDeserialize,
+        responseDecoder(loaded, rpcName, def),
         request,
         new grpc.Metadata(),
         {deadline: Date.now() + timeoutMs},
