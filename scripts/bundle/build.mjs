@@ -17,6 +17,7 @@ import {fileURLToPath} from 'node:url'
 import {rolldown} from 'rolldown'
 
 import {listCommands} from './commands.mjs'
+import {grpcPatches} from './grpc-patches.mjs'
 import {oclifPatches} from './oclif-patches.mjs'
 import {writeNotices} from './notices.mjs'
 import {trainCaches} from './train.mjs'
@@ -102,7 +103,7 @@ export async function buildBundle() {
     input: join(ROOT, 'scripts', 'bundle', 'entry.js'),
     platform: 'node',
     external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-    plugins: [embedded(), lazyBuiltins(), oclifPatches()],
+    plugins: [embedded(), lazyBuiltins(), oclifPatches(), grpcPatches()],
     logLevel: 'warn',
     onLog(level, log, handler) {
       // Circular imports inside dependencies and eval in them are theirs to keep; everything else is shown.

@@ -143,7 +143,10 @@ export const LAZY_MODULE = `function __podctlLazyModule(load) {
 }
 `
 
-/** Makes the `require` of specifier in code lazy; fails unless exactly one line loads it. */
+/**
+ * Makes the `require` of specifier in code lazy; fails unless exactly one line loads it. file names
+ * the module in the error (`@oclif/core/lib/…`, `@grpc/grpc-js/build/src/…`).
+ */
 export function lazyRequire(code, specifier, file) {
   // Groups: 1 const|var, 2 the name, 3 the load expression, 4 the quote.
   const quoted = String.raw`(["'])${specifier.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)}\4`
@@ -151,8 +154,8 @@ export function lazyRequire(code, specifier, file) {
   const count = code.match(line)?.length ?? 0
   if (count !== 1)
     throw new Error(
-      `@oclif/core/lib/${file} changed: expected one line requiring "${specifier}", found ${count}. ` +
-        'Update LAZY_REQUIRES in scripts/bundle/oclif-patches.mjs for this oclif version.',
+      `${file} changed: expected one line requiring "${specifier}", found ${count}. ` +
+        'Update the lazy requires in scripts/bundle/ for this version.',
     )
   return code.replace(line, (_, keyword, name, load) => `${keyword} ${name} = __podctlLazyModule(() => ${load});`)
 }
@@ -178,7 +181,7 @@ export function oclifPatches() {
         const file = OCLIF_LIB.exec(id)?.[1].replaceAll('\\', '/')
         if (!file || !(file in PATCHES || file in LAZY_REQUIRES)) return null
         let out = code
-        for (const specifier of LAZY_REQUIRES[file] ?? []) out = lazyRequire(out, specifier, file)
+        for (const specifier of LAZY_REQUIRES[file] ?? []) out = lazyRequire(out, specifier, `@oclif/core/lib/${file}`)
         if (file in LAZY_REQUIRES) out += `\n${LAZY_MODULE}`
         for (const [find, replace] of PATCHES[file] ?? []) {
           const count = out.split(find).length - 1
