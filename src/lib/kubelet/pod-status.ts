@@ -67,11 +67,14 @@ export interface PodStatusReport {
 /** The kubelet's GetPodStatus for the sandboxes of one pod (all attempts), plus a phase computed the kubelet's way. */
 export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): Promise<PodStatusReport> {
   const ordered = [...sandboxes].sort(newestFirst)
+  // One sandbox: the runtime lists its containers alone (a container outlives no sandbox: removing
+  // a sandbox removes its containers), instead of every container on the node.
+  const containerFilter = ordered.length === 1 ? {podSandboxId: ordered[0].id} : {}
   const [sandboxStatuses, {containers: listed}] = await Promise.all([
     mapLimit(ordered, RUNTIME_CALLS_IN_FLIGHT, (sandbox) =>
       skipNotFound(client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}).then((r) => r.status)),
     ),
-    client.runtime('listContainers', {filter: {}}),
+    client.runtime('listContainers', {filter: containerFilter}),
   ])
   const statuses = sandboxStatuses.filter((status): status is PodSandboxStatus => status !== undefined)
   if (statuses.length === 0) {

@@ -4,13 +4,14 @@
  * rollback did.
  */
 import type {CriClient} from '../cri/client.js'
-import type {PodctlError} from '../errors.js'
+import {NotFoundError, type PodctlError} from '../errors.js'
 import type {PodModel} from '../manifest/model.js'
 import {podFullName} from '../kube/helpers.js'
 import type {ContainerType} from '../kube/labels.js'
 import type {PodPhase} from './pod-phase.js'
 import {getPodStatus} from './pod-status.js'
-import {podLogDirectory, podSandboxes} from './sandbox.js'
+import type {PodSandbox} from '../../generated/runtime/v1/api.js'
+import {podLogDirectory, podSandboxes, type SandboxConfig} from './sandbox.js'
 
 export interface RunContainerResult {
   name: string
@@ -50,6 +51,8 @@ export interface RunProgress {
   attempt: number
   sandboxId?: string
   ips: readonly string[]
+  /** The sandbox this run made, once RunPodSandbox answered: what run sent is what the runtime holds. */
+  sandbox?: {id: string; config: SandboxConfig; runtimeHandler: string}
 }
 
 export function emptyResult(progress: RunProgress, logsRoot: string): PodRunResult {
@@ -81,9 +84,21 @@ export async function reportResult(
   const result = emptyResult(progress, logsRoot)
   result.exitCode = exitCode
   const {pod, sandboxId} = progress
-  const sandboxes = (await podSandboxes(client, pod)).filter((sandbox) => sandbox.id === sandboxId)
+  // The sandbox run made needs no ListPodSandbox to be found again; PodSandboxStatus reads it.
+  const sandboxes =
+    progress.sandbox?.id === sandboxId && progress.sandbox
+      ? [madeSandbox(progress.sandbox)]
+      : (await podSandboxes(client, pod)).filter((sandbox) => sandbox.id === sandboxId)
   if (sandboxes.length === 0) return result
-  const status = await getPodStatus(client, sandboxes)
+  let status
+  try {
+    status = await getPodStatus(client, sandboxes)
+  } catch (error) {
+    // Removed since (by another podctl): the result says what run did, with no status.
+    if (error instanceof NotFoundError) return result
+    throw error
+  }
+
   result.phase = status.phase
   result.ip = status.ip ?? result.ip
   for (const {name} of [...pod.initContainers, ...pod.containers]) {
@@ -94,6 +109,19 @@ export async function reportResult(
   }
 
   return result
+}
+
+/** The listing entry of a sandbox run made, from what it sent (getPodStatus reads the state itself). */
+function madeSandbox({id, config, runtimeHandler}: NonNullable<RunProgress['sandbox']>): PodSandbox {
+  return {
+    id,
+    metadata: {name: '', uid: '', namespace: '', attempt: 0, ...config.metadata},
+    state: 'SANDBOX_READY' as PodSandbox['state'],
+    createdAt: '0',
+    labels: {...config.labels} as Record<string, string>,
+    annotations: {...config.annotations} as Record<string, string>,
+    runtimeHandler,
+  }
 }
 
 /** The same failure (code, exit code, class for instanceof checks) with another message. */
