@@ -4,6 +4,7 @@ import {DeadlineExceededError, formatMs, fromGrpcError, type GrpcFailure, Runtim
 import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
+import type {StateCounts} from './count-states.js'
 import {socketPath} from './endpoint.js'
 
 /** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
@@ -85,15 +86,23 @@ interface Modules {
   grpc: GrpcModule
   api: ApiModule
   BufferReader: typeof import('./buffer-reader.js').BufferReader
+  countStates: typeof import('./count-states.js').countStates
 }
+
+/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`). */
+const CONTAINER_STATE_FIELD = 6
+const SANDBOX_STATE_FIELD = 3
 
 let modules: Promise<Modules> | undefined
 
 /** grpc-js and the generated code are the heaviest imports; only commands that call the runtime load them. */
 function loadModules(): Promise<Modules> {
-  modules ??= Promise.all([import('@grpc/grpc-js'), import('../../generated/runtime/v1/api.js'), import('./buffer-reader.js')]).then(
-    ([grpc, api, {BufferReader}]) => ({grpc, api, BufferReader}),
-  )
+  modules ??= Promise.all([
+    import('@grpc/grpc-js'),
+    import('../../generated/runtime/v1/api.js'),
+    import('./buffer-reader.js'),
+    import('./count-states.js'),
+  ]).then(([grpc, api, {BufferReader}, {countStates}]) => ({grpc, api, BufferReader, countStates}))
   return modules
 }
 
@@ -139,6 +148,30 @@ export class CriClient {
 
   image<M extends ImageMethod>(method: M, request: ImageRequest<M>, options?: CallOptions): Promise<ImageResponse<M>> {
     return this.call('ImageService', this.imageEndpoint, method, request, options) as Promise<ImageResponse<M>>
+  }
+
+  /**
+   * ListPodSandbox or ListContainers, its answer counted by state instead of decoded
+   * (count-states.ts): for summaries, which need no pod's or container's details.
+   */
+  async countRuntime(method: 'listContainers' | 'listPodSandbox', request: RuntimeRequest<typeof method>): Promise<StateCounts> {
+    const {api, countStates} = await loadModules()
+    const state =
+      method === 'listContainers'
+        ? {field: CONTAINER_STATE_FIELD, name: api.containerStateFromJSON}
+        : {field: SANDBOX_STATE_FIELD, name: api.podSandboxStateFromJSON}
+    return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, (buffer) =>
+      countStates(buffer, state),
+    ) as Promise<StateCounts>
+  }
+
+  /** How many images ListImages answers, without decoding them. */
+  async countImages(request: ImageRequest<'listImages'>): Promise<number> {
+    const {countStates} = await loadModules()
+    const counts = (await this.call('ImageService', this.imageEndpoint, 'listImages', request, {}, (buffer) =>
+      countStates(buffer),
+    )) as StateCounts
+    return counts.total
   }
 
   /** Like runtime(), but resolves undefined when the runtime answers UNIMPLEMENTED (older runtimes). */
@@ -236,6 +269,7 @@ export class CriClient {
     method: string,
     request: unknown,
     options: CallOptions = {},
+    decode?: (buffer: Buffer) => unknown,
   ): Promise<unknown> {
     const loaded = await loadModules()
     const {grpc, api} = loaded
@@ -267,7 +301,7 @@ export class CriClient {
       const call = channel.client.makeUnaryRequest(
         def.path,
         (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(value)),
-        responseDecoder(loaded, rpcName, def),
+        decode ?? responseDecoder(loaded, rpcName, def),
         request,
         new grpc.Metadata(),
         {deadline: Date.now() + timeoutMs},

@@ -15,14 +15,18 @@ export interface RuntimeStatusReport {
   ready: boolean
 }
 
-/** Version, Status, RuntimeConfig and the three list calls, all concurrently: one round-trip of latency. */
+/**
+ * Version, Status, RuntimeConfig and the three list calls, all concurrently: one round-trip of
+ * latency. The lists are only counted, never decoded (client.countRuntime): a busy node's pods,
+ * containers and images are most of the bytes, and none of their details is shown.
+ */
 export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusReport> {
   const [version, status, pods, containers, images, runtimeConfig] = await Promise.all([
     client.runtime('version', {version: CRI_CLIENT_VERSION}),
     client.runtime('status', {verbose: false}),
-    client.runtime('listPodSandbox', {}),
-    client.runtime('listContainers', {}),
-    client.image('listImages', {}),
+    client.countRuntime('listPodSandbox', {}),
+    client.countRuntime('listContainers', {}),
+    client.countImages({}),
     client.runtimeOptional('runtimeConfig', {}),
   ])
   const conditions = (status.status?.conditions ?? []).map(({type, status, reason, message}) => ({type, status, reason, message}))
@@ -36,12 +40,9 @@ export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusRep
       criVersion: version.version,
     },
     conditions,
-    pods: {ready: pods.items.filter((pod) => pod.state === 'SANDBOX_READY').length, total: pods.items.length},
-    containers: {
-      running: containers.containers.filter((container) => container.state === 'CONTAINER_RUNNING').length,
-      total: containers.containers.length,
-    },
-    images: images.images.length,
+    pods: {ready: pods.byState.get('SANDBOX_READY') ?? 0, total: pods.total},
+    containers: {running: containers.byState.get('CONTAINER_RUNNING') ?? 0, total: containers.total},
+    images,
     cgroupDriver: runtimeConfig?.linux?.cgroupDriver ?? null,
     ready: conditions.length > 0 && conditions.every((condition) => condition.status),
   }
