@@ -87,10 +87,12 @@ interface Modules {
   api: ApiModule
   BufferReader: typeof import('./buffer-reader.js').BufferReader
   countStates: typeof import('./count-states.js').countStates
+  countStatesBy: typeof import('./count-states.js').countStatesBy
 }
 
-/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`). */
+/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`), and a container's sandbox. */
 const CONTAINER_STATE_FIELD = 6
+const CONTAINER_SANDBOX_FIELD = 2
 const SANDBOX_STATE_FIELD = 3
 
 let modules: Promise<Modules> | undefined
@@ -102,7 +104,7 @@ function loadModules(): Promise<Modules> {
     import('../../generated/runtime/v1/api.js'),
     import('./buffer-reader.js'),
     import('./count-states.js'),
-  ]).then(([grpc, api, {BufferReader}, {countStates}]) => ({grpc, api, BufferReader, countStates}))
+  ]).then(([grpc, api, {BufferReader}, {countStates, countStatesBy}]) => ({grpc, api, BufferReader, countStates, countStatesBy}))
   return modules
 }
 
@@ -163,6 +165,14 @@ export class CriClient {
     return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, (buffer) =>
       countStates(buffer, state),
     ) as Promise<StateCounts>
+  }
+
+  /** ListContainers counted by sandbox (pod_sandbox_id = 2) and state, without decoding the containers. */
+  async countContainersBySandbox(request: RuntimeRequest<'listContainers'>): Promise<Map<string, StateCounts>> {
+    const {api, countStatesBy} = await loadModules()
+    const state = {field: CONTAINER_STATE_FIELD, name: api.containerStateFromJSON}
+    const decode = (buffer: Buffer) => countStatesBy(buffer, CONTAINER_SANDBOX_FIELD, state)
+    return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, decode) as Promise<Map<string, StateCounts>>
   }
 
   /** How many images ListImages answers, without decoding them. */

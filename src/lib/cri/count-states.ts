@@ -6,16 +6,51 @@ export interface StateCounts {
   byState: Map<string, number>
 }
 
+/** Where an item's state is (its field number) and the name of each value. */
+export interface StateField {
+  field: number
+  name: (value: number) => string
+}
+
 /**
  * Counts the items of a List answer (repeated field 1: ListPodSandbox's items, ListContainers'
- * containers, ListImages' images) by the enum at `stateField` inside each item, reading nothing
- * else: a summary of 100 pods needs neither their labels nor their annotations, which are most of
- * the bytes. An item without the field has the enum's zero value, as proto3 encodes it.
- * Without a state field, only the total is counted.
+ * containers, ListImages' images) by the enum at `state` inside each item, reading nothing else: a
+ * summary of 100 pods needs neither their labels nor their annotations, which are most of the
+ * bytes. An item without the field has the enum's zero value, as proto3 encodes it. Without a
+ * state field, only the total is counted.
  */
-export function countStates(buffer: Uint8Array, stateName?: {field: number; name: (value: number) => string}): StateCounts {
-  const reader = new BinaryReader(buffer)
+export function countStates(buffer: Uint8Array, state?: StateField): StateCounts {
   const counts: StateCounts = {total: 0, byState: new Map()}
+  readItems(buffer, state, undefined, (value) => add(counts, state, value))
+  return counts
+}
+
+/** countStates per value of a string field of the items (ListContainers' pod_sandbox_id = 2). */
+export function countStatesBy(buffer: Uint8Array, groupField: number, state: StateField): Map<string, StateCounts> {
+  const groups = new Map<string, StateCounts>()
+  readItems(buffer, state, groupField, (value, group) => {
+    let counts = groups.get(group)
+    if (!counts) groups.set(group, (counts = {total: 0, byState: new Map()}))
+    add(counts, state, value)
+  })
+  return groups
+}
+
+function add(counts: StateCounts, state: StateField | undefined, value: number): void {
+  counts.total++
+  if (!state) return
+  const name = state.name(value)
+  counts.byState.set(name, (counts.byState.get(name) ?? 0) + 1)
+}
+
+/** Visits each item of repeated field 1 with its state (0 when absent) and its group field ('' when absent). */
+function readItems(
+  buffer: Uint8Array,
+  state: StateField | undefined,
+  groupField: number | undefined,
+  visit: (state: number, group: string) => void,
+): void {
+  const reader = new BinaryReader(buffer)
   while (reader.pos < reader.len) {
     const tag = reader.uint32()
     if (tag >>> 3 !== 1 || (tag & 7) !== WireType.LengthDelimited) {
@@ -24,19 +59,17 @@ export function countStates(buffer: Uint8Array, stateName?: {field: number; name
     }
 
     const end = reader.uint32() + reader.pos
-    let state = 0
+    let value = 0
+    let group = ''
     while (reader.pos < end) {
       const field = reader.uint32()
-      if (stateName && field >>> 3 === stateName.field && (field & 7) === WireType.Varint) state = reader.int32()
-      else reader.skip(field & 7, field >>> 3)
+      const number = field >>> 3
+      const wire = field & 7
+      if (state && number === state.field && wire === WireType.Varint) value = reader.int32()
+      else if (number === groupField && wire === WireType.LengthDelimited) group = reader.string()
+      else reader.skip(wire, number)
     }
 
-    counts.total++
-    if (stateName) {
-      const name = stateName.name(state)
-      counts.byState.set(name, (counts.byState.get(name) ?? 0) + 1)
-    }
+    visit(value, group)
   }
-
-  return counts
 }

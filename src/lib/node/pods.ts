@@ -1,7 +1,7 @@
 import type {CriClient} from '../cri/client.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
-import type {Container, PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
+import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {newestFirst} from '../kube/helpers.js'
 
 // The pod vocabulary read-side callers have always imported from here.
@@ -29,7 +29,8 @@ export interface PodListEntry {
 
 /**
  * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
- * nerdctl's N+1 patterns are what make them slow on busy nodes).
+ * nerdctl's N+1 patterns are what make them slow on busy nodes). The containers are only counted
+ * per sandbox and state, never decoded (client.countContainersBySandbox).
  */
 export async function listPods(client: CriClient, filters: PodListFilters, options: {withStatus?: boolean} = {}): Promise<PodListEntry[]> {
   const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
@@ -37,7 +38,7 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
     client.runtime('listPodSandbox', {
       filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined},
     }),
-    client.runtime('listContainers', {filter: {}}),
+    client.countContainersBySandbox({filter: {}}),
   ])
 
   const matchName = nameMatcher(filters.name)
@@ -52,11 +53,10 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
     .sort(newestFirst)
   const pods = takeNewest(selected, filters)
 
-  const counts = countContainers(containers.containers)
-  const entries: PodListEntry[] = pods.map((sandbox) => ({
-    sandbox,
-    containers: counts.get(sandbox.id) ?? {running: 0, total: 0},
-  }))
+  const entries: PodListEntry[] = pods.map((sandbox) => {
+    const counts = containers.get(sandbox.id)
+    return {sandbox, containers: {running: counts?.byState.get('CONTAINER_RUNNING') ?? 0, total: counts?.total ?? 0}}
+  })
   if (options.withStatus) {
     await mapLimit(entries, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {
       entry.status = (await client.runtime('podSandboxStatus', {podSandboxId: entry.sandbox.id, verbose: false})).status
@@ -64,16 +64,4 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
   }
 
   return entries
-}
-
-export function countContainers(containers: readonly Container[]): Map<string, {running: number; total: number}> {
-  const counts = new Map<string, {running: number; total: number}>()
-  for (const container of containers) {
-    const count = counts.get(container.podSandboxId) ?? {running: 0, total: 0}
-    count.total++
-    if (container.state === 'CONTAINER_RUNNING') count.running++
-    counts.set(container.podSandboxId, count)
-  }
-
-  return counts
 }

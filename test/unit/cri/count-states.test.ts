@@ -7,7 +7,7 @@ import {
   ListPodSandboxResponse,
   podSandboxStateFromJSON,
 } from '../../../src/generated/runtime/v1/api.js'
-import {countStates} from '../../../src/lib/cri/count-states.js'
+import {countStates, countStatesBy} from '../../../src/lib/cri/count-states.js'
 
 const labels = {'io.kubernetes.pod.name': 'web', ünïcode: 'värde ✓'}
 
@@ -60,5 +60,27 @@ describe('countStates: a List answer counted without decoding it', () => {
     ).finish()
     expect(countStates(bytes).total).toBe(3)
     expect(countStates(new Uint8Array()).total).toBe(0)
+  })
+
+  it('counts containers per sandbox and state, a container without a sandbox ID under ""', () => {
+    const message = ListContainersResponse.fromPartial({
+      containers: [
+        {id: 'a', podSandboxId: 'p1', state: 'CONTAINER_RUNNING' as never, labels},
+        {id: 'b', podSandboxId: 'p1', state: 'CONTAINER_EXITED' as never},
+        {id: 'c', podSandboxId: 'p2', state: 'CONTAINER_RUNNING' as never},
+        {id: 'd'},
+      ],
+    })
+    const groups = countStatesBy(ListContainersResponse.encode(message).finish(), 2, {field: 6, name: containerStateFromJSON})
+    expect([...groups.keys()]).toEqual(['p1', 'p2', ''])
+    expect(groups.get('p1')).toEqual({
+      total: 2,
+      byState: new Map([
+        ['CONTAINER_EXITED', 1],
+        ['CONTAINER_RUNNING', 1],
+      ]),
+    })
+    expect(groups.get('p2')?.total).toBe(1)
+    expect(groups.get('')?.byState.get('CONTAINER_CREATED')).toBe(1)
   })
 })
