@@ -7,7 +7,13 @@
  *   floor:   the same CRI calls made directly from this script with @grpc/grpc-js and the generated
  *            code (RunPodSandbox, PodSandboxStatus, ImageStatus, CreateContainer, StartContainer;
  *            StopContainer, StopPodSandbox, RemoveContainer, RemovePodSandbox), with the same number
- *            of pods in flight as podctl's --parallel.
+ *            of pods in flight as podctl's --parallel, with minimal configs;
+ *   replay:  the same calls again with the very requests podctl sends (taken from `podctl run
+ *            --dry-run -o json` before the timing starts; the two files the container mounts, the
+ *            pod's /etc/hosts and its termination-message file, are written first, as podctl and
+ *            the kubelet write them): the kubelet's full configs make the runtime do more (the
+ *            sandbox runs under the RuntimeDefault seccomp profile, masked paths, DNS), so this is
+ *            the floor that isolates podctl's own cost.
  *
  * Prints both wall-clock times and the ratios per phase (podctl run ÷ floor start, podctl kill ÷ floor
  * kill) and in total; with --rounds > 1, podctl and the floor take turns going first, and the
@@ -15,11 +21,11 @@
  *
  *   node bench/run-kill.mjs [--pods 20] [--parallel 3] [--namespace bench] [--rounds 1]
  */
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -139,6 +145,46 @@ async function floorKill(pods) {
   })
 }
 
+/** podctl's plan for N pods named prefix-NN: per pod, the RPCs and requests `run` would send. */
+function plannedCalls(prefix, namespace, env) {
+  const file = join(env.PODCTL_POD_DIR_ROOT, '..', `${prefix}.yaml`)
+  writeFileSync(file, manifest(namespace, prefix))
+  const plan = spawnSync(process.execPath, [BIN, 'run', '-f', file, '--dry-run', '-o', 'json'], {
+    env: {...process.env, ...env, NO_COLOR: '1'},
+    encoding: 'utf8',
+  })
+  if (plan.status !== 0) throw new Error(`podctl run --dry-run exited ${plan.status}: ${plan.stderr}`)
+  return JSON.parse(plan.stdout).pods.map((pod) => pod.calls)
+}
+
+/** A request of the plan with podctl's placeholders filled in. */
+function fill(request, values) {
+  return JSON.parse(
+    JSON.stringify(request).replaceAll(/<(sandbox id|image ID of [^>]*|container id of [^>]*|random)>/g, (_, key) => values(key)),
+  )
+}
+
+async function replayRun(plans) {
+  return mapLimit(plans, PARALLEL, async (calls) => {
+    const request = (rpc) => calls.find((call) => call.rpc === rpc).request
+    const ids = {random: randomUUID()}
+    const values = (key) =>
+      key.startsWith('image ID') ? ids.image : key.startsWith('container id') ? ids.container : key === 'random' ? ids.random : ids.sandbox
+    ids.sandbox = (await call('runtime', 'runPodSandbox', request('RuntimeService/RunPodSandbox'))).podSandboxId
+    await call('runtime', 'podSandboxStatus', fill(request('RuntimeService/PodSandboxStatus'), values))
+    ids.image = (await call('image', 'imageStatus', request('ImageService/ImageStatus'))).image.id
+    const create = fill(request('RuntimeService/CreateContainer'), values)
+    for (const {hostPath} of create.config.mounts) {
+      mkdirSync(dirname(hostPath), {recursive: true})
+      writeFileSync(hostPath, '')
+    }
+
+    ids.container = (await call('runtime', 'createContainer', create)).containerId
+    await call('runtime', 'startContainer', fill(request('RuntimeService/StartContainer'), values))
+    return {podSandboxId: ids.sandbox, containerId: ids.container}
+  })
+}
+
 // ------------------------------------------------------------------------------------------------
 // podctl
 
@@ -153,8 +199,8 @@ function podctl(args, env) {
   })
 }
 
-function manifest(namespace) {
-  return names('pod')
+function manifest(namespace, prefix = 'pod') {
+  return names(prefix)
     .map((name) =>
       JSON.stringify({
         apiVersion: 'v1',
@@ -203,7 +249,12 @@ async function main() {
     const floorStart = await timed(async () => (pods = await floorRun(NAMESPACE)))
     const floorStop = await timed(() => floorKill(pods))
     await assertEmpty(NAMESPACE)
-    return {floorStart, floorStop}
+    let replayed
+    const plans = plannedCalls('replay', NAMESPACE, env)
+    const replayStart = await timed(async () => (replayed = await replayRun(plans)))
+    await floorKill(replayed)
+    await assertEmpty(NAMESPACE)
+    return {floorStart, floorStop, replayStart}
   }
 
   try {
@@ -218,7 +269,10 @@ async function main() {
 
   const ratio = (a, b) => `${(a / b).toFixed(2)}x`
   console.log(`${PODS} one-container pods, ${PARALLEL} in flight, image present, namespace ${NAMESPACE}, endpoint ${endpoint}`)
-  console.log('round   podctl run   floor start   run ratio   podctl kill   floor kill   kill ratio   total ratio')
+  console.log(
+    'round   podctl run   floor start   run ratio   replay start   run ratio (replay)   ' +
+      'podctl kill   floor kill   kill ratio   total ratio',
+  )
   for (const row of rows) {
     console.log(
       [
@@ -226,6 +280,8 @@ async function main() {
         seconds(row.podctlRun).padEnd(13),
         seconds(row.floorStart).padEnd(14),
         ratio(row.podctlRun, row.floorStart).padEnd(12),
+        seconds(row.replayStart).padEnd(15),
+        ratio(row.podctlRun, row.replayStart).padEnd(21),
         seconds(row.podctlKill).padEnd(14),
         seconds(row.floorStop).padEnd(13),
         ratio(row.podctlKill, row.floorStop).padEnd(13),
@@ -237,9 +293,13 @@ async function main() {
   if (rows.length > 1) {
     const median = (values) => [...values].sort((x, y) => x - y)[values.length >> 1]
     const runs = median(rows.map((row) => row.podctlRun / row.floorStart))
+    const replays = median(rows.map((row) => row.podctlRun / row.replayStart))
     const kills = median(rows.map((row) => row.podctlKill / row.floorStop))
     const totals = median(rows.map((row) => (row.podctlRun + row.podctlKill) / (row.floorStart + row.floorStop)))
-    console.log(`median of ${rows.length} rounds: run ${runs.toFixed(2)}x, kill ${kills.toFixed(2)}x, total ${totals.toFixed(2)}x`)
+    console.log(
+      `median of ${rows.length} rounds: run ${runs.toFixed(2)}x (${replays.toFixed(2)}x of the replayed requests), ` +
+        `kill ${kills.toFixed(2)}x, total ${totals.toFixed(2)}x`,
+    )
   }
 }
 
