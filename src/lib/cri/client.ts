@@ -5,6 +5,8 @@ import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
 import type {StateCounts} from './count-states.js'
+import type {MethodDef} from './decoders.js'
+import {waitConnected} from './connectivity.js'
 import {socketPath} from './endpoint.js'
 
 /** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
@@ -14,12 +16,6 @@ type GrpcModule = typeof import('@grpc/grpc-js')
 type ApiModule = typeof import('../../generated/runtime/v1/api.js')
 type RuntimeDef = typeof api.RuntimeServiceService
 type ImageDef = typeof api.ImageServiceService
-/** The shape grpc-js needs from one generated method definition. */
-interface MethodDef {
-  path: string
-  requestSerialize: (value: never) => Buffer
-  responseDeserialize: (value: Buffer) => unknown
-}
 
 type RequestOf<D, K extends keyof D> = D[K] extends {requestSerialize: (value: infer R) => Buffer} ? R : never
 type ResponseOf<D, K extends keyof D> = D[K] extends {responseDeserialize: (value: Buffer) => infer R} ? R : never
@@ -85,39 +81,17 @@ interface Channel {
 interface Modules {
   grpc: GrpcModule
   api: ApiModule
-  BufferReader: typeof import('./buffer-reader.js').BufferReader
-  countStates: typeof import('./count-states.js').countStates
-  countStatesBy: typeof import('./count-states.js').countStatesBy
+  decoders: typeof import('./decoders.js')
 }
-
-/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`), and a container's sandbox. */
-const CONTAINER_STATE_FIELD = 6
-const CONTAINER_SANDBOX_FIELD = 2
-const SANDBOX_STATE_FIELD = 3
 
 let modules: Promise<Modules> | undefined
 
 /** grpc-js and the generated code are the heaviest imports; only commands that call the runtime load them. */
 function loadModules(): Promise<Modules> {
-  modules ??= Promise.all([
-    import('@grpc/grpc-js'),
-    import('../../generated/runtime/v1/api.js'),
-    import('./buffer-reader.js'),
-    import('./count-states.js'),
-  ]).then(([grpc, api, {BufferReader}, {countStates, countStatesBy}]) => ({grpc, api, BufferReader, countStates, countStatesBy}))
+  modules ??= Promise.all([import('@grpc/grpc-js'), import('../../generated/runtime/v1/api.js'), import('./decoders.js')]).then(
+    ([grpc, api, decoders]) => ({grpc, api, decoders}),
+  )
   return modules
-}
-
-type Decoder = {decode(reader: InstanceType<Modules['BufferReader']>): unknown}
-
-/** The response decoder of an RPC: its generated type read through BufferReader, else the definition's own. */
-export function responseDecoder(
-  {api, BufferReader}: Pick<Modules, 'api' | 'BufferReader'>,
-  rpcName: string,
-  def: MethodDef,
-): (buffer: Buffer) => unknown {
-  const type = (api as unknown as Record<string, Decoder | undefined>)[`${rpcName}Response`]
-  return type ? (buffer: Buffer) => type.decode(new BufferReader(buffer)) : (def.responseDeserialize as (buffer: Buffer) => unknown)
 }
 
 /**
@@ -157,31 +131,28 @@ export class CriClient {
    * (count-states.ts): for summaries, which need no pod's or container's details.
    */
   async countRuntime(method: 'listContainers' | 'listPodSandbox', request: RuntimeRequest<typeof method>): Promise<StateCounts> {
-    const {api, countStates} = await loadModules()
-    const state =
-      method === 'listContainers'
-        ? {field: CONTAINER_STATE_FIELD, name: api.containerStateFromJSON}
-        : {field: SANDBOX_STATE_FIELD, name: api.podSandboxStateFromJSON}
-    return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, (buffer) =>
-      countStates(buffer, state),
+    const {api, decoders} = await loadModules()
+    return this.call(
+      'RuntimeService',
+      this.runtimeEndpoint,
+      method,
+      request,
+      {},
+      decoders.stateCounter(api, method),
     ) as Promise<StateCounts>
   }
 
-  /** ListContainers counted by sandbox (pod_sandbox_id = 2) and state, without decoding the containers. */
+  /** ListContainers counted by sandbox and state, without decoding the containers. */
   async countContainersBySandbox(request: RuntimeRequest<'listContainers'>): Promise<Map<string, StateCounts>> {
-    const {api, countStatesBy} = await loadModules()
-    const state = {field: CONTAINER_STATE_FIELD, name: api.containerStateFromJSON}
-    const decode = (buffer: Buffer) => countStatesBy(buffer, CONTAINER_SANDBOX_FIELD, state)
+    const {api, decoders} = await loadModules()
+    const decode = decoders.containersBySandboxCounter(api)
     return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, decode) as Promise<Map<string, StateCounts>>
   }
 
   /** How many images ListImages answers, without decoding them. */
   async countImages(request: ImageRequest<'listImages'>): Promise<number> {
-    const {countStates} = await loadModules()
-    const counts = (await this.call('ImageService', this.imageEndpoint, 'listImages', request, {}, (buffer) =>
-      countStates(buffer),
-    )) as StateCounts
-    return counts.total
+    const {decoders} = await loadModules()
+    return this.call('ImageService', this.imageEndpoint, 'listImages', request, {}, decoders.itemCounter) as Promise<number>
   }
 
   /** Like runtime(), but resolves undefined when the runtime answers UNIMPLEMENTED (older runtimes). */
@@ -281,8 +252,7 @@ export class CriClient {
     options: CallOptions = {},
     decode?: (buffer: Buffer) => unknown,
   ): Promise<unknown> {
-    const loaded = await loadModules()
-    const {grpc, api} = loaded
+    const {grpc, api, decoders} = await loadModules()
     const definition = (service === 'RuntimeService' ? api.RuntimeServiceService : api.ImageServiceService) as unknown as Record<
       string,
       MethodDef
@@ -311,7 +281,7 @@ export class CriClient {
       const call = channel.client.makeUnaryRequest(
         def.path,
         (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(value)),
-        decode ?? responseDecoder(loaded, rpcName, def),
+        decode ?? decoders.responseDecoder(api, rpcName, def),
         request,
         new grpc.Metadata(),
         {deadline: Date.now() + timeoutMs},
@@ -400,30 +370,6 @@ export class CriClient {
     if (!this.debug) return
     this.debug(`${label} ${(monotonicMs() - started).toFixed(1)}ms ${status}`)
   }
-}
-
-/**
- * Waits for the channel to be READY. Unlike waitForReady, a refused connection (a stale socket
- * file with no runtime behind it) fails at once instead of retrying until the deadline.
- */
-function waitConnected(
-  grpc: GrpcModule,
-  client: InstanceType<GrpcModule['Client']>,
-  deadline: number,
-): Promise<'READY' | 'REFUSED' | 'TIMEOUT'> {
-  const channel = client.getChannel()
-  const {READY, TRANSIENT_FAILURE, SHUTDOWN} = grpc.connectivityState
-  return new Promise((resolve) => {
-    const check = (): void => {
-      const state = channel.getConnectivityState(true)
-      if (state === READY) return resolve('READY')
-      if (state === TRANSIENT_FAILURE || state === SHUTDOWN) return resolve('REFUSED')
-      if (Date.now() >= deadline) return resolve('TIMEOUT')
-      channel.watchConnectivityState(state, deadline, (error) => (error ? resolve('TIMEOUT') : check()))
-    }
-
-    check()
-  })
 }
 
 function grpcCodeName(grpc: GrpcModule, code: number | undefined): string {

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import * as api from '../../../src/generated/runtime/v1/api.js'
 import {BufferReader} from '../../../src/lib/cri/buffer-reader.js'
-import {responseDecoder} from '../../../src/lib/cri/client.js'
+import {responseDecoder} from '../../../src/lib/cri/decoders.js'
 
 type Def = {path: string; requestSerialize: (value: never) => Buffer; responseDeserialize: (value: Buffer) => unknown}
 type Message = {encode(message: unknown): {finish(): Uint8Array}; fromPartial(value: unknown): unknown}
@@ -37,7 +37,7 @@ describe('BufferReader: responses read from the gRPC Buffer', () => {
         const bytes = Buffer.from(
           (type ?? {encode: () => ({finish: () => new Uint8Array()})}).encode(type?.fromPartial(sample) ?? {}).finish(),
         )
-        expect(responseDecoder({api, BufferReader}, rpcName, def)(bytes), rpcName).toEqual(def.responseDeserialize(bytes))
+        expect(responseDecoder(api, rpcName, def)(bytes), rpcName).toEqual(def.responseDeserialize(bytes))
       }
     }
 

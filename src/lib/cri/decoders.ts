@@ -1,0 +1,50 @@
+/**
+ * How CRI answers are read: through the generated types with a reader that takes strings straight
+ * from the gRPC Buffer, or, for summaries, only counted (count-states.ts). Loaded with grpc-js and
+ * the generated code, by the commands that call the runtime.
+ */
+import type * as api from '../../generated/runtime/v1/api.js'
+import {BufferReader} from './buffer-reader.js'
+import {countStates, countStatesBy, type StateCounts} from './count-states.js'
+
+type ApiModule = typeof api
+
+/** The shape grpc-js needs from one generated method definition. */
+export interface MethodDef {
+  path: string
+  requestSerialize: (value: never) => Buffer
+  responseDeserialize: (value: Buffer) => unknown
+}
+
+/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`), and a container's sandbox. */
+const CONTAINER_STATE_FIELD = 6
+const CONTAINER_SANDBOX_FIELD = 2
+const SANDBOX_STATE_FIELD = 3
+
+type Decoder = {decode(reader: BufferReader): unknown}
+
+/** The response decoder of an RPC: its generated type read through BufferReader, else the definition's own. */
+export function responseDecoder(generated: ApiModule, rpcName: string, def: MethodDef): (buffer: Buffer) => unknown {
+  const type = (generated as unknown as Record<string, Decoder | undefined>)[`${rpcName}Response`]
+  return type ? (buffer: Buffer) => type.decode(new BufferReader(buffer)) : (def.responseDeserialize as (buffer: Buffer) => unknown)
+}
+
+/** ListContainers' or ListPodSandbox's answer counted by state. */
+export function stateCounter(generated: ApiModule, method: 'listContainers' | 'listPodSandbox'): (buffer: Buffer) => StateCounts {
+  const state =
+    method === 'listContainers'
+      ? {field: CONTAINER_STATE_FIELD, name: generated.containerStateFromJSON}
+      : {field: SANDBOX_STATE_FIELD, name: generated.podSandboxStateFromJSON}
+  return (buffer) => countStates(buffer, state)
+}
+
+/** ListContainers' answer counted by sandbox (pod_sandbox_id) and state. */
+export function containersBySandboxCounter(generated: ApiModule): (buffer: Buffer) => Map<string, StateCounts> {
+  const state = {field: CONTAINER_STATE_FIELD, name: generated.containerStateFromJSON}
+  return (buffer) => countStatesBy(buffer, CONTAINER_SANDBOX_FIELD, state)
+}
+
+/** How many items a List answer holds. */
+export function itemCounter(buffer: Buffer): number {
+  return countStates(buffer).total
+}
