@@ -18,12 +18,11 @@ if (source === undefined) {
     execute({dir: root, args: normalizeArgv(process.argv.slice(2))}),
   )
 } else {
-  // podctl.cache, or podctl.<group>.cache: the cache trained on that group's commands alone.
-  const shippedCache = (group) => {
+  const readShippedCache = (name) => {
     try {
-      return readFileSync(join(root, 'dist', 'bundle', `podctl${group ? `.${group}` : ''}.cache`))
+      return readFileSync(join(root, 'dist', 'bundle', name))
     } catch {}
   }
 
-  require('../dist/bundle/launch.cjs').launch({source, filename, shippedCache, root, argv: process.argv.slice(2)})
+  require('../dist/bundle/launch.cjs').launch({source, filename, readShippedCache, root, argv: process.argv.slice(2)})
 }

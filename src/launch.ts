@@ -140,6 +140,11 @@ export function cacheGroup(argv: readonly string[]): string {
   return /^[a-z][a-z-]*$/.test(command) ? command : 'other'
 }
 
+/** The file (or single-executable asset) name of the cache shipped for a group, or with none the general one. */
+export function shippedCacheName(group?: string): string {
+  return group ? `podctl.${group}.cache` : 'podctl.cache'
+}
+
 export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'podctl')
 }
@@ -175,11 +180,8 @@ export interface LaunchOptions {
   source: string
   /** Where the bundle lives (stack traces; `require` of the optional externals resolves from here). */
   filename: string
-  /**
-   * A cache shipped with the bundle, header included: the one trained for `group`, or with no
-   * group the one for everything else; undefined when there is none.
-   */
-  shippedCache?: (group?: string) => Buffer | undefined
+  /** Reads a cache shipped with the bundle, header included, by its name (shippedCacheName); undefined when there is none. */
+  readShippedCache?: (name: string) => Buffer | undefined
   /** oclif's root: the package directory, or the directory of the single executable. */
   root: string
   argv: string[]
@@ -191,7 +193,7 @@ export interface LaunchOptions {
 export function launch(options: LaunchOptions): Promise<void> {
   const env = options.env ?? process.env
   const useCache = env.PODCTL_CODE_CACHE !== '0'
-  const command = cacheGroup(options.argv)
+  const group = cacheGroup(options.argv)
   let id: string | undefined
   let userCache: {dir: string; name: string} | undefined
   let cache: CacheFile | undefined
@@ -202,10 +204,11 @@ export function launch(options: LaunchOptions): Promise<void> {
     userCache = {dir: userCacheDir(env), name: `${id.slice(0, 16)}-${process.version}-${process.arch}-${flagsKey()}.cache`}
     cache = parseCache(readOptional(join(userCache.dir, userCache.name)), id)
     fromUser = cache !== undefined
-    if (!cache && options.shippedCache) {
-      cache = parseCache(options.shippedCache(command), id)
-      shippedGroup = cache ? command : undefined
-      cache ??= parseCache(options.shippedCache(), id)
+    const read = options.readShippedCache
+    if (!cache && read) {
+      cache = parseCache(read(shippedCacheName(group)), id)
+      shippedGroup = cache ? group : undefined
+      cache ??= parseCache(read(shippedCacheName()), id)
     }
   }
 
@@ -214,10 +217,10 @@ export function launch(options: LaunchOptions): Promise<void> {
   if (useCache && id && userCache) {
     // Write a per-user cache when there was no usable one, and grow a per-user cache with each
     // command that had not run with it yet; a shipped cache that was taken is left alone.
-    const grow = fromUser && bundle.cacheAccepted && !cache!.commands.includes(command)
+    const grow = fromUser && bundle.cacheAccepted && !cache!.commands.includes(group)
     if (!bundle.cacheAccepted || grow) {
       writing = true
-      const commands = grow ? [...cache!.commands, command] : [command]
+      const commands = grow ? [...cache!.commands, group] : [group]
       const {dir, name} = userCache
       process.once('exit', () => writeCache(dir, name, cacheHeader(id!, commands), bundle.script.createCachedData()))
     }

@@ -10,10 +10,10 @@ import {launch} from '../../dist/launch.js'
 const root = dirname(process.execPath)
 // The bundle is ASCII (the build checks), so latin1 makes a one-byte string without decoding.
 const source = Buffer.from(getAsset('podctl.cjs')).toString('latin1')
-// podctl.cache, or podctl.<group>.cache: the cache trained on that group's commands alone.
-const shippedCache = (group) => {
+// The caches are assets under their shipped names (shippedCacheName).
+const readShippedCache = (name) => {
   try {
-    return Buffer.from(getAsset(`podctl${group ? `.${group}` : ''}.cache`))
+    return Buffer.from(getAsset(name))
   } catch {
     // No such asset: a group without a cache of its own.
   }
@@ -21,4 +21,4 @@ const shippedCache = (group) => {
 
 // Stack traces name the bundle; `require` of the optional externals looks beside the executable.
 const filename = join(root, 'podctl.cjs')
-launch({source, filename, shippedCache, root, argv: process.argv.slice(2), requireFn: createRequire(filename)})
+launch({source, filename, readShippedCache, root, argv: process.argv.slice(2), requireFn: createRequire(filename)})

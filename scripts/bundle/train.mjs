@@ -23,7 +23,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** The groups with a cache of their own: the keys of trainingGroups() in test/support/training.ts. */
 export const CACHE_GROUPS = ['pods', 'ps', 'images', 'status', 'version', 'help']
 
-/** Where the cache of a group (or, with none, of every other command) is written. */
+/**
+ * Where the cache of a group (or, with none, of every other command) is written: under
+ * src/launch.ts shippedCacheName, which test/unit/launch.test.ts checks this against (this build
+ * script cannot import dist/ before tsc has run).
+ */
 export function cacheFile(dir, group) {
   return join(dir, group ? `podctl.${group}.cache` : 'podctl.cache')
 }

@@ -1,9 +1,18 @@
 import {describe, expect, it} from 'vitest'
 
-import {bundleId, cacheGroup, cacheHeader, compileBundle, GLOBAL_VALUE_FLAGS, parseCache, userCacheDir} from '../../src/launch.js'
+import {
+  bundleId,
+  cacheGroup,
+  cacheHeader,
+  compileBundle,
+  GLOBAL_VALUE_FLAGS,
+  parseCache,
+  shippedCacheName,
+  userCacheDir,
+} from '../../src/launch.js'
 import {GLOBAL_FLAGS} from '../../src/lib/util/argv.js'
 import {trainingGroups} from '../support/training.js'
-import {CACHE_GROUPS} from '../../scripts/bundle/train.mjs'
+import {CACHE_GROUPS, cacheFile} from '../../scripts/bundle/train.mjs'
 
 const SOURCE = `// podctl-bundle 0123abcd
 (function (exports, require, module, __filename, __dirname) {
@@ -65,6 +74,9 @@ describe('launch: the bundle and its code caches', () => {
     const groups = trainingGroups('/run/fixture.sock')
     expect(Object.keys(groups).sort()).toEqual([...CACHE_GROUPS].sort())
     for (const [group, runs] of Object.entries(groups)) for (const argv of runs) expect(cacheGroup(argv), argv.join(' ')).toBe(group)
+    // The build writes each cache under the name the launcher reads.
+    for (const group of [undefined, ...CACHE_GROUPS])
+      expect(cacheFile('/dist/bundle', group)).toBe(`/dist/bundle/${shippedCacheName(group)}`)
   })
 
   it('keeps per-user caches under XDG_CACHE_HOME, else ~/.cache', () => {
