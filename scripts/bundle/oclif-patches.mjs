@@ -2,7 +2,8 @@
 // section). Each is a small change oclif could take upstream; until then they are applied to
 // oclif's source text inside the bundle only, never to node_modules. Every patch names the exact
 // text it replaces: if oclif's source changes, the build fails instead of silently shipping an
-// unpatched (slow) or half-patched (broken) bundle.
+// unpatched (slow) or half-patched (broken) bundle. sourcePatches, the rolldown transform that
+// applies them, also applies grpc-patches.mjs's.
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 
@@ -160,35 +161,33 @@ export function lazyRequire(code, specifier, file) {
   return code.replace(line, (_, keyword, name, load) => `${keyword} ${name} = __podctlLazyModule(() => ${load});`)
 }
 
-const OCLIF_LIB = /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/](.+)$/
-
-/** A rolldown plugin applying PATCHES; buildEnd fails if any patched file was never bundled. */
-export function oclifPatches() {
+/**
+ * A rolldown transform applying one package's patches: in each listed file (its path below
+ * `packageDir`), the lazy requires first, then the exact-text replacements; buildEnd fails if a
+ * listed file was never bundled.
+ */
+export function sourcePatches({name, packageDir, patches = {}, lazyRequires = {}}) {
+  const escaped = packageDir.split('/').map((part) => part.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`))
+  // A path separator of either platform.
+  const sep = String.raw`[\\/]`
+  const below = new RegExp(`${sep}node_modules${sep}${escaped.join(sep)}${sep}(.+)$`)
   const applied = new Set()
   return {
-    name: 'podctl-oclif-patches',
-    // The is-wsl that the os.js patch imports is the one wsl-utils depends on.
-    async resolveId(source, importer) {
-      if (source !== 'is-wsl' || !importer || OCLIF_LIB.exec(importer)?.[1].replaceAll('\\', '/') !== 'util/os.js') return null
-      const wslUtils = await this.resolve('wsl-utils', importer, {skipSelf: true})
-      const resolved = wslUtils && (await this.resolve('is-wsl', wslUtils.id, {skipSelf: true}))
-      if (!resolved) throw new Error('cannot resolve is-wsl through wsl-utils; update scripts/bundle/oclif-patches.mjs')
-      return resolved
-    },
+    name,
     transform: {
-      filter: {id: /[\\/]@oclif[\\/]core[\\/]lib[\\/]/},
+      filter: {id: new RegExp(`${sep}${escaped.join(sep)}${sep}`)},
       handler(code, id) {
-        const file = OCLIF_LIB.exec(id)?.[1].replaceAll('\\', '/')
-        if (!file || !(file in PATCHES || file in LAZY_REQUIRES)) return null
+        const file = below.exec(id)?.[1].replaceAll('\\', '/')
+        if (!file || !(file in patches || file in lazyRequires)) return null
         let out = code
-        for (const specifier of LAZY_REQUIRES[file] ?? []) out = lazyRequire(out, specifier, `@oclif/core/lib/${file}`)
-        if (file in LAZY_REQUIRES) out += `\n${LAZY_MODULE}`
-        for (const [find, replace] of PATCHES[file] ?? []) {
+        for (const specifier of lazyRequires[file] ?? []) out = lazyRequire(out, specifier, `${packageDir}/${file}`)
+        if (file in lazyRequires) out += `\n${LAZY_MODULE}`
+        for (const [find, replace] of patches[file] ?? []) {
           const count = out.split(find).length - 1
           if (count !== 1) {
             throw new Error(
-              `@oclif/core/lib/${file} changed: expected the text below exactly once, found it ${count} times. ` +
-                `Update scripts/bundle/oclif-patches.mjs for this oclif version.\n${find}`,
+              `${packageDir}/${file} changed: expected the text below exactly once, found it ${count} times. ` +
+                `Update the patches in scripts/bundle/ for this version.\n${find}`,
             )
           }
 
@@ -201,9 +200,26 @@ export function oclifPatches() {
     },
     buildEnd(error) {
       if (error) return
-      const missing = [...new Set([...Object.keys(PATCHES), ...Object.keys(LAZY_REQUIRES)])].filter((file) => !applied.has(file))
+      const missing = [...new Set([...Object.keys(patches), ...Object.keys(lazyRequires)])].filter((file) => !applied.has(file))
       if (missing.length > 0)
-        throw new Error(`@oclif/core changed: ${missing.join(', ')} no longer bundled; update scripts/bundle/oclif-patches.mjs`)
+        throw new Error(`${packageDir} changed: ${missing.join(', ')} no longer bundled; update the patches in scripts/bundle/`)
+    },
+  }
+}
+
+const OCLIF_LIB = /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/](.+)$/
+
+/** A rolldown plugin applying PATCHES and LAZY_REQUIRES to @oclif/core. */
+export function oclifPatches() {
+  return {
+    ...sourcePatches({name: 'podctl-oclif-patches', packageDir: '@oclif/core/lib', patches: PATCHES, lazyRequires: LAZY_REQUIRES}),
+    // The is-wsl that the os.js patch imports is the one wsl-utils depends on.
+    async resolveId(source, importer) {
+      if (source !== 'is-wsl' || !importer || OCLIF_LIB.exec(importer)?.[1].replaceAll('\\', '/') !== 'util/os.js') return null
+      const wslUtils = await this.resolve('wsl-utils', importer, {skipSelf: true})
+      const resolved = wslUtils && (await this.resolve('is-wsl', wslUtils.id, {skipSelf: true}))
+      if (!resolved) throw new Error('cannot resolve is-wsl through wsl-utils; update scripts/bundle/oclif-patches.mjs')
+      return resolved
     },
   }
 }
