@@ -30,7 +30,9 @@ export default class Kill extends BaseCommand<typeof Kill> {
 
   static override description = `For each pod: every running container in parallel gets a Killing event, its preStop exec hook \
 (from the io.kubernetes.container.preStopHandler annotation) within the grace period, then StopContainer with what is \
-left of the grace period (never below 2s unless --force); then StopPodSandbox for every sandbox (attempt) of the pod; \
+left of the grace period (never below 2s unless --force). Sidecars (init containers with restartPolicy Always) \
+share that one grace period: each waits for the app containers and the sidecars declared after it, then stops with \
+what is left (at least 2s). Then StopPodSandbox for every sandbox (attempt) of the pod; \
 then the containers and sandboxes are removed unless --keep. The grace period is --grace-period, else the pod's \
 io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Objects already gone count as done, so killing twice is safe. \
 Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of the \

@@ -22,8 +22,11 @@ const env = labEnv({
 })
 const busybox = lab().busybox
 
+/** Ignores SIGTERM: only the SIGKILL at the end of its stop timeout ends it. */
+const IGNORES_TERM = "trap '' TERM; while true; do sleep 1; done"
+
 // The sidecar appends to the shared log until /shared/stop exists; busybox sh as PID 1 ignores SIGTERM,
-// so every container takes its whole 2 s grace period to stop: the kill order shows in finishedAt.
+// so every container is only stopped by the SIGKILL at the end of its stop timeout: the kill order shows in finishedAt.
 const SIDECAR = 'while [ ! -f /shared/stop ]; do date >> /shared/log; sleep 1; done'
 const manifest = (name: string) => `
 apiVersion: v1
@@ -148,11 +151,48 @@ describe('sidecar init containers', () => {
     const logger = await inspect('web', 'logger')
     const appFinished = Date.parse(app.status.finishedAt)
     const loggerFinished = Date.parse(logger.status.finishedAt)
-    // Each takes its 2 s grace period (SIGTERM ignored), one after the other.
+    // SIGTERM ignored: the app takes its whole 2 s grace period; the sidecar waits for it within that
+    // same grace period, then gets the kubelet's 2 s minimum, so it stops about 2 s after the app.
     expect(loggerFinished - appFinished).toBeGreaterThanOrEqual(1500)
 
     const removed = await podctl(['kill', 'web', '-n', namespace], {env})
     expect(removed.code, removed.stderr).toBe(0)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('kill stops a pod whose app and sidecar both ignore SIGTERM within one grace period, not two', async () => {
+    // terminationGracePeriodSeconds 10: the app takes all of it (SIGKILL at 10 s); the sidecar waits for
+    // the app within the same grace period, then gets the kubelet's 2 s minimum: about 12 s, not 20 s.
+    const stubborn = `
+apiVersion: v1
+kind: Pod
+metadata: {name: stubborn, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 10
+  initContainers:
+  - name: proxy
+    image: ${busybox}
+    restartPolicy: Always
+    command: [sh, -c, ${JSON.stringify(IGNORES_TERM)}]
+  containers:
+  - name: app
+    image: ${busybox}
+    command: [sh, -c, ${JSON.stringify(IGNORES_TERM)}]
+`
+    const run = await podctl(['run', '-f', '-', '--timeout', '60s', '-o', 'json'], {env, input: stubborn})
+    expect(run.code, run.stderr).toBe(0)
+    const running = (await listed('stubborn')).filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.metadata.name)
+    expect(running.sort()).toEqual(['app', 'proxy'])
+
+    const started = performance.now()
+    const kill = await podctl(['kill', 'stubborn', '-n', namespace, '-o', 'json'], {env})
+    const tookMs = performance.now() - started
+    expect(kill.code, kill.stderr).toBe(0)
+    expect(JSON.parse(kill.stdout).items[0]).toMatchObject({containersStopped: 2, removed: true})
+    // The grace period was honoured (the app was not killed early) ...
+    expect(tookMs, `kill took ${Math.round(tookMs)} ms`).toBeGreaterThanOrEqual(9500)
+    // ... once: 10 s + the 2 s left to the sidecar, with room for the runtime, far below the 20 s of two.
+    expect(tookMs, `kill took ${Math.round(tookMs)} ms`).toBeLessThanOrEqual(14_000)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
 })

@@ -14,7 +14,7 @@ import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from './hooks.js'
 import {forgetRecordedPod, removeRecordedPodDirectory} from './pod-dirs.js'
 import {KillPodError} from './reasons.js'
-import {terminationStages} from './termination-order.js'
+import {TerminationOrdering} from './termination-order.js'
 
 // Callers catch the kill's failure from here, with killPod.
 export {KillPodError} from './reasons.js'
@@ -67,6 +67,11 @@ export interface KillPodResult {
 export interface KillContainerOptions extends Omit<KillPodOptions, 'keep' | 'containers'> {
   /** The pod's full name, for event objects and messages. */
   pod?: string
+  /**
+   * The pod kill this container is part of (killPod): after its preStop hook the container waits
+   * for its turn (a sidecar, for the app containers and later sidecars), within its grace period.
+   */
+  ordering?: TerminationOrdering
 }
 
 export interface KillContainerOutcome {
@@ -75,23 +80,37 @@ export interface KillContainerOutcome {
   /** False when the runtime no longer knew the container (NotFound counts as done). */
   stopped: boolean
   gracePeriodSeconds: number
-  /** The timeout sent with StopContainer, after the preStop hook's time was subtracted. */
+  /** The timeout sent with StopContainer, after the preStop hook's time and the wait for its turn were subtracted. */
   stopTimeoutSeconds: number
 }
 
+/** Whole seconds, as the kubelet truncates a duration it takes out of a grace period. */
+const wholeSeconds = (ms: number) => Math.floor(Math.max(0, ms) / 1000)
+
 /**
- * StopContainer's timeout: the grace period minus the whole seconds the preStop hook took (the
- * kubelet truncates), never below 2 s unless forced; forced means 0 (the runtime kills at once).
+ * What is left of the grace period after the preStop hook: the time a container may wait for its
+ * turn (TerminationOrdering.waitForTurn); 0 or less means no wait.
  */
-export function stopTimeoutSeconds(gracePeriodSeconds: number, elapsedMs: number, force = false): number {
+export function graceLeftAfterPreStop(gracePeriodSeconds: number, preStopMs: number, force = false): number {
+  return force ? 0 : gracePeriodSeconds - wholeSeconds(preStopMs)
+}
+
+/**
+ * StopContainer's timeout (the kubelet's killContainer): the grace period minus the whole seconds
+ * the preStop hook took, then minus the whole seconds spent waiting for its turn (a sidecar waiting
+ * for the app containers), never below 2 s unless forced; forced means 0 (the runtime kills at once).
+ */
+export function stopTimeoutSeconds(gracePeriodSeconds: number, preStopMs: number, force = false, waitedMs = 0): number {
   if (force) return 0
-  const remaining = gracePeriodSeconds - Math.floor(Math.max(0, elapsedMs) / 1000)
+  let remaining = graceLeftAfterPreStop(gracePeriodSeconds, preStopMs)
+  if (remaining > 0) remaining -= wholeSeconds(waitedMs)
   return Math.max(MIN_GRACE_PERIOD_SECONDS, remaining)
 }
 
 /**
  * The kubelet's killContainer for one running container: Killing event, preStop hook via ExecSync
- * (waiting at most the grace period), then StopContainer with what is left of the grace period.
+ * (waiting at most the grace period), its turn in the pod's termination order if it has one (within
+ * what is left of the grace period), then StopContainer with what is left of the grace period.
  */
 export async function killContainer(
   client: CriClient,
@@ -105,37 +124,65 @@ export async function killContainer(
   const grace = force ? 0 : gracePeriodFor(container.annotations, options.gracePeriodSeconds)
   const started = performance.now()
 
-  events(normalEvent('Killing', `Stopping container ${name}`, object))
-
-  await executePreStopHook(client, container, {
-    graceSeconds: grace,
-    name,
-    object,
-    pod: options.pod ?? container.podSandboxId,
-    events,
-    signal: options.signal,
-  })
-
-  const timeout = stopTimeoutSeconds(grace, performance.now() - started, force)
-  let stopped = true
   try {
-    await client.runtime(
-      'stopContainer',
-      {containerId: container.id, timeout: String(timeout)},
-      // The runtime waits `timeout` seconds before SIGKILL; the call must outlive that (the kubelet adds its 2 m).
-      {timeoutMs: client.deadlineFor('stopContainer', undefined, true) + timeout * 1000, signal: options.signal, cleanup: options.cleanup},
-    )
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error
-    stopped = false
-  }
+    events(normalEvent('Killing', `Stopping container ${name}`, object))
 
-  return {containerId: container.id, name, stopped, gracePeriodSeconds: grace, stopTimeoutSeconds: timeout}
+    await executePreStopHook(client, container, {
+      graceSeconds: grace,
+      name,
+      object,
+      pod: options.pod ?? container.podSandboxId,
+      events,
+      signal: options.signal,
+    })
+
+    const preStopMs = performance.now() - started
+    const left = graceLeftAfterPreStop(grace, preStopMs, force)
+    const waitedMs = options.ordering ? await options.ordering.waitForTurn(container.id, left, options.signal) : 0
+    const timeout = stopTimeoutSeconds(grace, preStopMs, force, waitedMs)
+    let stopped = true
+    try {
+      await client.runtime(
+        'stopContainer',
+        {containerId: container.id, timeout: String(timeout)},
+        // The runtime waits `timeout` seconds before SIGKILL; the call must outlive that (the kubelet adds its 2 m).
+        {
+          timeoutMs: client.deadlineFor('stopContainer', undefined, true) + timeout * 1000,
+          signal: options.signal,
+          cleanup: options.cleanup,
+        },
+      )
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error
+      stopped = false
+    }
+
+    return {containerId: container.id, name, stopped, gracePeriodSeconds: grace, stopTimeoutSeconds: timeout}
+  } finally {
+    // Stopped or failed, those waiting for it go on (the kubelet's deferred containerTerminated).
+    options.ordering?.containerTerminated(container.id)
+  }
 }
 
 /**
- * The kubelet's kill order for ONE pod: all running containers in parallel, sidecars last (preStop via ExecSync
- * within the grace period, then StopContainer with the remaining grace, never below 2 s unless
+ * The kubelet's killContainersWithSyncResult: every running container of a pod killed at once, in
+ * one termination order (termination-order.ts), so the pod takes one grace period: the app
+ * containers stop within it, each sidecar after them (and after the sidecars declared after it),
+ * within what is left of it, never below the 2 s minimum. preStop hooks all start at once, inside it.
+ */
+export async function killRunningContainers(
+  client: CriClient,
+  running: readonly Container[],
+  options: Omit<KillContainerOptions, 'ordering'> = {},
+): Promise<Array<PromiseSettledResult<KillContainerOutcome>>> {
+  const ordering = new TerminationOrdering(running)
+  return Promise.allSettled(running.map((container) => killContainer(client, container, {...options, ordering})))
+}
+
+/**
+ * The kubelet's kill order for ONE pod: all running containers at once within one grace period,
+ * sidecars after the app containers in reverse declaration order (killRunningContainers: preStop
+ * within the grace period, then StopContainer with what is left of it, never below 2 s unless
  * force), then StopPodSandbox for every sandbox of the pod, then RemoveContainer/RemovePodSandbox
  * unless keep. NotFound counts as done. Every step runs even when an earlier one failed; failures
  * are thrown together as a KillPodError that still carries the result.
@@ -160,23 +207,15 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
   const running = containers.filter((container) => container.state === 'CONTAINER_RUNNING')
 
-  // App (and other) containers first, then sidecars in reverse declaration order (termination-order.ts).
-  const kills: Array<PromiseSettledResult<KillContainerOutcome>> = []
-  for (const stage of terminationStages(running)) {
-    const settled = await Promise.allSettled(
-      stage.map((container) =>
-        killContainer(client, container, {
-          gracePeriodSeconds: options.gracePeriodSeconds,
-          force: options.force,
-          events: options.events,
-          signal: options.signal,
-          cleanup: options.cleanup,
-          pod,
-        }),
-      ),
-    )
-    kills.push(...settled)
-  }
+  // One grace period for all: app containers first, then sidecars in reverse declaration order.
+  const kills = await killRunningContainers(client, running, {
+    gracePeriodSeconds: options.gracePeriodSeconds,
+    force: options.force,
+    events: options.events,
+    signal: options.signal,
+    cleanup: options.cleanup,
+    pod,
+  })
 
   collect(kills)
   const containersStopped = kills.filter((outcome) => outcome.status === 'fulfilled').length
