@@ -1,4 +1,4 @@
-import {describe, expect, it} from 'vitest'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
 import type {CriClient} from '../../../src/lib/cri/client.js'
 import {NotFoundError, RuntimeError} from '../../../src/lib/errors.js'
@@ -323,5 +323,129 @@ describe('killPod', () => {
     expect(result.containersStopped).toBe(1)
     expect(calls.some((call) => call.method === 'listContainers')).toBe(false)
     expect(calls.find((call) => call.method === 'stopContainer')!.request.containerId).toBe('c9')
+  })
+})
+
+describe('killPod with sidecars: one grace period for the whole pod', () => {
+  const sandboxes = [sandbox('new', '200', 1)]
+  const grace = {'io.kubernetes.pod.terminationGracePeriod': '10'}
+  const app = (id: string) => container(id, 'new', 'CONTAINER_RUNNING', grace)
+  const sidecar = (id: string, index: number, more: Record<string, string> = {}) =>
+    container(id, 'new', 'CONTAINER_RUNNING', {...grace, 'io.podctl.containerType': 'init', 'io.podctl.sidecar': String(index), ...more})
+
+  /**
+   * StopContainer as a runtime does it: it answers once the container has exited, after `exitsAfterMs`
+   * of the stop signal (absent: SIGTERM ignored), or at its timeout (the SIGKILL), whichever is first.
+   */
+  const stopsLike = (exitsAfterMs: Record<string, number> = {}) => ({
+    stopContainer: (request: Record<string, unknown>) =>
+      new Promise((resolve) => {
+        setTimeout(() => resolve({}), Math.min(Number(request.timeout) * 1000, exitsAfterMs[String(request.containerId)] ?? Infinity))
+      }),
+  })
+
+  /** [container, StopContainer timeout, ms since the kill began] of every StopContainer, in order. */
+  const stops = (calls: Call[]) =>
+    calls.filter((call) => call.method === 'stopContainer').map((call) => [call.request.containerId, call.request.timeout, call.at])
+
+  async function kill(client: CriClient, options: Parameters<typeof killPod>[2] = {}) {
+    const killing = killPod(client, sandboxes, {keep: true, ...options})
+    // Awaited below: a failed kill is not an unhandled rejection while the clock runs.
+    killing.catch(() => {})
+    await vi.advanceTimersByTimeAsync(60_000)
+    return killing
+  }
+
+  beforeEach(() => {
+    vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance']})
+  })
+
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('stops the app with the grace period, then the sidecar with what is left, at least 2 s: 12 s for 10 s, not 20', async () => {
+    const {client, calls} = fakeClient([sidecar('proxy', 0), app('web')], stopsLike())
+    const result = await kill(client)
+    expect(stops(calls)).toEqual([
+      ['web', '10', 0],
+      ['proxy', '2', 10_000],
+    ])
+    expect(result).toMatchObject({containersStopped: 2, durationMs: 12_000})
+  })
+
+  it('lets the sidecar go as soon as the app has stopped, with the rest of the grace period', async () => {
+    const {client, calls} = fakeClient([app('web'), sidecar('proxy', 0)], stopsLike({web: 3000, proxy: 500}))
+    const result = await kill(client)
+    expect(stops(calls)).toEqual([
+      ['web', '10', 0],
+      ['proxy', '7', 3000],
+    ])
+    expect(result.durationMs).toBe(3500)
+  })
+
+  it('stops sidecars in reverse declaration order, each after the ones declared after it', async () => {
+    const containers = [sidecar('proxy', 0), sidecar('logger', 2), app('web'), app('worker')]
+    const {client, calls} = fakeClient(containers, stopsLike({web: 1000, worker: 1500, logger: 1000, proxy: 1000}))
+    const result = await kill(client)
+    expect(stops(calls)).toEqual([
+      ['web', '10', 0],
+      ['worker', '10', 0],
+      ['logger', '9', 1500],
+      ['proxy', '8', 2500],
+    ])
+    expect(result.durationMs).toBe(3500)
+  })
+
+  it('runs every preStop hook at once, inside the grace period, and takes its time out of it', async () => {
+    // The sidecar's hook takes 3 s; the app ignores SIGTERM: the sidecar waits the 7 s left, then gets 2 s.
+    const hook = {'io.kubernetes.container.preStopHandler': '{"exec":{"command":["sh","-c","sleep 3"]}}'}
+    const {client, calls} = fakeClient([app('web'), sidecar('proxy', 0, hook)], {
+      ...stopsLike(),
+      execSync: () =>
+        new Promise((resolve) => {
+          setTimeout(() => resolve({exitCode: 0, stdout: [], stderr: []}), 3000)
+        }),
+    })
+    const result = await kill(client)
+    expect(
+      calls.filter((call) => call.method === 'execSync').map((call) => [call.request.containerId, call.request.timeout, call.at]),
+    ).toEqual([['proxy', '10', 0]])
+    expect(stops(calls)).toEqual([
+      ['web', '10', 0],
+      ['proxy', '2', 10_000],
+    ])
+    expect(result.durationMs).toBe(12_000)
+  })
+
+  it('--grace-period overrides it for every container alike; --force stops everything at once', async () => {
+    const overridden = fakeClient([sidecar('proxy', 0), app('web')], stopsLike())
+    expect((await kill(overridden.client, {gracePeriodSeconds: 4})).durationMs).toBe(6000)
+    expect(stops(overridden.calls)).toEqual([
+      ['web', '4', 0],
+      ['proxy', '2', 4000],
+    ])
+
+    const forced = fakeClient([sidecar('proxy', 0), app('web')], stopsLike())
+    expect((await kill(forced.client, {force: true})).durationMs).toBe(0)
+    expect(stops(forced.calls)).toEqual([
+      ['proxy', '0', 0],
+      ['web', '0', 0],
+    ])
+  })
+
+  it('does not hold the sidecar back when the app container fails to stop', async () => {
+    const {client, calls} = fakeClient([app('web'), sidecar('proxy', 0)], {
+      stopContainer(request) {
+        if (request.containerId === 'web') throw new RuntimeError('StopContainer failed: boom')
+        return {}
+      },
+    })
+    const failure = await kill(client).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(KillPodError)
+    expect(stops(calls)).toEqual([
+      ['web', '10', 0],
+      ['proxy', '10', 0],
+    ])
   })
 })
