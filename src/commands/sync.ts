@@ -127,10 +127,12 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
     const selection = {refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(flags.label), all: flags.all}
     const client = await this.client()
     const {pods, failures, containers} = await selectPodsFromRuntime(client, selection)
-    const {syncPods, removeGonePods} = await import('../lib/kubelet/sync-pods.js')
+    const {syncPods, removeGonePods, ownSelection} = await import('../lib/kubelet/sync-pods.js')
     if (flags.watch) {
       const {superviseSelection} = await import('../lib/kubelet/supervisor.js')
-      await superviseSelection(() => selectPodsFromRuntime(client, selection).then((found) => found.pods), settings, deps)
+      const select = () => selectPodsFromRuntime(client, selection).then((found) => found.pods)
+      const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
+      await superviseSelection(own, settings, deps)
       return {pods: [], removed: []}
     }
 
