@@ -1,8 +1,9 @@
 /**
  * `podctl sync` for several pods: each pod's lock (so a `run` of the same pod is never raced),
  * its recorded desired state (desired-state.ts), then one SyncPod pass (reconciler.ts), at most
- * `parallel` pods at once; one pod's failure never stops the others. Pods gone from the runtime
- * lose their pod and log directories, as the kubelet cleans up after a deleted pod.
+ * `parallel` pods at once; one pod's failure never stops the others. Pods of this runtime gone from
+ * it lose their pod and log directories, as the kubelet cleans up after a deleted pod; records of
+ * other runtimes (record-owner.ts) are left alone.
  */
 import {readdir, rm} from 'node:fs/promises'
 

@@ -2,7 +2,9 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSyn
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {AlreadyExistsError} from '../../../src/lib/errors.js'
 
 import type {PodEvent} from '../../../src/lib/kube/events.js'
 import {
@@ -14,8 +16,11 @@ import {
 } from '../../../src/lib/kubelet/desired-state.js'
 import {forgetRecordedPod, removeRecordedPodDirectory} from '../../../src/lib/kubelet/pod-dirs.js'
 import {recordEndpoint, recordOwner} from '../../../src/lib/kubelet/record-owner.js'
+import {runPods} from '../../../src/lib/kubelet/run-pods.js'
 import {SupervisorLocks} from '../../../src/lib/kubelet/supervisor-lock.js'
+import {applyPod} from '../../../src/lib/kubelet/sync-apply.js'
 import {ownSelection, removeGonePods, syncPods} from '../../../src/lib/kubelet/sync-pods.js'
+import {FakePodRuntime} from '../../support/fake-pod-runtime.js'
 
 const A = 'unix:///run/a/containerd.sock'
 const B = 'unix:///run/b/containerd.sock'
@@ -165,5 +170,40 @@ describe('no command acts on a record of another runtime', () => {
     expect(existsSync(join(podDirRoot, 'u5', 'pod.json'))).toBe(false)
     await removeRecordedPodDirectory(sandbox, podDirRoot, A)
     expect(existsSync(join(podDirRoot, 'u5'))).toBe(false)
+  })
+})
+
+describe('run and sync -f never take over another runtime’s record (the same metadata.uid in two runtimes)', () => {
+  let fake: FakePodRuntime
+  beforeAll(async () => {
+    fake = await new FakePodRuntime().start()
+  })
+  afterAll(async () => {
+    await fake.close()
+  })
+
+  it('fail with AlreadyExists before anything is made, the record untouched', async () => {
+    const {podDirRoot, logsRoot} = roots()
+    await recordDesiredPod(podDirRoot, pod('web', 'same-uid'), A)
+    const recorded = readFileSync(join(podDirRoot, 'same-uid', 'pod.json'), 'utf8')
+    const model = {...(pod('web', 'same-uid') as object), restartPolicy: 'Always'} as never
+    const settings = {
+      wait: 'none',
+      replace: false,
+      keepOnFailure: false,
+      remove: false,
+      logsRoot,
+      podDirRoot,
+      hostResolvConf: '',
+      nodeMemoryBytes: 0,
+    }
+    const deps = {images: {} as never, events() {}, signal: new AbortController().signal, parallel: 1}
+    const [outcome] = await runPods(fake.client, [model], settings as never, deps as never)
+    expect(outcome.failure).toBeInstanceOf(AlreadyExistsError)
+    expect(outcome.failure?.message).toContain(`uid same-uid is recorded for pod web_ns of runtime ${A}`)
+    const applied = await applyPod(model, [], settings as never, {...deps, client: fake.client} as never)
+    expect(applied.failure).toBeInstanceOf(AlreadyExistsError)
+    expect(fake.sandboxes.size).toBe(0)
+    expect(readFileSync(join(podDirRoot, 'same-uid', 'pod.json'), 'utf8')).toBe(recorded)
   })
 })
