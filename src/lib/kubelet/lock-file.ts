@@ -140,7 +140,8 @@ export function parseLock(text: string): LockHolder | undefined {
 
 /** Writes the whole lock beside `path`, then links it into place: false when a lock is there already. */
 async function createLock(path: string, me: LockHolder): Promise<boolean> {
-  const temporary = `${path}.${me.token}.${process.pid}.tmp`
+  // Unique even for two takes by one holder at once: the temporary file is made with O_EXCL too.
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   await writeFile(temporary, `${JSON.stringify(me)}\n`, {mode: 0o600, flag: 'wx'})
   try {
     await link(temporary, path)

@@ -37,19 +37,24 @@ export function supervisorLockPath(podDirRoot: string, uid: string): string {
  */
 export class SupervisorLocks {
   private readonly held = new Map<string, string>()
-  private readonly token: string
+  private readonly me: LockHolder
 
   constructor(
     private readonly podDirRoot: string,
-    private readonly description: string,
+    description: string,
   ) {
-    this.token = newHolder(description).token
+    this.me = newHolder(description)
+  }
+
+  private get token(): string {
+    return this.me.token
   }
 
   /** Takes (or keeps) the pod's lock; when another live process holds it, says who. */
   async take(uid: string): Promise<LockClaim> {
     const path = supervisorLockPath(this.podDirRoot, uid)
-    const claim = await takeLock(path, {...newHolder(this.description), token: this.token})
+    // `since` is when this pod's lock is taken, not when the supervisor started.
+    const claim = await takeLock(path, {...this.me, since: new Date().toISOString()})
     if (claim.held) {
       this.held.set(uid, path)
       releaseOnExit(path, this.token)
