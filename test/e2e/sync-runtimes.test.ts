@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -67,7 +67,7 @@ spec:
     expect(run.code, run.stderr).toBe(0)
     const {uid} = JSON.parse(run.stdout).pods[0]
     const kept = join(podDirRoot, uid, 'pod.json')
-    expect(JSON.parse(readFileSync(kept, 'utf8')).runtimeEndpoint).toBe(`unix://${lab().endpoint.replace(/^unix:\/\//, '')}`)
+    expect(JSON.parse(readFileSync(kept, 'utf8')).runtimeEndpoint).toBe(`unix://${realpathSync(lab().endpoint.replace(/^unix:\/\//, ''))}`)
     const before = await running('keep')
     expect(before.map((container) => container.state)).toEqual(['CONTAINER_RUNNING'])
 

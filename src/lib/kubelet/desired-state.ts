@@ -10,7 +10,7 @@ import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import {AlreadyExistsError} from '../errors.js'
 import type {PodModel} from '../manifest/model.js'
 import {DESIRED_POD_FILE, podDirectory} from './pod-dirs.js'
-import {recordEndpoint, recordOwner, type RecordOwner} from './record-owner.js'
+import {recordEndpoint, recordOwner} from './record-owner.js'
 import {readPodObjects, recordPodObjects} from './recorded-objects.js'
 
 const BACKOFF_FILE = 'backoff.json'
@@ -62,12 +62,6 @@ export async function readPodRecord(root: string, uid: string): Promise<PodRecor
   // The names pod.json keeps become lookups again when the data was kept; if not, they stay names only.
   if (pod.objects !== undefined) pod.objects = (await readPodObjects(root, uid)) ?? pod.objects
   return {pod, runtimeEndpoint: typeof runtimeEndpoint === 'string' && runtimeEndpoint.trim() !== '' ? runtimeEndpoint : undefined}
-}
-
-/** Whose the record of `uid` is, seen from `runtime` (record-owner.ts); undefined when there is none. */
-export async function podRecordOwner(root: string, uid: string, runtime: string | undefined): Promise<RecordOwner | undefined> {
-  const record = await readPodRecord(root, uid)
-  return record && recordOwner(record.runtimeEndpoint, runtime)
 }
 
 /**

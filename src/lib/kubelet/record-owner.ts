@@ -10,10 +10,11 @@
  * `kill` of a sandbox it listed), and `sync` then writes this runtime into it; a gone-pods sweep
  * never deletes it, since the runtime that has the pod may be another one.
  */
+import {realpathSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
-import {normalizeEndpoint} from '../cri/endpoint.js'
+import {normalizeEndpoint, socketPath} from '../cri/endpoint.js'
 
 /** The file in a pod directory that says what should run (desired-state.ts reads and writes it). */
 export const DESIRED_POD_FILE = 'pod.json'
@@ -24,13 +25,24 @@ export const DESIRED_POD_FILE = 'pod.json'
  */
 export type RecordOwner = 'this' | 'other' | 'legacy'
 
-/** An endpoint as records keep it: unix:///path for unix:///path, unix:/path and /path alike. */
+/**
+ * An endpoint as records keep and compare it: unix:///path for unix:///path, unix:/path and /path
+ * alike, with the socket's path resolved while it exists (/var/run is a symlink to /run on most
+ * hosts, and crictl's default names the former).
+ */
 export function recordEndpoint(endpoint: string): string {
   const trimmed = endpoint.trim()
+  let normalized: string
   try {
-    return normalizeEndpoint(trimmed)
+    normalized = normalizeEndpoint(trimmed)
   } catch {
     return trimmed
+  }
+
+  try {
+    return `unix://${realpathSync(socketPath(normalized))}`
+  } catch {
+    return normalized
   }
 }
 

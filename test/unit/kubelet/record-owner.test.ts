@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -58,6 +58,17 @@ describe('record owner: endpoints', () => {
     expect(recordOwner(A, B)).toBe('other')
     expect(recordOwner(undefined, B)).toBe('legacy')
     expect(recordOwner('', B)).toBe('legacy')
+  })
+
+  it('resolves the socket path while it exists: a symlinked directory (/var/run → /run) is the same runtime', () => {
+    const base = mkdtempSync(join(tmpdir(), 'podctl-endpoint-'))
+    mkdirSync(join(base, 'run'))
+    writeFileSync(join(base, 'run', 'cri.sock'), '')
+    symlinkSync(join(base, 'run'), join(base, 'var-run'))
+    expect(recordEndpoint(`unix://${base}/var-run/cri.sock`)).toBe(`unix://${base}/run/cri.sock`)
+    expect(recordOwner(`${base}/var-run/cri.sock`, `unix://${base}/run/cri.sock`)).toBe('this')
+    // Gone sockets compare as written.
+    expect(recordOwner(`${base}/var-run/gone.sock`, `unix://${base}/run/gone.sock`)).toBe('other')
   })
 })
 
