@@ -32,7 +32,8 @@ export default class Sync extends BaseCommand<typeof Sync> {
 containers are restarted per restartPolicy after the kubelet's crash back-off (10s doubling to 5m, kept in the pod \
 directory between runs, reset after 10 minutes of running), a dead sandbox is recreated with attempt + 1, the sandbox of \
 a pod whose containers have all terminated for good is stopped, activeDeadlineSeconds is enforced (DeadlineExceeded). \
-Pods podctl recorded that the runtime no longer has lose their pod and log directories. What it does prints as events.
+Pods podctl recorded for this runtime that it no longer has lose their pod and log directories; records of other \
+runtimes sharing the pod directory root are left alone. What it does prints as events.
 
 -f FILE applies a changed manifest: containers whose io.kubernetes.container.hash changed are killed and recreated \
 (attempt + 1), unchanged ones keep running, new ones start, removed ones are killed; a change the sandbox cannot take \
@@ -127,10 +128,12 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
     const selection = {refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(flags.label), all: flags.all}
     const client = await this.client()
     const {pods, failures, containers} = await selectPodsFromRuntime(client, selection)
-    const {syncPods, removeGonePods} = await import('../lib/kubelet/sync-pods.js')
+    const {syncPods, removeGonePods, ownSelection} = await import('../lib/kubelet/sync-pods.js')
     if (flags.watch) {
       const {superviseSelection} = await import('../lib/kubelet/supervisor.js')
-      await superviseSelection(() => selectPodsFromRuntime(client, selection).then((found) => found.pods), settings, deps)
+      const select = () => selectPodsFromRuntime(client, selection).then((found) => found.pods)
+      const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
+      await superviseSelection(own, settings, deps)
       return {pods: [], removed: []}
     }
 

@@ -34,7 +34,10 @@ export interface KillPodOptions {
   signal?: AbortSignal
   /** A rollback: its calls may outlive the command deadline (each still has its own). */
   cleanup?: boolean
-  /** Only pod directories under this root are removed (default $PODCTL_POD_DIR_ROOT, else /var/lib/podctl/pods). */
+  /**
+   * Only pod directories under this root are removed (default $PODCTL_POD_DIR_ROOT, else /var/lib/podctl/pods),
+   * and never one whose pod.json is the record of another runtime (record-owner.ts).
+   */
   podDirRoot?: string
   /**
    * The pod lives on in a new sandbox (a recreation, attempt + 1): its directory and the data of
@@ -199,7 +202,7 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     for (const outcome of settled) if (outcome.status === 'rejected') failures.push(asPodctlError(outcome.reason))
   }
 
-  if (options.forget) await Promise.all(ordered.map((sandbox) => forgetRecordedPod(sandbox, options.podDirRoot)))
+  if (options.forget) await Promise.all(ordered.map((sandbox) => forgetRecordedPod(sandbox, options.podDirRoot, client.runtimeEndpoint)))
   // Containers by sandbox ID only: a uid match could reach a newer sandbox of the same pod that the
   // caller did not ask to kill (e.g. `run --replace` creating attempt N+1).
   const ids = new Set(ordered.map((sandbox) => sandbox.id))
@@ -243,7 +246,9 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
     if (removed && !options.keepPodDirectory)
-      collect(await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot))))
+      collect(
+        await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot, client.runtimeEndpoint))),
+      )
   }
 
   const result: KillPodResult = {

@@ -14,6 +14,7 @@ import {podHostnameAndDomain} from '../manifest/pod-spec.js'
 import {DEFAULT_POD_DIR_ROOT} from '../kube/helpers.js'
 import {podDirectoryOf} from '../kube/labels.js'
 import {setVolumeOwnership, writeAtomically} from './atomic-writer.js'
+import {DESIRED_POD_FILE, recordOfAnotherRuntime} from './record-owner.js'
 import type {DownwardContext} from './env.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
 import {
@@ -186,18 +187,19 @@ export async function removePodDirectory(root: string, uid: string): Promise<voi
   await rm(podDirectory(root, uid), {recursive: true, force: true})
 }
 
-/** The file in a pod directory that says what should run (desired-state.ts reads and writes it). */
-export const DESIRED_POD_FILE = 'pod.json'
+export {DESIRED_POD_FILE} from './record-owner.js'
 
 /**
  * The pod directory `run` recorded on a sandbox. The annotation is only a claim (any tool can write
  * it): the directory is `<root>/<uid>` under podctl's own configured root, and only when the
  * annotation names exactly that directory (symlinks resolved) and it is a real directory, not a
- * symlink out of the root; else undefined.
+ * symlink out of the root; else undefined. Undefined too when its pod.json is the record of a
+ * runtime other than `runtime` (record-owner.ts): that directory is the other runtime's pod's.
  */
 async function recordedPodDirectory(
   sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
   root: string,
+  runtime?: string,
 ): Promise<string | undefined> {
   const path = podDirectoryOf(sandbox.annotations)
   const uid = sandbox.metadata?.uid
@@ -208,15 +210,17 @@ async function recordedPodDirectory(
   if (!realRoot || realRoot === '/' || recordedParent !== realRoot) return undefined
   const target = join(realRoot, uid)
   const info = await lstat(target).catch(() => undefined)
-  return info?.isDirectory() ? target : undefined
+  if (!info?.isDirectory()) return undefined
+  return (await recordOfAnotherRuntime(target, runtime)) ? undefined : target
 }
 
 /** Removes the pod directory `run` recorded on a sandbox, as the kubelet removes a deleted pod's directory. */
 export async function removeRecordedPodDirectory(
   sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
   root: string = podDirRootFromEnv(),
+  runtime?: string,
 ): Promise<void> {
-  const target = await recordedPodDirectory(sandbox, root)
+  const target = await recordedPodDirectory(sandbox, root, runtime)
   if (!target) return
   await unmountUnder(target)
   await rm(target, {recursive: true, force: true})
@@ -230,7 +234,8 @@ export async function removeRecordedPodDirectory(
 export async function forgetRecordedPod(
   sandbox: {annotations: Record<string, string>; metadata?: {uid: string}},
   root: string = podDirRootFromEnv(),
+  runtime?: string,
 ): Promise<void> {
-  const target = await recordedPodDirectory(sandbox, root)
+  const target = await recordedPodDirectory(sandbox, root, runtime)
   if (target) await rm(join(target, DESIRED_POD_FILE), {force: true})
 }

@@ -1,14 +1,15 @@
 /**
  * One podctl at a time per pod full name. The kubelet never races itself (one pod worker per pod);
  * two podctl processes can, and a check-then-create without a lock left two live copies of one pod.
- * A lock is a file `<pod-dir-root>/.locks/<name>_<namespace>.lock` created with O_EXCL and holding
- * the owner's pid: a lock whose owner died (SIGKILL, power loss) is taken over, never waited on.
+ * A pass lock is `<pod-dir-root>/.locks/<name>_<namespace>.lock`, a lock file of lock-file.ts (the
+ * format and stale rule the supervisor lock shares): a lock whose holder died (SIGKILL, power loss,
+ * its pid reused since) is taken over, never waited on.
  */
-import {mkdir, open, readFile, unlink} from 'node:fs/promises'
-import {unlinkSync} from 'node:fs'
+import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {DeadlineExceededError, InterruptedError} from '../errors.js'
+import {forgetOnExit, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
 
 export const LOCK_POLL_MS = 100
 
@@ -18,6 +19,8 @@ export interface PodLockOptions {
   signal?: AbortSignal
   /** Told once per pod when another process holds its lock, with that process's pid. */
   onWait?: (fullName: string, holderPid: number) => void
+  /** What the lock says holds it (default `podctl`). */
+  holder?: string
 }
 
 /** Held locks; release() is idempotent and also runs if the process exits without calling it. */
@@ -33,28 +36,24 @@ export function lockDirectory(podDirRoot: string): string {
 export async function lockPods(podDirRoot: string, fullNames: readonly string[], options: PodLockOptions = {}): Promise<PodLocks> {
   const directory = lockDirectory(podDirRoot)
   await mkdir(directory, {recursive: true, mode: 0o700})
+  // One holder per acquisition: a second lockPods of the same pod in this process waits like any other.
+  const me = newHolder(options.holder ?? 'podctl')
   const held: string[] = []
-  const releaseOnExit = () => {
-    for (const path of held) {
-      try {
-        unlinkSync(path)
-      } catch {
-        // Already gone: nothing to release.
-      }
-    }
-  }
-
-  process.once('exit', releaseOnExit)
   const release = async () => {
-    process.removeListener('exit', releaseOnExit)
-    await Promise.all(held.splice(0).map((path) => unlink(path).catch(() => {})))
+    await Promise.all(
+      held.splice(0).map(async (path) => {
+        forgetOnExit(path, me.token)
+        await releaseLock(path, me.token)
+      }),
+    )
   }
 
   try {
     for (const fullName of [...new Set(fullNames)].sort()) {
       const path = join(directory, `${fullName}.lock`)
-      await acquire(path, fullName, options)
+      await acquire(path, fullName, me, options)
       held.push(path)
+      releaseOnExit(path, me.token)
     }
   } catch (error) {
     await release()
@@ -64,18 +63,13 @@ export async function lockPods(podDirRoot: string, fullNames: readonly string[],
   return {release}
 }
 
-async function acquire(path: string, fullName: string, options: PodLockOptions): Promise<void> {
+async function acquire(path: string, fullName: string, me: LockHolder, options: PodLockOptions): Promise<void> {
   let told = false
   for (;;) {
     if (options.signal?.aborted) throw new InterruptedError(`interrupted while waiting for the lock of pod ${fullName}`)
-    if (await tryCreate(path)) return
-    const holder = await holderPid(path)
-    if (holder === undefined || !isAlive(holder)) {
-      // The owner is gone: its lock is stale. Remove it and race for it again (O_EXCL decides).
-      await unlink(path).catch(() => {})
-      continue
-    }
-
+    const claim = await takeLock(path, me)
+    if (claim.held) return
+    const holder = claim.holder.pid
     if (!told) {
       options.onWait?.(fullName, holder)
       told = true
@@ -90,48 +84,6 @@ async function acquire(path: string, fullName: string, options: PodLockOptions):
     await new Promise((resolve) => {
       setTimeout(resolve, LOCK_POLL_MS)
     })
-  }
-}
-
-async function tryCreate(path: string): Promise<boolean> {
-  try {
-    const handle = await open(path, 'wx', 0o600)
-    await handle.writeFile(`${process.pid}\n`)
-    await handle.close()
-    return true
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw error
-  }
-}
-
-/** Undefined while the owner is still writing its pid (or for garbage): treated as stale only if it stays so. */
-async function holderPid(path: string): Promise<number | undefined> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch {
-    return undefined
-  }
-
-  const pid = Number.parseInt(text, 10)
-  if (Number.isInteger(pid) && pid > 0) return pid
-  // A lock created a moment ago may not hold its pid yet: give its owner one poll to write it.
-  await new Promise((resolve) => {
-    setTimeout(resolve, LOCK_POLL_MS)
-  })
-  const again = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10)
-  return Number.isInteger(again) && again > 0 ? again : undefined
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists but is not ours to signal.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

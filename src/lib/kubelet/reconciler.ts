@@ -192,7 +192,7 @@ async function recreate(ctx: PassContext, sandboxes: PodSandbox[]): Promise<'don
     deps,
   )
   if (outcome.failure) throw outcome.failure
-  await recordDesiredPod(settings.podDirRoot, {...pod, uid: outcome.result.uid})
+  await recordDesiredPod(settings.podDirRoot, {...pod, uid: outcome.result.uid}, deps.client.runtimeEndpoint)
   result.uid = outcome.result.uid
   result.did.push(`recreated the pod sandbox (attempt ${outcome.result.attempt})`)
   return 'done'

@@ -11,7 +11,7 @@ import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {Limiter} from '../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from './admission.js'
-import {recordDesiredPod} from './desired-state.js'
+import {recordDesiredPod, recordOfAnotherRuntimeError} from './desired-state.js'
 import {lockPods} from './pod-lock.js'
 import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
 
@@ -58,12 +58,20 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
   parallel: number
 }
 
-/** A pod that runs (and was not removed) keeps its parsed manifest in its directory, for `sync` and `status`. */
-export async function recordRunPod(settings: Pick<PodRunSettings, 'podDirRoot'>, pod: PodModel, outcome: PodRunOutcome): Promise<void> {
+/**
+ * A pod that runs (and was not removed) keeps its parsed manifest in its directory, for `sync` and
+ * `status`, naming the runtime endpoint it runs on (record-owner.ts).
+ */
+export async function recordRunPod(
+  settings: Pick<PodRunSettings, 'podDirRoot'>,
+  pod: PodModel,
+  outcome: PodRunOutcome,
+  runtime?: string,
+): Promise<void> {
   const {result} = outcome
   if (outcome.failure || result.removed || result.sandboxId === null) return
   // A replaced pod may keep the old pod's uid (sync-pod.ts replaceExisting).
-  await recordDesiredPod(settings.podDirRoot, {...pod, uid: result.uid})
+  await recordDesiredPod(settings.podDirRoot, {...pod, uid: result.uid}, runtime)
 }
 
 /**
@@ -94,9 +102,12 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
       pods.map((pod) =>
         slots.run(async (release) => {
           try {
+            // A uid whose pod directory holds another runtime's pod's record: running it here would take that directory over.
+            const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
+            if (foreign) return failedOutcome(pod, foreign)
             const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
             const outcome = await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
-            await recordRunPod(settings, pod, outcome)
+            await recordRunPod(settings, pod, outcome, client.runtimeEndpoint)
             return outcome
           } catch (error) {
             return failedOutcome(pod, asPodctlError(error))

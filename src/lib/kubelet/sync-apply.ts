@@ -11,7 +11,7 @@ import {normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName} from '../kube/helpers.js'
 import {containerHash} from '../kube/labels.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
-import {readDesiredPod, recordDesiredPod} from './desired-state.js'
+import {readDesiredPod, recordDesiredPod, recordOfAnotherRuntimeError} from './desired-state.js'
 import {computePodActions, type PodActions} from './pod-actions.js'
 import {lockPods} from './pod-lock.js'
 import {observePod} from './pod-observe.js'
@@ -105,7 +105,7 @@ export async function planApply(
   const base = {pod: pod.name, namespace: pod.namespace, uid: pod.uid}
   if (sandboxes.length === 0)
     return {...base, exists: false, changes: {sandbox: [], containers: []}, steps: ['run the pod (it does not exist)']}
-  const recorded = await readDesiredPod(settings.podDirRoot, pod.uid)
+  const recorded = await readDesiredPod(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
   const changes = recorded ? diffPods(recorded, pod, settings) : {sandbox: [], containers: []}
   const newest = [...sandboxes].sort(newestFirst)[0]
   if (changes.sandbox.length > 0 || newest.metadata?.uid !== pod.uid) {
@@ -142,11 +142,16 @@ export async function applyPod(
     onWait: (name, pid) => deps.events(normalEvent('Waiting', `Another podctl (pid ${pid}) is running pod ${name}; waiting for it`, name)),
   })
   try {
-    const recorded = await readDesiredPod(settings.podDirRoot, pod.uid)
+    // The pod directory of this uid is another runtime's pod's: neither its record nor its pod is this apply's to change.
+    const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, deps.client.runtimeEndpoint)
+    if (foreign)
+      return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, did: [], failure: foreign, changes: {sandbox: [], containers: []}}
+    const recorded = await readDesiredPod(settings.podDirRoot, pod.uid, deps.client.runtimeEndpoint)
     const changes = recorded ? diffPods(recorded, pod, settings) : {sandbox: [], containers: []}
     const newest = [...sandboxes].sort(newestFirst)[0]
     const recreate = sandboxes.length > 0 && (changes.sandbox.length > 0 || newest?.metadata?.uid !== pod.uid)
-    if (sandboxes.length > 0 && newest?.metadata?.uid === pod.uid) await recordDesiredPod(settings.podDirRoot, pod)
+    if (sandboxes.length > 0 && newest?.metadata?.uid === pod.uid)
+      await recordDesiredPod(settings.podDirRoot, pod, deps.client.runtimeEndpoint)
     const result = await syncPodOnce(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
     return {...result, changes}
   } finally {

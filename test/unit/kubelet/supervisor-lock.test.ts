@@ -39,7 +39,7 @@ function writeLock(dir: string, content: Record<string, unknown> | string): void
 }
 
 describe('SupervisorLocks', () => {
-  it('takes the lock: O_EXCL file in the pod directory, mode 0600, holding pid, since, holder', async () => {
+  it('takes the lock: a file made whole in the pod directory, mode 0600, holding pid, since, holder', async () => {
     const dir = root()
     const locks = new SupervisorLocks(dir, 'podctl sync --watch')
     const claim = await locks.take(UID)
@@ -151,7 +151,7 @@ describe('SupervisorLocks', () => {
     expect(process.listeners('exit').filter((listener) => !before.has(listener))).toEqual([])
   })
 
-  it('parses only a lock that names a pid, a time and a token', () => {
+  it('parses a lock that names a pid, a time and a token, or a bare pid (the older pass-lock format)', () => {
     expect(parseHolder('{"pid":12,"since":"2026-11-30T10:00:00.000Z","token":"t"}')).toEqual({
       pid: 12,
       since: '2026-11-30T10:00:00.000Z',
@@ -160,7 +160,8 @@ describe('SupervisorLocks', () => {
       token: 't',
     })
     expect(parseHolder('{"pid":0,"since":"x","token":"t"}')).toBeUndefined()
-    expect(parseHolder('12\n')).toBeUndefined()
+    expect(parseHolder('12\n')).toEqual({pid: 12, since: '', holder: 'another podctl', token: ''})
+    expect(parseHolder('0\n')).toBeUndefined()
     expect(parseHolder('null')).toBeUndefined()
   })
 })
