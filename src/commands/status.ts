@@ -12,6 +12,7 @@ import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
 import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, type PodWaitCondition, waitForPod} from '../lib/kubelet/wait-for-pod.js'
 import {PodFailedError} from '../lib/kubelet/reasons.js'
 import type {PodConditions} from '../lib/kubelet/status-manager.js'
+import {describeContainerState} from '../lib/kubelet/container-status.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {
@@ -112,6 +113,7 @@ probe output).`
 
     const pod = {name: sandboxes[0].metadata?.name ?? '', namespace: sandboxes[0].metadata?.namespace ?? ''}
     let report: PodStatusReport | undefined
+    const probedReady = new Set<string>()
     if (condition === undefined) report = await getPodStatus(client, sandboxes)
     else {
       const waiting = `Waiting for pod ${podFullName(pod.name, pod.namespace)} to be ${condition}`
@@ -120,6 +122,7 @@ probe output).`
         report = await waitForPod(client, pod, condition, {
           timeoutMs: flags['wait-timeout'],
           podDirRoot: flags['pod-dir-root'],
+          probedReady,
           onPoll(current) {
             if (spinner) spinner.text = `${waiting} (${describePodState(current)})`
           },
@@ -132,10 +135,12 @@ probe output).`
     }
 
     const {podConditions} = await import('../lib/kubelet/status-manager.js')
-    const conditions = await podConditions(client, report, flags['pod-dir-root'])
-    await this.emit({...report, ...conditions}, () => `${this.renderPod(report)}\n\n${this.renderConditions(conditions)}`)
+    const conditions = await podConditions(client, report, flags['pod-dir-root'], {probedReady})
+    // "ready" is the Ready condition (readiness probes included), never more than the runtime's half of it.
+    const shown = {...report, ready: conditions.conditions.some((c) => c.type === 'Ready' && c.status)}
+    await this.emit({...shown, ...conditions}, () => `${this.renderPod(shown)}\n\n${this.renderConditions(conditions)}`)
     if (condition === 'completed' && report.phase === 'Failed') this.reportFailure(new PodFailedError(describePodFailure(report)))
-    return report
+    return shown
   }
 
   private async deleted(pod: string): Promise<PodDeletedResult> {
@@ -196,14 +201,16 @@ probe output).`
     const {chalk} = this
     const conditions = report.conditions.map((c) => `${c.type}=${c.status ? 'True' : 'False'}`).join('  ')
     const table = renderTable(
-      ['NAME', 'READY', 'STARTED', 'RESTARTS', 'LAST STATE', 'MESSAGE'],
+      ['NAME', 'STATE', 'READY', 'STARTED', 'RESTARTS', 'LAST STATE', 'MESSAGE'],
       report.containerStatuses.map((c) => [
         c.name,
+        c.waiting?.reason === 'CrashLoopBackOff' ? chalk.red(describeContainerState(c)) : describeContainerState(c),
         String(c.ready),
         String(c.started),
         String(c.restartCount),
         c.lastState ? `${c.lastState.reason} (exit ${c.lastState.exitCode}) at ${c.lastState.finishedAt ?? '-'}` : '-',
-        (c.message || c.lastState?.message || '').replaceAll(/\s+/g, ' ').trim().slice(0, 60) || '-',
+        // The kubelet's back-off message whole; a termination message (a log tail, perhaps) cut short.
+        c.waiting?.message || (c.message || c.lastState?.message || '').replaceAll(/\s+/g, ' ').trim().slice(0, 60) || '-',
       ]),
     )
     const notice = report.notice ? `\n${chalk.yellow(report.notice)}` : ''

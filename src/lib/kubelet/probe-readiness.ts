@@ -29,6 +29,7 @@ export class PodReadiness {
   /** Container ID → whether it was seen running (and added). */
   private readonly followed = new Map<string, boolean>()
   private lastUnready: string[] = []
+  private lastReady = new Set<string>()
 
   constructor(private readonly client: CriClient) {
     this.probes = new ProbeManager({client})
@@ -48,6 +49,7 @@ export class PodReadiness {
     }
 
     const unready: string[] = []
+    const ready = new Set<string>()
     for (const [name, container] of newest) {
       if (container.state !== 'CONTAINER_RUNNING') {
         if (this.followed.get(container.id)) this.probes.containerStopped(container.id)
@@ -56,7 +58,8 @@ export class PodReadiness {
       }
 
       if (!this.followed.has(container.id)) this.follow(report, sandbox.ip, container)
-      if (this.probes.result(container.id, 'readiness') !== 'success') unready.push(name)
+      if (this.probes.result(container.id, 'readiness') === 'success') ready.add(container.id)
+      else unready.push(name)
     }
 
     for (const id of this.followed.keys()) {
@@ -67,7 +70,13 @@ export class PodReadiness {
     }
 
     this.lastUnready = unready
+    this.lastReady = ready
     return newest.size > 0 && unready.length === 0
+  }
+
+  /** The IDs of the running containers the last update found ready (their readiness probe passed, or they have none). */
+  readyContainers(): ReadonlySet<string> {
+    return this.lastReady
   }
 
   /** "app (Readiness probe failed: HTTP probe failed with statuscode: 404)" for each container not ready. */
