@@ -37,7 +37,11 @@ With POD (a name in --namespace, name_namespace, or sandbox ID prefix): the kube
 phase the kubelet would compute (Pending, Running, Succeeded, Failed) from the container states, the \
 io.podctl.containerType annotation (init|app) and the sandbox's io.podctl.restartPolicy annotation (default Always). \
 A pod whose sandbox is stopped and that runs nothing is terminal: Succeeded if every app container exited 0, else Failed. \
-Exits 5 when the pod does not exist.
+Exits 5 when the pod does not exist. Then the status manager's view: the conditions, and \
+\`ready\` is the Ready condition (every container running and ready by its readiness probe, as a supervisor's prober \
+records it; started, for a container without one). A container that exited and waits out its crash back-off (the \
+backoff.json sync keeps) is Waiting with reason CrashLoopBackOff, the kubelet's message and the time left; its last \
+state is then the attempt that just exited. A finished init container is Terminated, Completed.
 
 --wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container running \
 and ready by its readiness probe, which podctl runs in-process meanwhile as the kubelet would; started, for a container \
