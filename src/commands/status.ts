@@ -43,7 +43,7 @@ records it; started, for a container without one). A container that exited and w
 backoff.json sync keeps) is Waiting with reason CrashLoopBackOff, the kubelet's message and the time left; its last \
 state is then the attempt that just exited. A finished init container is Terminated, Completed.
 
---wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container running \
+--wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container and sidecar running \
 and ready by its readiness probe, which podctl runs in-process meanwhile as the kubelet would; started, for a container \
 without one), completed (Succeeded or Failed; Failed exits 14) or deleted (no sandbox left; exits 0 when it \
 never existed), for at most --wait-timeout; on timeout it exits 4 and says what state the pod is in (and each unready container's last \
