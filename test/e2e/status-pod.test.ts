@@ -1,4 +1,4 @@
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -306,24 +306,40 @@ describe('podctl status POD: the status manager', () => {
       ),
     )
 
-    // sync --watch refuses the restart on every pass of the window, and says BackOff once for it.
+    // Under sync --watch a restart is refused on every pass of its window: one BackOff for it, and status.json records it.
     let stdout = ''
+    const recordPath = join(work, 'pods', report.uid, 'status.json')
+    const recorded = async () => {
+      await until('a BackOff event', () => (/BackOff/.test(stdout) ? true : undefined))
+      const record = await until('the supervisor to record the back-off', () => {
+        const text = existsSync(recordPath) ? readFileSync(recordPath, 'utf8') : '{}'
+        return JSON.parse(text).containers?.c?.waiting ? JSON.parse(text) : undefined
+      })
+      // A few more passes (the supervisor looks again within a second or two); how many never changes the count.
+      await new Promise((resolve) => {
+        setTimeout(resolve, 4000)
+      })
+      return record
+    }
+
+    let record: ReturnType<typeof recorded> | undefined
     const watch = await podctl(['sync', '--watch', 'crash', '-n', ns], {
       env: managed,
       timeoutMs: 60_000,
       onSpawn(child) {
-        let stopping = false
         child.stdout?.on('data', (chunk) => {
           stdout += chunk
-          if (stopping || !/BackOff/.test(stdout)) return
-          stopping = true
-          // A few more passes (the supervisor looks again within a second or two); how many never changes the count.
-          setTimeout(() => child.kill('SIGINT'), 4000)
         })
+        record = recorded().finally(() => child.kill('SIGINT'))
       },
     })
     expect(watch.code, watch.stderr).toBe(0)
     expect(stdout.match(/Warning\s+BackOff\s.*Back-off restarting failed container c in pod crash_/g)).toHaveLength(1)
+    expect((await record!).containers.c).toEqual({
+      ready: false,
+      started: false,
+      waiting: {reason: 'CrashLoopBackOff', message: c.waiting.message, backOffUntil: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/)},
+    })
   })
 
   it('ready is false while the readiness probe fails (the supervisor probes), true once it passes', async () => {
