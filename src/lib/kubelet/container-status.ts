@@ -132,7 +132,8 @@ export function containerStatusOf(spec: StatusSpec, input: StatusInput): Contain
   const current = instances.find((c) => c.podSandboxId === input.newestSandbox?.id) ?? instances[0]
   const base = {name: spec.name, type: spec.type, sidecar: spec.sidecar ?? false, restartCount: current?.attempt ?? 0}
   if (!current) {
-    const reason = spec.type === 'app' ? 'ContainerCreating' : 'PodInitializing'
+    // generateAPIPodStatus' default waiting state: PodInitializing in a pod with init containers, else ContainerCreating.
+    const reason = input.specs.some((s) => s.type === 'init') ? 'PodInitializing' : 'ContainerCreating'
     return {...base, ready: false, started: false, state: 'Waiting', waiting: {reason, message: ''}, terminated: null, lastState: null}
   }
 

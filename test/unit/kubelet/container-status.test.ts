@@ -181,6 +181,12 @@ describe('containerStatusOf (convertToAPIContainerStatuses from the runtime and 
       {state: 'Waiting', ready: false, waiting: expect.objectContaining({reason: 'CrashLoopBackOff'})},
     ],
     [
+      'never created in a pod with init containers: waiting, PodInitializing',
+      appSpec,
+      {instances: [], specs: [{name: 'setup', type: 'init'}, appSpec]},
+      {state: 'Waiting', waiting: {reason: 'PodInitializing', message: ''}},
+    ],
+    [
       'never created: waiting, ContainerCreating',
       appSpec,
       {instances: []},
