@@ -12,6 +12,7 @@ import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
 import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, type PodWaitCondition, waitForPod} from '../lib/kubelet/wait-for-pod.js'
 import {PodFailedError} from '../lib/kubelet/reasons.js'
 import type {PodConditions} from '../lib/kubelet/status-manager.js'
+import {describeContainerState} from '../lib/kubelet/container-status.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {
@@ -36,9 +37,13 @@ With POD (a name in --namespace, name_namespace, or sandbox ID prefix): the kube
 phase the kubelet would compute (Pending, Running, Succeeded, Failed) from the container states, the \
 io.podctl.containerType annotation (init|app) and the sandbox's io.podctl.restartPolicy annotation (default Always). \
 A pod whose sandbox is stopped and that runs nothing is terminal: Succeeded if every app container exited 0, else Failed. \
-Exits 5 when the pod does not exist.
+Exits 5 when the pod does not exist. Then the status manager's view: the conditions, and \
+\`ready\` is the Ready condition (every container running and ready by its readiness probe, as a supervisor's prober \
+records it; started, for a container without one). A container that exited and waits out its crash back-off (the \
+backoff.json sync keeps) is Waiting with reason CrashLoopBackOff, the kubelet's message and the time left; its last \
+state is then the attempt that just exited. A finished init container is Terminated, Completed.
 
---wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container running \
+--wait-for polls every 500ms until the pod is running (phase Running), ready (Running, every app container and sidecar running \
 and ready by its readiness probe, which podctl runs in-process meanwhile as the kubelet would; started, for a container \
 without one), completed (Succeeded or Failed; Failed exits 14) or deleted (no sandbox left; exits 0 when it \
 never existed), for at most --wait-timeout; on timeout it exits 4 and says what state the pod is in (and each unready container's last \
@@ -112,6 +117,7 @@ probe output).`
 
     const pod = {name: sandboxes[0].metadata?.name ?? '', namespace: sandboxes[0].metadata?.namespace ?? ''}
     let report: PodStatusReport | undefined
+    const probedReady = new Set<string>()
     if (condition === undefined) report = await getPodStatus(client, sandboxes)
     else {
       const waiting = `Waiting for pod ${podFullName(pod.name, pod.namespace)} to be ${condition}`
@@ -120,6 +126,7 @@ probe output).`
         report = await waitForPod(client, pod, condition, {
           timeoutMs: flags['wait-timeout'],
           podDirRoot: flags['pod-dir-root'],
+          probedReady,
           onPoll(current) {
             if (spinner) spinner.text = `${waiting} (${describePodState(current)})`
           },
@@ -132,10 +139,12 @@ probe output).`
     }
 
     const {podConditions} = await import('../lib/kubelet/status-manager.js')
-    const conditions = await podConditions(client, report, flags['pod-dir-root'])
-    await this.emit({...report, ...conditions}, () => `${this.renderPod(report)}\n\n${this.renderConditions(conditions)}`)
+    const conditions = await podConditions(client, report, flags['pod-dir-root'], {probedReady})
+    // "ready" is the Ready condition (readiness probes included), never more than the runtime's half of it.
+    const shown = {...report, ready: conditions.conditions.some((c) => c.type === 'Ready' && c.status)}
+    await this.emit({...shown, ...conditions}, () => `${this.renderPod(shown)}\n\n${this.renderConditions(conditions)}`)
     if (condition === 'completed' && report.phase === 'Failed') this.reportFailure(new PodFailedError(describePodFailure(report)))
-    return report
+    return shown
   }
 
   private async deleted(pod: string): Promise<PodDeletedResult> {
@@ -196,14 +205,16 @@ probe output).`
     const {chalk} = this
     const conditions = report.conditions.map((c) => `${c.type}=${c.status ? 'True' : 'False'}`).join('  ')
     const table = renderTable(
-      ['NAME', 'READY', 'STARTED', 'RESTARTS', 'LAST STATE', 'MESSAGE'],
+      ['NAME', 'STATE', 'READY', 'STARTED', 'RESTARTS', 'LAST STATE', 'MESSAGE'],
       report.containerStatuses.map((c) => [
         c.name,
+        c.waiting?.reason === 'CrashLoopBackOff' ? chalk.red(describeContainerState(c)) : describeContainerState(c),
         String(c.ready),
         String(c.started),
         String(c.restartCount),
         c.lastState ? `${c.lastState.reason} (exit ${c.lastState.exitCode}) at ${c.lastState.finishedAt ?? '-'}` : '-',
-        (c.message || c.lastState?.message || '').replaceAll(/\s+/g, ' ').trim().slice(0, 60) || '-',
+        // The kubelet's back-off message whole; a termination message (a log tail, perhaps) cut short.
+        c.waiting?.message || (c.message || c.lastState?.message || '').replaceAll(/\s+/g, ' ').trim().slice(0, 60) || '-',
       ]),
     )
     const notice = report.notice ? `\n${chalk.yellow(report.notice)}` : ''

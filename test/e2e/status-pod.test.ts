@@ -1,6 +1,10 @@
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {createTestPod, leftovers, pullBusybox, waitForExit} from '../support/pods.js'
 
@@ -9,6 +13,14 @@ const ns = uniqueNamespace('status')
 const env = labEnv()
 /** Exits 0 on SIGTERM, within a second. */
 const TRAPS_TERM = 'trap "exit 0" TERM; while true; do sleep 1; done'
+/** Pods podctl runs and syncs (pod.json, backoff.json, status.json), with a crash back-off of a minute. */
+const work = mkdtempSync(join(tmpdir(), 'podctl-status-pod-'))
+const managed = labEnv({
+  PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
+  PODCTL_POD_DIR_ROOT: join(work, 'pods'),
+  PODCTL_CONTAINER_LOGS_DIR: join(work, 'links'),
+  PODCTL_BACKOFF_BASE_MS: '60000',
+})
 
 beforeAll(async () => {
   await pullBusybox(client)
@@ -18,6 +30,7 @@ afterAll(async () => {
   await cleanupNamespace(client, ns)
   expect(await sandboxesIn(client, ns)).toEqual([])
   client.close()
+  rmSync(work, {recursive: true, force: true})
 })
 
 describe('podctl status POD', () => {
@@ -209,5 +222,183 @@ describe('podctl status POD', () => {
     const bad = await podctl(['status', '--wait-for', 'ready'], {env})
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/--wait-for needs a POD/)
+  })
+})
+
+function manifest(name: string, spec: string): string {
+  const path = join(work, `${name}.yaml`)
+  const head = `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  terminationGracePeriodSeconds: 2\n`
+  writeFileSync(path, head + spec.replaceAll('BUSYBOX', lab().busybox))
+  return path
+}
+
+async function statusJson(pod: string) {
+  const result = await podctl(['status', pod, '-n', ns, '-o', 'json'], {env: managed})
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+/** Polls (every 200 ms, at most 30 s) until `check` returns a value. */
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+    const value = await check()
+    if (value !== undefined) return value
+    await new Promise((resolve) => {
+      setTimeout(resolve, 200)
+    })
+  }
+
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+describe('podctl status POD: the status manager', () => {
+  it('a crash-looping container waits in CrashLoopBackOff (table and JSON), its last state the attempt that just exited', async () => {
+    const path = manifest(
+      'crash',
+      `  initContainers:
+  - {name: setup, image: BUSYBOX, command: [sh, -c, "exit 0"]}
+  containers:
+  - {name: c, image: BUSYBOX, command: [sh, -c, "sleep 0.3; exit 3"]}
+`,
+    )
+    expect((await podctl(['run', '-f', path, '-q', '--wait', 'none'], {env: managed})).code).toBe(0)
+    const exited = (attempt: number) => async () => {
+      const report = await statusJson('crash')
+      const newest = report.containers.find((c: {name: string}) => c.name === 'c')
+      return newest?.attempt === attempt && newest.state === 'Exited' ? report : undefined
+    }
+
+    await until('attempt 0 to exit', exited(0))
+    // The first restart is immediate and opens the first window (a minute here); attempt 1 exits inside it.
+    const sync = await podctl(['sync', 'crash', '-n', ns], {env: managed})
+    expect(sync.stdout).toContain('started c (restart 1)')
+    const report = await until('attempt 1 to exit', exited(1))
+    const newest = report.containers.find((c: {name: string}) => c.name === 'c')
+    expect(report).toMatchObject({phase: 'Running', ready: false})
+    const c = report.containerStatuses.find((s: {name: string}) => s.name === 'c')
+    expect(c).toMatchObject({
+      state: 'Waiting',
+      ready: false,
+      restartCount: 1,
+      waiting: {reason: 'CrashLoopBackOff', message: `back-off 1m0s restarting failed container=c pod=crash_${ns}(${report.uid})`},
+      terminated: null,
+      lastState: {containerId: newest.id, exitCode: 3, reason: 'Error', startedAt: newest.startedAt, finishedAt: newest.finishedAt},
+    })
+    expect(Date.parse(c.waiting.backOffUntil)).toBe(Date.parse(newest.finishedAt) + 60_000)
+    expect(c.waiting.backOffRemainingMs).toBeGreaterThan(0)
+    expect(c.waiting.backOffRemainingMs).toBeLessThanOrEqual(60_000)
+    expect(report.containerStatuses.find((s: {name: string}) => s.name === 'setup')).toMatchObject({
+      state: 'Exited',
+      waiting: null,
+      terminated: {exitCode: 0, reason: 'Completed'},
+    })
+
+    const table = await podctl(['status', 'crash', '-n', ns], {env: managed})
+    expect(table.code).toBe(0)
+    expect(table.stdout).toMatch(/^Phase:\s+Running$/m)
+    const lines = table.stdout.split('\n')
+    expect(lines.find((line) => line.startsWith('NAME'))).toMatch(/^NAME\s+STATE\s+READY\s+STARTED\s+RESTARTS\s+LAST STATE\s+MESSAGE$/)
+    expect(lines.find((line) => line.startsWith('setup '))).toMatch(/^setup\s+Terminated: Completed \(exit 0\)\s+true\s+false\s+0\s+-\s+-$/)
+    expect(lines.find((line) => line.startsWith('c '))).toMatch(
+      new RegExp(
+        String.raw`^c\s+Waiting: CrashLoopBackOff \((\d+|1m0)s left\)\s+false\s+false\s+1\s+Error \(exit 3\) at ${newest.finishedAt}\s+` +
+          String.raw`back-off 1m0s restarting failed container=c pod=crash_${ns}\(${report.uid}\)$`,
+      ),
+    )
+
+    // Under sync --watch a restart is refused on every pass of its window: one BackOff for it, and status.json records it.
+    let stdout = ''
+    const recordPath = join(work, 'pods', report.uid, 'status.json')
+    const recorded = async () => {
+      await until('a BackOff event', () => (/BackOff/.test(stdout) ? true : undefined))
+      const record = await until('the supervisor to record the back-off', () => {
+        const text = existsSync(recordPath) ? readFileSync(recordPath, 'utf8') : '{}'
+        return JSON.parse(text).containers?.c?.waiting ? JSON.parse(text) : undefined
+      })
+      // A few more passes (the supervisor looks again within a second or two); how many never changes the count.
+      await new Promise((resolve) => {
+        setTimeout(resolve, 4000)
+      })
+      return record
+    }
+
+    let record: ReturnType<typeof recorded> | undefined
+    const watch = await podctl(['sync', '--watch', 'crash', '-n', ns], {
+      env: managed,
+      timeoutMs: 60_000,
+      onSpawn(child) {
+        child.stdout?.on('data', (chunk) => {
+          stdout += chunk
+        })
+        record = recorded().finally(() => child.kill('SIGINT'))
+      },
+    })
+    expect(watch.code, watch.stderr).toBe(0)
+    expect(stdout.match(/Warning\s+BackOff\s.*Back-off restarting failed container c in pod crash_/g)).toHaveLength(1)
+    expect((await record!).containers.c).toEqual({
+      ready: false,
+      started: false,
+      waiting: {reason: 'CrashLoopBackOff', message: c.waiting.message, backOffUntil: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/)},
+    })
+  })
+
+  it('ready is false while the readiness probe fails (the supervisor probes), true once it passes', async () => {
+    const path = manifest(
+      'probed',
+      `  containers:
+  - name: c
+    image: BUSYBOX
+    command: [sh, -c, '${TRAPS_TERM}']
+    readinessProbe:
+      exec: {command: [cat, /tmp/ready]}
+      periodSeconds: 1
+`,
+    )
+    expect((await podctl(['run', '-f', path, '-q', '--settle', '0'], {env: managed})).code).toBe(0)
+    let stdout = ''
+    // While the supervisor runs: the status once a readiness probe has failed, then once it passed.
+    const observe = async () => {
+      await until('a failed readiness probe', () => (/Warning\s+Unhealthy\s.*Readiness probe failed/.test(stdout) ? true : undefined))
+      const unready = await until('the supervisor', async () => {
+        const report = await statusJson('probed')
+        return report.supervised ? report : undefined
+      })
+      const table = (await podctl(['status', 'probed', '-n', ns], {env: managed})).stdout
+      await client.runtime('execSync', {containerId: unready.containers[0].id, cmd: ['touch', '/tmp/ready'], timeout: '10'})
+      const ready = await until('the probe to pass', async () => {
+        const report = await statusJson('probed')
+        return report.ready ? report : undefined
+      })
+      const readyTable = (await podctl(['status', 'probed', '-n', ns], {env: managed})).stdout
+      return {unready, table, ready, readyTable}
+    }
+
+    let seen: ReturnType<typeof observe> | undefined
+    const watch = await podctl(['sync', '--watch', 'probed', '-n', ns], {
+      env: managed,
+      timeoutMs: 90_000,
+      onSpawn(child) {
+        child.stdout?.on('data', (chunk) => {
+          stdout += chunk
+        })
+        seen = observe().finally(() => child.kill('SIGINT'))
+      },
+    })
+    expect(watch.code, watch.stderr).toBe(0)
+    const {unready, table, ready, readyTable} = await seen!
+    // Running, its container running: but not ready, since the probe fails.
+    expect(unready).toMatchObject({phase: 'Running', ready: false, containers: [{name: 'c', state: 'Running'}]})
+    expect(unready.containerStatuses).toEqual([expect.objectContaining({name: 'c', state: 'Running', ready: false, started: true})])
+    expect(unready.conditions).toEqual([
+      {type: 'PodScheduled', status: true},
+      {type: 'Initialized', status: true},
+      {type: 'ContainersReady', status: false},
+      {type: 'Ready', status: false},
+    ])
+    expect(table).toMatch(/^Phase:\s+Running$/m)
+    expect(table).toContain('Conditions: PodScheduled=True  Initialized=True  ContainersReady=False  Ready=False (supervised)')
+    expect(ready.conditions).toContainEqual({type: 'Ready', status: true})
+    expect(ready.containerStatuses).toEqual([expect.objectContaining({name: 'c', ready: true})])
+    expect(readyTable).toMatch(/^Phase:\s+Running \(ready\)$/m)
   })
 })

@@ -116,7 +116,16 @@ export interface RecordedContainerStatus {
   ready: boolean
   started: boolean
   /** The last termination, as the kubelet's lastState.terminated. */
-  lastTermination?: {exitCode: number; reason: string; message: string; startedAt: string | null; finishedAt: string | null}
+  lastTermination?: {
+    containerId?: string
+    exitCode: number
+    reason: string
+    message: string
+    startedAt: string | null
+    finishedAt: string | null
+  }
+  /** While it waits out its crash back-off: the kubelet's state.waiting (CrashLoopBackOff), and when the back-off ends. */
+  waiting?: {reason: string; message: string; backOffUntil?: string}
 }
 
 export interface RecordedPodStatus {

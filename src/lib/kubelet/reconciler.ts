@@ -237,7 +237,8 @@ async function startWithBackOff(
     const delay = backOff.delaySince(key, previous.finishedAtMs, ctx.now())
     if (delay > 0) {
       const described = podDescription(pod.name, pod.namespace, pod.uid)
-      deps.events(warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, object))
+      if (firstOfStep(backOff, key, previous.finishedAtMs))
+        deps.events(warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, object))
       const until = ctx.now() + delay
       result.backOffUntil = Math.min(result.backOffUntil ?? until, until)
       result.did.push(`${container.name} in back-off for ${Math.ceil(delay / 1000)} s (exited ${previous.exitCode})`)
@@ -264,6 +265,21 @@ async function startWithBackOff(
   result.did.push(`started ${start.type === 'init' ? 'init container ' : ''}${container.name} (${why})`)
   if (previous) await pruneOlder(ctx, sandbox.id, container.name, started.containerId)
   return started.containerId
+}
+
+/** Per ladder, the back-off step (the exited instance's finishedAt) each key last had a BackOff event for. */
+const backOffReported = new WeakMap<BackOff, Map<string, number>>()
+
+/**
+ * Whether this refused restart is the first of its back-off step: the kubelet's event recorder
+ * aggregates repeats of one reason and message, so `sync --watch` says BackOff once per step, not every pass.
+ */
+function firstOfStep(backOff: BackOff, key: string, finishedAtMs: number): boolean {
+  const reported = backOffReported.get(backOff) ?? new Map<string, number>()
+  backOffReported.set(backOff, reported)
+  if (reported.get(key) === finishedAtMs) return false
+  reported.set(key, finishedAtMs)
+  return true
 }
 
 /** Keeps the new instance and the newest exited one (the last termination state); older exited instances go (container GC). */

@@ -11,11 +11,23 @@ import {open} from 'node:fs/promises'
 import type {CriClient} from '../cri/client.js'
 import {NotFoundError} from '../errors.js'
 import type {ContainerStatus} from '../../generated/runtime/v1/api.js'
+import {CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
+import {stableKey} from '../kube/helpers.js'
 import {assembleLines, parseLogText} from '../logs/cri-log.js'
-import type {PodModel} from '../manifest/model.js'
-import {readDesiredPod, readRecordedStatus, type RecordedContainerStatus, writeRecordedStatus} from './desired-state.js'
-import {shouldRestart} from './pod-actions.js'
-import {type ContainerReport, getPodStatus, type PodStatusReport} from './pod-status.js'
+import type {ContainerModel, PodModel} from '../manifest/model.js'
+import {
+  type ConditionType,
+  containerStatusOf,
+  type ContainerStatusView,
+  podConditionsOf,
+  type StatusInput,
+  type StatusSpec,
+  type Termination,
+  type Waiting,
+} from './container-status.js'
+import {readBackOff, readDesiredPod, readRecordedStatus, type RecordedContainerStatus, writeRecordedStatus} from './desired-state.js'
+import {isSidecar, shouldRestart} from './pod-actions.js'
+import {getPodStatus, type PodStatusReport} from './pod-status.js'
 import {podSandboxes} from './sandbox.js'
 import {supervisorOf} from './supervisor-lock.js'
 
@@ -51,14 +63,27 @@ export interface ContainerCondition {
   ready: boolean
   started: boolean
   restartCount: number
-  state: string
-  lastState: RecordedContainerStatus['lastTermination'] | null
-  /** The termination message of the current instance, when it has exited. */
+  /** Running, Exited, Created, or Waiting (never created, or waiting out its crash back-off). */
+  state: ContainerStatusView['state']
+  /** The kubelet's state.waiting: CrashLoopBackOff with its message and when the back-off ends. */
+  waiting: Waiting | null
+  /** The kubelet's state.terminated of the current instance (a finished init container: Completed, exit 0). */
+  terminated: Termination | null
+  /** The kubelet's lastState.terminated: the newest exited instance before the current one. */
+  lastState: Termination | null
+  /** The termination message of the newest instance, when it has exited. */
   message: string
 }
 
+export interface PodConditionsOptions {
+  /** IDs of running containers an in-process prober has just seen ready (`status --wait-for ready`). */
+  probedReady?: ReadonlySet<string>
+  /** Epoch ms (tests). */
+  now?: number
+}
+
 export interface PodConditions {
-  conditions: Array<{type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready'; status: boolean}>
+  conditions: Array<{type: ConditionType; status: boolean}>
   containerStatuses: ContainerCondition[]
   supervised: boolean
   /** Who supervises the pod (from its supervisor.lock), while a live process holds it. */
@@ -114,19 +139,48 @@ async function statusOf(client: CriClient, id: string): Promise<ContainerStatus 
   }
 }
 
-async function lastTermination(client: CriClient, instance: ContainerReport, policy?: string): Promise<ContainerCondition['lastState']> {
-  const status = await statusOf(client, instance.id)
+/** The containers the status shows: the recorded pod's (with probes and back-off keys), else the names the runtime holds. */
+function statusSpecs(pod: PodModel | undefined, report: PodStatusReport): StatusSpec[] {
+  if (!pod) return [...new Map(report.containers.map((c) => [`${c.type}/${c.name}`, {name: c.name, type: c.type}])).values()]
+  const identity = {name: pod.name, namespace: pod.namespace, uid: report.uid}
+  const spec = (container: ContainerModel, type: 'init' | 'app'): StatusSpec => ({
+    name: container.name,
+    type,
+    sidecar: type === 'init' && isSidecar(container),
+    hasReadinessProbe: Boolean(container.readinessProbe),
+    hasStartupProbe: Boolean(container.startupProbe),
+    backOffKey: stableKey(identity, container),
+  })
+  return [...pod.initContainers.map((c) => spec(c, 'init')), ...pod.containers.map((c) => spec(c, 'app'))]
+}
+
+/** What containerStatusOf needs besides the specs: the instances, the sandbox, and the pod's back-off (backoff.json). */
+async function statusInput(report: PodStatusReport, specs: StatusSpec[], podDirRoot: string, now: number): Promise<StatusInput> {
+  const sandbox = report.sandboxes[0]
   return {
-    exitCode: instance.exitCode ?? -1,
-    reason: instance.reason || (instance.exitCode === 0 ? 'Completed' : 'Error'),
-    message: status ? await terminationMessage(status, policy) : '',
-    startedAt: instance.startedAt,
-    finishedAt: instance.finishedAt,
+    pod: {name: report.name, namespace: report.namespace, uid: report.uid},
+    restartPolicy: report.restartPolicy,
+    specs,
+    instances: report.containers,
+    newestSandbox: sandbox && {id: sandbox.id, ready: sandbox.state === 'Ready'},
+    backOff: {
+      entries: await readBackOff(podDirRoot, report.uid).catch(() => ({})),
+      ladder: ladderFromEnv(CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS),
+    },
+    now,
   }
 }
 
-/** The pod's conditions and per-container status, from the runtime, the recorded pod and (while supervised) the recorded readiness. */
-export async function podConditions(client: CriClient, report: PodStatusReport, podDirRoot: string): Promise<PodConditions> {
+/**
+ * The pod's conditions and per-container status, from the runtime, the recorded pod, its back-off and
+ * (while supervised) the recorded readiness.
+ */
+export async function podConditions(
+  client: CriClient,
+  report: PodStatusReport,
+  podDirRoot: string,
+  options: PodConditionsOptions = {},
+): Promise<PodConditions> {
   const [pod, recorded, holder] = await Promise.all([
     readDesiredPod(podDirRoot, report.uid),
     readRecordedStatus(podDirRoot, report.uid),
@@ -134,45 +188,37 @@ export async function podConditions(client: CriClient, report: PodStatusReport, 
   ])
   const supervisor = holder ? {pid: holder.pid, since: holder.since, holder: holder.holder} : null
   const supervised = supervisor !== null || supervisorAlive(recorded?.supervisor?.pid)
-  const newestSandbox = report.sandboxes[0]?.id
-  const names = pod
-    ? [
-        ...pod.initContainers.map((c) => ({name: c.name, type: 'init' as const})),
-        ...pod.containers.map((c) => ({name: c.name, type: 'app' as const})),
-      ]
-    : [...new Map(report.containers.map((c) => [`${c.type}/${c.name}`, {name: c.name, type: c.type}])).values()]
-  const containerStatuses: ContainerCondition[] = []
-  for (const {name, type} of names) {
-    const instances = report.containers.filter((c) => c.name === name && c.type === type)
-    const current = instances.find((c) => c.podSandboxId === newestSandbox) ?? instances[0]
-    const spec = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].find((c) => c.name === name)
-    const hasReadiness = Boolean((spec as {readinessProbe?: unknown} | undefined)?.readinessProbe)
-    const running = current?.state === 'Running'
-    const record = supervised ? recorded?.containers[name] : undefined
-    const previous = instances.find((c) => c !== current && c.state === 'Exited')
-    const exitedNow = current?.state === 'Exited'
-    containerStatuses.push({
-      name,
-      type,
-      ready: running && (record ? record.ready : !hasReadiness),
-      started: running && (record ? record.started : true),
-      restartCount: current?.attempt ?? 0,
-      state: current?.state ?? 'Waiting',
-      lastState: previous ? await lastTermination(client, previous, spec?.terminationMessagePolicy) : null,
-      message: exitedNow && current ? ((await lastTermination(client, current, spec?.terminationMessagePolicy))?.message ?? '') : '',
-    })
+  const specs = statusSpecs(pod, report)
+  const input = await statusInput(report, specs, podDirRoot, options.now ?? Date.now())
+  input.recorded = supervised ? recorded?.containers : undefined
+  input.probedReady = options.probedReady
+  const policies = new Map([...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].map((c) => [c.name, c.terminationMessagePolicy]))
+  const messages = new Map<string, Promise<string>>()
+  const messageOf = (termination: Termination | null, policy?: string): Promise<string> => {
+    if (!termination) return Promise.resolve('')
+    const id = termination.containerId
+    if (!messages.has(id))
+      messages.set(
+        id,
+        statusOf(client, id).then((status) => (status ? terminationMessage(status, policy) : '')),
+      )
+    return messages.get(id)!
   }
 
-  const apps = containerStatuses.filter((c) => c.type === 'app')
-  const initialized =
-    containerStatuses.filter((c) => c.type === 'init').every((c) => c.state !== 'Waiting') && apps.some((c) => c.state !== 'Waiting')
-  const containersReady = apps.length > 0 && apps.every((c) => c.ready)
-  const conditions: PodConditions['conditions'] = [
-    {type: 'PodScheduled', status: true},
-    {type: 'Initialized', status: initialized},
-    {type: 'ContainersReady', status: containersReady},
-    {type: 'Ready', status: containersReady && report.sandboxes[0]?.state === 'Ready'},
-  ]
+  const views = specs.map((spec) => containerStatusOf(spec, input))
+  const containerStatuses = await Promise.all(
+    views.map(async (view): Promise<ContainerCondition> => {
+      const policy = policies.get(view.name)
+      const [terminated, lastState] = await Promise.all(
+        [view.terminated, view.lastState].map(async (end) => end && {...end, message: await messageOf(end, policy)}),
+      )
+      // The newest instance's own message: its termination, or (waiting out a back-off) the termination it just had.
+      const newestEnd = terminated ?? (view.waiting?.reason === 'CrashLoopBackOff' ? lastState : null)
+      const {name, type, ready, started, restartCount, state, waiting} = view
+      return {name, type, ready, started, restartCount, state, waiting, terminated, lastState, message: newestEnd?.message ?? ''}
+    }),
+  )
+  const conditions = podConditionsOf(views, report.sandboxes[0]?.state === 'Ready')
   return {conditions, containerStatuses, supervised, supervisor, notice: supervised ? undefined : unsupervisedNotice(report, pod)}
 }
 
@@ -236,6 +282,15 @@ export async function recordStatus(
     const startup = spec?.startupProbe ? prober?.result(container.id, 'startup') === 'success' : true
     const ready = startup && (prober ? prober.result(container.id, 'readiness') === 'success' : !spec?.readinessProbe)
     containers[container.name] = {ready, started: startup}
+  }
+
+  // A container waiting out its crash back-off: the record says so too (CrashLoopBackOff, and until when).
+  const input = await statusInput(report, statusSpecs(pod, report), settings.podDirRoot, Date.now())
+  for (const spec of input.specs) {
+    const {waiting} = containerStatusOf(spec, input)
+    if (waiting?.reason !== 'CrashLoopBackOff') continue
+    const {reason, message, backOffUntil} = waiting
+    containers[spec.name] = {ready: false, started: false, waiting: {reason, message, backOffUntil}}
   }
 
   await writeRecordedStatus(settings.podDirRoot, pod.uid, {

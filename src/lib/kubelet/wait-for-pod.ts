@@ -62,6 +62,8 @@ export interface WaitForPodOptions {
    * pod is probed here.
    */
   podDirRoot?: string
+  /** Filled, when a wait for ready ends, with the containers the in-process prober found ready (none when a supervisor probes). */
+  probedReady?: Set<string>
 }
 
 /**
@@ -91,6 +93,7 @@ export async function waitForPod(
       if (met && readiness) {
         supervisedUnready = options.podDirRoot ? await supervisorUnready(client, report!, options.podDirRoot) : undefined
         met = supervisedUnready ? supervisedUnready.length === 0 : await readiness.update(report!)
+        noteProbedReady(options.probedReady, supervisedUnready ? undefined : readiness)
       }
 
       if (met) return report
@@ -113,6 +116,12 @@ export async function waitForPod(
   } finally {
     await readiness?.stop()
   }
+}
+
+/** What this wait's prober found ready, for the status it ends with (nothing when a supervisor probes the pod). */
+function noteProbedReady(into: Set<string> | undefined, readiness: PodReadiness | undefined): void {
+  into?.clear()
+  for (const id of readiness?.readyContainers() ?? []) into?.add(id)
 }
 
 /** The app containers the pod's supervisor records as not ready; undefined when no supervisor runs. */
