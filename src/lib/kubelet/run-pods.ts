@@ -11,7 +11,6 @@ import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {Limiter} from '../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from './admission.js'
-import {recordDesiredPod} from './desired-state.js'
 import {lockPods} from './pod-lock.js'
 import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
 
@@ -58,14 +57,6 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
   parallel: number
 }
 
-/** A pod that runs (and was not removed) keeps its parsed manifest in its directory, for `sync` and `status`. */
-export async function recordRunPod(settings: Pick<PodRunSettings, 'podDirRoot'>, pod: PodModel, outcome: PodRunOutcome): Promise<void> {
-  const {result} = outcome
-  if (outcome.failure || result.removed || result.sandboxId === null) return
-  // A replaced pod may keep the old pod's uid (sync-pod.ts replaceExisting).
-  await recordDesiredPod(settings.podDirRoot, {...pod, uid: result.uid})
-}
-
 /**
  * `run` for several pods: each pod's lock first (a second podctl running the same pod waits, then
  * finds the pod made and refuses or replaces it, as a run after it would), one listing of what
@@ -95,9 +86,8 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
         slots.run(async (release) => {
           try {
             const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
-            const outcome = await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
-            await recordRunPod(settings, pod, outcome)
-            return outcome
+            // A pod that runs keeps its parsed manifest in its directory, for `sync` and `status` (recorded by runPod).
+            return await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
           } catch (error) {
             return failedOutcome(pod, asPodctlError(error))
           }

@@ -5,15 +5,11 @@
  * computeInitContainerActions does. Sidecars then run beside the app containers and are restarted
  * whenever they exit, whatever the pod's restartPolicy.
  */
-import {warningEvent} from '../kube/events.js'
 import {type ContainerType, type RestartPolicy, sidecarIndexOf} from '../kube/labels.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
-import {ProbeManager} from '../prober/manager.js'
-import {nanosToMs} from '../util/time.js'
-import {containerObject} from './container.js'
 import {killContainer} from './kill.js'
 import {isSidecar} from './pod-actions.js'
-import {backOffBeforeRestart, containerStatus, type PodWaitContext, pruneExited, sleepWithin, throwIfInterrupted} from './pod-wait.js'
+import type {PodWaitContext} from './pod-wait.js'
 import {terminationStages} from './termination-order.js'
 
 export {isSidecar} from './pod-actions.js'
@@ -31,61 +27,6 @@ export function longRunningContainers(pod: Pick<PodModel, 'initContainers' | 'co
     ...pod.initContainers.filter(isSidecar).map((container) => ({container, type: 'init' as const, restartPolicy: 'Always' as const})),
     ...pod.containers.map((container) => ({container, type: 'app' as const, restartPolicy: pod.restartPolicy})),
   ]
-}
-
-/**
- * A sidecar just started: without a startupProbe it counts as started now; with one, the probe
- * runs until it succeeds. A sidecar that exits (or fails its startup probe, and is killed) first is
- * restarted with the crash back-off. Resolves to the ID of the instance that started.
- */
-export async function awaitSidecarStarted(
-  ctx: PodWaitContext,
-  container: ContainerModel,
-  first: {id: string; attempt: number},
-  podIP: string | undefined,
-): Promise<string> {
-  if (!container.startupProbe) return first.id
-  let {id, attempt} = first
-  const probes = new ProbeManager({
-    client: ctx.client,
-    onEvent: (event) => ctx.events(warningEvent(event.reason, event.message, containerObject(ctx.pod, container))),
-  })
-  try {
-    let added: string | undefined
-    for (;;) {
-      throwIfInterrupted(ctx.signal, ctx.object)
-      ctx.step(`waiting for sidecar ${container.name} to start`)
-      const status = await containerStatus(ctx, id)
-      const running = status?.state === 'CONTAINER_RUNNING'
-      if (running && added !== id) {
-        if (added) probes.removeContainer(added)
-        const startedAtMs = status.startedAt && status.startedAt !== '0' ? nanosToMs(status.startedAt) : Date.now()
-        probes.addContainer({pod: ctx.pod, podSandboxId: ctx.sandboxId, containerName: container.name, containerId: id, startedAtMs, podIP})
-        added = id
-      }
-
-      if (running && probes.isStarted(id)) return id
-      const failedStartup = running && probes.result(id, 'startup') === 'failure'
-      if (!running || failedStartup) {
-        // The kubelet kills a container whose startup probe failed, and restarts it (policy Always).
-        if (failedStartup) {
-          const {containers} = await ctx.client.runtime('listContainers', {filter: {id}}, {signal: ctx.signal})
-          if (containers[0]) await killContainer(ctx.client, containers[0], {events: ctx.events, pod: ctx.object, signal: ctx.signal})
-        }
-
-        const exited = await containerStatus(ctx, id)
-        await backOffBeforeRestart(ctx, container, exited)
-        await pruneExited(ctx, container.name)
-        attempt++
-        id = await ctx.start(container, 'init', attempt)
-        continue
-      }
-
-      await sleepWithin(ctx, Math.min(ctx.pollMs, 200), `the startup probe of sidecar ${container.name}`)
-    }
-  } finally {
-    await probes.stop()
-  }
 }
 
 /**
