@@ -128,7 +128,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
       if (status?.state === 'Running' || done) seen.add(container.name)
     }
 
-    throwIfFailed(ctx, newest, wait === 'running' ? seen : new Set())
+    throwIfFailed(ctx, newest, wait, seen)
     const blocked = inBackOff(ctx, actions, now)
     if (passAnnounced) for (const {previous} of blocked) announced.add(previous.id)
     passAnnounced = false
@@ -167,6 +167,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
 function throwIfFailed(
   ctx: RunSyncContext,
   newest: (name: string, type: ContainerType) => ObservedContainer | undefined,
+  wait: WaitMode,
   seen: ReadonlySet<string>,
 ): void {
   if (ctx.pod.restartPolicy !== 'Never') return
@@ -178,9 +179,11 @@ function throwIfFailed(
     throw new PodFailedError(message, {reason: initReason(reason), container: container.name})
   }
 
+  // --wait completed reports an app container's exit; --wait running leaves one it saw run to the settle window.
+  if (wait === 'completed') return
   for (const container of ctx.pod.containers) {
     const status = newest(container.name, 'app')
-    if (seen.has(container.name) || status?.state !== 'Exited' || status.exitCode === 0) continue
+    if ((wait === 'running' && seen.has(container.name)) || status?.state !== 'Exited' || status.exitCode === 0) continue
     const reason = status.reason || 'Error'
     throw new PodFailedError(`container "${container.name}" exited with code ${status.exitCode} (${reason}) and restartPolicy is Never`, {
       reason,
