@@ -286,12 +286,7 @@ function waitingFor(wait: WaitMode, actions: PodActions): string {
 }
 
 /** Sleeps, but not past the deadline (DeadlineExceeded, or what `atDeadline` says) and not past an interrupt. */
-export async function sleepWithin(
-  ctx: PodWaitContext,
-  ms: number,
-  waitingFor: string,
-  atDeadline?: () => Error | undefined,
-): Promise<void> {
+async function sleepWithin(ctx: PodWaitContext, ms: number, waitingFor: string, atDeadline?: () => Error | undefined): Promise<void> {
   const {deadline} = ctx
   if (deadline !== undefined && Date.now() + Math.min(ms, DEADLINE_MARGIN_MS) >= deadline) {
     throw (

@@ -3,19 +3,20 @@
  * actions (pod-actions.ts), carry them out — kill containers whose definition changed or whose
  * liveness/startup probe failed, start init containers, sidecars and app containers that should
  * run (with the crash back-off, kept in the pod directory so it outlives one `sync`), stop the
- * sandbox of a finished pod, recreate a dead or changed sandbox with attempt + 1 (recreate-pod.ts), enforce
- * activeDeadlineSeconds. Every step is an event; a failure of one step is reported, never half-made.
+ * sandbox of a finished pod, recreate a dead or changed sandbox with attempt + 1 (recreate-pod.ts),
+ * enforce activeDeadlineSeconds. Every step is an event; a failure of one step is reported, never half-made.
  */
 import {existsSync} from 'node:fs'
 
 import type {CriClient} from '../cri/client.js'
 import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
-import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
+import type {Container, ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
 import {type EventSink, normalEvent, type PodEvent, warningEvent} from '../kube/events.js'
 import {podDescription, podFullName, stableKey} from '../kube/helpers.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {sleep} from '../util/concurrency.js'
+import {nanosToMs} from '../util/time.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
 import {readBackOff, writeBackOff} from './desired-state.js'
@@ -26,6 +27,7 @@ import {observePod} from './pod-observe.js'
 import {PodFailedError} from './reasons.js'
 import {finishRecreation, recreatePodSandbox, type Recreation, rollBackRecreation} from './recreate-pod.js'
 import {generatePodSandboxConfig, podLogDirectory, type SandboxContext} from './sandbox.js'
+import {awaitSidecarStartup} from './sidecars.js'
 
 /** A container that ran this long before it exited starts its back-off over (the kubelet's 10 minutes). */
 export const BACKOFF_RESET_AFTER_MS = 10 * 60_000
@@ -312,6 +314,26 @@ async function waitForInitByName(ctx: PassContext, sandboxId: string, name: stri
   if (running) await waitForInit(ctx, running.id, 'exited')
 }
 
+/** A sidecar with a startupProbe has started once its probe succeeds (sidecars.ts); without one, once it runs. */
+async function sidecarStartup(ctx: PassContext, containerId: string, status: ContainerStatus, until: number): Promise<void> {
+  const spec = ctx.pod.initContainers.find((container) => container.name === status.metadata?.name)
+  if (!spec?.startupProbe) return
+  const startedAtMs = status.startedAt && status.startedAt !== '0' ? nanosToMs(status.startedAt) : Date.now()
+  const {client, events, signal} = ctx.deps
+  const podSandboxId = ctx.made?.id ?? ''
+  const podIP = ctx.made?.ips?.[0]
+  await awaitSidecarStartup(client, ctx.pod, spec, {
+    containerId,
+    startedAtMs,
+    podSandboxId,
+    podIP,
+    events,
+    signal,
+    until,
+    pollMs: INIT_POLL_MS,
+  })
+}
+
 /** Polls the container until it has exited (or started, for a sidecar), within the pass's deadline. */
 async function waitForInit(ctx: PassContext, containerId: string, until: 'started' | 'exited'): Promise<void> {
   const {client, signal} = ctx.deps
@@ -326,7 +348,7 @@ async function waitForInit(ctx: PassContext, containerId: string, until: 'starte
         throw error
       })
     if (!status || status.state === 'CONTAINER_EXITED') return
-    if (until === 'started' && status.state === 'CONTAINER_RUNNING') return
+    if (until === 'started' && status.state === 'CONTAINER_RUNNING') return sidecarStartup(ctx, containerId, status, end)
     await sleep(INIT_POLL_MS, signal)
   }
 }

@@ -24,13 +24,13 @@ import {rollBackPod} from './rollback.js'
 import {podSandboxes, type SandboxContext} from './sandbox.js'
 
 /** The sandboxes of the pod being recreated (same uid), kept stopped until the new one runs; undefined when there is none. */
-export function sandboxesToReplace(existing: readonly PodSandbox[], uid: string): PodSandbox[] | undefined {
+function sandboxesToReplace(existing: readonly PodSandbox[], uid: string): PodSandbox[] | undefined {
   const same = existing.filter((sandbox) => sandbox.metadata?.uid === uid)
   return same.length > 0 ? same : undefined
 }
 
 /** Kills the existing sandboxes for a recreation of pod `uid`: its own are only stopped, another pod's are removed with its directory. */
-export async function killForRecreation(
+async function killForRecreation(
   client: CriClient,
   existing: readonly PodSandbox[],
   uid: string,
@@ -47,7 +47,7 @@ export async function killForRecreation(
  * keeping the pod's directory. Best effort: one left behind is only an older attempt, which the
  * next recreation or `kill` removes.
  */
-export async function removeReplacedSandboxes(client: CriClient, replaced: readonly PodSandbox[], podDirRoot: string): Promise<void> {
+async function removeReplacedSandboxes(client: CriClient, replaced: readonly PodSandbox[], podDirRoot: string): Promise<void> {
   if (replaced.length === 0) return
   await killPod(client, [...replaced], {keepPodDirectory: true, podDirRoot}).catch(() => {})
 }

@@ -1,12 +1,19 @@
 /**
  * Sidecars (KEP-753): init containers with restartPolicy Always. SyncPod starts init containers in
  * order, but a sidecar is not waited on to complete: the next init container starts once the
- * sidecar has started (its startupProbe succeeded, if it has one), as the kubelet's
- * computeInitContainerActions does. Sidecars then run beside the app containers and are restarted
- * whenever they exit, whatever the pod's restartPolicy.
+ * sidecar has started (its startupProbe succeeded, if it has one: awaitSidecarStartup, which the
+ * reconciler's SyncPod pass waits on), as the kubelet's computeInitContainerActions does. Sidecars
+ * then run beside the app containers and are restarted whenever they exit, whatever the pod's
+ * restartPolicy.
  */
+import type {CriClient} from '../cri/client.js'
+import {type EventSink, warningEvent} from '../kube/events.js'
+import {podFullName} from '../kube/helpers.js'
 import {type ContainerType, type RestartPolicy, sidecarIndexOf} from '../kube/labels.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
+import {ProbeManager} from '../prober/manager.js'
+import {sleep} from '../util/concurrency.js'
+import {containerObject} from './container.js'
 import {killContainer} from './kill.js'
 import {isSidecar} from './pod-actions.js'
 import type {PodWaitContext} from './pod-wait.js'
@@ -27,6 +34,54 @@ export function longRunningContainers(pod: Pick<PodModel, 'initContainers' | 'co
     ...pod.initContainers.filter(isSidecar).map((container) => ({container, type: 'init' as const, restartPolicy: 'Always' as const})),
     ...pod.containers.map((container) => ({container, type: 'app' as const, restartPolicy: pod.restartPolicy})),
   ]
+}
+
+export interface SidecarStartup {
+  containerId: string
+  /** Epoch ms: when the container started (the probe's initialDelaySeconds counts from it). */
+  startedAtMs: number
+  podSandboxId: string
+  podIP?: string
+  events: EventSink
+  signal?: AbortSignal
+  /** Epoch ms: the wait ends here, started or not (the next SyncPod pass looks again). */
+  until: number
+  pollMs: number
+}
+
+/**
+ * A running sidecar with a startupProbe has started once the probe succeeds: the next init container
+ * waits for that. One whose startup probe fails is killed, as the kubelet kills it, and the next
+ * SyncPod pass restarts it with the crash back-off.
+ */
+export async function awaitSidecarStartup(
+  client: CriClient,
+  pod: PodModel,
+  container: ContainerModel,
+  options: SidecarStartup,
+): Promise<void> {
+  const {containerId, signal} = options
+  const object = containerObject(pod, container)
+  const probes = new ProbeManager({client, onEvent: (event) => options.events(warningEvent(event.reason, event.message, object))})
+  try {
+    const {podSandboxId, podIP, startedAtMs} = options
+    probes.addContainer({pod, podSandboxId, podIP, containerName: container.name, containerId, startedAtMs})
+    while (Date.now() < options.until) {
+      if (probes.isStarted(containerId)) return
+      if (probes.result(containerId, 'startup') === 'failure') {
+        const {containers} = await client.runtime('listContainers', {filter: {id: containerId}}, {signal})
+        const owner = podFullName(pod.name, pod.namespace)
+        if (containers[0]) await killContainer(client, containers[0], {events: options.events, pod: owner, signal})
+        return
+      }
+
+      const {containers} = await client.runtime('listContainers', {filter: {id: containerId}}, {signal})
+      if (containers[0]?.state !== 'CONTAINER_RUNNING') return
+      await sleep(Math.min(options.pollMs, Math.max(1, options.until - Date.now())), signal)
+    }
+  } finally {
+    await probes.stop()
+  }
 }
 
 /**
