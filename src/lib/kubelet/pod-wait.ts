@@ -18,7 +18,7 @@ import {sleep} from '../util/concurrency.js'
 import type {ImageEnsurer} from './container.js'
 import {computePodActions, type ContainerToStart, isSidecar, type ObservedContainer, type PodActions} from './pod-actions.js'
 import {observePod} from './pod-observe.js'
-import {BACKOFF_RESET_AFTER_MS, syncPodOnce, type SyncSettings} from './reconciler.js'
+import {BACKOFF_RESET_AFTER_MS, type PodSyncResult, syncPodOnce, type SyncSettings} from './reconciler.js'
 import {initReason, PodFailedError, PodFailureReason} from './reasons.js'
 import {podSandboxes, type SandboxContext} from './sandbox.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
@@ -90,75 +90,120 @@ interface Blocked {
   delay: number
 }
 
+/** What the run sees after a pass: the pod observed, and what computePodActions would do next. */
+interface View {
+  actions: PodActions
+  /** Every instance in the sandbox run made, newest first. */
+  current: ObservedContainer[]
+  newest(name: string, type: ContainerType): ObservedContainer | undefined
+  now: number
+}
+
 async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch | undefined): Promise<number | null> {
-  const {pod} = ctx
   const announced = new Set<string>()
   const seen = new Set<string>()
   let due = true
-  let passAnnounced = false
   let backToBack = 0
   let pollMs = FIRST_POLL_MS
   for (;;) {
     throwIfInterrupted(ctx.signal, ctx.object)
-    if (due) {
-      const pass = await syncPodOnce(pod, await podSandboxes(ctx.client, pod, {signal: ctx.signal}), ctx.settings, {
-        client: ctx.client,
-        images: ctx.images,
-        events: ctx.events,
-        signal: ctx.signal,
-        backOff: ctx.backOff,
-        sandbox: ctx.sandbox,
-        onStep: ctx.step,
-      })
-      if (pass.failure) throw pass.failure
-      if (wait === 'none') return null
-      // The pass met a back-off window: it has said so (its BackOff event).
-      passAnnounced = pass.backOffUntil !== undefined
-    }
-
-    const observed = await observePod(ctx.client, await podSandboxes(ctx.client, pod, {signal: ctx.signal}), {signal: ctx.signal})
-    const now = Date.now()
-    const actions = computePodActions(pod, observed, {now})
-    const current = observed.containers.filter((container) => container.podSandboxId === ctx.sandboxId)
-    const newest = (name: string, type: ContainerType) => current.find((container) => container.name === name && container.type === type)
-    const all = longRunningContainers(pod)
-    for (const {container, type, restartPolicy} of all) {
-      const status = newest(container.name, type)
-      const done = status?.state === 'Exited' && status.exitCode === 0 && restartPolicy !== 'Always'
-      if (status?.state === 'Running' || done) seen.add(container.name)
-    }
-
-    throwIfFailed(ctx, newest, wait, seen)
-    const blocked = inBackOff(ctx, actions, now)
+    // A pass that met a back-off window has said so (its BackOff event).
+    const passAnnounced = due && (await pass(ctx)).backOffUntil !== undefined
+    const view = await look(ctx)
+    markSeen(ctx.pod, view, seen)
+    throwIfFailed(ctx, view.newest, wait, seen)
+    const blocked = inBackOff(ctx, view.actions, view.now)
     if (passAnnounced) for (const {previous} of blocked) announced.add(previous.id)
-    passAnnounced = false
-    throwIfCrashLooping(ctx, blocked, announced, now)
-    const running = seen.size === all.length
-    if (wait === 'running' && running) {
-      ctx.started?.()
-      const ids = new Map(all.map(({container, type}) => [container.name, newest(container.name, type)?.id]))
-      await settleRunning(ctx, ids, ctx.settleMs ?? DEFAULT_SETTLE_MS)
-      return null
-    }
+    throwIfCrashLooping(ctx, blocked, announced, view.now)
+    const held = await holds(ctx, wait, view, {seen, ready})
+    if (held !== undefined) return held.exitCode
 
-    if (wait === 'ready' && running && (await ready!.allReady(newest))) return null
-    if (wait === 'completed') {
-      const exitCode = completedExitCode(pod, current)
-      if (exitCode !== undefined) {
-        // As the kubelet kills a finished pod, its sidecars do not outlive the app containers.
-        await stopSidecarsOfCompletedPod(ctx)
-        return exitCode
-      }
-
-      ctx.step('waiting for the containers to complete')
-    }
-
-    due = passDue(actions, blocked, announced)
+    due = passDue(view.actions, blocked, announced)
     backToBack = due ? backToBack + 1 : 0
     if (!due || backToBack > PASSES_WITHOUT_PAUSE) {
       const soonest = Math.min(...blocked.map(({delay}) => delay + 1))
-      await sleepWithin(ctx, Math.min(pollMs, soonest), waitingFor(wait, actions), () => initCrashLoop(ctx, actions, newest))
+      const atDeadline = () => initCrashLoop(ctx, view.actions, view.newest)
+      await sleepWithin(ctx, Math.min(pollMs, soonest), waitingFor(wait, view.actions), atDeadline)
       pollMs = Math.min(pollMs * 2, ctx.pollMs)
+    }
+  }
+}
+
+/** One SyncPod pass, with the run's back-off, in the sandbox run made. */
+async function pass(ctx: RunSyncContext): Promise<PodSyncResult> {
+  const sandboxes = await podSandboxes(ctx.client, ctx.pod, {signal: ctx.signal})
+  const result = await syncPodOnce(ctx.pod, sandboxes, ctx.settings, {
+    client: ctx.client,
+    images: ctx.images,
+    events: ctx.events,
+    signal: ctx.signal,
+    backOff: ctx.backOff,
+    sandbox: ctx.sandbox,
+    onStep: ctx.step,
+  })
+  if (result.failure) throw result.failure
+  return result
+}
+
+async function look(ctx: RunSyncContext): Promise<View> {
+  const observed = await observePod(ctx.client, await podSandboxes(ctx.client, ctx.pod, {signal: ctx.signal}), {signal: ctx.signal})
+  const now = Date.now()
+  const current = observed.containers.filter((container) => container.podSandboxId === ctx.sandboxId)
+  return {
+    actions: computePodActions(ctx.pod, observed, {now}),
+    current,
+    newest: (name, type) => current.find((container) => container.name === name && container.type === type),
+    now,
+  }
+}
+
+/** Sidecars and app containers seen running (or done: exited 0 under a policy that keeps them so). */
+function markSeen(pod: PodModel, view: View, seen: Set<string>): void {
+  for (const {container, type, restartPolicy} of longRunningContainers(pod)) {
+    const status = view.newest(container.name, type)
+    const done = status?.state === 'Exited' && status.exitCode === 0 && restartPolicy !== 'Always'
+    if (status?.state === 'Running' || done) seen.add(container.name)
+  }
+}
+
+/** Whether the wait holds now (with --wait completed, the exit code), else undefined. */
+async function holds(
+  ctx: RunSyncContext,
+  wait: WaitMode,
+  view: View,
+  {seen, ready}: {seen: ReadonlySet<string>; ready?: ReadinessWatch},
+): Promise<{exitCode: number | null} | undefined> {
+  const all = longRunningContainers(ctx.pod)
+  const running = seen.size === all.length
+  switch (wait) {
+    case 'none': {
+      // Every app container has been created (the init containers are done): what is left is not waited for.
+      const created = ctx.pod.containers.every((container) => view.newest(container.name, 'app'))
+      return created ? {exitCode: null} : undefined
+    }
+
+    case 'running': {
+      if (!running) return undefined
+      ctx.started?.()
+      const ids = new Map(all.map(({container, type}) => [container.name, view.newest(container.name, type)?.id]))
+      await settleRunning(ctx, ids, ctx.settleMs ?? DEFAULT_SETTLE_MS)
+      return {exitCode: null}
+    }
+
+    case 'ready': {
+      return running && (await ready!.allReady(view.newest)) ? {exitCode: null} : undefined
+    }
+
+    case 'completed': {
+      const exitCode = completedExitCode(ctx.pod, view.current)
+      if (exitCode === undefined) {
+        ctx.step('waiting for the containers to complete')
+        return undefined
+      }
+
+      // As the kubelet kills a finished pod, its sidecars do not outlive the app containers.
+      await stopSidecarsOfCompletedPod(ctx)
+      return {exitCode}
     }
   }
 }

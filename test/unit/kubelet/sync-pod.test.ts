@@ -236,6 +236,17 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(fake.sandboxes.size).toBe(0)
   })
 
+  it('--wait none still fails an init container that fails under restartPolicy Never (Init:Error), and rolls back', async () => {
+    fake.initExitCode = 1
+    const manifest = await pod()
+    const outcome = await runPod({...manifest, restartPolicy: 'Never'}, [], settings({wait: 'none'}), deps())
+    expect(outcome.failure).toMatchObject({code: 'Init:Error', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    expect(outcome.failure!.message).toMatch(
+      /^init container "setup" exited with code 1 \(Error\) and restartPolicy is Never \(rolled back/,
+    )
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
   it('refuses an existing pod without --replace and touches nothing', async () => {
     const old = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 0})
     const outcome = await runPod(await pod(), [old as never], settings(), deps())
