@@ -17,7 +17,7 @@ import {AlreadyExistsError, asPodctlError, InterruptedError} from '../errors.js'
 import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../images/image-manager.js'
-import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
+import type {BackOff} from '../kube/backoff.js'
 import {type EventSink, normalEvent} from '../kube/events.js'
 import {newestFirst, podFullName, shortId} from '../kube/helpers.js'
 import {ensureImageOptions, type ImageEnsurer} from './container.js'
@@ -27,6 +27,7 @@ import {killContainer, killPod} from './kill.js'
 import {removePodDirectory} from './pod-dirs.js'
 import {syncUntil, throwIfInterrupted, type WaitMode} from './pod-wait.js'
 import {PodFailedError, PodFailureReason} from './reasons.js'
+import {crashBackOff} from './reconciler.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress} from './run-result.js'
 import {rollBackPod} from './rollback.js'
 import {podLogDirectory, podSandboxes, type SandboxContext} from './sandbox.js'
@@ -56,7 +57,7 @@ export interface PodRunSettings {
   skipAdmission?: boolean
   auth?: Parameters<ImageEnsurer['ensureImage']>[0]['auth']
   authSource?: string
-  /** The crash back-off; default the kubelet's 10 s → 300 s (or PODCTL_BACKOFF_BASE_MS). */
+  /** The crash back-off every SyncPod pass of the run uses; default the kubelet's 10 s → 300 s (or PODCTL_BACKOFF_BASE_MS). */
   restartBackOff?: BackOff
   /** How often container states are polled while waiting (ms). */
   pollMs?: number
@@ -121,7 +122,7 @@ export async function runPod(pod: PodModel, existing: PodSandbox[], settings: Po
       deps.events(event)
     },
     settings,
-    backOff: settings.restartBackOff ?? new BackOff(ladderFromEnv(CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS)),
+    backOff: settings.restartBackOff ?? crashBackOff(),
     interrupt: deps.signal,
     controller,
     object,
