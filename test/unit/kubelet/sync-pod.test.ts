@@ -247,6 +247,35 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(fake.sandboxes.size).toBe(0)
   })
 
+  it('records pod.json before the first container starts (a supervisor sees the pod at once), and the rollback removes it', async () => {
+    const options = settings()
+    const path = join(options.podDirRoot, 'recorded', 'pod.json')
+    const run = deps()
+    const seen = run.events
+    const recordedAtStart: boolean[] = []
+    run.events = (event) => {
+      seen(event)
+      if (event.reason === 'Started') recordedAtStart.push(existsSync(path))
+    }
+
+    fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
+    const outcome = await runPod(await pod('recorded'), [], options, run)
+    expect(outcome.failure).toMatchObject({code: 'PostStartHookError'})
+    expect(recordedAtStart).toEqual([true, true])
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('--keep-on-failure: a failed postStart kills its container, the pod stays (not recorded for sync)', async () => {
+    fake.execSyncAnswer = () => ({stdout: Buffer.alloc(0), stderr: Buffer.from('hook broke'), exitCode: 1})
+    const options = settings({keepOnFailure: true})
+    const outcome = await runPod(await pod('kept'), [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'PostStartHookError', container: 'app'})
+    expect(outcome.result.rolledBack).toBe(false)
+    expect(reasons()).toContain('Normal Killing web_shop/app')
+    expect(fake.sandboxes.size).toBe(1)
+    expect(existsSync(join(options.podDirRoot, 'kept', 'pod.json'))).toBe(false)
+  })
+
   it('refuses an existing pod without --replace and touches nothing', async () => {
     const old = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 0})
     const outcome = await runPod(await pod(), [old as never], settings(), deps())
