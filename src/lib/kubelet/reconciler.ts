@@ -13,7 +13,7 @@ import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
 import type {Container, ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
 import {type EventSink, normalEvent, type PodEvent, warningEvent} from '../kube/events.js'
-import {podDescription, podFullName, stableKey} from '../kube/helpers.js'
+import {podDescription, podFullName, shortId, stableKey} from '../kube/helpers.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {sleep} from '../util/concurrency.js'
 import {nanosToMs} from '../util/time.js'
@@ -318,6 +318,7 @@ async function waitForInitByName(ctx: PassContext, sandboxId: string, name: stri
 async function sidecarStartup(ctx: PassContext, containerId: string, status: ContainerStatus, until: number): Promise<void> {
   const spec = ctx.pod.initContainers.find((container) => container.name === status.metadata?.name)
   if (!spec?.startupProbe) return
+  ctx.deps.onStep?.(`waiting for sidecar ${spec.name} to start`)
   const startedAtMs = status.startedAt && status.startedAt !== '0' ? nanosToMs(status.startedAt) : Date.now()
   const {client, events, signal} = ctx.deps
   const podSandboxId = ctx.made?.id ?? ''
@@ -338,7 +339,7 @@ async function sidecarStartup(ctx: PassContext, containerId: string, status: Con
 async function waitForInit(ctx: PassContext, containerId: string, until: 'started' | 'exited'): Promise<void> {
   const {client, signal} = ctx.deps
   const end = Math.min(ctx.settings.deadline ?? Number.POSITIVE_INFINITY, Date.now() + INIT_WAIT_MS)
-  ctx.deps.onStep?.(`waiting for ${until === 'started' ? 'a sidecar to start' : 'an init container'}`)
+  let told = false
   while (Date.now() < end) {
     const status = await client
       .runtime('containerStatus', {containerId, verbose: false}, {signal})
@@ -349,6 +350,8 @@ async function waitForInit(ctx: PassContext, containerId: string, until: 'starte
       })
     if (!status || status.state === 'CONTAINER_EXITED') return
     if (until === 'started' && status.state === 'CONTAINER_RUNNING') return sidecarStartup(ctx, containerId, status, end)
+    if (!told) ctx.deps.onStep?.(`waiting for init container ${status.metadata?.name ?? shortId(containerId)}`)
+    told = true
     await sleep(INIT_POLL_MS, signal)
   }
 }
