@@ -122,7 +122,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
     backToBack = due ? backToBack + 1 : 0
     if (!due || backToBack > PASSES_WITHOUT_PAUSE) {
       const soonest = Math.min(...blocked.map(({delay}) => delay + 1))
-      const atDeadline = () => initCrashLoop(ctx, view.actions, view.newest)
+      const atDeadline = () => initCrashLoop(ctx, view)
       await sleepWithin(ctx, Math.min(pollMs, soonest), waitingFor(wait, view.actions), atDeadline)
       pollMs = Math.min(pollMs * 2, ctx.pollMs)
     }
@@ -271,20 +271,17 @@ function throwIfCrashLooping(ctx: RunSyncContext, blocked: readonly Blocked[], a
 }
 
 /** An init container that was restarted and still runs when --timeout runs out: CrashLoopBackOff, with its last exit. */
-function initCrashLoop(
-  ctx: RunSyncContext,
-  actions: PodActions,
-  newest: (name: string, type: ContainerType) => ObservedContainer | undefined,
-): Error | undefined {
-  const name = actions.waitingForInit
-  const running = name === undefined ? undefined : newest(name, 'init')
+function initCrashLoop(ctx: RunSyncContext, view: View): Error | undefined {
+  const name = view.actions.waitingForInit
+  const running = name === undefined ? undefined : view.newest(name, 'init')
   if (!name || !running || running.attempt === 0) return undefined
+  const lastExit = view.current.find((status) => status.name === name && status.type === 'init' && status.state === 'Exited')
   const described = podDescription(ctx.pod.name, ctx.pod.namespace, ctx.pod.uid)
   const container = ctx.pod.initContainers.find((candidate) => candidate.name === name)!
   const times = `${running.attempt} time${running.attempt === 1 ? '' : 's'}`
   return new PodFailedError(
     `back-off ${formatMs(ctx.backOff.window(stableKey(ctx.pod, container)))} restarting failed container=${name} pod=${described}: ` +
-      `it was restarted ${times} before --timeout ran out`,
+      `it exited with code ${lastExit?.exitCode ?? 'unknown'} and was restarted ${times} before --timeout ran out`,
     {reason: PodFailureReason.CrashLoopBackOff, container: name},
   )
 }
