@@ -3,28 +3,31 @@
  * actions (pod-actions.ts), carry them out — kill containers whose definition changed or whose
  * liveness/startup probe failed, start init containers, sidecars and app containers that should
  * run (with the crash back-off, kept in the pod directory so it outlives one `sync`), stop the
- * sandbox of a finished pod, recreate a dead or changed sandbox with attempt + 1 (runPod), enforce
- * activeDeadlineSeconds. Every step is an event; a failure of one step is reported, never half-made.
+ * sandbox of a finished pod, recreate a dead or changed sandbox with attempt + 1 (recreate-pod.ts),
+ * enforce activeDeadlineSeconds. Every step is an event; a failure of one step is reported, never half-made.
  */
 import {existsSync} from 'node:fs'
 
 import type {CriClient} from '../cri/client.js'
 import {asPodctlError, NotFoundError, type PodctlError} from '../errors.js'
-import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
+import type {Container, ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../kube/backoff.js'
 import {type EventSink, normalEvent, type PodEvent, warningEvent} from '../kube/events.js'
-import {podDescription, podFullName, stableKey} from '../kube/helpers.js'
+import {podDescription, podFullName, shortId, stableKey} from '../kube/helpers.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {sleep} from '../util/concurrency.js'
+import {nanosToMs} from '../util/time.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
-import {readBackOff, recordDesiredPod, writeBackOff} from './desired-state.js'
+import {readBackOff, writeBackOff} from './desired-state.js'
 import {killContainer, killPod} from './kill.js'
 import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type PodActions} from './pod-actions.js'
 import {createTerminationMessageFile, etcHostsPath, volumeHostPaths} from './pod-dirs.js'
 import {observePod} from './pod-observe.js'
+import {PodFailedError} from './reasons.js'
+import {finishRecreation, recreatePodSandbox, type Recreation, rollBackRecreation} from './recreate-pod.js'
 import {generatePodSandboxConfig, podLogDirectory, type SandboxContext} from './sandbox.js'
-import {runPod} from './sync-pod.js'
+import {awaitSidecarStartup} from './sidecars.js'
 
 /** A container that ran this long before it exited starts its back-off over (the kubelet's 10 minutes). */
 export const BACKOFF_RESET_AFTER_MS = 10 * 60_000
@@ -58,6 +61,10 @@ export interface SyncDeps {
   onKill?: (containerId: string) => void
   /** Kill the pod and start it again with attempt + 1 (sync -f with a change the sandbox cannot absorb). */
   recreate?: boolean
+  /** The sandbox `run` just made (its IPs and node, for env and hooks): the containers are started in it. */
+  sandbox?: SandboxContext
+  /** What the pass is doing now (for a spinner). */
+  onStep?: (text: string) => void
   now?: () => number
 }
 
@@ -87,24 +94,32 @@ export async function syncPodOnce(
   const backOff = deps.backOff ?? crashBackOff(now)
   if (!deps.backOff) backOff.restore(await readBackOff(settings.podDirRoot, pod.uid))
   const result: PodSyncResult = {pod: pod.name, namespace: pod.namespace, uid: pod.uid, did: []}
-  const ctx: PassContext = {pod, settings, deps, backOff, result, now}
+  const ctx: PassContext = {pod, settings, deps, backOff, result, now, made: deps.sandbox}
   try {
     let containers = deps.containers
     let current = [...sandboxes]
-    if (deps.recreate) await recreate(ctx, current)
-    for (let step = 0; step < MAX_STEPS && !deps.recreate; step++) {
+    if (deps.recreate) current = await recreate(ctx, current)
+    for (let step = 0; step < MAX_STEPS; step++) {
       const observed = await observePod(deps.client, current, {containers, signal: deps.signal})
       containers = undefined
-      const actions = computePodActions(pod, observed, {probeFailures: deps.probeFailures, now: now()})
+      const actions = computePodActions(ctx.pod, observed, {probeFailures: deps.probeFailures, now: now()})
       const next = await act(ctx, actions, current)
       if (next === 'done') break
       current = next
     }
+
+    if (ctx.recreation) {
+      await finishRecreation(deps.client, ctx.recreation, settings.podDirRoot)
+      result.did.unshift(`recreated the pod sandbox (attempt ${ctx.recreation.attempt})`)
+    }
   } catch (error) {
-    result.failure = asPodctlError(error)
+    const {events} = deps
+    result.failure = ctx.recreation
+      ? await rollBackRecreation(deps.client, ctx.recreation, error, {events, podDirRoot: settings.podDirRoot})
+      : asPodctlError(error)
   }
 
-  await writeBackOff(settings.podDirRoot, pod.uid, backOff.snapshot()).catch(() => {})
+  await writeBackOff(settings.podDirRoot, ctx.pod.uid, backOff.snapshot()).catch(() => {})
   return result
 }
 
@@ -115,6 +130,10 @@ interface PassContext {
   backOff: BackOff
   result: PodSyncResult
   now: () => number
+  /** The sandbox this pass knows more of than a listing says (made by run or by a recreation). */
+  made?: SandboxContext
+  /** The recreation this pass made, completed or rolled back at its end. */
+  recreation?: Recreation
 }
 
 /** Carries out one set of actions; returns the sandboxes to observe again, or 'done' when the pass is over. */
@@ -182,25 +201,30 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   return again ? sandboxes : 'done'
 }
 
-/** A dead or changed sandbox: the kubelet kills the pod and starts it again with attempt + 1, keeping its volumes (recreate-pod.ts). */
-async function recreate(ctx: PassContext, sandboxes: PodSandbox[]): Promise<'done'> {
-  const {pod, settings, deps, result} = ctx
-  const outcome = await runPod(
-    pod,
-    sandboxes,
-    {...settings, wait: 'none', replace: true, recreate: true, keepOnFailure: false, remove: false, restartBackOff: ctx.backOff},
-    deps,
-  )
-  if (outcome.failure) throw outcome.failure
-  await recordDesiredPod(settings.podDirRoot, {...pod, uid: outcome.result.uid}, deps.client.runtimeEndpoint)
-  result.uid = outcome.result.uid
-  result.did.push(`recreated the pod sandbox (attempt ${outcome.result.attempt})`)
-  return 'done'
+/**
+ * A dead or changed sandbox: the kubelet kills the pod and creates its sandbox again with attempt + 1,
+ * keeping its volumes (recreate-pod.ts); the same pass then starts its containers in it.
+ */
+async function recreate(ctx: PassContext, sandboxes: PodSandbox[]): Promise<PodSandbox[]> {
+  const {settings, deps} = ctx
+  if (ctx.recreation) throw new PodFailedError(`the new sandbox of pod ${podFullName(ctx.pod.name, ctx.pod.namespace)} is not ready`)
+  const made = await recreatePodSandbox(deps.client, ctx.pod, sandboxes, settings, {
+    events: deps.events,
+    step: deps.onStep,
+    backOff: ctx.backOff,
+    podDirRoot: settings.podDirRoot,
+  })
+  ctx.recreation = made.recreation
+  ctx.pod = made.recreation.pod
+  ctx.made = made.recreation.sandbox
+  ctx.result.uid = ctx.pod.uid
+  return made.sandboxes
 }
 
 /** The SandboxContext of a sandbox that exists: its config regenerated from the recorded pod. */
 function sandboxContext(ctx: PassContext, sandbox: PodSandbox): SandboxContext {
   const {pod, settings} = ctx
+  if (ctx.made?.id === sandbox.id) return ctx.made
   const config = generatePodSandboxConfig(pod, {
     attempt: sandbox.metadata?.attempt ?? 0,
     logsRoot: settings.logsRoot,
@@ -251,6 +275,7 @@ async function startWithBackOff(
   const restartCount = previous
     ? start.restartCount
     : Math.max(start.restartCount, await restartCountFromLogs(`${podLogDirectory(pod, settings.logsRoot)}/${container.name}`))
+  deps.onStep?.(`starting ${start.type === 'init' ? 'init container' : 'container'} ${container.name}`)
   const started = await startContainer(deps.client, pod, container, sandbox, {
     type: start.type,
     attempt: restartCount,
@@ -259,6 +284,7 @@ async function startWithBackOff(
     terminationMessageFile: (name) => createTerminationMessageFile(settings.podDirRoot, pod.uid, name),
     events: deps.events,
     deadline: settings.deadline,
+    podIP: sandbox.ips?.[0],
     signal: deps.signal,
   })
   const why = previous ? `restart ${restartCount}` : 'new'
@@ -304,10 +330,32 @@ async function waitForInitByName(ctx: PassContext, sandboxId: string, name: stri
   if (running) await waitForInit(ctx, running.id, 'exited')
 }
 
+/** A sidecar with a startupProbe has started once its probe succeeds (sidecars.ts); without one, once it runs. */
+async function sidecarStartup(ctx: PassContext, containerId: string, status: ContainerStatus, until: number): Promise<void> {
+  const spec = ctx.pod.initContainers.find((container) => container.name === status.metadata?.name)
+  if (!spec?.startupProbe) return
+  ctx.deps.onStep?.(`waiting for sidecar ${spec.name} to start`)
+  const startedAtMs = status.startedAt && status.startedAt !== '0' ? nanosToMs(status.startedAt) : Date.now()
+  const {client, events, signal} = ctx.deps
+  const podSandboxId = ctx.made?.id ?? ''
+  const podIP = ctx.made?.ips?.[0]
+  await awaitSidecarStartup(client, ctx.pod, spec, {
+    containerId,
+    startedAtMs,
+    podSandboxId,
+    podIP,
+    events,
+    signal,
+    until,
+    pollMs: INIT_POLL_MS,
+  })
+}
+
 /** Polls the container until it has exited (or started, for a sidecar), within the pass's deadline. */
 async function waitForInit(ctx: PassContext, containerId: string, until: 'started' | 'exited'): Promise<void> {
   const {client, signal} = ctx.deps
   const end = Math.min(ctx.settings.deadline ?? Number.POSITIVE_INFINITY, Date.now() + INIT_WAIT_MS)
+  let told = false
   while (Date.now() < end) {
     const status = await client
       .runtime('containerStatus', {containerId, verbose: false}, {signal})
@@ -317,7 +365,9 @@ async function waitForInit(ctx: PassContext, containerId: string, until: 'starte
         throw error
       })
     if (!status || status.state === 'CONTAINER_EXITED') return
-    if (until === 'started' && status.state === 'CONTAINER_RUNNING') return
+    if (until === 'started' && status.state === 'CONTAINER_RUNNING') return sidecarStartup(ctx, containerId, status, end)
+    if (!told) ctx.deps.onStep?.(`waiting for init container ${status.metadata?.name ?? shortId(containerId)}`)
+    told = true
     await sleep(INIT_POLL_MS, signal)
   }
 }

@@ -1,14 +1,17 @@
 /**
  * What a failed or interrupted run leaves behind, removed: every sandbox of the pod (killed the
- * kubelet's way) and its directory, retried while the runtime still holds on to a container.
+ * kubelet's way) and its directory, retried while the runtime still holds on to a container; the
+ * same for `run` (sync-pod.ts) and the reconciler's recreation (recreate-pod.ts).
  */
 import type {CriClient} from '../cri/client.js'
 import {asPodctlError, type PodctlError} from '../errors.js'
 import {discardEvents, type EventSink} from '../kube/events.js'
+import {shortId} from '../kube/helpers.js'
 import type {PodModel} from '../manifest/model.js'
 import {sleep} from '../util/concurrency.js'
 import {killPod} from './kill.js'
 import {removePodDirectory} from './pod-dirs.js'
+import {withMessage} from './run-result.js'
 import {podSandboxes} from './sandbox.js'
 
 /** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
@@ -72,4 +75,52 @@ export async function removePodRemains(client: CriClient, pod: PodModel, options
 
 export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`
+}
+
+export interface RollBackOptions extends RemovalOptions {
+  /** The sandbox the failed run made, when RunPodSandbox answered (named when the rollback cannot finish). */
+  sandboxId?: string
+  /** Where the pod's container logs are, when it created containers (they stay). */
+  logDirectory?: string
+  /** A failed recreation: the attempts of the stopped sandboxes the pod keeps, with its volumes. */
+  keptAttempts?: readonly number[]
+}
+
+/**
+ * Removes what a failed run or recreation made (removePodRemains) and says so in the failure's
+ * message: "(rolled back…)", or exactly what is left behind and how to remove it.
+ */
+export async function rollBackPod(
+  client: CriClient,
+  pod: PodModel,
+  failure: PodctlError,
+  options: RollBackOptions,
+): Promise<{failure: PodctlError; rolledBack: boolean}> {
+  const object = `${pod.name}_${pod.namespace}`
+  const removal = await removePodRemains(client, pod, options)
+  let message = failure.message
+  let rolledBack = false
+  if (removal.error === undefined) {
+    rolledBack = removal.found || options.sandboxId !== undefined
+  } else {
+    const left =
+      removal.sandboxIds.length > 0
+        ? removal.sandboxIds.map(shortId).join(', ')
+        : options.sandboxId
+          ? shortId(options.sandboxId)
+          : 'unknown'
+    message +=
+      `; rolling back failed for ${formatSeconds(removal.ms)} (${removal.error.message}): ` +
+      `left behind pod ${object} (sandbox ${left}); remove it with: podctl kill ${pod.name} -n ${pod.namespace}`
+  }
+
+  if (rolledBack) {
+    const retried = removal.attempts > 1 ? ` after ${removal.attempts} attempts in ${formatSeconds(removal.ms)}` : ''
+    const logs = options.logDirectory ? `; container logs stay in ${options.logDirectory}` : ''
+    message += ` (rolled back${retried}${logs})`
+  }
+
+  const kept = options.keptAttempts?.join(', ')
+  if (kept) message += `; the pod keeps its volumes and its stopped sandbox (attempt ${kept})`
+  return {failure: message === failure.message ? failure : withMessage(failure, message), rolledBack}
 }

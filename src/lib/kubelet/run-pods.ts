@@ -11,7 +11,7 @@ import type {PodModel} from '../manifest/model.js'
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {Limiter} from '../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from './admission.js'
-import {recordDesiredPod, recordOfAnotherRuntimeError} from './desired-state.js'
+import {recordOfAnotherRuntimeError} from './desired-state.js'
 import {lockPods} from './pod-lock.js'
 import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
 
@@ -59,22 +59,6 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
 }
 
 /**
- * A pod that runs (and was not removed) keeps its parsed manifest in its directory, for `sync` and
- * `status`, naming the runtime endpoint it runs on (record-owner.ts).
- */
-export async function recordRunPod(
-  settings: Pick<PodRunSettings, 'podDirRoot'>,
-  pod: PodModel,
-  outcome: PodRunOutcome,
-  runtime?: string,
-): Promise<void> {
-  const {result} = outcome
-  if (outcome.failure || result.removed || result.sandboxId === null) return
-  // A replaced pod may keep the old pod's uid (sync-pod.ts replaceExisting).
-  await recordDesiredPod(settings.podDirRoot, {...pod, uid: result.uid}, runtime)
-}
-
-/**
  * `run` for several pods: each pod's lock first (a second podctl running the same pod waits, then
  * finds the pod made and refuses or replaces it, as a run after it would), one listing of what
  * already exists, then SyncPod for each, --parallel at once. A pod whose run throws outside its own
@@ -106,9 +90,8 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
             const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
             if (foreign) return failedOutcome(pod, foreign)
             const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
-            const outcome = await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
-            await recordRunPod(settings, pod, outcome, client.runtimeEndpoint)
-            return outcome
+            // A pod that runs keeps its parsed manifest in its directory, for `sync` and `status` (recorded by runPod).
+            return await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
           } catch (error) {
             return failedOutcome(pod, asPodctlError(error))
           }

@@ -15,7 +15,11 @@ import {PodFailedError, PodFailureReason} from './reasons.js'
 export const DEFAULT_SETTLE_MS = 1000
 const SETTLE_POLL_MS = 100
 
-async function statusOf(ctx: PodWaitContext, containerId: string): Promise<ContainerStatus | undefined> {
+/** ContainerStatus, or undefined when the container is gone. */
+export async function containerStatus(
+  ctx: Pick<PodWaitContext, 'client' | 'signal'>,
+  containerId: string,
+): Promise<ContainerStatus | undefined> {
   try {
     return (await ctx.client.runtime('containerStatus', {containerId, verbose: false}, {signal: ctx.signal})).status
   } catch (error) {
@@ -31,14 +35,15 @@ export function settleReason(status: Pick<ContainerStatus, 'reason' | 'exitCode'
   return restarts ? PodFailureReason.CrashLoopBackOff : status.reason || 'Error'
 }
 
-export async function settleRunning(ctx: PodWaitContext, settleMs: number): Promise<void> {
+/** Watches the newest instance of each sidecar and app container (`ids`, by name) for the settle window. */
+export async function settleRunning(ctx: PodWaitContext, ids: ReadonlyMap<string, string | undefined>, settleMs: number): Promise<void> {
   if (settleMs <= 0) return
   const app = longRunningContainers(ctx.pod).map(({container, restartPolicy}) => ({
     name: container.name,
-    id: ctx.tracked.get(container.name)?.id,
+    id: ids.get(container.name),
     restartPolicy,
   }))
-  const started = await Promise.all(app.map(async ({id}) => (id ? (await statusOf(ctx, id))?.startedAt : undefined)))
+  const started = await Promise.all(app.map(async ({id}) => (id ? (await containerStatus(ctx, id))?.startedAt : undefined)))
   const lastStart = Math.max(Date.now() - settleMs, ...started.map((nanos) => (nanos && nanos !== '0' ? nanosToMs(nanos) : 0)))
   const until = Math.min(lastStart + settleMs, ctx.deadline ?? Number.POSITIVE_INFINITY)
   ctx.step(`watching the containers for ${(settleMs / 1000).toFixed(1)} s after the last start`)
@@ -47,7 +52,7 @@ export async function settleRunning(ctx: PodWaitContext, settleMs: number): Prom
     const exited = new Set(containers.filter((c) => c.state === 'CONTAINER_EXITED').map((c) => c.id))
     for (const {name, id, restartPolicy} of app) {
       if (!id || !exited.has(id)) continue
-      const status = await statusOf(ctx, id)
+      const status = await containerStatus(ctx, id)
       const exitCode = status?.exitCode ?? -1
       if (exitCode === 0 && restartPolicy !== 'Always') continue
       const reason = settleReason({reason: status?.reason ?? '', exitCode}, restartPolicy)

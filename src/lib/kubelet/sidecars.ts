@@ -1,20 +1,22 @@
 /**
  * Sidecars (KEP-753): init containers with restartPolicy Always. SyncPod starts init containers in
  * order, but a sidecar is not waited on to complete: the next init container starts once the
- * sidecar has started (its startupProbe succeeded, if it has one), as the kubelet's
- * computeInitContainerActions does. Sidecars then run beside the app containers and are restarted
- * whenever they exit, whatever the pod's restartPolicy.
+ * sidecar has started (its startupProbe succeeded, if it has one: awaitSidecarStartup, which the
+ * reconciler's SyncPod pass waits on), as the kubelet's computeInitContainerActions does. Sidecars
+ * then run beside the app containers and are restarted whenever they exit, whatever the pod's
+ * restartPolicy.
  */
-import {warningEvent} from '../kube/events.js'
+import type {CriClient} from '../cri/client.js'
+import {type EventSink, warningEvent} from '../kube/events.js'
+import {podFullName} from '../kube/helpers.js'
 import {type ContainerType, type RestartPolicy, sidecarIndexOf} from '../kube/labels.js'
 import type {ContainerModel, PodModel} from '../manifest/model.js'
 import {ProbeManager} from '../prober/manager.js'
-import {nanosToMs} from '../util/time.js'
+import {sleep} from '../util/concurrency.js'
 import {containerObject} from './container.js'
-import {killContainer} from './kill.js'
+import {killContainer, killRunningContainers} from './kill.js'
 import {isSidecar} from './pod-actions.js'
-import {backOffBeforeRestart, containerStatus, type PodWaitContext, pruneExited, sleepWithin, throwIfInterrupted} from './pod-wait.js'
-import {terminationStages} from './termination-order.js'
+import type {PodWaitContext} from './pod-wait.js'
 
 export {isSidecar} from './pod-actions.js'
 
@@ -33,55 +35,48 @@ export function longRunningContainers(pod: Pick<PodModel, 'initContainers' | 'co
   ]
 }
 
+export interface SidecarStartup {
+  containerId: string
+  /** Epoch ms: when the container started (the probe's initialDelaySeconds counts from it). */
+  startedAtMs: number
+  podSandboxId: string
+  podIP?: string
+  events: EventSink
+  signal?: AbortSignal
+  /** Epoch ms: the wait ends here, started or not (the next SyncPod pass looks again). */
+  until: number
+  pollMs: number
+}
+
 /**
- * A sidecar just started: without a startupProbe it counts as started now; with one, the probe
- * runs until it succeeds. A sidecar that exits (or fails its startup probe, and is killed) first is
- * restarted with the crash back-off. Resolves to the ID of the instance that started.
+ * A running sidecar with a startupProbe has started once the probe succeeds: the next init container
+ * waits for that. One whose startup probe fails is killed, as the kubelet kills it, and the next
+ * SyncPod pass restarts it with the crash back-off.
  */
-export async function awaitSidecarStarted(
-  ctx: PodWaitContext,
+export async function awaitSidecarStartup(
+  client: CriClient,
+  pod: PodModel,
   container: ContainerModel,
-  first: {id: string; attempt: number},
-  podIP: string | undefined,
-): Promise<string> {
-  if (!container.startupProbe) return first.id
-  let {id, attempt} = first
-  const probes = new ProbeManager({
-    client: ctx.client,
-    onEvent: (event) => ctx.events(warningEvent(event.reason, event.message, containerObject(ctx.pod, container))),
-  })
+  options: SidecarStartup,
+): Promise<void> {
+  const {containerId, signal} = options
+  const object = containerObject(pod, container)
+  const probes = new ProbeManager({client, onEvent: (event) => options.events(warningEvent(event.reason, event.message, object))})
   try {
-    let added: string | undefined
-    for (;;) {
-      throwIfInterrupted(ctx.signal, ctx.object)
-      ctx.step(`waiting for sidecar ${container.name} to start`)
-      const status = await containerStatus(ctx, id)
-      const running = status?.state === 'CONTAINER_RUNNING'
-      if (running && added !== id) {
-        if (added) probes.removeContainer(added)
-        const startedAtMs = status.startedAt && status.startedAt !== '0' ? nanosToMs(status.startedAt) : Date.now()
-        probes.addContainer({pod: ctx.pod, podSandboxId: ctx.sandboxId, containerName: container.name, containerId: id, startedAtMs, podIP})
-        added = id
+    const {podSandboxId, podIP, startedAtMs} = options
+    probes.addContainer({pod, podSandboxId, podIP, containerName: container.name, containerId, startedAtMs})
+    while (Date.now() < options.until) {
+      if (probes.isStarted(containerId)) return
+      if (probes.result(containerId, 'startup') === 'failure') {
+        const {containers} = await client.runtime('listContainers', {filter: {id: containerId}}, {signal})
+        const owner = podFullName(pod.name, pod.namespace)
+        if (containers[0]) await killContainer(client, containers[0], {events: options.events, pod: owner, signal})
+        return
       }
 
-      if (running && probes.isStarted(id)) return id
-      const failedStartup = running && probes.result(id, 'startup') === 'failure'
-      if (!running || failedStartup) {
-        // The kubelet kills a container whose startup probe failed, and restarts it (policy Always).
-        if (failedStartup) {
-          const {containers} = await ctx.client.runtime('listContainers', {filter: {id}}, {signal: ctx.signal})
-          if (containers[0]) await killContainer(ctx.client, containers[0], {events: ctx.events, pod: ctx.object, signal: ctx.signal})
-        }
-
-        const exited = await containerStatus(ctx, id)
-        await backOffBeforeRestart(ctx, container, exited)
-        await pruneExited(ctx, container.name)
-        attempt++
-        id = await ctx.start(container, 'init', attempt)
-        continue
-      }
-
-      await sleepWithin(ctx, Math.min(ctx.pollMs, 200), `the startup probe of sidecar ${container.name}`)
+      const {containers} = await client.runtime('listContainers', {filter: {id: containerId}}, {signal})
+      if (containers[0]?.state !== 'CONTAINER_RUNNING') return
+      await sleep(Math.min(options.pollMs, Math.max(1, options.until - Date.now())), signal)
     }
   } finally {
     await probes.stop()
@@ -101,11 +96,10 @@ export async function stopSidecarsOfCompletedPod(ctx: PodWaitContext): Promise<n
     (container) => container.state === 'CONTAINER_RUNNING' && sidecarIndexOf(container.annotations) !== undefined,
   )
   if (running.length > 0) ctx.step('stopping the sidecars: the app containers have completed')
-  for (const stage of terminationStages(running)) {
-    await Promise.all(
-      stage.map((container) => killContainer(ctx.client, container, {events: ctx.events, pod: ctx.object, signal: ctx.signal})),
-    )
-  }
+  // One grace period for all of them, in reverse order, as the kubelet's killPod of a finished pod.
+  const outcomes = await killRunningContainers(ctx.client, running, {events: ctx.events, pod: ctx.object, signal: ctx.signal})
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected')
+  if (failed) throw failed.reason
 
   return running.length
 }

@@ -12,22 +12,6 @@ import {containerTypeOf, sidecarIndexOf} from '../kube/labels.js'
 type Ordered = Pick<Container, 'id' | 'annotations'>
 
 /**
- * The containers in stages: each stage is stopped in parallel, after the previous stage has stopped.
- * Each stage takes a grace period of its own; killPod uses TerminationOrdering, whose stages share one.
- */
-export function terminationStages<T extends Pick<Container, 'annotations'>>(containers: readonly T[]): T[][] {
-  const others = containers.filter((container) => sidecarIndexOf(container.annotations) === undefined)
-  const byIndex = new Map<number, T[]>()
-  for (const container of containers) {
-    const index = sidecarIndexOf(container.annotations)
-    if (index !== undefined) byIndex.set(index, [...(byIndex.get(index) ?? []), container])
-  }
-
-  const sidecars = [...byIndex.entries()].sort(([a], [b]) => b - a).map(([, stage]) => stage)
-  return [...(others.length > 0 ? [others] : []), ...sidecars]
-}
-
-/**
  * Whom each of the (running) containers waits for before its StopContainer, by ID: a sidecar waits
  * for every app container and every sidecar declared after it; any other container waits for no one
  * (a regular init container neither waits nor is waited for, as in the kubelet's newTerminationOrdering).

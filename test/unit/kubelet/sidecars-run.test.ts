@@ -92,11 +92,11 @@ describe('runPod with sidecars (the in-process fake runtime)', () => {
     expect(outcome.failure).toBeUndefined()
     expect(named('startContainer')).toEqual(['proxy', 'setup', 'logger', 'app'])
 
-    // Between a sidecar's StartContainer and the next CreateContainer: no ContainerStatus wait.
+    // Between a sidecar's StartContainer and the next CreateContainer: one ContainerStatus that finds it running, no wait for its exit.
     const methods = fake.methods()
     const proxyStart = methods.indexOf('startContainer')
     const setupCreate = methods.indexOf('createContainer', proxyStart)
-    expect(methods.slice(proxyStart + 1, setupCreate)).not.toContain('containerStatus')
+    expect(methods.slice(proxyStart + 1, setupCreate).filter((method) => method === 'containerStatus')).toHaveLength(1)
 
     expect(outcome.result.containers.map(({name, type, state, exitCode}) => [name, type, state, exitCode])).toEqual([
       ['proxy', 'init', 'Running', null],
@@ -159,4 +159,26 @@ describe('runPod with sidecars (the in-process fake runtime)', () => {
     const proxies = [...fake.containers.values()].filter((container) => container.metadata.name === 'proxy')
     expect(proxies.map((container) => [container.metadata.attempt, container.state])).toContainEqual([1, 'CONTAINER_RUNNING'])
   })
+})
+
+describe('a sidecar with a startupProbe (the in-process fake runtime)', () => {
+  it('the next init container is created only once the startup probe has succeeded', async () => {
+    const manifest = POD.replace(
+      '  - {name: proxy, image: "busybox:1.36", restartPolicy: Always}\n',
+      '  - {name: proxy, image: "busybox:1.36", restartPolicy: Always, startupProbe: {exec: {command: [ls, /up]}, periodSeconds: 1}}\n',
+    )
+    let probes = 0
+    fake.execSyncAnswer = () => {
+      probes++
+      return {stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: probes < 2 ? 1 : 0}
+    }
+
+    const [document] = await parseDocuments(manifest, 'pod.yaml')
+    const outcome = await runPod(parsePod(document, 'pod.yaml', {newUid: () => 'uid-5'}), [], settings(), deps())
+    expect(outcome.failure).toBeUndefined()
+    const methods = fake.methods()
+    const setupCreate = methods.indexOf('createContainer', methods.indexOf('startContainer'))
+    expect(methods.slice(0, setupCreate).filter((method) => method === 'execSync')).toHaveLength(2)
+    expect(named('startContainer')).toEqual(['proxy', 'setup', 'logger', 'app'])
+  }, 15_000)
 })

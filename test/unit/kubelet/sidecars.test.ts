@@ -3,7 +3,6 @@ import {describe, expect, it} from 'vitest'
 import {generateContainerConfig} from '../../../src/lib/kubelet/container-config.js'
 import {computePhase, isPodReady, type PhaseInput} from '../../../src/lib/kubelet/pod-phase.js'
 import {initContainerNote, longRunningContainers} from '../../../src/lib/kubelet/sidecars.js'
-import {terminationStages} from '../../../src/lib/kubelet/termination-order.js'
 import {sidecarIndexOf} from '../../../src/lib/kube/labels.js'
 import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
@@ -104,23 +103,7 @@ describe('sidecars at run time', () => {
   })
 })
 
-describe('terminationStages', () => {
-  const container = (id: string, sidecar?: number): {id: string; annotations: Record<string, string>} => ({
-    id,
-    annotations: sidecar === undefined ? {} : {'io.podctl.sidecar': String(sidecar)},
-  })
-
-  it('stops the other containers first, then sidecars in reverse declaration order', () => {
-    const stages = terminationStages([container('proxy', 0), container('app'), container('logger', 2), container('web')])
-    expect(stages.map((stage) => stage.map(({id}) => id))).toEqual([['app', 'web'], ['logger'], ['proxy']])
-  })
-
-  it('is one stage for a pod without sidecars, none for no containers', () => {
-    expect(terminationStages([container('a'), container('b')]).map((stage) => stage.map(({id}) => id))).toEqual([['a', 'b']])
-    expect(terminationStages([])).toEqual([])
-    expect(terminationStages([container('proxy', 0)]).map((stage) => stage.map(({id}) => id))).toEqual([['proxy']])
-  })
-
+describe('sidecar annotations', () => {
   it('reads only a whole number as a sidecar index', () => {
     expect(sidecarIndexOf({'io.podctl.sidecar': '3'})).toBe(3)
     expect(sidecarIndexOf({'io.podctl.sidecar': 'x'})).toBeUndefined()

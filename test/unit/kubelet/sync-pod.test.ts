@@ -13,6 +13,7 @@ import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
 import {PodFailedError} from '../../../src/lib/kubelet/reasons.js'
+import {syncPodOnce} from '../../../src/lib/kubelet/reconciler.js'
 import {type PodRunDeps, type PodRunSettings, runPod} from '../../../src/lib/kubelet/sync-pod.js'
 import {FakePodRuntime} from '../../support/fake-pod-runtime.js'
 
@@ -88,7 +89,7 @@ function deps(signal = new AbortController().signal): PodRunDeps {
 const reasons = () => events.map((event) => `${event.type} ${event.reason} ${event.object ?? ''}`.trim())
 
 describe('runPod (SyncPod against the in-process fake runtime)', () => {
-  it('sends the RPCs in the kubelet order: sandbox, images ahead, init to completion, app with its postStart, then the wait', async () => {
+  it('sends the RPCs in the kubelet order: sandbox, images ahead, then SyncPod (observe, init, observe, app, postStart)', async () => {
     const outcome = await runPod(await pod(), [], settings(), deps())
     expect(outcome.failure).toBeUndefined()
     const sync = fake.methods().slice(0, fake.methods().indexOf('execSync') + 2)
@@ -97,15 +98,23 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
       'podSandboxStatus',
       'ensureImage busybox:1.36',
       'ensureImage nginx:1.27',
+      // The pass observes the pod (computePodActions reads it), starts the init container and waits for it.
+      'listPodSandbox',
+      'listContainers',
+      'podSandboxStatus',
       'imageStatus',
       'createContainer',
       'startContainer',
+      'containerStatus',
+      // It observes again: the app container is next.
+      'listContainers',
+      'podSandboxStatus',
       'containerStatus',
       'imageStatus',
       'createContainer',
       'startContainer',
       'execSync',
-      'listContainers',
+      'listPodSandbox',
     ])
     expect(outcome.result).toMatchObject({
       pod: 'web',
@@ -179,7 +188,7 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(reasons()[0]).toBe('Normal SandboxChanged web_shop')
   })
 
-  it('a recreation (sync) keeps the pod directory and its emptyDir data; the old sandbox goes once the new one runs', async () => {
+  it('a recreation (SyncPod) keeps the pod directory and its emptyDir data; the old sandbox goes once the new one runs', async () => {
     const options = settings({wait: 'none'})
     const first = await runPod(await pod('kept-uid'), [], options, deps())
     expect(first.failure).toBeUndefined()
@@ -187,9 +196,10 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     writeFileSync(data, 'still here\n')
     const old = [...fake.sandboxes.values()]
     fake.calls.length = 0
-    const outcome = await runPod(await pod('generated'), old as never, {...options, replace: true, recreate: true}, deps())
+    const outcome = await syncPodOnce(await pod('generated'), old as never, options, {...deps(), recreate: true})
     expect(outcome.failure).toBeUndefined()
-    expect(outcome.result).toMatchObject({uid: 'kept-uid', attempt: 1})
+    expect(outcome).toMatchObject({uid: 'kept-uid'})
+    expect(outcome.did[0]).toBe('recreated the pod sandbox (attempt 1)')
     expect(readFileSync(data, 'utf8')).toBe('still here\n')
     // Stopped first, removed only after the new sandbox and its containers were made.
     const methods = fake.methods()
@@ -205,7 +215,7 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     writeFileSync(data, 'still here\n')
     const old = [...fake.sandboxes.values()]
     fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
-    const outcome = await runPod(await pod('generated'), old as never, {...options, replace: true, recreate: true}, deps())
+    const outcome = await syncPodOnce(await pod('generated'), old as never, options, {...deps(), recreate: true})
     expect(outcome.failure!.message).toMatch(/\(rolled back\); the pod keeps its volumes and its stopped sandbox \(attempt 0\)$/)
     expect(readFileSync(data, 'utf8')).toBe('still here\n')
     expect(existsSync(join(options.podDirRoot, 'kept-uid'))).toBe(true)
@@ -224,6 +234,46 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     // Only the newest exited instance is kept before each restart.
     expect(fake.methods()).toContain('removeContainer')
     expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('--wait none still fails an init container that fails under restartPolicy Never (Init:Error), and rolls back', async () => {
+    fake.initExitCode = 1
+    const manifest = await pod()
+    const outcome = await runPod({...manifest, restartPolicy: 'Never'}, [], settings({wait: 'none'}), deps())
+    expect(outcome.failure).toMatchObject({code: 'Init:Error', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    expect(outcome.failure!.message).toMatch(
+      /^init container "setup" exited with code 1 \(Error\) and restartPolicy is Never \(rolled back/,
+    )
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('records pod.json before the first container starts (a supervisor sees the pod at once), and the rollback removes it', async () => {
+    const options = settings()
+    const path = join(options.podDirRoot, 'recorded', 'pod.json')
+    const run = deps()
+    const seen = run.events
+    const recordedAtStart: boolean[] = []
+    run.events = (event) => {
+      seen(event)
+      if (event.reason === 'Started') recordedAtStart.push(existsSync(path))
+    }
+
+    fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
+    const outcome = await runPod(await pod('recorded'), [], options, run)
+    expect(outcome.failure).toMatchObject({code: 'PostStartHookError'})
+    expect(recordedAtStart).toEqual([true, true])
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('--keep-on-failure: a failed postStart kills its container, the pod stays (not recorded for sync)', async () => {
+    fake.execSyncAnswer = () => ({stdout: Buffer.alloc(0), stderr: Buffer.from('hook broke'), exitCode: 1})
+    const options = settings({keepOnFailure: true})
+    const outcome = await runPod(await pod('kept'), [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'PostStartHookError', container: 'app'})
+    expect(outcome.result.rolledBack).toBe(false)
+    expect(reasons()).toContain('Normal Killing web_shop/app')
+    expect(fake.sandboxes.size).toBe(1)
+    expect(existsSync(join(options.podDirRoot, 'kept', 'pod.json'))).toBe(false)
   })
 
   it('refuses an existing pod without --replace and touches nothing', async () => {
