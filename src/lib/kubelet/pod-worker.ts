@@ -191,7 +191,7 @@ export class PodWorker {
     if (stopping) return
     for (const id of state.registered) this.ctx.deps.prober.removeContainer(id)
     state.registered.clear()
-    if (!state.heldBy) await this.ctx.locks.release(state.pod.uid)
+    if (!state.heldBy) await this.ctx.locks.release(state.pod.uid).catch(() => {})
   }
 
   /** One turn: sync the pod if it changed, is due, or a probe failed; then the status manager's record. */
