@@ -68,8 +68,9 @@ the pods synced and probed (sync --watch) until Ctrl-C, and kills them.
 Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
 exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1).
 
---timeout is the deadline of the whole run (default 5m, 0 for none). Pulls run in parallel (--parallel at once). \
---dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
+--timeout is the deadline of the whole run (default 5m, 0 for none); with --supervise it bounds the start, not the \
+supervision, where every pod syncs on its own and --parallel bounds only the pulls. Pulls run in parallel (--parallel \
+at once). --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
 fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
 imagePullSecrets; workloads run their pod template. Volumes, the managed /etc/hosts and termination-message files \
 live under --pod-dir-root/<uid>.
@@ -109,7 +110,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     settle: settleFlag,
     supervise: Flags.boolean({summary: 'Then keep the pods synced and probed (sync --watch) until Ctrl-C, and kill them.'}),
     timeout: durationFlag({
-      summary: 'Deadline of the whole run: image back-off, init containers, waiting (0 = none).',
+      summary: 'Deadline of the whole run: image back-off, init containers, waiting (0 = none); --supervise outlasts it.',
       default: DEFAULT_RUN_TIMEOUT_MS,
       defaultHelp: async () => '5m',
       helpValue: 'DURATION',
@@ -233,9 +234,10 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
     const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
     const {superviseRunPods} = await import('../lib/kubelet/run-supervise.js')
-    await superviseRunPods(await this.client(), pods, node, {events, signal: interruption.signal, parallel: this.flags.parallel}).finally(
-      () => interruption.release(),
-    )
+    // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
+    const client = (await this.client()).withoutCommandDeadline()
+    const deps = {events, signal: interruption.signal, parallel: this.flags.parallel}
+    await superviseRunPods(client, pods, node, deps).finally(() => interruption.release())
   }
 
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {

@@ -40,9 +40,10 @@ runtimes sharing the pod directory root are left alone. What it does prints as e
 (ports, hostname, DNS, network mode, the pod's security context, runtime class) recreates the pod with attempt + 1. \
 --dry-run shows what changed and the plan.
 
---watch stays in the foreground and keeps the pods synced (probes run, exits are seen within a second) until Ctrl-C. \
-One supervisor per pod (supervisor.lock in the pod directory): a pod another supervisor holds is left to it \
-(AlreadySupervised) and taken over when that one stops.
+--watch stays in the foreground and keeps the pods synced (probes run, exits are seen within a second) until Ctrl-C, \
+each pod in a worker of its own (one pod's slow kill or pull never delays another; --parallel bounds only pulls), \
+pods run after it started included. One supervisor per pod (supervisor.lock in the pod directory): a pod another \
+supervisor holds is left to it (AlreadySupervised) and taken over when that one stops.
 
 Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could not be started; 130 interrupted.`
 
@@ -73,7 +74,12 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
       defaultHelp: async () => '5m',
       helpValue: 'DURATION',
     }),
-    parallel: Flags.integer({summary: 'Pods synced at once.', default: 4, min: 1, helpValue: 'N'}),
+    parallel: Flags.integer({
+      summary: 'Pods synced at once, and image pulls in flight at once; with --watch only the pulls (every pod syncs on its own).',
+      default: 4,
+      min: 1,
+      helpValue: 'N',
+    }),
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline; only the result (or the error).'}),

@@ -106,7 +106,7 @@ export class CriClient {
   readonly commandDeadline?: number
   private readonly commandTimeoutMs?: number
   private readonly debug?: (line: string) => void
-  private readonly channels = new Map<string, Promise<Channel>>()
+  private channels = new Map<string, Promise<Channel>>()
 
   constructor(options: ClientOptions) {
     this.runtimeEndpoint = options.runtimeEndpoint
@@ -116,6 +116,17 @@ export class CriClient {
     this.commandDeadline = options.commandDeadline
     this.commandTimeoutMs = options.commandTimeoutMs
     this.debug = options.debug
+  }
+
+  /**
+   * The same connections without the command deadline, for work that outlives --timeout by design
+   * (run --supervise: --timeout bounds the start; supervision lasts until Ctrl-C, each call with its own deadline).
+   */
+  withoutCommandDeadline(): CriClient {
+    const {runtimeEndpoint, imageEndpoint, connectTimeoutMs, callTimeoutMs, debug} = this
+    const client = new CriClient({runtimeEndpoint, imageEndpoint, connectTimeoutMs, callTimeoutMs, debug})
+    client.channels = this.channels
+    return client
   }
 
   runtime<M extends RuntimeMethod>(method: M, request: RuntimeRequest<M>, options?: CallOptions): Promise<RuntimeResponse<M>> {

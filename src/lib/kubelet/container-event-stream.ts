@@ -1,8 +1,9 @@
 /**
  * The supervisor's container event stream (CRI GetContainerEvents), as the kubelet's Evented PLEG
- * reads it: each event wakes the sync loop at once, and the relist becomes a slow safety net. The
- * stream tells what changed, not the whole truth: the loop still lists the runtime on a wake-up
- * and never trusts an event's statuses. A runtime without the call (containerd 1.6 answers
+ * reads it: each event makes the supervisor list at once (waking the pod's worker early), while the
+ * one-second listing stays as the safety net, so a lost event costs at most a second. The stream
+ * tells what changed, not the whole truth: the supervisor lists the runtime on a wake-up and never
+ * trusts an event's statuses. A runtime without the call (containerd 1.6 answers
  * UNIMPLEMENTED) or a stream that breaks leaves the supervisor polling every second, like the
  * kubelet falling back to the generic PLEG. A broken stream is subscribed again with a growing
  * pause, up to MAX_STREAM_RETRIES failures in a row (the kubelet's eventedPlegMaxStreamRetries);

@@ -158,6 +158,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     return 'done'
   }
 
+  const probeKilledAt = new Map<string, number>()
   for (const kill of actions.containersToKill) {
     const {containers} = await deps.client.runtime('listContainers', {filter: {id: kill.id}}, {signal: deps.signal})
     if (!containers[0]) continue
@@ -166,6 +167,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     const events: EventSink = (event: PodEvent) => deps.events(event.reason === 'Killing' ? {...event, message: kill.message} : event)
     await killContainer(deps.client, containers[0], {events, pod: object, signal: deps.signal})
     result.did.push(`killed ${kill.name}: ${kill.message}`)
+    if (kill.reason !== 'changed') probeKilledAt.set(kill.id, ctx.now())
   }
 
   const sandboxId = actions.sandboxId
@@ -178,7 +180,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   let again = false
   for (const start of actions.initContainersToStart) {
     const spec = pod.initContainers.find((container) => container.name === start.name)!
-    const id = await startWithBackOff(ctx, sandbox, spec, start)
+    const id = await startWithBackOff(ctx, sandbox, spec, exitedAtKill(start, probeKilledAt))
     if (id === undefined) {
       if (isSidecar(spec)) continue
       break
@@ -190,7 +192,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
 
   for (const start of actions.containersToStart) {
     const spec = pod.containers.find((container) => container.name === start.name)!
-    await startWithBackOff(ctx, sandbox, spec, start)
+    await startWithBackOff(ctx, sandbox, spec, exitedAtKill(start, probeKilledAt))
   }
 
   if (actions.waitingForInit) {
@@ -199,6 +201,16 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   }
 
   return again ? sandboxes : 'done'
+}
+
+/**
+ * A container just killed for a failed liveness or startup probe is restarted as one that exited at
+ * the kill: through the crash back-off (the kubelet checks it against the dead container's
+ * FinishedAt whatever killed it), not at once with the running instance as `previous`.
+ */
+function exitedAtKill(start: ContainerToStart, killedAt: ReadonlyMap<string, number>): ContainerToStart {
+  const at = start.previous && killedAt.get(start.previous.id)
+  return at === undefined ? start : {...start, previous: {...start.previous!, state: 'Exited', finishedAtMs: at}}
 }
 
 /**

@@ -45,7 +45,7 @@ export async function superviseRunPods(
   // must not take over a pod that is being killed (it would start it again).
   const locks = new SupervisorLocks(settings.podDirRoot, 'podctl run --supervise')
   try {
-    await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, parallel: deps.parallel, locks})
+    await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, locks})
     deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
     const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
     const outcome = await killPods(client, targets, {

@@ -94,7 +94,6 @@ async function supervise(options: Partial<SuperviseDeps>): Promise<PodEvent[]> {
     images,
     events: (event) => events.push(event),
     signal: controller.signal,
-    parallel: 1,
     ...options,
   })
   running = {controller, done}

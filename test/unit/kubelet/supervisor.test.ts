@@ -76,7 +76,6 @@ describe('superviseSelection: one supervisor per pod', () => {
         controller.abort()
       },
       signal: controller.signal,
-      parallel: 1,
       pollMs: 20,
     })
     await done
@@ -120,7 +119,6 @@ describe('superviseSelection: a pod podctl did not record', () => {
         images: {} as never,
         events: (event) => events.push(event),
         signal: controller.signal,
-        parallel: 1,
         pollMs: 10,
       },
     )
