@@ -277,7 +277,7 @@ export class PodWorker {
 
   /**
    * The pod's state, new on the first turn and whenever its uid changed (the old uid's lock is let
-   * go). A pod with no record is looked at again each turn: `run` records it once it has started it.
+   * go). A pod with no record is looked at again each turn: `run` records it once its sandbox exists.
    */
   private async podState(uid: string): Promise<PodState> {
     const {settings, deps, locks} = this.ctx
@@ -314,7 +314,7 @@ export class PodWorker {
       return
     }
 
-    // `run` holds the pod's pass lock while it starts the pod, and records it at the end.
+    // `run` holds the pod's pass lock while it starts the pod, and records it once its sandbox exists.
     const starting = await stat(join(lockDirectory(settings.podDirRoot), `${this.fullName}.lock`)).catch(() => undefined)
     if (starting || state.toldUnmanaged) return
     state.toldUnmanaged = true

@@ -5,6 +5,7 @@
  * supervisor started is supervised.
  */
 import {mkdtempSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -15,7 +16,7 @@ import type {PodEvent} from '../../../src/lib/kube/events.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 import {parseDocuments} from '../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
-import {recordDesiredPod} from '../../../src/lib/kubelet/desired-state.js'
+import {desiredPodPath, recordDesiredPod} from '../../../src/lib/kubelet/desired-state.js'
 import {lockPods} from '../../../src/lib/kubelet/pod-lock.js'
 import {podSandboxes} from '../../../src/lib/kubelet/sandbox.js'
 import type {ProbeKindName, ProbeResultName} from '../../../src/lib/kubelet/status-manager.js'
@@ -104,7 +105,7 @@ function nodeSettings() {
   }
 }
 
-/** Runs the pods on the fake (recorded as `podctl run` records them, unless told not to). */
+/** Runs the pods on the fake (`runPod` records them as `podctl run` does; `record = false` takes the record away again). */
 async function runPods(settings: ReturnType<typeof nodeSettings>, names: string[], record = true): Promise<PodModel[]> {
   const pods: PodModel[] = []
   for (const name of names) {
@@ -117,7 +118,7 @@ async function runPods(settings: ReturnType<typeof nodeSettings>, names: string[
       {client: fake.client, images, events() {}, signal: new AbortController().signal},
     )
     expect(outcome.failure).toBeUndefined()
-    if (record) await recordDesiredPod(settings.podDirRoot, pod)
+    if (!record) await rm(desiredPodPath(settings.podDirRoot, pod.uid), {force: true})
     pods.push(pod)
   }
 
