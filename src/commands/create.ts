@@ -11,7 +11,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
-import type {AddedContainer} from '../lib/kubelet/add-container.js'
+import type {AddedContainer} from '../lib/kubelet/run/add-container.js'
 import type {PullPolicy} from '../lib/manifest/model.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
 
@@ -72,7 +72,7 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
     const [ref, containerPath, podConfig] = this.inputs()
     const [{loadContainerInput, loadSandboxInput}, {addContainer}, {ImageManager}, {credentialsFromFlags}] = await Promise.all([
       import('../lib/manifest/granular.js'),
-      import('../lib/kubelet/add-container.js'),
+      import('../lib/kubelet/run/add-container.js'),
       import('../lib/images/image-manager.js'),
       import('../lib/images/credentials.js'),
     ])

@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
-import {forEachContainer, type RemovedResult, removeOneContainer} from '../lib/kubelet/container-ops.js'
+import {forEachContainer, type RemovedResult, removeOneContainer} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
 
 export interface RmResult {

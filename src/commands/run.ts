@@ -23,10 +23,10 @@ import {
 } from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {nodeSettings} from '../lib/kubelet/node-settings.js'
-import {describeFailure} from '../lib/kubelet/run-result.js'
-import type {PlanSettings, PodPlan} from '../lib/kubelet/run-plan.js'
-import type {PodRunResult, PodRunSettings} from '../lib/kubelet/sync-pod.js'
+import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
+import {describeFailure} from '../lib/kubelet/run/run-result.js'
+import type {PlanSettings, PodPlan} from '../lib/kubelet/run/run-plan.js'
+import type {PodRunResult, PodRunSettings} from '../lib/kubelet/run/sync-pod.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
@@ -146,7 +146,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
 
   public async run(): Promise<RunResult | DryRunResult> {
     const {flags} = this
-    const wait = (await import('../lib/kubelet/run-pods.js')).runWaitMode(flags.wait, flags.rm)
+    const wait = (await import('../lib/kubelet/run/run-pods.js')).runWaitMode(flags.wait, flags.rm)
     const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
@@ -179,7 +179,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
 
   /** The pods, their ConfigMaps and Secrets checked; warnings and the workloads pods come from on stderr. */
   private async loadPods(flags = this.flags): Promise<PodModel[]> {
-    const {loadPodsToRun} = await import('../lib/kubelet/pod-objects.js')
+    const {loadPodsToRun} = await import('../lib/kubelet/volumes/pod-objects.js')
     const {pods, warnings, origins} = await loadPodsToRun(flags, this.args.file)
     for (const warning of warnings) this.warnLine(warning)
     if (!flags.quiet) for (const origin of origins) this.stderrLine(origin)
@@ -206,7 +206,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     try {
       const [{ImageManager}, {runPods}] = await Promise.all([
         import('../lib/images/image-manager.js'),
-        import('../lib/kubelet/run-pods.js'),
+        import('../lib/kubelet/run/run-pods.js'),
       ])
       const outcomes = await runPods(
         await this.client(),
@@ -233,7 +233,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   private async supervise(pods: PodRunResult[], node: Awaited<ReturnType<Run['nodeSettings']>>): Promise<void> {
     const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
     const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
-    const {superviseRunPods} = await import('../lib/kubelet/run-supervise.js')
+    const {superviseRunPods} = await import('../lib/kubelet/workers/run-supervise.js')
     // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
     const client = (await this.client()).withoutCommandDeadline()
     const deps = {events, signal: interruption.signal, parallel: this.flags.parallel}
@@ -241,7 +241,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   }
 
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {
-    const {planPodRuns} = await import('../lib/kubelet/run-plan.js')
+    const {planPodRuns} = await import('../lib/kubelet/run/run-plan.js')
     const result: DryRunResult = {dryRun: true, pods: await planPodRuns(pods, settings)}
     await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
     return result

@@ -10,7 +10,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
-import type {SandboxRunResult} from '../lib/kubelet/run-sandbox.js'
+import type {SandboxRunResult} from '../lib/kubelet/run/run-sandbox.js'
 
 export default class Runp extends BaseCommand<typeof Runp> {
   static override summary = 'Start a pod sandbox with no containers, from a Pod manifest or a crictl pod config; prints its ID.'
@@ -53,7 +53,7 @@ manifest's runtimeClassName. Prints the sandbox ID on stdout; events go to stder
     const path = this.inputPath()
     const [{loadSandboxInput}, {runSandbox}] = await Promise.all([
       import('../lib/manifest/granular.js'),
-      import('../lib/kubelet/run-sandbox.js'),
+      import('../lib/kubelet/run/run-sandbox.js'),
     ])
     const {pod, ports} = await loadSandboxInput(path)
     const interruption = this.interruptSignal({notice: 'Interrupted: rolling back'})

@@ -8,11 +8,17 @@ import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
 import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {getPodStatus, type PodStatusReport} from '../lib/kubelet/pod-status.js'
-import {describePodFailure, describePodState, POD_WAIT_CONDITIONS, type PodWaitCondition, waitForPod} from '../lib/kubelet/wait-for-pod.js'
-import {PodFailedError} from '../lib/kubelet/reasons.js'
-import type {PodConditions} from '../lib/kubelet/status-manager.js'
-import {describeContainerState} from '../lib/kubelet/container-status.js'
+import {getPodStatus, type PodStatusReport} from '../lib/kubelet/status/pod-status.js'
+import {
+  describePodFailure,
+  describePodState,
+  POD_WAIT_CONDITIONS,
+  type PodWaitCondition,
+  waitForPod,
+} from '../lib/kubelet/status/wait-for-pod.js'
+import {PodFailedError} from '../lib/kubelet/core/reasons.js'
+import type {PodConditions} from '../lib/kubelet/status/status-manager.js'
+import {describeContainerState} from '../lib/kubelet/status/container-status.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {
@@ -138,7 +144,7 @@ probe output).`
       if (report === undefined) return this.deleted(podFullName(pod.name, pod.namespace))
     }
 
-    const {podConditions} = await import('../lib/kubelet/status-manager.js')
+    const {podConditions} = await import('../lib/kubelet/status/status-manager.js')
     const conditions = await podConditions(client, report, flags['pod-dir-root'], {probedReady})
     // "ready" is the Ready condition (readiness probes included), never more than the runtime's half of it.
     const shown = {...report, ready: conditions.conditions.some((c) => c.type === 'Ready' && c.status)}

@@ -7,7 +7,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, example} from '../lib/base-command.js'
 import {durationFlag, outputFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
-import {forEachContainer, stopOneContainer, type StoppedResult} from '../lib/kubelet/container-ops.js'
+import {forEachContainer, stopOneContainer, type StoppedResult} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
 
 export interface StopResult {

@@ -9,9 +9,9 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {PodctlError} from '../lib/errors.js'
 import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents, type EventSink} from '../lib/kube/events.js'
-import {nodeSettings} from '../lib/kubelet/node-settings.js'
-import type {PodSyncResult, SyncSettings} from '../lib/kubelet/reconciler.js'
-import type {ApplyPlan} from '../lib/kubelet/sync-apply.js'
+import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
+import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
+import type {ApplyPlan} from '../lib/kubelet/kuberuntime/sync-apply.js'
 import {selectPodsFromRuntime} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 
@@ -134,9 +134,9 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
     const selection = {refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(flags.label), all: flags.all}
     const client = await this.client()
     const {pods, failures, containers} = await selectPodsFromRuntime(client, selection)
-    const {syncPods, removeGonePods, ownSelection} = await import('../lib/kubelet/sync-pods.js')
+    const {syncPods, removeGonePods, ownSelection} = await import('../lib/kubelet/workers/sync-pods.js')
     if (flags.watch) {
-      const {superviseSelection} = await import('../lib/kubelet/supervisor.js')
+      const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
       const select = () => selectPodsFromRuntime(client, selection).then((found) => found.pods)
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
       await superviseSelection(own, settings, deps)
@@ -152,8 +152,8 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
   private async apply(file: string, settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {
     const [{loadPodManifest}, {planApply, applyPod}, {sandboxesByFullName}] = await Promise.all([
       import('../lib/manifest/load.js'),
-      import('../lib/kubelet/sync-apply.js'),
-      import('../lib/kubelet/run-pods.js'),
+      import('../lib/kubelet/kuberuntime/sync-apply.js'),
+      import('../lib/kubelet/run/run-pods.js'),
     ])
     const pods = await loadPodManifest(file)
     const existing = await sandboxesByFullName(deps.client, pods)
@@ -184,7 +184,7 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
 
 type SyncDeps = {
   client: Awaited<ReturnType<Sync['client']>>
-  images: import('../lib/kubelet/container.js').ImageEnsurer
+  images: import('../lib/kubelet/kuberuntime/container.js').ImageEnsurer
   events: EventSink
   signal: AbortSignal
   parallel: number

@@ -6,8 +6,8 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
-import {forEachContainer} from '../lib/kubelet/container-ops.js'
-import {resourceChanges, updateContainerResources, type UpdatedResult} from '../lib/kubelet/update-resources.js'
+import {forEachContainer} from '../lib/kubelet/kuberuntime/container-ops.js'
+import {resourceChanges, updateContainerResources, type UpdatedResult} from '../lib/kubelet/kuberuntime/update-resources.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
 
 export interface UpdateResult {

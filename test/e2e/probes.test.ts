@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {PodctlAnnotation} from '../../src/lib/kube/labels.js'
-import {writeRecordedStatus} from '../../src/lib/kubelet/desired-state.js'
+import {writeRecordedStatus} from '../../src/lib/kubelet/config/desired-state.js'
 import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {pullBusybox} from '../support/pods.js'

@@ -105,6 +105,40 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   entry: [],
 }
 
+/**
+ * The kubelet wing in the kubelet's own packages (pkg/kubelet), one folder a concern, each importing only the
+ * folders below it in this table (its own files always):
+ * - `core`: the ground floor — the kubelet's failure reasons, the downward API and env resolution, resources,
+ *   security contexts, node settings, termination order, which runtime a pod record belongs to. Imports nothing
+ *   else in the wing.
+ * - `volumes`: pod directories, volume set-up, ConfigMap/Secret/projected contents, mounts (pkg/kubelet/volumemanager).
+ * - `lifecycle`: admission and container lifecycle hooks (pkg/kubelet/lifecycle).
+ * - `config`: the pod source — the recorded desired pod, its objects, and the one lock on a pod's record (pkg/kubelet/config).
+ * - `kuberuntime`: SyncPod (observe → computePodActions → act), sandboxes, containers, kill, clean-up (pkg/kubelet/kuberuntime).
+ * - `status`: the status manager and GetPodStatus's phase, conditions and readiness (pkg/kubelet/status).
+ * - `run`: `podctl run`'s flow around SyncPod — plan, record, wait for a condition, roll back, report.
+ * - `workers`: the pod workers: the supervisor loop of `sync --watch`/`run --supervise`, the event stream, `sync` of several pods.
+ */
+const WING_LAYERS = {
+  core: [],
+  volumes: ['core'],
+  lifecycle: ['core'],
+  config: ['core', 'volumes'],
+  kuberuntime: ['core', 'volumes', 'lifecycle', 'config'],
+  status: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
+  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
+  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'run'],
+} as const satisfies Record<string, readonly string[]>
+type WingFolder = keyof typeof WING_LAYERS
+const WING = 'src/lib/kubelet/'
+
+/** The wing folder of a repository path under src/lib/kubelet/, '' for a file at the wing's root, undefined elsewhere. */
+function wingFolderOf(path: string): WingFolder | '' | undefined {
+  if (!path.startsWith(WING)) return undefined
+  const rest = path.slice(WING.length)
+  return rest.includes('/') ? (rest.slice(0, rest.indexOf('/')) as WingFolder) : ''
+}
+
 const LIB_LINE_LIMIT = 400
 const COMMAND_LINE_LIMIT = 250
 
@@ -216,42 +250,46 @@ function layerEdges(): Map<Layer, Map<Layer, string>> {
   return edges
 }
 
-/** Strongly connected components of more than one layer (Tarjan). */
-function layerCycles(edges: Map<Layer, Map<Layer, string>>): Layer[][] {
-  const index = new Map<Layer, number>()
-  const low = new Map<Layer, number>()
-  const stack: Layer[] = []
-  const onStack = new Set<Layer>()
-  const components: Layer[][] = []
-  const connect = (layer: Layer): void => {
-    index.set(layer, index.size)
-    low.set(layer, index.get(layer)!)
-    stack.push(layer)
-    onStack.add(layer)
-    for (const next of edges.get(layer)?.keys() ?? []) {
-      if (!index.has(next)) {
-        connect(next)
-        low.set(layer, Math.min(low.get(layer)!, low.get(next)!))
-      } else if (onStack.has(next)) {
-        low.set(layer, Math.min(low.get(layer)!, index.get(next)!))
+/** Strongly connected components of more than one node (Tarjan), each sorted: folders or files that import each other. */
+function cyclesOf<Node extends string>(nodes: Iterable<Node>, next: (node: Node) => Iterable<Node>): Node[][] {
+  const index = new Map<Node, number>()
+  const low = new Map<Node, number>()
+  const stack: Node[] = []
+  const onStack = new Set<Node>()
+  const components: Node[][] = []
+  const connect = (node: Node): void => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const other of next(node)) {
+      if (!index.has(other)) {
+        connect(other)
+        low.set(node, Math.min(low.get(node)!, low.get(other)!))
+      } else if (onStack.has(other)) {
+        low.set(node, Math.min(low.get(node)!, index.get(other)!))
       }
     }
 
-    if (low.get(layer) === index.get(layer)) {
-      const component: Layer[] = []
-      let member: Layer
+    if (low.get(node) === index.get(node)) {
+      const component: Node[] = []
+      let member: Node
       do {
         member = stack.pop()!
         onStack.delete(member)
         component.push(member)
-      } while (member !== layer)
+      } while (member !== node)
 
       if (component.length > 1) components.push(component.sort())
     }
   }
 
-  for (const layer of Object.keys(LAYERS) as Layer[]) if (!index.has(layer)) connect(layer)
+  for (const node of nodes) if (!index.has(node)) connect(node)
   return components
+}
+
+function layerCycles(edges: Map<Layer, Map<Layer, string>>): Layer[][] {
+  return cyclesOf(Object.keys(LAYERS) as Layer[], (layer) => edges.get(layer)?.keys() ?? [])
 }
 
 /** One example import for each edge inside a cycle, to name in the failure. */
@@ -369,5 +407,41 @@ describe('architecture', () => {
         })),
       )
     expectOnlyKnown(KNOWN_VIOLATIONS.criCalls, found)
+  })
+
+  it('keeps the kubelet wing in its packages, each importing only the folders below it', () => {
+    const found: Violation[] = []
+    for (const file of files) {
+      const from = wingFolderOf(file.path)
+      if (from === undefined) continue
+      if (from === '' || !(from in WING_LAYERS)) {
+        found.push({key: `${file.path} unplaced`, message: `${file.path} is in no folder of WING_LAYERS: move it to its package`})
+        continue
+      }
+
+      for (const specifier of file.specifiers) {
+        const target = resolveImport(file.path, specifier)
+        const to = target === undefined ? undefined : wingFolderOf(target)
+        if (to === undefined || to === from || (WING_LAYERS[from] as readonly string[]).includes(to)) continue
+        const rule = `kubelet/${from} may import only ${WING_LAYERS[from].join(', ') || 'nothing else'} of the wing`
+        found.push({key: `${file.path} -> ${target}`, message: `${file.path} imports ${target}: ${rule}`})
+      }
+    }
+
+    expect(found.map((violation) => violation.message)).toEqual([])
+  })
+
+  it('has no import cycle between files', () => {
+    const paths = new Set(files.map((file) => file.path))
+    const imports = new Map(
+      files.map((file) => [
+        file.path,
+        file.specifiers
+          .map((specifier) => resolveImport(file.path, specifier))
+          .filter((target) => target !== undefined && paths.has(target)),
+      ]),
+    )
+    const cycles = cyclesOf(paths, (path) => imports.get(path) as string[])
+    expect(cycles.map((cycle) => `files ${cycle.join(', ')} import each other`)).toEqual([])
   })
 })

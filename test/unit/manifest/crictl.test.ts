@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {generateContainerConfig} from '../../../src/lib/kubelet/container-config.js'
-import {computePodActions} from '../../../src/lib/kubelet/pod-actions.js'
-import {generatePodSandboxConfig} from '../../../src/lib/kubelet/sandbox.js'
+import {generateContainerConfig} from '../../../src/lib/kubelet/kuberuntime/container-config.js'
+import {computePodActions} from '../../../src/lib/kubelet/kuberuntime/pod-actions.js'
+import {generatePodSandboxConfig} from '../../../src/lib/kubelet/kuberuntime/sandbox.js'
 import {parseCrictlConfigs, parseCrictlContainerConfig, parseCrictlPodConfig} from '../../../src/lib/manifest/crictl.js'
 import type {Json} from '../../../src/lib/manifest/fields.js'
 

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {compareQuantities, parseQuantity, quantityMilliValue, quantityValue} from '../../../src/lib/manifest/quantity.js'
-import {linuxResources, milliCpuToQuota, milliCpuToShares} from '../../../src/lib/kubelet/resources.js'
+import {linuxResources, milliCpuToQuota, milliCpuToShares} from '../../../src/lib/kubelet/core/resources.js'
 
 const value = (text: string | number) => quantityValue(parseQuantity(text)!)
 const milli = (text: string | number) => quantityMilliValue(parseQuantity(text)!)

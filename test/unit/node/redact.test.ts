@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {PodctlAnnotation, REDACTED, secretEnvNamesOf} from '../../../src/lib/kube/labels.js'
-import {generateContainerConfig} from '../../../src/lib/kubelet/container-config.js'
+import {generateContainerConfig} from '../../../src/lib/kubelet/kuberuntime/container-config.js'
 import {statusDocument} from '../../../src/lib/node/inspect.js'
 import {redactContainerConfig, redactInspectDocument, redactVerboseInfo} from '../../../src/lib/node/redact.js'
 import {toPlain} from '../../../src/lib/util/plain.js'

@@ -1,0 +1,55 @@
+/**
+ * The kubelet's legacy container log symlinks (kuberuntime_container.go legacyLogSymlink):
+ * /var/log/containers/<pod>_<namespace>_<container>-<containerID>.log → the container's log file,
+ * which log shippers (fluent-bit, promtail, vector) read. Made when a container is created,
+ * removed with it. $PODCTL_CONTAINER_LOGS_DIR moves the directory (tests, unprivileged nodes).
+ */
+import {mkdir, rm, symlink} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import type {Container} from '../../../generated/runtime/v1/api.js'
+import {containerName, PodLabel} from '../../kube/labels.js'
+
+export const DEFAULT_CONTAINER_LOGS_DIR = '/var/log/containers'
+
+export function containerLogsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PODCTL_CONTAINER_LOGS_DIR || DEFAULT_CONTAINER_LOGS_DIR
+}
+
+/** The kubelet's logSymlink name (the file name is cut to 251 characters before ".log", as it does). */
+export function containerLogLinkPath(dir: string, pod: {name: string; namespace: string}, container: string, containerId: string): string {
+  const name = `${pod.name}_${pod.namespace}_${container}-${containerId}`.slice(0, 251)
+  return join(dir, `${name}.log`)
+}
+
+/** Best effort, as in the kubelet: a failure is not the container's failure. */
+export async function createContainerLogLink(
+  pod: {name: string; namespace: string},
+  container: {name: string; id: string; logPath: string},
+  dir = containerLogsDir(),
+): Promise<void> {
+  const {logPath} = container
+  try {
+    await mkdir(dir, {recursive: true, mode: 0o755})
+    const link = containerLogLinkPath(dir, pod, container.name, container.id)
+    await rm(link, {force: true})
+    await symlink(logPath, link)
+  } catch {
+    // The kubelet logs and goes on.
+  }
+}
+
+/** Removes the links of containers that are being removed (labels give pod, namespace and container name). */
+export async function removeContainerLogLinks(
+  containers: ReadonlyArray<Pick<Container, 'id' | 'labels' | 'metadata'>>,
+  dir = containerLogsDir(),
+): Promise<void> {
+  await Promise.all(
+    containers.map((container) => {
+      const pod = container.labels[PodLabel.name]
+      const namespace = container.labels[PodLabel.namespace]
+      if (!pod || !namespace) return
+      return rm(containerLogLinkPath(dir, {name: pod, namespace}, containerName(container), container.id), {force: true}).catch(() => {})
+    }),
+  )
+}

@@ -1,0 +1,126 @@
+/**
+ * What a failed or interrupted run leaves behind, removed: every sandbox of the pod (killed the
+ * kubelet's way) and its directory, retried while the runtime still holds on to a container; the
+ * same for `run` (sync-pod.ts) and the reconciler's recreation (recreate-pod.ts).
+ */
+import type {CriClient} from '../../cri/client.js'
+import {asPodctlError, type PodctlError} from '../../errors.js'
+import {discardEvents, type EventSink} from '../../kube/events.js'
+import {shortId} from '../../kube/helpers.js'
+import type {PodModel} from '../../manifest/model.js'
+import {sleep} from '../../util/concurrency.js'
+import {killPod} from './kill.js'
+import {removePodDirectory} from '../volumes/pod-dirs.js'
+import {withMessage} from '../core/reasons.js'
+import {podSandboxes} from './sandbox.js'
+
+/** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
+export const ROLLBACK_BUDGET_MS = 30_000
+const ROLLBACK_RETRY_MS = 250
+
+export interface Removal {
+  /** Some sandbox of the pod existed (and is gone now, unless error). */
+  found: boolean
+  sandboxIds: string[]
+  attempts: number
+  ms: number
+  error?: PodctlError
+}
+
+export interface RemovalOptions {
+  events: EventSink
+  podDirRoot: string
+  /**
+   * A failed recreation of a pod that lives on (recreate-pod.ts): only sandboxes of this attempt
+   * or newer (what the failed run made) are removed; the older ones and the pod's directory (the
+   * data of its volumes) stay.
+   */
+  fromAttempt?: number
+}
+
+/**
+ * Kills every sandbox of the pod and removes its directory (with fromAttempt: only what a failed
+ * recreation made), retrying until the runtime lets go (bounded by ROLLBACK_BUDGET_MS). Its calls
+ * may outlive the command's deadline: a run that timed out must still not leave a pod behind.
+ */
+export async function removePodRemains(client: CriClient, pod: PodModel, options: RemovalOptions): Promise<Removal> {
+  const {fromAttempt} = options
+  const started = Date.now()
+  const removal: Removal = {found: false, sandboxIds: [], attempts: 0, ms: 0}
+  for (;;) {
+    removal.attempts++
+    try {
+      const sandboxes = (await podSandboxes(client, pod, {cleanup: true})).filter(
+        (sandbox) => fromAttempt === undefined || (sandbox.metadata?.attempt ?? 0) >= fromAttempt,
+      )
+      removal.sandboxIds = sandboxes.map((sandbox) => sandbox.id)
+      removal.found ||= sandboxes.length > 0
+      // Events on the first attempt only: retries would repeat the same Killing lines.
+      const events = removal.attempts === 1 ? options.events : discardEvents
+      const keepPodDirectory = fromAttempt !== undefined
+      if (sandboxes.length > 0) await killPod(client, sandboxes, {events, cleanup: true, podDirRoot: options.podDirRoot, keepPodDirectory})
+      if (!keepPodDirectory) await removePodDirectory(options.podDirRoot, pod.uid)
+      removal.error = undefined
+      break
+    } catch (error) {
+      removal.error = asPodctlError(error)
+      if (Date.now() + ROLLBACK_RETRY_MS - started > ROLLBACK_BUDGET_MS) break
+      await sleep(ROLLBACK_RETRY_MS)
+    }
+  }
+
+  removal.ms = Date.now() - started
+  return removal
+}
+
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+export interface RollBackOptions extends RemovalOptions {
+  /** The sandbox the failed run made, when RunPodSandbox answered (named when the rollback cannot finish). */
+  sandboxId?: string
+  /** Where the pod's container logs are, when it created containers (they stay). */
+  logDirectory?: string
+  /** A failed recreation: the attempts of the stopped sandboxes the pod keeps, with its volumes. */
+  keptAttempts?: readonly number[]
+}
+
+/**
+ * Removes what a failed run or recreation made (removePodRemains) and says so in the failure's
+ * message: "(rolled back…)", or exactly what is left behind and how to remove it.
+ */
+export async function rollBackPod(
+  client: CriClient,
+  pod: PodModel,
+  failure: PodctlError,
+  options: RollBackOptions,
+): Promise<{failure: PodctlError; rolledBack: boolean}> {
+  const object = `${pod.name}_${pod.namespace}`
+  const removal = await removePodRemains(client, pod, options)
+  let message = failure.message
+  let rolledBack = false
+  if (removal.error === undefined) {
+    rolledBack = removal.found || options.sandboxId !== undefined
+  } else {
+    const left =
+      removal.sandboxIds.length > 0
+        ? removal.sandboxIds.map(shortId).join(', ')
+        : options.sandboxId
+          ? shortId(options.sandboxId)
+          : 'unknown'
+    message +=
+      `; rolling back failed for ${formatSeconds(removal.ms)} (${removal.error.message}): ` +
+      `left behind pod ${object} (sandbox ${left}); remove it with: podctl kill ${pod.name} -n ${pod.namespace}`
+  }
+
+  if (rolledBack) {
+    const retried = removal.attempts > 1 ? ` after ${removal.attempts} attempts in ${formatSeconds(removal.ms)}` : ''
+    const logs = options.logDirectory ? `; container logs stay in ${options.logDirectory}` : ''
+    message += ` (rolled back${retried}${logs})`
+  }
+
+  const kept = options.keptAttempts?.join(', ')
+  if (kept) message += `; the pod keeps its volumes and its stopped sandbox (attempt ${kept})`
+  return {failure: message === failure.message ? failure : withMessage(failure, message), rolledBack}
+}

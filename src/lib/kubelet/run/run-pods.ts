@@ -1,0 +1,113 @@
+/**
+ * What `run` needs around SyncPod (kubelet/sync-pod.ts) when it starts several pods: a lock per
+ * pod, the sandboxes that already exist for them, found by full name (name_namespace) in one
+ * listing, and the outcome of a pod whose run threw before its own steps could report.
+ */
+import type {CriClient} from '../../cri/client.js'
+import {asPodctlError, type PodctlError, UsageError} from '../../errors.js'
+import {normalEvent} from '../../kube/events.js'
+import {podFullName} from '../../kube/helpers.js'
+import type {PodModel} from '../../manifest/model.js'
+import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {Limiter} from '../../util/concurrency.js'
+import {checkAdmission, checkUserNamespaces} from '../lifecycle/admission.js'
+import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
+import {lockPods} from '../config/pod-lock.js'
+import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
+
+/** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
+export async function sandboxesByFullName(
+  client: CriClient,
+  pods: ReadonlyArray<{name: string; namespace: string}>,
+): Promise<Map<string, PodSandbox[]>> {
+  const wanted = new Set(pods.map((pod) => podFullName(pod.name, pod.namespace)))
+  const {items} = await client.runtime('listPodSandbox', {})
+  const found = new Map<string, PodSandbox[]>()
+  for (const sandbox of items) {
+    const key = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
+    if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), sandbox])
+  }
+
+  return found
+}
+
+/** A bug or a failure outside the pod's own steps: the pod's outcome says so, and the other pods go on. */
+export function failedOutcome(pod: PodModel, failure: PodctlError): PodRunOutcome {
+  return {
+    failure,
+    result: {
+      pod: pod.name,
+      namespace: pod.namespace,
+      uid: pod.uid,
+      sandboxId: null,
+      attempt: 0,
+      ip: null,
+      containers: [],
+      phase: null,
+      logDirectory: '',
+      exitCode: null,
+      rolledBack: false,
+      removed: false,
+      error: failure.toJSON(),
+    },
+  }
+}
+
+export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
+  /** Pods in flight at once (--parallel). */
+  parallel: number
+}
+
+/**
+ * `run` for several pods: each pod's lock first (a second podctl running the same pod waits, then
+ * finds the pod made and refuses or replaces it, as a run after it would), one listing of what
+ * already exists, then SyncPod for each, --parallel at once. A pod whose run throws outside its own
+ * steps gets a failed outcome; the others go on.
+ */
+export async function runPods(client: CriClient, pods: PodModel[], settings: PodRunSettings, deps: RunPodsDeps): Promise<PodRunOutcome[]> {
+  // The kubelet's admission, before anything is created (OutOfcpu/OutOfmemory, user namespaces).
+  if (settings.nodeCpus !== undefined && !settings.skipAdmission) {
+    checkAdmission(pods, {cpus: settings.nodeCpus, memoryBytes: settings.nodeMemoryBytes})
+  }
+
+  await checkUserNamespaces(client, pods, settings.runtimeHandler)
+  const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
+  const locks = await lockPods(settings.podDirRoot, fullNames, {
+    deadline: settings.deadline,
+    signal: deps.signal,
+    onWait: (name, pid) => deps.events(normalEvent('Waiting', `Another podctl (pid ${pid}) is running pod ${name}; waiting for it`, name)),
+  })
+  try {
+    const existing = await sandboxesByFullName(client, pods)
+    // --parallel bounds the pods being started; a started pod's settle window (--wait running) gives
+    // its slot to the next pod, so that short watch never delays the other starts.
+    const slots = new Limiter(deps.parallel)
+    return await Promise.all(
+      pods.map((pod) =>
+        slots.run(async (release) => {
+          try {
+            // A uid whose pod directory holds another runtime's pod's record: running it here would take that directory over.
+            const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
+            if (foreign) return failedOutcome(pod, foreign)
+            const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
+            // A pod that runs keeps its parsed manifest in its directory, for `sync` and `status` (recorded by runPod).
+            return await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
+          } catch (error) {
+            return failedOutcome(pod, asPodctlError(error))
+          }
+        }),
+      ),
+    )
+  } finally {
+    await locks.release()
+  }
+}
+
+/** run's --wait and --rm as one wait mode: --rm removes a completed pod, so it waits for completion. */
+export function runWaitMode(wait: WaitMode | undefined, rm: boolean): WaitMode {
+  if (rm && wait !== undefined && wait !== 'completed') {
+    throw new UsageError(`--rm removes the pod after it completed, so it needs --wait completed, not --wait ${wait}`)
+  }
+
+  return wait ?? (rm ? 'completed' : 'running')
+}

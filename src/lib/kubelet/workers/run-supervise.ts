@@ -1,0 +1,62 @@
+/**
+ * `run --supervise`: the pods `run` just started are supervised (supervisor.ts) until Ctrl-C or
+ * SIGTERM, then killed the kubelet's way, so nothing is left behind: a CI job or a terminal
+ * session that owns its pods for as long as it runs.
+ */
+import type {CriClient} from '../../cri/client.js'
+import {type EventSink, normalEvent} from '../../kube/events.js'
+import {ImageManager} from '../../images/image-manager.js'
+import {killPods} from '../kuberuntime/kill-pods.js'
+import type {SyncSettings} from '../kuberuntime/reconciler.js'
+import {podSandboxes} from '../kuberuntime/sandbox.js'
+import {superviseSelection} from './supervisor.js'
+import {SupervisorLocks} from '../config/supervisor-lock.js'
+
+export interface SupervisedPod {
+  pod: string
+  namespace: string
+  uid: string
+}
+
+export interface RunSuperviseDeps {
+  events: EventSink
+  /** Aborted by Ctrl-C/SIGTERM: supervision ends and the pods are killed. */
+  signal: AbortSignal
+  parallel: number
+}
+
+export async function superviseRunPods(
+  client: CriClient,
+  pods: readonly SupervisedPod[],
+  settings: Omit<SyncSettings, 'deadline'>,
+  deps: RunSuperviseDeps,
+): Promise<void> {
+  const select = async () =>
+    (
+      await Promise.all(
+        pods.map(async (pod) => ({
+          fullName: `${pod.pod}_${pod.namespace}`,
+          sandboxes: await podSandboxes(client, {name: pod.pod, namespace: pod.namespace, uid: pod.uid}),
+        })),
+      )
+    ).filter((target) => target.sandboxes.length > 0)
+  const images = new ImageManager(client, deps.events, {parallel: deps.parallel})
+  // The pods' supervisor locks are held until they are killed: another supervisor waiting for them
+  // must not take over a pod that is being killed (it would start it again).
+  const locks = new SupervisorLocks(settings.podDirRoot, 'podctl run --supervise')
+  try {
+    await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, locks})
+    deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
+    const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
+    const outcome = await killPods(client, targets, {
+      parallel: deps.parallel,
+      events: deps.events,
+      podDirRoot: settings.podDirRoot,
+      cleanup: true,
+      forget: true,
+    })
+    if (outcome.failures.length > 0) throw outcome.failures[0].error
+  } finally {
+    await locks.release()
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * `podctl sync` for several pods: each pod's lock (so a `run` of the same pod is never raced),
+ * its recorded desired state (desired-state.ts), then one SyncPod pass (reconciler.ts), at most
+ * `parallel` pods at once; one pod's failure never stops the others. Pods of this runtime gone from
+ * it lose their pod and log directories, as the kubelet cleans up after a deleted pod; records of
+ * other runtimes (record-owner.ts) are left alone.
+ */
+import {readdir, rm} from 'node:fs/promises'
+
+import type {CriClient} from '../../cri/client.js'
+import {asPodctlError} from '../../errors.js'
+import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {normalEvent} from '../../kube/events.js'
+import {newestFirst} from '../../kube/helpers.js'
+import {settleLimit} from '../../util/concurrency.js'
+import {claimLegacyRecord, readPodRecord} from '../config/desired-state.js'
+import {removePodDirectory} from '../volumes/pod-dirs.js'
+import {lockPods} from '../config/pod-lock.js'
+import {recordOwner} from '../core/record-owner.js'
+import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import {podLogDirectory} from '../kuberuntime/sandbox.js'
+import {supervisorOf} from '../config/supervisor-lock.js'
+
+export interface SyncTarget {
+  /** name_namespace */
+  fullName: string
+  /** Every attempt, newest first. */
+  sandboxes: PodSandbox[]
+}
+
+export interface SyncPodsDeps extends Omit<SyncDeps, 'containers'> {
+  parallel: number
+  containers?: readonly Container[]
+}
+
+function splitFullName(fullName: string): {name: string; namespace: string} {
+  const at = fullName.lastIndexOf('_')
+  return {name: fullName.slice(0, at), namespace: fullName.slice(at + 1)}
+}
+
+/** One pass for each target; a pod podctl did not record (made by crictl or the kubelet) is left alone and says so. */
+export async function syncPods(targets: readonly SyncTarget[], settings: SyncSettings, deps: SyncPodsDeps): Promise<PodSyncResult[]> {
+  const locks = await lockPods(
+    settings.podDirRoot,
+    targets.map((target) => target.fullName),
+    {
+      deadline: settings.deadline,
+      signal: deps.signal,
+      onWait: (name, pid) =>
+        deps.events(normalEvent('Waiting', `Another podctl (pid ${pid}) is running pod ${name}; waiting for it`, name)),
+    },
+  )
+  try {
+    const settled = await settleLimit(targets, deps.parallel, (target) => syncTarget(target, settings, deps))
+    return settled.map((outcome, index) => {
+      if (outcome.status === 'fulfilled') return outcome.value
+      const {name, namespace} = splitFullName(targets[index].fullName)
+      return {pod: name, namespace, uid: targets[index].sandboxes[0]?.metadata?.uid ?? '', did: [], failure: asPodctlError(outcome.reason)}
+    })
+  } finally {
+    await locks.release()
+  }
+}
+
+async function syncTarget(target: SyncTarget, settings: SyncSettings, deps: SyncPodsDeps): Promise<PodSyncResult> {
+  const sandboxes = [...target.sandboxes].sort(newestFirst)
+  const uid = sandboxes[0]?.metadata?.uid ?? ''
+  const runtime = deps.client.runtimeEndpoint
+  const record = uid ? await readPodRecord(settings.podDirRoot, uid) : undefined
+  const owner = record && recordOwner(record.runtimeEndpoint, runtime)
+  if (!record || owner === 'other') {
+    const {name, namespace} = splitFullName(target.fullName)
+    const why = record
+      ? `left alone: its record in the pod directory is the pod of runtime ${record.runtimeEndpoint}`
+      : 'left alone: podctl run did not record this pod (made by another tool?)'
+    return {pod: name, namespace, uid, did: [why]}
+  }
+
+  // A record from before records named their runtime: this runtime has its sandbox, so it is this runtime's
+  // (and a later sweep may remove it). Not while a supervisor follows it: a rewritten pod.json is an apply to it.
+  if (owner === 'legacy' && runtime && !(await supervisorOf(settings.podDirRoot, uid).catch(() => undefined)))
+    await claimLegacyRecord(settings.podDirRoot, uid, runtime).catch(() => {})
+  return syncPodOnce(record.pod, sandboxes, settings, deps)
+}
+
+/**
+ * `select` for the supervisor (sync --watch) without the pods whose record is another runtime's
+ * (record-owner.ts): those are never synced or probed here. Each is told once, as the supervisor
+ * tells a pod podctl did not record.
+ */
+export function ownSelection(
+  select: () => Promise<SyncTarget[]>,
+  {podDirRoot, runtime, events}: {podDirRoot: string; runtime: string | undefined; events: SyncDeps['events']},
+): () => Promise<SyncTarget[]> {
+  const told = new Set<string>()
+  return async () => {
+    const targets = await select()
+    const owners = await Promise.all(
+      targets.map(async (target) => {
+        const uid = [...target.sandboxes].sort(newestFirst)[0]?.metadata?.uid
+        return uid ? readPodRecord(podDirRoot, uid) : undefined
+      }),
+    )
+    return targets.filter((target, index) => {
+      const record = owners[index]
+      if (!record || recordOwner(record.runtimeEndpoint, runtime) !== 'other') return true
+      if (!told.has(target.fullName)) {
+        told.add(target.fullName)
+        events(normalEvent('NotManaged', `Its record is the pod of runtime ${record.runtimeEndpoint}; left alone`, target.fullName))
+      }
+
+      return false
+    })
+  }
+}
+
+export interface GonePod {
+  /** name_namespace */
+  fullName: string
+  uid: string
+}
+
+/**
+ * Pods podctl recorded that the runtime no longer has: their pod directory and log directory are
+ * removed. Only directories holding a recorded pod.json of this runtime are considered (a `run` in
+ * progress has none yet): every runtime shares the pod directory root, and a record of another
+ * runtime, or one that names no runtime (record-owner.ts), may be a pod that runs elsewhere.
+ */
+export async function removeGonePods(
+  client: CriClient,
+  settings: Pick<SyncSettings, 'podDirRoot' | 'logsRoot'>,
+  matches: (pod: {name: string; namespace: string}) => boolean,
+): Promise<GonePod[]> {
+  const entries = await readdir(settings.podDirRoot, {withFileTypes: true}).catch(() => [])
+  const {items} = await client.runtime('listPodSandbox', {})
+  const live = new Set(items.map((sandbox) => sandbox.metadata?.uid))
+  const gone: GonePod[] = []
+  for (const entry of entries) {
+    if (!entry.isDirectory() || live.has(entry.name)) continue
+    const record = await readPodRecord(settings.podDirRoot, entry.name)
+    if (!record || recordOwner(record.runtimeEndpoint, client.runtimeEndpoint) !== 'this') continue
+    const {pod} = record
+    if (pod.uid !== entry.name || !matches(pod)) continue
+    await removePodDirectory(settings.podDirRoot, pod.uid)
+    await rm(podLogDirectory(pod, settings.logsRoot), {recursive: true, force: true})
+    gone.push({fullName: `${pod.name}_${pod.namespace}`, uid: pod.uid})
+  }
+
+  return gone
+}

@@ -1,0 +1,101 @@
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {BackOff} from '../../../../src/lib/kube/backoff.js'
+import type {PodEvent} from '../../../../src/lib/kube/events.js'
+import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
+import {parseDocuments} from '../../../../src/lib/manifest/load.js'
+import {parsePod} from '../../../../src/lib/manifest/pod.js'
+import {type SyncDeps, syncPodOnce, type SyncSettings} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
+import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+
+const POD = `
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: shop}
+spec:
+  containers:
+  - {name: app, image: "busybox:1.36", command: ["false"]}
+`
+
+let fake: FakePodRuntime
+
+beforeAll(async () => {
+  fake = await new FakePodRuntime().start()
+})
+
+afterAll(async () => {
+  await fake.close()
+})
+
+/** The running app container exits 1 now (the fake keeps app containers running until told). */
+function crash(): void {
+  const running = [...fake.containers.values()].find((container) => container.state === 'CONTAINER_RUNNING')!
+  running.state = 'CONTAINER_EXITED'
+  running.exitCode = 1
+  running.reason = 'Error'
+  running.finishedAt = String(BigInt(Date.now()) * 1_000_000n)
+}
+
+describe('syncPodOnce: the BackOff event', () => {
+  it('is sent once per back-off step (per key and exited instance), not on every pass that refuses the restart', async () => {
+    const [document] = await parseDocuments(POD, 'pod.yaml')
+    const pod = parsePod(document, 'pod.yaml', {newUid: () => 'uid-backoff'})
+    const root = mkdtempSync(join(tmpdir(), 'podctl-reconciler-'))
+    const settings: SyncSettings = {
+      logsRoot: join(root, 'logs'),
+      podDirRoot: join(root, 'pods'),
+      hostResolvConf: 'nameserver 10.0.0.2\n',
+      nodeMemoryBytes: 1024 ** 3,
+    }
+    const events: PodEvent[] = []
+    const images = {
+      async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
+        return {image: options.image, imageRef: 'sha256:b', pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
+      },
+    }
+    let clock = Date.now()
+    // One ladder across passes, as sync --watch keeps it; a minute's window, so only the clock ends it.
+    const deps: SyncDeps = {
+      client: fake.client,
+      images,
+      events: (event) => events.push(event),
+      signal: new AbortController().signal,
+      backOff: new BackOff({initialMs: 60_000, maxMs: 600_000}),
+      now: () => clock,
+    }
+    const started = await runPod(pod, [], {...settings, wait: 'none', replace: false, keepOnFailure: false, remove: false}, deps)
+    expect(started.failure).toBeUndefined()
+    const pass = async () => {
+      const {items} = await fake.client.runtime('listPodSandbox', {})
+      const result = await syncPodOnce(pod, items, settings, deps)
+      expect(result.failure).toBeUndefined()
+      return result
+    }
+
+    const backOffs = () => events.filter((event) => event.reason === 'BackOff').length
+    crash()
+    expect((await pass()).did).toEqual(['started app (restart 1)'])
+    crash()
+    // Three passes inside one window: each refuses the restart, one says BackOff.
+    for (let index = 0; index < 3; index++)
+      expect((await pass()).did).toEqual([expect.stringMatching(/^app in back-off for \d+ s \(exited 1\)$/)])
+    expect(backOffs()).toBe(1)
+    expect(events.find((event) => event.reason === 'BackOff')?.message).toBe(
+      'Back-off restarting failed container app in pod web_shop(uid-backoff)',
+    )
+
+    // The window ends: restarted; it crashes again, so a new step, and one more BackOff for it.
+    clock += 61_000
+    expect((await pass()).did).toEqual(['started app (restart 2)'])
+    crash()
+    clock = Date.now()
+    await pass()
+    await pass()
+    expect(backOffs()).toBe(2)
+  })
+})

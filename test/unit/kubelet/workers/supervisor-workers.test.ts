@@ -1,0 +1,251 @@
+/**
+ * The supervisor's pod workers against the in-process fake runtime: one pod's hung StopContainer
+ * (a kill waiting out its grace period) does not delay another pod's restart; a container failing
+ * liveness is restarted through the crash back-off with growing gaps; a pod `run` records after the
+ * supervisor started is supervised.
+ */
+import {mkdtempSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
+import type {PodEvent} from '../../../../src/lib/kube/events.js'
+import type {PodModel} from '../../../../src/lib/manifest/model.js'
+import {parseDocuments} from '../../../../src/lib/manifest/load.js'
+import {parsePod} from '../../../../src/lib/manifest/pod.js'
+import {desiredPodPath, recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
+import {lockPods} from '../../../../src/lib/kubelet/config/pod-lock.js'
+import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
+import type {ProbeKindName, ProbeResultName} from '../../../../src/lib/kubelet/status/status-manager.js'
+import {superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
+import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+
+const manifest = (name: string) => `
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: shop}
+spec:
+  terminationGracePeriodSeconds: 30
+  containers:
+  - {name: app, image: "busybox:1.36", command: [sleep, "3600"]}
+`
+
+const images = {
+  async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
+    return {image: options.image, imageRef: `sha256:${options.image}`, pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
+  },
+}
+
+type Listener = (containerId: string, kind: ProbeKindName, result: ProbeResultName) => void
+
+/** A prober whose liveness results the test sets: failing(id) fails it, as a probe worker would report. */
+class StubProber {
+  readonly added: string[] = []
+  /** Every container added fails its liveness probe right away. */
+  failEverything = false
+  private readonly failing = new Set<string>()
+  private readonly listeners = new Set<Listener>()
+
+  addContainer(target: {containerId: string}): void {
+    this.added.push(target.containerId)
+    if (this.failEverything) setTimeout(() => this.fail(target.containerId), 0)
+  }
+
+  removeContainer(): void {}
+
+  result(containerId: string, kind: ProbeKindName): ProbeResultName {
+    return kind === 'liveness' && this.failing.has(containerId) ? 'failure' : 'success'
+  }
+
+  onResult(listener: Listener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  fail(containerId: string): void {
+    this.failing.add(containerId)
+    for (const listener of this.listeners) listener(containerId, 'liveness', 'failure')
+  }
+}
+
+let fake: FakePodRuntime
+let running: {controller: AbortController; done: Promise<void>} | undefined
+const releases: Array<() => void> = []
+const backOffBase = process.env.PODCTL_BACKOFF_BASE_MS
+
+beforeAll(async () => {
+  fake = await new FakePodRuntime().start()
+})
+
+afterEach(async () => {
+  for (const release of releases.splice(0)) release()
+  running?.controller.abort()
+  await running?.done
+  running = undefined
+  fake.reset()
+  if (backOffBase === undefined) delete process.env.PODCTL_BACKOFF_BASE_MS
+  else process.env.PODCTL_BACKOFF_BASE_MS = backOffBase
+})
+
+afterAll(async () => {
+  await fake.close()
+})
+
+function nodeSettings() {
+  const root = mkdtempSync(join(tmpdir(), 'podctl-supervise-workers-'))
+  return {
+    logsRoot: join(root, 'logs'),
+    podDirRoot: join(root, 'pods'),
+    hostResolvConf: 'nameserver 10.0.0.2\n',
+    nodeMemoryBytes: 1024 ** 3,
+  }
+}
+
+/** Runs the pods on the fake (`runPod` records them as `podctl run` does; `record = false` takes the record away again). */
+async function runPods(settings: ReturnType<typeof nodeSettings>, names: string[], record = true): Promise<PodModel[]> {
+  const pods: PodModel[] = []
+  for (const name of names) {
+    const [document] = await parseDocuments(manifest(name), 'pod.yaml')
+    const pod = parsePod(document, 'pod.yaml', {newUid: () => `uid-${name}`})
+    const outcome = await runPod(
+      pod,
+      [],
+      {...settings, wait: 'running', replace: false, keepOnFailure: false, remove: false, pollMs: 20},
+      {client: fake.client, images, events() {}, signal: new AbortController().signal},
+    )
+    expect(outcome.failure).toBeUndefined()
+    if (!record) await rm(desiredPodPath(settings.podDirRoot, pod.uid), {force: true})
+    pods.push(pod)
+  }
+
+  return pods
+}
+
+/** When the supervisor printed each event. */
+const eventTimes = new WeakMap<PodEvent, number>()
+
+/** Supervises the pods in the background, listing every 50 ms; returns the events it prints. */
+function supervise(settings: ReturnType<typeof nodeSettings>, pods: PodModel[], prober: StubProber): PodEvent[] {
+  const events: PodEvent[] = []
+  const controller = new AbortController()
+  const select = async () =>
+    Promise.all(pods.map(async (pod) => ({fullName: `${pod.name}_${pod.namespace}`, sandboxes: await podSandboxes(fake.client, pod)})))
+  const done = superviseSelection(select, settings, {
+    client: fake.client,
+    images,
+    events(event) {
+      eventTimes.set(event, Date.now())
+      events.push(event)
+    },
+    signal: controller.signal,
+    prober,
+    pollMs: 50,
+  })
+  running = {controller, done}
+  return events
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => {
+      setTimeout(resolve, 10)
+    })
+  }
+}
+
+function runningApp(pod: string) {
+  const sandboxes = new Set([...fake.sandboxes.values()].filter((s) => s.metadata.name === pod).map((s) => s.id))
+  return [...fake.containers.values()].find((c) => sandboxes.has(c.podSandboxId) && c.state === 'CONTAINER_RUNNING')
+}
+
+function exit(pod: string): void {
+  const container = runningApp(pod)!
+  container.state = 'CONTAINER_EXITED'
+  container.exitCode = 1
+  container.reason = 'Error'
+  container.finishedAt = String(BigInt(Date.now()) * 1_000_000n)
+}
+
+const started = (events: PodEvent[], object: string) => events.filter((e) => e.reason === 'Started' && e.object === object)
+
+describe('supervisor: a worker per pod', () => {
+  it("one pod's hung StopContainer does not delay another pod's restart", async () => {
+    const settings = nodeSettings()
+    const pods = await runPods(settings, ['slow', 'fast'])
+    const prober = new StubProber()
+    const events = supervise(settings, pods, prober)
+    const slow = runningApp('slow')!
+    await until('both pods registered with the prober', () => prober.added.length >= 2)
+    // The slow pod's liveness fails; its StopContainer hangs (a container ignoring SIGTERM for 30 s).
+    const stop = fake.holdNext('stopContainer')
+    releases.push(stop.release)
+    prober.fail(slow.id)
+    await stop.arrived
+    await until('the Killing event', () => events.some((e) => e.reason === 'Killing' && e.object === 'slow_shop/app'))
+    // Meanwhile the other pod's container exits: it is restarted while the kill still hangs.
+    exit('fast')
+    await until('the fast pod restarted', () => started(events, 'fast_shop/app').length > 0, 5000)
+    expect(runningApp('fast')?.metadata.attempt).toBe(1)
+    expect(started(events, 'slow_shop/app')).toEqual([])
+    // The kill ends: the slow pod is restarted in its turn.
+    stop.release()
+    await until('the slow pod restarted', () => started(events, 'slow_shop/app').length > 0, 5000)
+    expect(runningApp('slow')?.metadata.attempt).toBe(1)
+  })
+
+  it('restarts a container that keeps failing liveness through the crash back-off, with growing gaps', async () => {
+    process.env.PODCTL_BACKOFF_BASE_MS = '200'
+    const settings = nodeSettings()
+    const pods = await runPods(settings, ['flaky'])
+    const prober = new StubProber()
+    prober.failEverything = true
+    const events = supervise(settings, pods, prober)
+    await until('four restarts', () => started(events, 'flaky_shop/app').length >= 4, 15_000)
+    const times = started(events, 'flaky_shop/app').map((event) => eventTimes.get(event)!)
+    const gaps = times.slice(1).map((time, index) => time - times[index])
+    // The first restart is at once; each later one waits its window from the kill: 200, 400, 800 ms
+    // (lower bounds only, less a little for timer slack; before, every kill restarted in the same pass).
+    for (const [index, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(200 * 2 ** index - 20)
+    expect(events.filter((e) => e.reason === 'BackOff').length).toBeGreaterThan(0)
+  })
+
+  it('supervises a pod recorded after it started: quiet while `run` holds its lock, then supervised once recorded', async () => {
+    const settings = nodeSettings()
+    const [pod] = await runPods(settings, ['late'], false)
+    // `run` is still at work on the pod: it holds the pod's pass lock and has not recorded it yet.
+    const runLock = await lockPods(settings.podDirRoot, ['late_shop'])
+    const prober = new StubProber()
+    const events = supervise(settings, [pod], prober)
+    await new Promise((resolve) => {
+      setTimeout(resolve, 300)
+    })
+    expect(events.filter((e) => e.object === 'late_shop').map((e) => e.reason)).toEqual([])
+    await recordDesiredPod(settings.podDirRoot, pod)
+    await runLock.release()
+    await until('the pod registered with the prober', () => prober.added.length > 0)
+    exit('late')
+    await until('the restart', () => started(events, 'late_shop/app').length > 0, 5000)
+    expect(events.filter((e) => e.reason === 'NotManaged')).toEqual([])
+  })
+
+  it('says NotManaged once for a pod nothing records, and supervises it if it is recorded later', async () => {
+    const settings = nodeSettings()
+    const [pod] = await runPods(settings, ['stray'], false)
+    const prober = new StubProber()
+    const events = supervise(settings, [pod], prober)
+    await until('NotManaged', () => events.some((e) => e.reason === 'NotManaged'))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 200)
+    })
+    expect(events.filter((e) => e.reason === 'NotManaged')).toHaveLength(1)
+    await recordDesiredPod(settings.podDirRoot, pod)
+    await until('Supervising the pod', () => events.some((e) => e.reason === 'Supervising' && e.object === 'stray_shop'))
+    await until('the pod registered with the prober', () => prober.added.length > 0)
+  })
+})
