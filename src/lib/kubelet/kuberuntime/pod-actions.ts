@@ -62,6 +62,8 @@ export interface ContainerToKill {
   reason: KillReason
   /** The kubelet's message, e.g. "Container app failed liveness probe, will be restarted". */
   message: string
+  /** The failed probe's terminationGracePeriodSeconds, which wins over the pod's (the kubelet's setTerminationGracePeriod). */
+  gracePeriodSeconds?: number
 }
 
 export interface PodActions {
@@ -148,7 +150,11 @@ function killReasonFor(container: ContainerModel, status: ObservedContainer, opt
   }
 
   const failed = options.probeFailures?.get(status.id)
-  if (failed) return {...base, reason: failed, message: `Container ${container.name} failed ${failed} probe`}
+  if (failed) {
+    const grace = (failed === 'liveness' ? container.livenessProbe : container.startupProbe)?.terminationGracePeriodSeconds
+    return {...base, reason: failed, message: `Container ${container.name} failed ${failed} probe`, gracePeriodSeconds: grace}
+  }
+
   return undefined
 }
 

@@ -165,7 +165,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     deps.onKill?.(kill.id)
     // The kubelet's Killing message says why ("Container app failed liveness probe, will be restarted").
     const events: EventSink = (event: PodEvent) => deps.events(event.reason === 'Killing' ? {...event, message: kill.message} : event)
-    await killContainer(deps.client, containers[0], {events, pod: object, signal: deps.signal})
+    await killContainer(deps.client, containers[0], {events, pod: object, signal: deps.signal, gracePeriodSeconds: kill.gracePeriodSeconds})
     result.did.push(`killed ${kill.name}: ${kill.message}`)
     if (kill.reason !== 'changed') probeKilledAt.set(kill.id, ctx.now())
   }

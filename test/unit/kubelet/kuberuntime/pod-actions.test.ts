@@ -125,6 +125,26 @@ describe('computePodActions (the kubelet computePodActions)', () => {
     expect(noRestart.containersToStart).toEqual([])
   })
 
+  it("kills a container whose probe failed within the probe's terminationGracePeriodSeconds, when it sets one", () => {
+    const probe = {handler: {exec: {command: ['false']}}, initialDelaySeconds: 0, periodSeconds: 1, timeoutSeconds: 1}
+    const thresholds = {successThreshold: 1, failureThreshold: 1}
+    const spec = pod({
+      containers: [
+        container('a', {livenessProbe: {...probe, ...thresholds, terminationGracePeriodSeconds: 3}}),
+        container('b', {startupProbe: {...probe, ...thresholds}}),
+      ],
+    })
+    const failures = new Map([
+      ['id-a-0', 'liveness' as const],
+      ['id-b-0', 'startup' as const],
+    ])
+    const actions = computePodActions(spec, observed(spec, {a: {}, b: {}}), {now: NOW, probeFailures: failures})
+    expect(actions.containersToKill.map((kill) => [kill.name, kill.gracePeriodSeconds])).toEqual([
+      ['a', 3],
+      ['b', undefined],
+    ])
+  })
+
   it('starts a new container and kills one removed from the manifest', () => {
     const spec = pod({containers: [container('a'), container('c')]})
     const state = observed(pod(), {a: {}, b: {}})
