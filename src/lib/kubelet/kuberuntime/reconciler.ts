@@ -76,6 +76,8 @@ export interface PodSyncResult {
   did: string[]
   /** The soonest a container in back-off may be restarted (epoch ms), when one waits. */
   backOffUntil?: number
+  /** How many of `did` only say a container waits out its back-off: a pass that did nothing else changed nothing. */
+  backOffWaits?: number
   failure?: PodctlError
 }
 
@@ -277,6 +279,7 @@ async function startWithBackOff(
         deps.events(warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, object))
       const until = ctx.now() + delay
       result.backOffUntil = Math.min(result.backOffUntil ?? until, until)
+      result.backOffWaits = (result.backOffWaits ?? 0) + 1
       result.did.push(`${container.name} in back-off for ${Math.ceil(delay / 1000)} s (exited ${previous.exitCode})`)
       return undefined
     }

@@ -267,10 +267,12 @@ export class PodWorker {
       if (!(await this.claim(state))) return
     }
 
+    // A pass that only found containers waiting out their back-off changed nothing: the next look is
+    // at the back-off's end (or a change), not every listing.
+    const acted = result.did.length > (result.backOffWaits ?? 0)
     // A recreation records the pod again itself: that is not an apply to follow.
-    if (result.did.length > 0)
-      state.recordMtimeMs = (await stat(desiredPodPath(settings.podDirRoot, state.pod.uid)).catch(() => undefined))?.mtimeMs
-    state.fingerprint = result.did.length === 0 ? print : ''
+    if (acted) state.recordMtimeMs = (await stat(desiredPodPath(settings.podDirRoot, state.pod.uid)).catch(() => undefined))?.mtimeMs
+    state.fingerprint = acted ? '' : print
     state.nextDue = Math.min(result.backOffUntil ?? Number.POSITIVE_INFINITY, now + RESYNC_MS)
     await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
   }

@@ -172,6 +172,12 @@ function exit(pod: string): void {
   container.finishedAt = String(BigInt(Date.now()) * 1_000_000n)
 }
 
+/** The sandbox of the pod's newest app container, running or not. */
+function runningAppSandbox(pod: string): string {
+  const sandbox = [...fake.sandboxes.values()].find((s) => s.metadata.name === pod)
+  return sandbox!.id
+}
+
 const started = (events: PodEvent[], object: string) => events.filter((e) => e.reason === 'Started' && e.object === object)
 
 describe('supervisor: a worker per pod', () => {
@@ -213,6 +219,31 @@ describe('supervisor: a worker per pod', () => {
     // (lower bounds only, less a little for timer slack; before, every kill restarted in the same pass).
     for (const [index, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(200 * 2 ** index - 20)
     expect(events.filter((e) => e.reason === 'BackOff').length).toBeGreaterThan(0)
+  })
+
+  it('leaves a pod that waits out its back-off alone until the back-off ends, instead of a pass per listing', async () => {
+    process.env.PODCTL_BACKOFF_BASE_MS = '2000'
+    const settings = nodeSettings()
+    const pods = await runPods(settings, ['waiter'])
+    const prober = new StubProber()
+    const events = supervise(settings, pods, prober)
+    await until('the pod registered with the prober', () => prober.added.length > 0)
+    exit('waiter')
+    await until('the first restart, at once', () => started(events, 'waiter_shop/app').length === 1, 5000)
+    exit('waiter')
+    await until('the BackOff event', () => events.some((e) => e.reason === 'BackOff'), 5000)
+    const backOffAt = Date.now()
+    const sandboxId = runningAppSandbox('waiter')
+    const passes = () => fake.calls.filter((call) => call.method === 'podSandboxStatus' && call.request.podSandboxId === sandboxId).length
+    const before = passes()
+    await new Promise((resolve) => {
+      setTimeout(resolve, 1000)
+    })
+    // A pass observes the sandbox (PodSandboxStatus); the listing runs every 50 ms, 20 times in that second.
+    expect(passes() - before).toBeLessThanOrEqual(1)
+    await until('the second restart, after the back-off', () => started(events, 'waiter_shop/app').length === 2, 5000)
+    expect(Date.now() - backOffAt).toBeGreaterThanOrEqual(1000)
+    expect(events.filter((e) => e.reason === 'BackOff')).toHaveLength(1)
   })
 
   it('supervises a pod recorded after it started: quiet while `run` holds its lock, then supervised once recorded', async () => {
