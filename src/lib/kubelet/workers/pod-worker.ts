@@ -202,6 +202,13 @@ export class PodWorker {
     if (!state.pod) return
     if (!(await this.follow(state))) return
     if (!(await this.claim(state))) return
+    // A container seen gone or exited is not probed again (the kubelet probes running containers only):
+    // its probe worker stops now, not after the sync this listing starts.
+    for (const container of containers) {
+      if (container.state === 'CONTAINER_RUNNING' || !state.registered.delete(container.id)) continue
+      deps.prober.removeContainer(container.id)
+    }
+
     const probeFailures = probeFailuresOf(deps.prober, containers)
     const print = fingerprint(sandboxes, containers)
     const now = Date.now()
