@@ -5,6 +5,7 @@
  * and the waits of `run --wait ready` / `status --wait-for ready` use it.
  */
 import type {CriClient} from '../cri/client.js'
+import {NotFoundError} from '../errors.js'
 import type {ContainerModel, PodModel, ProbeModel} from '../manifest/model.js'
 import {EXEC_PROBES_IN_FLIGHT, Limiter} from '../util/concurrency.js'
 import {probeEvent, type ProbeKind, runProbe} from './prober.js'
@@ -170,7 +171,11 @@ export class ProbeManager {
           outcome.exitCode === undefined ? {output: outcome.output} : {output: outcome.output, exitCode: outcome.exitCode},
         )
         const event = probeEvent(kind, outcome)
-        if (event) this.deps.onEvent?.({...event, containerName: target.containerName, podSandboxId: target.podSandboxId})
+        if (!event) return
+        const report = () => this.deps.onEvent?.({...event, containerName: target.containerName, podSandboxId: target.podSandboxId})
+        // A probe that errored because its container just exited says nothing: the kubelet probes running containers only.
+        if (outcome.status === 'unknown') void this.stillRunning(target.containerId).then((running) => running && report())
+        else report()
       },
       set: (result) => {
         if (this.entries.get(target.containerId) !== entry) return
@@ -179,6 +184,14 @@ export class ProbeManager {
         if (kind === 'startup' && result === 'success') entry.workers.get('readiness')?.trigger()
       },
     })
+  }
+
+  /** Whether the runtime still runs the container (an unanswered question counts as yes: the error is worth seeing). */
+  private async stillRunning(containerId: string): Promise<boolean> {
+    return this.deps.client
+      .runtime('containerStatus', {containerId, verbose: false})
+      .then(({status}) => status?.state === 'CONTAINER_RUNNING')
+      .catch((error: unknown) => !(error instanceof NotFoundError))
   }
 
   private set(entry: Entry, kind: ProbeKind, result: ProbeResult): void {

@@ -33,8 +33,18 @@ function scripted(answers: Partial<Record<string, ProbeOutcome['status'][]>>) {
   return {calls, run}
 }
 
+/** The runtime's ContainerStatus as the manager asks it after an errored probe: these containers have exited. */
+const exited = new Set<string>()
+
+const runtime = {
+  async runtime(method: string, request: {containerId: string}) {
+    if (method !== 'containerStatus') throw new Error(`unexpected ${method}`)
+    return {status: {state: exited.has(request.containerId) ? 'CONTAINER_EXITED' : 'CONTAINER_RUNNING'}}
+  },
+} as unknown as CriClient
+
 function manager(run: (request: ProbeRequest) => Promise<ProbeOutcome>, events: ProbeEvent[] = []) {
-  return new ProbeManager({client: {} as CriClient, runProbe: run, onEvent: (event) => events.push(event), random: () => 0.5})
+  return new ProbeManager({client: runtime, runProbe: run, onEvent: (event) => events.push(event), random: () => 0.5})
 }
 
 const T0 = Date.UTC(2026, 0, 1)
@@ -148,6 +158,21 @@ describe('ProbeManager', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(probes.result('c1', 'readiness')).toBe('failure')
     expect(events.map((event) => event.message)).toEqual(['Readiness probe errored: runtime hiccup'])
+    await probes.stop()
+  })
+
+  it('says nothing of a probe that errored because its container has just exited', async () => {
+    const script = scripted({readiness: ['unknown']})
+    const events: ProbeEvent[] = []
+    const probes = manager(
+      async (request) => ({...(await script.run(request)), error: new Error('container is in CONTAINER_EXITED state')}),
+      events,
+    )
+    exited.add('gone')
+    probes.addContainer({pod: pod({readinessProbe: exec()}), podSandboxId: 's', containerName: 'app', containerId: 'gone', startedAtMs: T0})
+    await vi.advanceTimersByTimeAsync(0)
+    expect(script.calls.length).toBeGreaterThan(0)
+    expect(events).toEqual([])
     await probes.stop()
   })
 
