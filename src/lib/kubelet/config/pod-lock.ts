@@ -32,6 +32,11 @@ export function lockDirectory(podDirRoot: string): string {
   return join(podDirRoot, '.locks')
 }
 
+/** The pass lock of one pod: `<pod-dir-root>/.locks/<name>_<namespace>.lock`. */
+export function podLockPath(podDirRoot: string, fullName: string): string {
+  return join(lockDirectory(podDirRoot), `${fullName}.lock`)
+}
+
 /** Takes the locks of every pod (sorted, so two processes with overlapping pods cannot deadlock). */
 export async function lockPods(podDirRoot: string, fullNames: readonly string[], options: PodLockOptions = {}): Promise<PodLocks> {
   const directory = lockDirectory(podDirRoot)
@@ -50,7 +55,7 @@ export async function lockPods(podDirRoot: string, fullNames: readonly string[],
 
   try {
     for (const fullName of [...new Set(fullNames)].sort()) {
-      const path = join(directory, `${fullName}.lock`)
+      const path = podLockPath(podDirRoot, fullName)
       await acquire(path, fullName, me, options)
       held.push(path)
       releaseOnExit(path, me.token)

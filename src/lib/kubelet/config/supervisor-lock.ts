@@ -7,22 +7,8 @@
  * lock whose process is gone (the pid is dead, or reused by another process) or that stays garbage
  * after one short re-read is stale and is taken over.
  */
-import {
-  forgetOnExit,
-  liveHolder,
-  type LockClaim,
-  type LockHolder,
-  newHolder,
-  parseLock,
-  releaseLock,
-  releaseOnExit,
-  takeLock,
-} from './lock-file.js'
+import {forgetOnExit, liveHolder, type LockClaim, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
 import {podDirectory} from '../volumes/pod-dirs.js'
-
-// The primitive's names, under the ones the supervisor has always used.
-export {GARBAGE_REREAD_MS, isAlive, type LockClaim, startTicksOf} from './lock-file.js'
-export type SupervisorHolder = LockHolder
 
 export const SUPERVISOR_LOCK_FILE = 'supervisor.lock'
 
@@ -92,11 +78,6 @@ export class SupervisorLocks {
 }
 
 /** Who supervises the pod, when a live process holds its lock (for `status`); undefined otherwise. */
-export async function supervisorOf(podDirRoot: string, uid: string): Promise<SupervisorHolder | undefined> {
+export async function supervisorOf(podDirRoot: string, uid: string): Promise<LockHolder | undefined> {
   return liveHolder(supervisorLockPath(podDirRoot, uid))
-}
-
-/** A supervisor lock's holder, or undefined for garbage (lock-file.ts parseLock). */
-export function parseHolder(text: string): SupervisorHolder | undefined {
-  return parseLock(text)
 }

@@ -13,7 +13,6 @@
  * starting it) is looked at again on every listing, one stat of pod.json, and supervised once recorded.
  */
 import {stat} from 'node:fs/promises'
-import {join} from 'node:path'
 
 import {asPodctlError, InterruptedError} from '../../errors.js'
 import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
@@ -21,11 +20,12 @@ import type {BackOff} from '../../kube/backoff.js'
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import {desiredPodPath, readBackOff, readDesiredPod} from '../config/desired-state.js'
-import {lockDirectory, tryLockPod} from '../config/pod-lock.js'
+import {podLockPath, tryLockPod} from '../config/pod-lock.js'
 import {crashBackOff, type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from '../status/status-manager.js'
 import {type FollowedPod, followRecord} from './supervised-record.js'
-import type {SupervisorHolder, SupervisorLocks} from '../config/supervisor-lock.js'
+import type {LockHolder} from '../config/lock-file.js'
+import type {SupervisorLocks} from '../config/supervisor-lock.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
@@ -66,7 +66,7 @@ interface PodState extends FollowedPod {
   /** NotManaged was said for this uid (a pod with no record is told once, not every turn). */
   toldUnmanaged: boolean
   /** Another supervisor that holds the pod's lock (told once per holder); undefined while this one holds it. */
-  heldBy?: SupervisorHolder
+  heldBy?: LockHolder
 }
 
 export class PodWorker {
@@ -324,7 +324,7 @@ export class PodWorker {
     }
 
     // `run` holds the pod's pass lock while it starts the pod, and records it once its sandbox exists.
-    const starting = await stat(join(lockDirectory(settings.podDirRoot), `${this.fullName}.lock`)).catch(() => undefined)
+    const starting = await stat(podLockPath(settings.podDirRoot, this.fullName)).catch(() => undefined)
     if (starting || state.toldUnmanaged) return
     state.toldUnmanaged = true
     deps.events(normalEvent('NotManaged', 'podctl run did not record this pod; left alone', this.fullName))

@@ -5,14 +5,8 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {
-  isAlive,
-  parseHolder,
-  startTicksOf,
-  supervisorLockPath,
-  SupervisorLocks,
-  supervisorOf,
-} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
+import {isAlive, parseLock, startTicksOf} from '../../../../src/lib/kubelet/config/lock-file.js'
+import {supervisorLockPath, SupervisorLocks, supervisorOf} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
 
 const UID = '1f0c6a2e-uid'
 
@@ -152,16 +146,16 @@ describe('SupervisorLocks', () => {
   })
 
   it('parses a lock that names a pid, a time and a token, or a bare pid (the older pass-lock format)', () => {
-    expect(parseHolder('{"pid":12,"since":"2026-11-30T10:00:00.000Z","token":"t"}')).toEqual({
+    expect(parseLock('{"pid":12,"since":"2026-11-30T10:00:00.000Z","token":"t"}')).toEqual({
       pid: 12,
       since: '2026-11-30T10:00:00.000Z',
       holder: 'another podctl',
       startTicks: undefined,
       token: 't',
     })
-    expect(parseHolder('{"pid":0,"since":"x","token":"t"}')).toBeUndefined()
-    expect(parseHolder('12\n')).toEqual({pid: 12, since: '', holder: 'another podctl', token: ''})
-    expect(parseHolder('0\n')).toBeUndefined()
-    expect(parseHolder('null')).toBeUndefined()
+    expect(parseLock('{"pid":0,"since":"x","token":"t"}')).toBeUndefined()
+    expect(parseLock('12\n')).toEqual({pid: 12, since: '', holder: 'another podctl', token: ''})
+    expect(parseLock('0\n')).toBeUndefined()
+    expect(parseLock('null')).toBeUndefined()
   })
 })
