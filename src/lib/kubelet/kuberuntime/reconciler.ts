@@ -11,7 +11,7 @@ import {existsSync} from 'node:fs'
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError, NotFoundError, type PodctlError} from '../../errors.js'
 import type {Container, ContainerStatus, PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../../kube/backoff.js'
+import type {BackOff} from '../../kube/backoff.js'
 import {type EventSink, normalEvent, type PodEvent, warningEvent} from '../../kube/events.js'
 import {podDescription, podFullName, shortId, stableKey} from '../../kube/helpers.js'
 import type {ContainerModel, PodModel} from '../../manifest/model.js'
@@ -28,9 +28,8 @@ import {PodFailedError} from '../core/reasons.js'
 import {finishRecreation, recreatePodSandbox, type Recreation, rollBackRecreation} from './recreate-pod.js'
 import {generatePodSandboxConfig, podLogDirectory, type SandboxContext} from './sandbox.js'
 import {awaitSidecarStartup} from './sidecars.js'
+import {crashBackOff, firstOfStep, ranPastBackOff, restartDelay} from './crash-backoff.js'
 
-/** A container that ran this long before it exited starts its back-off over (the kubelet's 10 minutes). */
-export const BACKOFF_RESET_AFTER_MS = 10 * 60_000
 /** How long one pass waits for an init container (or a sidecar) before it leaves the rest to the next pass. */
 const INIT_WAIT_MS = 60_000
 const INIT_POLL_MS = 200
@@ -79,10 +78,6 @@ export interface PodSyncResult {
   /** How many of `did` only say a container waits out its back-off: a pass that did nothing else changed nothing. */
   backOffWaits?: number
   failure?: PodctlError
-}
-
-export function crashBackOff(now?: () => number): BackOff {
-  return new BackOff({...ladderFromEnv(CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS), now})
 }
 
 /** One pass for one pod: observe, compute, act; repeated while init containers move the pod along. */
@@ -271,8 +266,8 @@ async function startWithBackOff(
   const object = `${podFullName(pod.name, pod.namespace)}/${container.name}`
   if (previous?.state === 'Exited' && previous.finishedAtMs !== null) {
     const key = stableKey(pod, container)
-    if (previous.startedAtMs !== null && previous.finishedAtMs - previous.startedAtMs >= BACKOFF_RESET_AFTER_MS) backOff.reset(key)
-    const delay = backOff.delaySince(key, previous.finishedAtMs, ctx.now())
+    if (ranPastBackOff(previous)) backOff.reset(key)
+    const delay = restartDelay(backOff, key, previous, ctx.now())
     if (delay > 0) {
       const described = podDescription(pod.name, pod.namespace, pod.uid)
       if (firstOfStep(backOff, key, previous.finishedAtMs))
@@ -306,21 +301,6 @@ async function startWithBackOff(
   result.did.push(`started ${start.type === 'init' ? 'init container ' : ''}${container.name} (${why})`)
   if (previous) await pruneOlder(ctx, sandbox.id, container.name, started.containerId)
   return started.containerId
-}
-
-/** Per ladder, the back-off step (the exited instance's finishedAt) each key last had a BackOff event for. */
-const backOffReported = new WeakMap<BackOff, Map<string, number>>()
-
-/**
- * Whether this refused restart is the first of its back-off step: the kubelet's event recorder
- * aggregates repeats of one reason and message, so `sync --watch` says BackOff once per step, not every pass.
- */
-function firstOfStep(backOff: BackOff, key: string, finishedAtMs: number): boolean {
-  const reported = backOffReported.get(backOff) ?? new Map<string, number>()
-  backOffReported.set(backOff, reported)
-  if (reported.get(key) === finishedAtMs) return false
-  reported.set(key, finishedAtMs)
-  return true
 }
 
 /** Keeps the new instance and the newest exited one (the last termination state); older exited instances go (container GC). */

@@ -16,7 +16,8 @@ import {sleep} from '../../util/concurrency.js'
 import type {ImageEnsurer} from '../kuberuntime/container.js'
 import {computePodActions, type ContainerToStart, isSidecar, type ObservedContainer, type PodActions} from '../kuberuntime/pod-actions.js'
 import {observePod} from '../kuberuntime/pod-observe.js'
-import {BACKOFF_RESET_AFTER_MS, type PodSyncResult, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import {restartDelay} from '../kuberuntime/crash-backoff.js'
+import {type PodSyncResult, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
 import {initReason, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {podSandboxes, type SandboxContext} from '../kuberuntime/sandbox.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
@@ -225,12 +226,9 @@ function throwIfFailed(
 function inBackOff(ctx: RunSyncContext, actions: PodActions, now: number): Blocked[] {
   const blocked: Blocked[] = []
   for (const start of [...actions.initContainersToStart, ...actions.containersToStart]) {
-    const previous = start.previous
-    if (previous?.state !== 'Exited' || previous.finishedAtMs === null) continue
-    if (previous.startedAtMs !== null && previous.finishedAtMs - previous.startedAtMs >= BACKOFF_RESET_AFTER_MS) continue
     const key = stableKey(ctx.pod, specOf(ctx.pod, start))
-    const delay = ctx.backOff.delaySince(key, previous.finishedAtMs, now)
-    if (delay > 0) blocked.push({start, previous, key, delay})
+    const delay = restartDelay(ctx.backOff, key, start.previous, now)
+    if (delay > 0) blocked.push({start, previous: start.previous!, key, delay})
   }
 
   return blocked
