@@ -6,7 +6,7 @@
  * containers to start or kill. The reconciler (reconciler.ts) carries the actions out.
  */
 import type {KubeContainerState} from '../../kube/helpers.js'
-import {containerHash, type ContainerType} from '../../kube/labels.js'
+import {containerHash, type ContainerType, type RestartPolicy} from '../../kube/labels.js'
 import type {ContainerModel, PodModel} from '../../manifest/model.js'
 
 export interface ObservedSandbox {
@@ -119,14 +119,17 @@ function toStart(observed: ObservedPod, container: ContainerModel, type: Contain
   }
 }
 
+/** Whether the policy starts a container again once it exited with `exitCode` (Always: whatever it was; OnFailure: a failure). */
+export function policyRestarts(policy: RestartPolicy, exitCode: number | null): boolean {
+  return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)
+}
+
 /** The kubelet's ShouldContainerBeRestarted, for a container that is not running. */
 export function shouldRestart(pod: PodModel, status: ObservedContainer | undefined): boolean {
   if (!status) return true
   if (status.state === 'Running') return false
   if (status.state === 'Unknown' || status.state === 'Created') return true
-  if (pod.restartPolicy === 'Never') return false
-  if (pod.restartPolicy === 'OnFailure' && status.exitCode === 0) return false
-  return true
+  return policyRestarts(pod.restartPolicy, status.exitCode)
 }
 
 /** runtimeutil.PodSandboxChanged: no sandbox, several ready, the newest not ready, or no IP → a new one with attempt + 1. */

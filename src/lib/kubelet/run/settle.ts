@@ -9,6 +9,8 @@ import type {ContainerStatus} from '../../../generated/runtime/v1/api.js'
 import {sleep} from '../../util/concurrency.js'
 import {nanosToMs} from '../../util/time.js'
 import type {PodWaitContext} from './wait-context.js'
+import type {RestartPolicy} from '../../kube/labels.js'
+import {policyRestarts} from '../kuberuntime/pod-actions.js'
 import {longRunningContainers} from '../kuberuntime/sidecars.js'
 import {PodFailedError, PodFailureReason} from '../core/reasons.js'
 
@@ -29,10 +31,9 @@ export async function containerStatus(
 }
 
 /** The reason a container that died in the window is reported with. */
-export function settleReason(status: Pick<ContainerStatus, 'reason' | 'exitCode'>, restartPolicy: string): string {
+export function settleReason(status: Pick<ContainerStatus, 'reason' | 'exitCode'>, restartPolicy: RestartPolicy): string {
   if (status.reason === 'OOMKilled') return 'OOMKilled'
-  const restarts = restartPolicy === 'Always' || (restartPolicy === 'OnFailure' && status.exitCode !== 0)
-  return restarts ? PodFailureReason.CrashLoopBackOff : status.reason || 'Error'
+  return policyRestarts(restartPolicy, status.exitCode) ? PodFailureReason.CrashLoopBackOff : status.reason || 'Error'
 }
 
 /** Watches the newest instance of each sidecar and app container (`ids`, by name) for the settle window. */

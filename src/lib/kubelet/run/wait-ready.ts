@@ -13,7 +13,7 @@ import {podFullName} from '../../kube/helpers.js'
 import {nanosToMs} from '../../util/time.js'
 import {containerObject} from '../kuberuntime/container.js'
 import type {ContainerType} from '../../kube/labels.js'
-import type {ObservedContainer} from '../kuberuntime/pod-actions.js'
+import {type ObservedContainer, policyRestarts} from '../kuberuntime/pod-actions.js'
 import type {PodWaitContext} from './wait-context.js'
 import {PodFailedError} from '../core/reasons.js'
 import {containerStatus} from './settle.js'
@@ -54,8 +54,7 @@ export class ReadinessWatch {
       if (!status) return false
       if (status.state !== 'Running') {
         // An exited container is restarted by the next pass, when its policy restarts it.
-        const restarts = restartPolicy === 'Always' || (restartPolicy === 'OnFailure' && status.exitCode !== 0)
-        if (restarts) continue
+        if (policyRestarts(restartPolicy, status.exitCode)) continue
         const how = status.exitCode === null ? 'is gone' : `exited with code ${status.exitCode}`
         throw new PodFailedError(`container "${container.name}" ${how} and will not become ready`, {
           reason: status.reason || 'Completed',

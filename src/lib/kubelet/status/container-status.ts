@@ -11,6 +11,7 @@ import {podDescription} from '../../kube/helpers.js'
 import type {ContainerType, RestartPolicy} from '../../kube/labels.js'
 import {formatGoDuration} from '../../util/duration.js'
 import type {BackOffEntries} from '../config/desired-state.js'
+import {policyRestarts} from '../kuberuntime/pod-actions.js'
 import type {ContainerReport} from './pod-status.js'
 
 /** The kubelet's ContainerStateTerminated (lastState.terminated), of one instance. */
@@ -87,7 +88,7 @@ export type ConditionType = 'PodScheduled' | 'Initialized' | 'ContainersReady' |
 export function restartsAfterExit(spec: StatusSpec, exitCode: number | null, policy: RestartPolicy): boolean {
   if (spec.type === 'init' && spec.sidecar) return true
   if (spec.type === 'init') return exitCode !== 0 && policy !== 'Never'
-  return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)
+  return policyRestarts(policy, exitCode)
 }
 
 function termination(instance: ContainerReport): Termination {

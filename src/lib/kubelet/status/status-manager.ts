@@ -32,7 +32,7 @@ import {
   type RecordedContainerStatus,
   writeRecordedStatus,
 } from '../config/desired-state.js'
-import {isSidecar, shouldRestart} from '../kuberuntime/pod-actions.js'
+import {isSidecar, policyRestarts} from '../kuberuntime/pod-actions.js'
 import {getPodStatus, type PodStatusReport} from './pod-status.js'
 import {podSandboxes} from '../kuberuntime/sandbox.js'
 import {supervisorOf} from '../config/supervisor-lock.js'
@@ -235,7 +235,7 @@ function unsupervisedNotice(report: PodStatusReport, pod: PodModel | undefined):
   const waiting = report.containers.filter((c, index, all) => {
     if (c.podSandboxId !== newest || c.state !== 'Exited' || c.type !== 'app') return false
     if (all.findIndex((other) => other.name === c.name && other.type === c.type) !== index) return false
-    return shouldRestart(pod, {state: 'Exited', exitCode: c.exitCode} as never)
+    return policyRestarts(pod.restartPolicy, c.exitCode)
   })
   if (waiting.length === 0) return undefined
   const what = waiting.map((c) => `${c.name} exited ${c.exitCode ?? '?'} at ${c.finishedAt ?? 'an unknown time'}`).join(', ')
