@@ -23,6 +23,17 @@ import {killPod} from './kill.js'
 import {rollBackPod} from './rollback.js'
 import {podSandboxes, type SandboxContext} from './sandbox.js'
 
+/**
+ * The pod that takes the place of `existing` and its sandbox attempt, the newest + 1 (the
+ * manifest's own attempt when there is none): a manifest that names no uid keeps the existing
+ * pod's identity, so its uid, pod directory and log directory carry over.
+ */
+export function successorOf(desired: PodModel, existing: readonly PodSandbox[]): {pod: PodModel; attempt: number} {
+  const latest = [...existing].sort(newestFirst)[0]
+  const pod = desired.uidGenerated && latest?.metadata?.uid ? {...desired, uid: latest.metadata.uid} : desired
+  return {pod, attempt: Math.max(desired.attempt ?? 0, ...existing.map((sandbox) => (sandbox.metadata?.attempt ?? 0) + 1))}
+}
+
 /** The sandboxes of the pod being recreated (same uid), kept stopped until the new one runs; undefined when there is none. */
 function sandboxesToReplace(existing: readonly PodSandbox[], uid: string): PodSandbox[] | undefined {
   const same = existing.filter((sandbox) => sandbox.metadata?.uid === uid)
@@ -81,9 +92,7 @@ export async function recreatePodSandbox(
   settings: CreateSandboxSettings,
   options: RecreateOptions,
 ): Promise<{recreation: Recreation; sandboxes: PodSandbox[]}> {
-  const latest = [...existing].sort(newestFirst)[0]
-  const pod = desired.uidGenerated && latest?.metadata?.uid ? {...desired, uid: latest.metadata.uid} : desired
-  const attempt = Math.max(pod.attempt ?? 0, ...existing.map((sandbox) => (sandbox.metadata?.attempt ?? 0) + 1))
+  const {pod, attempt} = successorOf(desired, existing)
   const recreation: Recreation = {pod, attempt, replaced: sandboxesToReplace(existing, pod.uid)}
   if (existing.length > 0) {
     options.events(

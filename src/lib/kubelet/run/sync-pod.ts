@@ -30,6 +30,7 @@ import {PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress} from './run-result.js'
 import {rollBackPod} from '../kuberuntime/rollback.js'
+import {successorOf} from '../kuberuntime/recreate-pod.js'
 import {podLogDirectory, podSandboxes, type SandboxContext} from '../kuberuntime/sandbox.js'
 
 export {ROLLBACK_BUDGET_MS} from '../kuberuntime/rollback.js'
@@ -195,9 +196,9 @@ async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[
  */
 async function replaceExisting(ctx: SyncContext, run: PodRunState, existing: PodSandbox[]): Promise<void> {
   const {pod} = run
-  const base = pod.attempt ?? 0
+  const successor = successorOf(pod, existing)
   if (existing.length === 0) {
-    run.attempt = base
+    run.attempt = successor.attempt
     return
   }
 
@@ -210,8 +211,8 @@ async function replaceExisting(ctx: SyncContext, run: PodRunState, existing: Pod
     )
   }
 
-  run.attempt = Math.max(base, ...existing.map((sandbox) => (sandbox.metadata?.attempt ?? 0) + 1))
-  if (pod.uidGenerated && latest.metadata?.uid) run.pod = {...pod, uid: latest.metadata.uid}
+  run.attempt = successor.attempt
+  run.pod = successor.pod
   ctx.events(normalEvent('SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.', ctx.object))
   ctx.step('killing the existing pod')
   await killPod(ctx.client, existing, {events: ctx.events})
