@@ -190,9 +190,13 @@ export class PodWorker {
     if (!state?.pod) return
     await releaseStatus(this.ctx.settings.podDirRoot, state.pod.uid).catch(() => {})
     if (stopping) return
-    for (const id of state.registered) this.ctx.deps.prober.removeContainer(id)
-    state.registered.clear()
+    this.stopProbing(state)
     if (!state.heldBy) await this.ctx.locks.release(state.pod.uid).catch(() => {})
+  }
+
+  /** This process stops probing these containers of the pod (all it probes by default): gone, killed, or left to another supervisor. */
+  private stopProbing(state: PodState, ids: readonly string[] = [...state.registered]): void {
+    for (const id of ids) if (state.registered.delete(id)) this.ctx.deps.prober.removeContainer(id)
   }
 
   /** One turn: sync the pod if it changed, is due, or a probe failed; then the status manager's record. */
@@ -205,10 +209,10 @@ export class PodWorker {
     if (!(await this.claim(state))) return
     // A container seen gone or exited is not probed again (the kubelet probes running containers only):
     // its probe worker stops now, not after the sync this listing starts.
-    for (const container of containers) {
-      if (container.state === 'CONTAINER_RUNNING' || !state.registered.delete(container.id)) continue
-      deps.prober.removeContainer(container.id)
-    }
+    this.stopProbing(
+      state,
+      containers.filter((container) => container.state !== 'CONTAINER_RUNNING').map((container) => container.id),
+    )
 
     const probeFailures = probeFailuresOf(deps.prober, containers)
     const print = fingerprint(sandboxes, containers)
@@ -252,18 +256,12 @@ export class PodWorker {
   ): Promise<void> {
     const {settings, deps, locks} = this.ctx
     if (!state.pod) return
-    const registered = state.registered
-    const onKill = (id: string) => {
-      deps.prober.removeContainer(id)
-      registered.delete(id)
-    }
-
     const result = await syncPodOnce(state.pod, observation.sandboxes, settings, {
       ...deps,
       backOff: state.backOff,
       probeFailures,
       containers: observation.containers,
-      onKill,
+      onKill: (id) => this.stopProbing(state, [id]),
     })
     if (result.failure instanceof InterruptedError) return
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
@@ -347,8 +345,7 @@ export class PodWorker {
           `Pod is supervised by pid ${other.pid} (${other.holder}) since ${other.since}; ` +
           'podctl leaves it to that process and takes over when it stops'
         deps.events(warningEvent('AlreadySupervised', message, this.fullName))
-        for (const id of state.registered) deps.prober.removeContainer(id)
-        state.registered.clear()
+        this.stopProbing(state)
         this.ctx.heldChanged()
       }
 
