@@ -7,6 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {createTestPod, leftovers, pullBusybox, waitForExit} from '../support/pods.js'
+import {until as untilWithin} from '../support/until.js'
 
 const client = labClient()
 const ns = uniqueNamespace('status')
@@ -238,17 +239,9 @@ async function statusJson(pod: string) {
   return JSON.parse(result.stdout)
 }
 
-/** Polls (every 200 ms, at most 30 s) until `check` returns a value. */
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    const value = await check()
-    if (value !== undefined) return value
-    await new Promise((resolve) => {
-      setTimeout(resolve, 200)
-    })
-  }
-
-  throw new Error(`timed out waiting for ${what}`)
+/** Polls every 200 ms, at most 30 s, until `check` returns a value. */
+function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  return untilWithin(what, check, {timeoutMs: 30_000, pollMs: 200})
 }
 
 describe('podctl status POD: the status manager', () => {

@@ -20,6 +20,7 @@ import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
 import {type SuperviseDeps, superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
 import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {until} from '../../../support/until.js'
 
 const POD = `
 apiVersion: v1
@@ -100,16 +101,6 @@ async function supervise(options: Partial<SuperviseDeps>): Promise<PodEvent[]> {
   return events
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => {
-      setTimeout(resolve, 10)
-    })
-  }
-}
-
 const modes = (events: PodEvent[]) => events.filter((e) => e.reason === 'ContainerEvents' || e.reason === 'Polling').map((e) => e.reason)
 const count = (method: string) => fake.methods().filter((m) => m === method).length
 /** The supervisor's listings: each pass starts with one `select`. */
@@ -157,7 +148,7 @@ describe('supervisor: container events where the runtime has them', () => {
     expect(fake.pushEvent(exitContainer())).toBe(1)
     // A generous bound, still far below the minute's listing and the 10s resync. Waits for the
     // Started event, not the fake's record of the call: the call is recorded before it returns.
-    await until('the restart', () => events.some((e) => e.reason === 'Started'), 5000)
+    await until('the restart', () => events.some((e) => e.reason === 'Started'), {timeoutMs: 5000})
     expect(count('createContainer')).toBeGreaterThan(creates)
     expect(listings()).toBeGreaterThan(listed)
     expect(appContainer().metadata.attempt).toBe(1)
@@ -207,7 +198,7 @@ describe('supervisor: container events where the runtime has them', () => {
     // The new stream wakes the loop as the first did.
     const creates = count('createContainer')
     fake.pushEvent(exitContainer())
-    await until('the restart', () => count('createContainer') > creates, 5000)
+    await until('the restart', () => count('createContainer') > creates, {timeoutMs: 5000})
   })
 
   it('gives up after its retries, polls quietly, and tries the stream again once the runtime is back', async () => {

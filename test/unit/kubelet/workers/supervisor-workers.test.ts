@@ -23,6 +23,7 @@ import type {ProbeKindName, ProbeResultName} from '../../../../src/lib/kubelet/s
 import {superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
 import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {until} from '../../../support/until.js'
 
 const manifest = (name: string) => `
 apiVersion: v1
@@ -149,16 +150,6 @@ function supervise(settings: ReturnType<typeof nodeSettings>, pods: PodModel[], 
   return events
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => {
-      setTimeout(resolve, 10)
-    })
-  }
-}
-
 function runningApp(pod: string) {
   const sandboxes = new Set([...fake.sandboxes.values()].filter((s) => s.metadata.name === pod).map((s) => s.id))
   return [...fake.containers.values()].find((c) => sandboxes.has(c.podSandboxId) && c.state === 'CONTAINER_RUNNING')
@@ -196,12 +187,12 @@ describe('supervisor: a worker per pod', () => {
     await until('the Killing event', () => events.some((e) => e.reason === 'Killing' && e.object === 'slow_shop/app'))
     // Meanwhile the other pod's container exits: it is restarted while the kill still hangs.
     exit('fast')
-    await until('the fast pod restarted', () => started(events, 'fast_shop/app').length > 0, 5000)
+    await until('the fast pod restarted', () => started(events, 'fast_shop/app').length > 0, {timeoutMs: 5000})
     expect(runningApp('fast')?.metadata.attempt).toBe(1)
     expect(started(events, 'slow_shop/app')).toEqual([])
     // The kill ends: the slow pod is restarted in its turn.
     stop.release()
-    await until('the slow pod restarted', () => started(events, 'slow_shop/app').length > 0, 5000)
+    await until('the slow pod restarted', () => started(events, 'slow_shop/app').length > 0, {timeoutMs: 5000})
     expect(runningApp('slow')?.metadata.attempt).toBe(1)
   })
 
@@ -212,7 +203,7 @@ describe('supervisor: a worker per pod', () => {
     const prober = new StubProber()
     prober.failEverything = true
     const events = supervise(settings, pods, prober)
-    await until('four restarts', () => started(events, 'flaky_shop/app').length >= 4, 15_000)
+    await until('four restarts', () => started(events, 'flaky_shop/app').length >= 4, {timeoutMs: 15_000})
     const times = started(events, 'flaky_shop/app').map((event) => eventTimes.get(event)!)
     const gaps = times.slice(1).map((time, index) => time - times[index])
     // The first restart is at once; each later one waits its window from the kill: 200, 400, 800 ms
@@ -229,9 +220,9 @@ describe('supervisor: a worker per pod', () => {
     const events = supervise(settings, pods, prober)
     await until('the pod registered with the prober', () => prober.added.length > 0)
     exit('waiter')
-    await until('the first restart, at once', () => started(events, 'waiter_shop/app').length === 1, 5000)
+    await until('the first restart, at once', () => started(events, 'waiter_shop/app').length === 1, {timeoutMs: 5000})
     exit('waiter')
-    await until('the BackOff event', () => events.some((e) => e.reason === 'BackOff'), 5000)
+    await until('the BackOff event', () => events.some((e) => e.reason === 'BackOff'), {timeoutMs: 5000})
     const backOffAt = Date.now()
     const sandboxId = runningAppSandbox('waiter')
     const passes = () => fake.calls.filter((call) => call.method === 'podSandboxStatus' && call.request.podSandboxId === sandboxId).length
@@ -241,7 +232,7 @@ describe('supervisor: a worker per pod', () => {
     })
     // A pass observes the sandbox (PodSandboxStatus); the listing runs every 50 ms, 20 times in that second.
     expect(passes() - before).toBeLessThanOrEqual(1)
-    await until('the second restart, after the back-off', () => started(events, 'waiter_shop/app').length === 2, 5000)
+    await until('the second restart, after the back-off', () => started(events, 'waiter_shop/app').length === 2, {timeoutMs: 5000})
     expect(Date.now() - backOffAt).toBeGreaterThanOrEqual(1000)
     expect(events.filter((e) => e.reason === 'BackOff')).toHaveLength(1)
   })
@@ -261,7 +252,7 @@ describe('supervisor: a worker per pod', () => {
     await runLock.release()
     await until('the pod registered with the prober', () => prober.added.length > 0)
     exit('late')
-    await until('the restart', () => started(events, 'late_shop/app').length > 0, 5000)
+    await until('the restart', () => started(events, 'late_shop/app').length > 0, {timeoutMs: 5000})
     expect(events.filter((e) => e.reason === 'NotManaged')).toEqual([])
   })
 
