@@ -21,6 +21,7 @@ export const ExitCode = {
   POD_FAILED: 14,
   AMBIGUOUS: 15,
   STREAMING_UNAVAILABLE: 16,
+  KUBELET_OWNS_RUNTIME: 17,
   INTERRUPTED: 130,
 } as const
 
@@ -51,6 +52,11 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
     ExitCode.STREAMING_UNAVAILABLE,
     'StreamingUnavailable',
     'the runtime has no usable streaming server for exec -i/-t, attach or port-forward (no URL, unreachable, refused)',
+  ],
+  [
+    ExitCode.KUBELET_OWNS_RUNTIME,
+    'KubeletOwnsRuntime',
+    'a live kubelet uses this runtime and would kill the pod within ~2 s; nothing was created (run --static hands it the pod, --force runs anyway)',
   ],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]
@@ -138,6 +144,13 @@ export function asPodctlError(error: unknown): PodctlError {
 export class StreamingUnavailableError extends PodctlError {
   constructor(message: string) {
     super('StreamingUnavailable', ExitCode.STREAMING_UNAVAILABLE, message)
+  }
+}
+
+/** A kubelet uses the runtime: it kills every pod it did not start, so podctl starts none beside it. */
+export class KubeletOwnsRuntimeError extends PodctlError {
+  constructor(message: string) {
+    super('KubeletOwnsRuntime', ExitCode.KUBELET_OWNS_RUNTIME, message)
   }
 }
 

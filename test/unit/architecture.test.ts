@@ -40,6 +40,7 @@ type Layer =
   | 'images'
   | 'kube'
   | 'kubelet'
+  | 'local-kubelet'
   | 'logs'
   | 'manifest'
   | 'node'
@@ -72,6 +73,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: [
     'base',
     'kubelet',
+    'local-kubelet',
     'images',
     'node',
     'manifest',
@@ -88,6 +90,9 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // ExecSync). It reads the pod model and calls the runtime; the kubelet wing (hooks, waits) and the
   // reconciler use it, so it sits beside kube on the floor below them and never imports a wing.
   prober: ['manifest', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // The kubelet that may run on this machine (not the kubelet podctl reproduces): whether one uses the runtime
+  // (from /proc, its flags and config file, its sockets), and its static pod directory. Only commands use it.
+  'local-kubelet': ['manifest', 'kube', 'util', 'errors'],
   base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
