@@ -9,7 +9,8 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {besideKubeletFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {refuseBesideKubelet} from '../lib/local-kubelet/runtime-owner.js'
 import {discardEvents} from '../lib/kube/events.js'
 import type {AddedContainer} from '../lib/kubelet/run/add-container.js'
 import type {PullPolicy} from '../lib/manifest/model.js'
@@ -59,6 +60,7 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
     quiet: Flags.boolean({char: 'q', summary: 'Only the container ID: no events on stderr.'}),
+    force: besideKubeletFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
@@ -79,6 +81,8 @@ the same name that is not exited is refused (exit 8; --name gives another); a fa
     const input = await loadContainerInput(containerPath, flags.container)
     const named = podConfig === undefined ? undefined : (await loadSandboxInput(podConfig)).pod
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
+    const instead = 'add the container to the pod in its static manifest (podctl run --static)'
+    await refuseBesideKubelet(await this.client(), {force: flags.force, instead, warn: (line) => this.warnLine(line)})
     const client = await this.client()
     const [sandbox] = await resolvePodSandboxes(client, ref, {namespace: flags.namespace})
     if (named && `${named.name}_${named.namespace}` !== `${sandbox.metadata?.name}_${sandbox.metadata?.namespace}`) {

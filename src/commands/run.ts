@@ -11,6 +11,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {InterruptedError} from '../lib/errors.js'
 import {
   admissionFlags,
+  besideKubeletFlag,
   crictlConfigFlags,
   durationFlag,
   manifestFlag,
@@ -24,21 +25,14 @@ import {
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
-import {describeFailure} from '../lib/kubelet/run/run-result.js'
-import type {PlanSettings, PodPlan} from '../lib/kubelet/run/run-plan.js'
+import {type DryRunResult, describeFailure, type RunResult} from '../lib/kubelet/run/run-result.js'
+import type {SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
+import type {PlanSettings} from '../lib/kubelet/run/run-plan.js'
 import type {PodRunResult, PodRunSettings} from '../lib/kubelet/run/sync-pod.js'
+import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
-
-export interface RunResult {
-  pods: PodRunResult[]
-}
-
-export interface DryRunResult {
-  dryRun: true
-  pods: PodPlan[]
-}
 
 const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000
 const DEFAULT_PARALLEL = 3
@@ -118,6 +112,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     replace: Flags.boolean({summary: 'Kill a pod of the same name first and start a new sandbox with attempt + 1.'}),
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
+    force: besideKubeletFlag,
     ...registryCredentialFlags,
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),
@@ -128,6 +123,9 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline and no spinner; only the result (or the error).'}),
     output: outputFlag(['table', 'json', 'yaml']),
   }
+
+  /** Whether a kubelet (other than one --force went past) owns the runtime: --supervise pauses while one does. */
+  private runtimeOwner?: RuntimeOwner
 
   protected override credentialFollower = {
     accepts: (token: string) => token === '-' || existsSync(token),
@@ -150,9 +148,11 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
     const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth})
-    const node = await this.nodeSettings()
+    // What every pod of the run shares: where its directories go, and what the node looks like.
+    const {'pod-logs-root': logsRoot, 'pod-dir-root': podDirRoot, 'runtime-handler': runtimeHandler, settle: settleMs} = flags
+    const node = await nodeSettings({logsRoot, podDirRoot, runtimeHandler, settleMs, skipAdmission: flags['skip-admission']})
     if (flags['dry-run']) return this.dryRun(pods, {...node, auth: credential?.auth})
-
+    this.runtimeOwner = await refuseBesideKubelet(await this.client(), {force: flags.force, warn: (line) => this.warnLine(line)})
     const {outcomes, interrupted} = await this.startPods(pods, {
       ...node,
       wait,
@@ -184,12 +184,6 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     for (const warning of warnings) this.warnLine(warning)
     if (!flags.quiet) for (const origin of origins) this.stderrLine(origin)
     return pods
-  }
-
-  /** What every pod of the run shares: where its directories go, and what the node looks like. */
-  private nodeSettings() {
-    const {'pod-logs-root': logsRoot, 'pod-dir-root': podDirRoot, 'runtime-handler': runtimeHandler, settle: settleMs} = this.flags
-    return nodeSettings({logsRoot, podDirRoot, runtimeHandler, settleMs, skipAdmission: this.flags['skip-admission']})
   }
 
   /** Every pod through SyncPod, --parallel at once, with live events, a spinner and Ctrl-C rollback. */
@@ -230,13 +224,13 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   }
 
   /** --supervise: sync --watch on the pods just started, until Ctrl-C; then they are killed. */
-  private async supervise(pods: PodRunResult[], node: Awaited<ReturnType<Run['nodeSettings']>>): Promise<void> {
+  private async supervise(pods: PodRunResult[], node: Omit<SyncSettings, 'deadline'>): Promise<void> {
     const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
     const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
     const {superviseRunPods} = await import('../lib/kubelet/workers/run-supervise.js')
     // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
     const client = (await this.client()).withoutCommandDeadline()
-    const deps = {events, signal: interruption.signal, parallel: this.flags.parallel}
+    const deps = {events, signal: interruption.signal, parallel: this.flags.parallel, runtimeOwner: this.runtimeOwner}
     await superviseRunPods(client, pods, node, deps).finally(() => interruption.release())
   }
 

@@ -8,7 +8,8 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {besideKubeletFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {KUBELET_WAY, refuseBesideKubelet} from '../lib/local-kubelet/runtime-owner.js'
 import {discardEvents} from '../lib/kube/events.js'
 import type {SandboxRunResult} from '../lib/kubelet/run/run-sandbox.js'
 
@@ -45,6 +46,7 @@ manifest's runtimeClassName. Prints the sandbox ID on stdout; events go to stder
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
     quiet: Flags.boolean({char: 'q', summary: 'Only the sandbox ID: no events on stderr.'}),
+    force: besideKubeletFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
@@ -56,6 +58,7 @@ manifest's runtimeClassName. Prints the sandbox ID on stdout; events go to stder
       import('../lib/kubelet/run/run-sandbox.js'),
     ])
     const {pod, ports} = await loadSandboxInput(path)
+    await refuseBesideKubelet(await this.client(), {force: flags.force, instead: KUBELET_WAY, warn: (line) => this.warnLine(line)})
     const interruption = this.interruptSignal({notice: 'Interrupted: rolling back'})
     const result = await runSandbox(await this.client(), pod, {
       logsRoot: flags['pod-logs-root'],

@@ -5,7 +5,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {outputFlag} from '../lib/flags.js'
+import {besideKubeletFlag, outputFlag} from '../lib/flags.js'
+import {KUBELET_WAY, refuseBesideKubelet} from '../lib/local-kubelet/runtime-owner.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {forEachContainer, startCreatedContainer, type StartedResult} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
@@ -34,12 +35,14 @@ code is that of the first.`
   static override flags = {
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pods named in POD/CONTAINER (default "default").'}),
     quiet: Flags.boolean({char: 'q', summary: 'Only the IDs: no events on stderr.'}),
+    force: besideKubeletFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
   static override usage = '<%= command.id %> CONTAINER... [-n NAMESPACE]'
 
   public async run(): Promise<StartResult> {
+    await refuseBesideKubelet(await this.client(), {force: this.flags.force, instead: KUBELET_WAY, warn: (line) => this.warnLine(line)})
     const client = await this.client()
     const {containers, failures} = await resolveContainers(client, {refs: this.positional, namespace: this.flags.namespace})
     const events = this.flags.quiet ? discardEvents : this.printEvents({kind: 'compact'})

@@ -7,11 +7,12 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {PodctlError} from '../lib/errors.js'
-import {durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {besideKubeletFlag, durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents, type EventSink} from '../lib/kube/events.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
 import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {ApplyPlan} from '../lib/kubelet/kuberuntime/sync-apply.js'
+import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
 import {selectPodsFromRuntime} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 
@@ -22,6 +23,8 @@ export interface SyncResult {
 }
 
 const DEFAULT_SYNC_TIMEOUT_MS = 5 * 60_000
+/** The way out of KubeletOwnsRuntime besides --force. */
+const KUBELET_WAY = 'hand the pods to the kubelet (podctl run --static)'
 /** The pods a pass touches are known only as it goes: the OBJECT column fits a typical pod/container. */
 const TIMELINE = {kind: 'timeline', objects: ['x'.repeat(32)]} as const
 
@@ -42,10 +45,16 @@ runtimes sharing the pod directory root are left alone. What it does prints as e
 
 --watch stays in the foreground and keeps the pods synced (probes run, exits are seen within a second) until Ctrl-C, \
 each pod in a worker of its own (one pod's slow kill or pull never delays another; --parallel bounds only pulls), \
-pods run after it started included. One supervisor per pod (supervisor.lock in the pod directory): a pod another \
+pods run after it started included. If a kubelet comes to use the runtime, it stops starting, restarting and \
+recreating pods (the kubelet would kill them) and keeps watching until the kubelet is gone; a pod whose sandbox is stopped \
+from outside 3 times within 60s is no longer recreated either. One supervisor per pod (supervisor.lock in the pod directory): a pod another \
 supervisor holds is left to it (AlreadySupervised) and taken over when that one stops.
 
-Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could not be started; 130 interrupted.`
+A live kubelet that uses this runtime kills every pod it did not start: sync refuses to start next to one (exit 17) \
+unless --force.
+
+Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could not be started; 17 a kubelet uses the \
+runtime; 130 interrupted.`
 
   static override examples = [
     example('Restart what should run again in one pod', 'web'),
@@ -83,6 +92,7 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline; only the result (or the error).'}),
+    force: besideKubeletFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
@@ -97,6 +107,8 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
 
   public async run(): Promise<SyncResult> {
     const {flags} = this
+    const check = {force: flags.force, instead: KUBELET_WAY, warn: (line: string) => this.warnLine(line)}
+    const runtimeOwner = flags.filename && flags['dry-run'] ? undefined : await refuseBesideKubelet(await this.client(), check)
     const settings = await this.settings()
     const events = flags.quiet ? discardEvents : this.printEvents(TIMELINE, this.machineOutput() ? 'stderr' : 'stdout')
     const interruption = this.interruptSignal({
@@ -112,7 +124,9 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
         signal: interruption.signal,
         parallel: flags.parallel,
       }
-      const result = flags.filename ? await this.apply(flags.filename, settings, deps) : await this.syncSelected(settings, deps)
+      const result = flags.filename
+        ? await this.apply(flags.filename, settings, deps)
+        : await this.syncSelected(settings, deps, runtimeOwner)
       await this.emit(result, () => this.render(result))
       this.reportFailures(result.pods.flatMap((pod) => ('failure' in pod && pod.failure ? [failureOf(pod)] : [])))
       return result
@@ -129,7 +143,7 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
     }
   }
 
-  private async syncSelected(settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {
+  private async syncSelected(settings: SyncSettings, deps: SyncDeps, runtimeOwner?: RuntimeOwner): Promise<SyncResult> {
     const {flags} = this
     const selection = {refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(flags.label), all: flags.all}
     const client = await this.client()
@@ -139,7 +153,7 @@ Exit codes: 0 nothing failed; 5 a named pod does not exist; 14 a container could
       const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
       const select = () => selectPodsFromRuntime(client, selection).then((found) => found.pods)
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
-      await superviseSelection(own, settings, deps)
+      await superviseSelection(own, settings, {...deps, runtimeOwner})
       return {pods: [], removed: []}
     }
 

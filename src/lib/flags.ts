@@ -167,3 +167,11 @@ export const admissionFlags = {
   }),
   'skip-admission': Flags.boolean({summary: "Run pods whose requests exceed the node's CPU or memory (no OutOfcpu/OutOfmemory)."}),
 }
+
+/**
+ * --force on the commands that create or restart pods: go on although a kubelet uses the runtime
+ * (local-kubelet/runtime-owner.ts), for a kubelet the user knows is about to be stopped.
+ */
+export const besideKubeletFlag = Flags.boolean({
+  summary: 'Go on although a kubelet uses this runtime (it kills pods it did not start within ~2 s unless it is stopped first).',
+})

@@ -77,6 +77,8 @@ export interface PodSyncResult {
   backOffUntil?: number
   /** How many of `did` only say a container waits out its back-off: a pass that did nothing else changed nothing. */
   backOffWaits?: number
+  /** The attempt of the sandbox the pass recreated (a dead or changed one), when it did. */
+  recreatedAttempt?: number
   failure?: PodctlError
 }
 
@@ -108,6 +110,7 @@ export async function syncPodOnce(
     if (ctx.recreation) {
       await finishRecreation(deps.client, ctx.recreation, settings.podDirRoot)
       result.did.unshift(`recreated the pod sandbox (attempt ${ctx.recreation.attempt})`)
+      result.recreatedAttempt = ctx.recreation.attempt
     }
   } catch (error) {
     const {events} = deps

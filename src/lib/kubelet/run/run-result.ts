@@ -13,6 +13,18 @@ import {getPodStatus} from '../status/pod-status.js'
 import {withMessage} from '../core/reasons.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {podLogDirectory, podSandboxes, type SandboxConfig} from '../kuberuntime/sandbox.js'
+import type {PodPlan} from './run-plan.js'
+
+/** What `podctl run` returns (and prints with -o json): every pod it ran. */
+export interface RunResult {
+  pods: PodRunResult[]
+}
+
+/** What `podctl run --dry-run` returns: the plan of each pod, nothing created. */
+export interface DryRunResult {
+  dryRun: true
+  pods: PodPlan[]
+}
 
 export interface RunContainerResult {
   name: string

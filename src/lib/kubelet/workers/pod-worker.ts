@@ -27,6 +27,7 @@ import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} fr
 import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
 import type {SupervisorLocks} from '../config/supervisor-lock.js'
+import {OutsideStops, outsideStopsMessage} from './outside-stops.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
@@ -56,6 +57,8 @@ export interface WorkerContext {
   heldChanged(): void
   /** False while the runtime is unreachable: workers wait for the reconnect's resync instead of failing. */
   runtimeUp(): boolean
+  /** True while a kubelet owns the runtime: workers keep watching and change nothing. */
+  paused(): boolean
 }
 
 /** The pod's state: the record it follows (pod, registered, fingerprint, ...), and the rest. */
@@ -83,6 +86,9 @@ export class PodWorker {
   private observed = false
   private poked = false
   private wakeUp?: () => void
+  private readonly outsideStops = new OutsideStops()
+  /** The pod's sandbox kept being stopped from outside: no more recreations. */
+  private gaveUp = false
 
   constructor(
     readonly fullName: string,
@@ -149,6 +155,9 @@ export class PodWorker {
           this.ended = true
           break
         }
+
+        // Beside an owner of the runtime (a kubelet), or given up on a pod someone keeps stopping: watch only.
+        if (this.ctx.paused() || this.gaveUp) continue
 
         await this.turn(observation).catch((error: unknown) => {
           if (!signal.aborted) this.ctx.deps.events(warningEvent('SyncFailed', asPodctlError(error).message, this.fullName))
@@ -264,6 +273,11 @@ export class PodWorker {
       onKill: (id) => this.stopProbing(state, [id]),
     })
     if (result.failure instanceof InterruptedError) return
+    if (result.recreatedAttempt !== undefined && this.outsideStops.recreated(now)) {
+      this.gaveUp = true
+      deps.events(warningEvent('StoppedOutside', outsideStopsMessage(), this.fullName))
+    }
+
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
     if (result.uid !== state.pod.uid) {
       // Recreated under a new uid: its lock is in the new pod directory.

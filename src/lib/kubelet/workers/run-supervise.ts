@@ -9,6 +9,7 @@ import {ImageManager} from '../../images/image-manager.js'
 import {killPods} from '../kuberuntime/kill-pods.js'
 import type {SyncSettings} from '../kuberuntime/reconciler.js'
 import {podSandboxes} from '../kuberuntime/sandbox.js'
+import type {RuntimeOwnerCheck} from './runtime-owner-watch.js'
 import {superviseSelection} from './supervisor.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
 
@@ -23,6 +24,8 @@ export interface RunSuperviseDeps {
   /** Aborted by Ctrl-C/SIGTERM: supervision ends and the pods are killed. */
   signal: AbortSignal
   parallel: number
+  /** Whether a kubelet owns the runtime now (supervisor.ts pauses while one does). */
+  runtimeOwner?: RuntimeOwnerCheck
 }
 
 export async function superviseRunPods(
@@ -45,7 +48,14 @@ export async function superviseRunPods(
   // must not take over a pod that is being killed (it would start it again).
   const locks = new SupervisorLocks(settings.podDirRoot, 'podctl run --supervise')
   try {
-    await superviseSelection(select, settings, {client, images, events: deps.events, signal: deps.signal, locks})
+    await superviseSelection(select, settings, {
+      client,
+      images,
+      events: deps.events,
+      signal: deps.signal,
+      locks,
+      runtimeOwner: deps.runtimeOwner,
+    })
     deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
     const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
     const outcome = await killPods(client, targets, {

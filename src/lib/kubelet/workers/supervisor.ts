@@ -27,6 +27,7 @@ import type {SyncSettings} from '../kuberuntime/reconciler.js'
 import type {ContainerProbes, StatusProber} from '../status/status-manager.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
 import type {SyncTarget} from './sync-pods.js'
+import {type RuntimeOwnerCheck, RuntimeOwnerWatch} from './runtime-owner-watch.js'
 
 /** How often the runtime is listed: a container exit is seen within this, with or without an event stream. */
 export const WATCH_POLL_MS = 1000
@@ -58,6 +59,8 @@ export interface SuperviseDeps extends Omit<WorkerDeps, 'prober'> {
    * until they are killed) and releases them itself; default: `podctl sync --watch`'s, released here.
    */
   locks?: SupervisorLocks
+  /** Whether a kubelet owns the runtime now (runtime-owner-watch.ts); none → never checked. */
+  runtimeOwner?: RuntimeOwnerCheck
 }
 
 /**
@@ -113,6 +116,7 @@ export async function superviseSelection(
       standby = allHeld
     },
     runtimeUp: () => reconnectMs === 0,
+    paused: () => ownerWatch?.owner !== undefined,
   }
   const streamStop = new AbortController()
   const stream = new ContainerEventStream({
@@ -134,9 +138,13 @@ export async function superviseSelection(
   const unsubscribe = prober.onResult((id) => {
     for (const worker of workers.values()) if (worker.owns(id)) worker.probeResult(id)
   })
+  const resyncAll = () => {
+    for (const worker of workers.values()) worker.resync()
+  }
+  const ownerWatch = deps.runtimeOwner && new RuntimeOwnerWatch(deps.runtimeOwner, events, resyncAll)
   const runtimeBack = () => {
     events(normalEvent('RuntimeReady', 'The runtime answers again; syncing every pod', 'runtime'))
-    for (const worker of workers.values()) worker.resync()
+    resyncAll()
     stream.runtimeRestarted()
   }
 
@@ -147,6 +155,7 @@ export async function superviseSelection(
       const started = Date.now()
       pending = false
       try {
+        await ownerWatch?.tick()
         const targets = await select()
         const {containers} = await client.runtime('listContainers', {filter: {}}, {signal})
         if (reconnectMs > 0) runtimeBack()
