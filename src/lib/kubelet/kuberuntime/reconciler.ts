@@ -60,6 +60,8 @@ export interface SyncDeps {
   onKill?: (containerId: string) => void
   /** Kill the pod and start it again with attempt + 1 (sync -f with a change the sandbox cannot absorb). */
   recreate?: boolean
+  /** Asked before a sandbox is recreated: false leaves the pod as it is (a supervisor gave up on a pod someone keeps stopping). */
+  mayRecreate?: () => boolean
   /** The sandbox `run` just made (its IPs and node, for env and hooks): the containers are started in it. */
   sandbox?: SandboxContext
   /** What the pass is doing now (for a spinner). */
@@ -77,8 +79,6 @@ export interface PodSyncResult {
   backOffUntil?: number
   /** How many of `did` only say a container waits out its back-off: a pass that did nothing else changed nothing. */
   backOffWaits?: number
-  /** The attempt of the sandbox the pass recreated (a dead or changed one), when it did. */
-  recreatedAttempt?: number
   failure?: PodctlError
 }
 
@@ -110,7 +110,6 @@ export async function syncPodOnce(
     if (ctx.recreation) {
       await finishRecreation(deps.client, ctx.recreation, settings.podDirRoot)
       result.did.unshift(`recreated the pod sandbox (attempt ${ctx.recreation.attempt})`)
-      result.recreatedAttempt = ctx.recreation.attempt
     }
   } catch (error) {
     const {events} = deps
@@ -148,7 +147,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     return 'done'
   }
 
-  if (actions.createSandbox) return recreate(ctx, sandboxes)
+  if (actions.createSandbox) return deps.mayRecreate?.() === false ? 'done' : recreate(ctx, sandboxes)
   if (actions.killPod) {
     await killPod(deps.client, sandboxes, {events: deps.events, keep: true, signal: deps.signal})
     const why =

@@ -1,27 +1,36 @@
 /**
- * A pod whose sandbox keeps dying is being stopped by someone else: a worker recreates a sandbox only
- * when it found it dead, and nothing in podctl stops a sandbox it means to keep. Beside an agent that
- * kills every pod it did not start (a kubelet podctl could not see, in another PID namespace), each
- * recreation is killed again within seconds; after OUTSIDE_STOPS of them in OUTSIDE_STOPS_WINDOW_MS the
- * worker stops recreating the pod and keeps watching, instead of fighting for as long as it runs.
+ * A pod whose sandbox keeps dying is being stopped by someone else: nothing in podctl stops a sandbox
+ * it means to keep. Beside an agent that kills every pod it did not start (a kubelet podctl cannot see,
+ * in another PID namespace), each new sandbox is killed again within seconds; so once a worker has
+ * found the pod's sandbox dead OUTSIDE_STOPS times within OUTSIDE_STOPS_WINDOW_MS, it stops recreating
+ * the pod and keeps watching, instead of fighting for as long as it runs.
  */
+import {type EventSink, warningEvent} from '../../kube/events.js'
+
 export const OUTSIDE_STOPS = 3
 export const OUTSIDE_STOPS_WINDOW_MS = 60_000
 
-export function outsideStopsMessage(): string {
-  return (
-    `The pod's sandbox was stopped from outside podctl ${OUTSIDE_STOPS} times within ${OUTSIDE_STOPS_WINDOW_MS / 1000}s ` +
-    '(a kubelet or another agent owns this runtime): podctl stops recreating it and keeps watching; find what stops it, then run podctl sync'
-  )
-}
-
 export class OutsideStops {
-  private readonly recreations: number[] = []
+  /** The worker gave up on the pod: it is not recreated again. */
+  gaveUp = false
+  private readonly deaths: number[] = []
 
-  /** A recreation of a dead sandbox at `now`; true when that makes enough within the window to give up. */
-  recreated(now: number): boolean {
-    this.recreations.push(now)
-    while (this.recreations.length > 0 && now - this.recreations[0] > OUTSIDE_STOPS_WINDOW_MS) this.recreations.shift()
-    return this.recreations.length >= OUTSIDE_STOPS
+  constructor(
+    private readonly pod: string,
+    private readonly events: EventSink,
+  ) {}
+
+  /** Asked before a dead sandbox is recreated (at `now`): false, and one warning, once it died too often. */
+  mayRecreate(now: number): boolean {
+    if (this.gaveUp) return false
+    this.deaths.push(now)
+    while (now - this.deaths[0] > OUTSIDE_STOPS_WINDOW_MS) this.deaths.shift()
+    if (this.deaths.length < OUTSIDE_STOPS) return true
+    this.gaveUp = true
+    const message =
+      `The pod's sandbox was stopped from outside podctl ${OUTSIDE_STOPS} times within ${OUTSIDE_STOPS_WINDOW_MS / 1000}s ` +
+      '(a kubelet or another agent owns this runtime): podctl stops recreating it and keeps watching; find what stops it, then run podctl sync'
+    this.events(warningEvent('StoppedOutside', message, this.pod))
+    return false
   }
 }

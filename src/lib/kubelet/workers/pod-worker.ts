@@ -27,7 +27,7 @@ import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} fr
 import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
 import type {SupervisorLocks} from '../config/supervisor-lock.js'
-import {OutsideStops, outsideStopsMessage} from './outside-stops.js'
+import {OutsideStops} from './outside-stops.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
@@ -86,9 +86,7 @@ export class PodWorker {
   private observed = false
   private poked = false
   private wakeUp?: () => void
-  private readonly outsideStops = new OutsideStops()
-  /** The pod's sandbox kept being stopped from outside: no more recreations. */
-  private gaveUp = false
+  private readonly outsideStops: OutsideStops
 
   constructor(
     readonly fullName: string,
@@ -96,6 +94,7 @@ export class PodWorker {
     /** The previous worker of the same pod, which must have let the pod go first. */
     after?: Promise<void>,
   ) {
+    this.outsideStops = new OutsideStops(fullName, ctx.deps.events)
     this.done = this.loop(after)
   }
 
@@ -157,7 +156,7 @@ export class PodWorker {
         }
 
         // Beside an owner of the runtime (a kubelet), or given up on a pod someone keeps stopping: watch only.
-        if (this.ctx.paused() || this.gaveUp) continue
+        if (this.ctx.paused() || this.outsideStops.gaveUp) continue
 
         await this.turn(observation).catch((error: unknown) => {
           if (!signal.aborted) this.ctx.deps.events(warningEvent('SyncFailed', asPodctlError(error).message, this.fullName))
@@ -271,13 +270,10 @@ export class PodWorker {
       probeFailures,
       containers: observation.containers,
       onKill: (id) => this.stopProbing(state, [id]),
+      // A sandbox found dead (not one recreated for a change) was stopped by someone else.
+      mayRecreate: () => observation.sandboxes.some((sandbox) => sandbox.state === 'SANDBOX_READY') || this.outsideStops.mayRecreate(now),
     })
     if (result.failure instanceof InterruptedError) return
-    if (result.recreatedAttempt !== undefined && this.outsideStops.recreated(now)) {
-      this.gaveUp = true
-      deps.events(warningEvent('StoppedOutside', outsideStopsMessage(), this.fullName))
-    }
-
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
     if (result.uid !== state.pod.uid) {
       // Recreated under a new uid: its lock is in the new pod directory.
