@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -27,7 +27,7 @@ describe('recordsOfRuntime', () => {
     await recordDesiredPod(podDirRoot, pod('legacy', 'u3'))
     // A pod.json copied under another uid's directory, and a directory a `run` has not recorded yet.
     mkdirSync(join(podDirRoot, 'u4'))
-    writeFileSync(join(podDirRoot, 'u4', 'pod.json'), JSON.stringify({runtimeEndpoint: A, ...pod('copied', 'u1')}))
+    writeFileSync(join(podDirRoot, 'u4', 'pod.json'), JSON.stringify({runtimeEndpoint: A, ...(pod('copied', 'u1') as object)}))
     mkdirSync(join(podDirRoot, 'u5', 'volumes'), {recursive: true})
 
     const records = await recordsOfRuntime(podDirRoot, '/run/a/containerd.sock')
@@ -48,7 +48,7 @@ describe('goneFromRuntime', () => {
 })
 
 describe('removePodRecord', () => {
-  it('removes the pod directory and the log directory, and only those', async () => {
+  it('removes the pod directory, the log directory and the links into it, and only those', async () => {
     const {podDirRoot, logsRoot} = roots()
     await recordDesiredPod(podDirRoot, pod('web', 'u1'), A)
     await recordDesiredPod(podDirRoot, pod('db', 'u2'), A)
@@ -57,12 +57,20 @@ describe('removePodRecord', () => {
     mkdirSync(join(logsRoot, 'ns_web_u1', 'app'), {recursive: true})
     mkdirSync(join(logsRoot, 'ns_db_u2', 'app'), {recursive: true})
 
-    await removePodRecord(pod('web', 'u1'), {podDirRoot, logsRoot})
+    // Log links of the pod's containers (into its log directory), of another pod of the same name, and of db.
+    const linksDir = join(logsRoot, '..', 'links')
+    mkdirSync(linksDir)
+    symlinkSync(join(logsRoot, 'ns_web_u1', 'app', '0.log'), join(linksDir, 'web_ns_app-c1.log'))
+    symlinkSync(join(logsRoot, 'ns_web_u9', 'app', '0.log'), join(linksDir, 'web_ns_app-c9.log'))
+    symlinkSync(join(logsRoot, 'ns_db_u2', 'app', '0.log'), join(linksDir, 'db_ns_app-c2.log'))
+
+    await removePodRecord(pod('web', 'u1'), {podDirRoot, logsRoot, linksDir})
+    expect(readdirSync(linksDir).sort()).toEqual(['db_ns_app-c2.log', 'web_ns_app-c9.log'])
     expect(existsSync(join(podDirRoot, 'u1'))).toBe(false)
     expect(existsSync(join(logsRoot, 'ns_web_u1'))).toBe(false)
     expect(existsSync(join(podDirRoot, 'u2', 'pod.json'))).toBe(true)
     expect(existsSync(join(logsRoot, 'ns_db_u2'))).toBe(true)
     // Removing again is fine: nothing is left to remove.
-    await removePodRecord(pod('web', 'u1'), {podDirRoot, logsRoot})
+    await removePodRecord(pod('web', 'u1'), {podDirRoot, logsRoot, linksDir})
   })
 })
