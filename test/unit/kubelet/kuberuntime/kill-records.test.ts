@@ -10,8 +10,8 @@ import {SupervisorLocks, supervisorOf} from '../../../../src/lib/kubelet/config/
 import {
   findGoneRecords,
   matchRecords,
-  removeGoneRecords,
   type RecordSelection,
+  removeGoneRecords,
 } from '../../../../src/lib/kubelet/kuberuntime/kill-records.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 
@@ -31,7 +31,7 @@ function runtime(live: () => string[]) {
   let lists = 0
   const client = {
     runtimeEndpoint: A,
-    runtime: async (method: string) => {
+    async runtime(method: string) {
       if (method !== 'listPodSandbox') throw new Error(`unexpected ${method}`)
       lists++
       return {items: live().map((uid) => ({id: `sb-${uid}`, metadata: {name: 'x', namespace: 'ns', uid, attempt: 0}}))}
