@@ -1,8 +1,8 @@
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
 
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
 import {goneFromRuntime, recordsOfRuntime, removePodRecord} from '../../../../src/lib/kubelet/kuberuntime/gone-pods.js'
@@ -14,8 +14,14 @@ const B = 'unix:///run/b/containerd.sock'
 const pod = (name: string, uid: string) =>
   ({name, namespace: 'ns', uid, labels: {}, containers: [], initContainers: [], volumes: []}) as never
 
+const bases: string[] = []
+afterAll(() => {
+  for (const base of bases) rmSync(base, {recursive: true, force: true})
+})
+
 function roots() {
   const base = mkdtempSync(join(tmpdir(), 'podctl-gone-pods-'))
+  bases.push(base)
   return {podDirRoot: join(base, 'pods'), logsRoot: join(base, 'logs')}
 }
 

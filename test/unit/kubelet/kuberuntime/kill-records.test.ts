@@ -1,8 +1,8 @@
-import {existsSync, mkdirSync, mkdtempSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
@@ -21,8 +21,14 @@ const B = 'unix:///run/b/containerd.sock'
 const pod = (name: string, namespace: string, uid: string, labels: Record<string, string> = {}) =>
   ({name, namespace, uid, labels, containers: [], initContainers: [], volumes: []}) as unknown as PodModel
 
+const bases: string[] = []
+afterAll(() => {
+  for (const base of bases) rmSync(base, {recursive: true, force: true})
+})
+
 function roots() {
   const base = mkdtempSync(join(tmpdir(), 'podctl-kill-records-'))
+  bases.push(base)
   return {podDirRoot: join(base, 'pods'), logsRoot: join(base, 'logs')}
 }
 
