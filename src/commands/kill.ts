@@ -6,10 +6,11 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
-import {outputFlag, podDirRootFlag} from '../lib/flags.js'
+import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
 import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
-import {type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
+import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
+import {type PodSelection, type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 
 export interface KillFailure {
@@ -35,6 +36,10 @@ share that one grace period: each waits for the app containers and the sidecars 
 what is left (at least 2s). Then StopPodSandbox for every sandbox (attempt) of the pod; \
 then the containers and sandboxes are removed unless --keep. The grace period is --grace-period, else the pod's \
 io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Objects already gone count as done, so killing twice is safe. \
+A pod the runtime no longer has (its sandboxes were removed behind podctl's back) but that podctl still records for \
+this runtime loses its record: pod.json, which supervisors and sync act on, the rest of its pod directory and its log \
+directory under --pod-logs-root; --all and --label remove such records too. Records of other runtimes are never \
+touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not found. \
 Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of the \
 first failure (5 for a pod that does not exist, unless --ignore-not-found).`
 
@@ -70,6 +75,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
     'pod-dir-root': podDirRootFlag,
+    'pod-logs-root': podLogsRootFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
@@ -83,11 +89,13 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
       throw new UsageError(`--force kills at once; it cannot be combined with --grace-period ${gracePeriod} (drop one of them)`)
     }
 
-    const {pods, failures: unmatched, containers} = await selectPodsFromRuntime(await this.client(), selection)
-    const failures: KillFailure[] = unmatched
+    const {pods, failures: found, containers} = await selectPodsFromRuntime(await this.client(), selection)
+    const recorded = await this.removeGoneRecords(selection, found)
+    const failures: KillFailure[] = recorded.unmatched
       .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
       .map(({ref, error}) => killFailure(ref, error))
-    if (pods.length === 0 && refs.length === 0) {
+    failures.push(...recorded.failures)
+    if (pods.length === 0 && refs.length === 0 && recorded.items.length === 0) {
       const where = flags.namespace === undefined ? '' : ` in namespace "${flags.namespace}"`
       const what = flags.all
         ? 'no pods'
@@ -98,7 +106,8 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     }
 
     const force = flags.force || gracePeriod === 0
-    const items = await this.killPods(this.admit(pods, failures), failures, {gracePeriodSeconds: gracePeriod, force, containers})
+    const killed = await this.killPods(this.admit(pods, failures), failures, {gracePeriodSeconds: gracePeriod, force, containers})
+    const items = [...recorded.items, ...killed]
     const result: KillResult = {items, failures}
     if (this.machineOutput()) await this.emit(result)
     this.reportFailures(collapseIdentical(failures))
@@ -113,6 +122,50 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
   /** Whether the stopped containers and sandboxes stay (--keep; stopp always). */
   protected keepSandboxes(): boolean {
     return this.flags.keep
+  }
+
+  /**
+   * The records of pods this runtime no longer has that the selection names (references no sandbox
+   * matched; with --all or --label, every record it covers): removed, since a killed pod is no
+   * longer wanted. With --keep (stopp) they stay, and a reference to one says so.
+   */
+  private async removeGoneRecords(
+    selection: PodSelection,
+    found: Array<{ref: string; error: PodctlError}>,
+  ): Promise<{items: KillPodResult[]; failures: KillFailure[]; unmatched: Array<{ref: string; error: PodctlError}>}> {
+    const notFound = found.filter(({error}) => error instanceof NotFoundError).map(({ref}) => ref)
+    const none = {items: [], failures: [], unmatched: found}
+    if (selection.refs.length > 0 ? notFound.length === 0 : this.keepSandboxes()) return none
+    const client = await this.client()
+    const podDirRoot = this.flags['pod-dir-root']
+    const gone = await findGoneRecords(client, podDirRoot, {...selection, refs: notFound})
+    if (this.keepSandboxes()) {
+      // Still not found, but the error says where the pod went and how to drop what is left of it.
+      const kept = (pod: string) =>
+        new NotFoundError(`pod ${pod} is gone from the runtime; its record stays (podctl kill ${pod} removes it)`)
+      const unmatched = found.map((miss) => {
+        const pod = gone.matched.get(miss.ref)
+        return pod === undefined ? miss : {ref: miss.ref, error: kept(pod)}
+      })
+      return {...none, unmatched}
+    }
+
+    const outcome = await removeGoneRecords(client, gone, {
+      podDirRoot,
+      logsRoot: this.flags['pod-logs-root'],
+      lock: {
+        deadline: this.commandDeadline(),
+        onWait: (pod, pid) => this.stderrLine(`Another podctl (pid ${pid}) is running pod ${pod}; waiting for it`),
+      },
+      onKilled: (result) => {
+        if (!this.machineOutput()) this.log(this.line(result))
+      },
+    })
+    return {
+      items: outcome.items,
+      failures: outcome.failures.map(({pod, error}) => killFailure(pod, error)),
+      unmatched: found.filter(({ref}) => !gone.matched.has(ref)),
+    }
   }
 
   /** Every pod, --parallel at once, with progress on a terminal; a pod's failure goes to `failures`, the others go on. */
@@ -142,6 +195,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
   }
 
   private line(result: KillPodResult): string {
+    if (result.recordOnly) return `${this.chalk.bold(result.pod)}: gone from the runtime; removed its record`
     const count = `${result.containersStopped} container${result.containersStopped === 1 ? '' : 's'} stopped`
     const fate = result.removed ? 'removed' : this.keepSandboxes() ? 'kept' : 'not removed'
     return `${this.chalk.bold(result.pod)}: ${count}, ${fate} ${this.chalk.dim(`(${(result.durationMs / 1000).toFixed(1)}s)`)}`

@@ -18,7 +18,8 @@ export default class Rmp extends Kill {
   static override description = `Removes every container and sandbox of each pod, and the pod's directory, as podctl kill \
 does. A pod that is still running (a Ready sandbox) is refused, exit 9, unless -f/--force: then its containers are killed \
 at once (no preStop hook, no grace period, as crictl rmp -f), or with --grace-period N the kubelet's way; podctl stopp \
-first stops a pod gracefully. Takes kill's options: names, name_namespace or sandbox ID prefixes, -l, -a/--all (with -n).`
+first stops a pod gracefully. A pod the runtime no longer has but podctl still records for this runtime loses its \
+record, as with podctl kill. Takes kill's options: names, name_namespace or sandbox ID prefixes, -l, -a/--all (with -n).`
 
   static override examples = [
     example('Remove a stopped pod', 'web'),

@@ -5,15 +5,20 @@
 import {example} from '../lib/base-command.js'
 import Kill from './kill.js'
 
-/** kill's flags; --keep is implied (stopp) or meaningless (rmp), so it is not offered. */
-const killFlags = {...Kill.flags, keep: {...Kill.flags.keep, hidden: true}}
+/** kill's flags; --keep is implied, so it is not offered, nor --pod-logs-root (stopp removes no log directory). */
+const killFlags = {
+  ...Kill.flags,
+  keep: {...Kill.flags.keep, hidden: true},
+  'pod-logs-root': {...Kill.flags['pod-logs-root'], hidden: true},
+}
 
 export default class Stopp extends Kill {
   static override summary = "Stop pods but keep their sandboxes (crictl stopp): podctl kill --keep, the kubelet's way."
 
   static override description = `The same as podctl kill --keep: every running container gets its preStop hook within the \
 grace period, then StopContainer; then StopPodSandbox for every sandbox of the pod. The stopped containers and sandboxes \
-stay for inspection (podctl ps -a, podctl logs); podctl rmp removes them. Takes kill's options: names, name_namespace or \
+stay for inspection (podctl ps -a, podctl logs); podctl rmp removes them. The record of a pod the runtime no longer \
+has stays too (the pod counts as not found). Takes kill's options: names, name_namespace or \
 sandbox ID prefixes, -l, -a/--all (with -n), --grace-period, -f/--force (no hook, no grace).`
 
   static override examples = [

@@ -60,6 +60,11 @@ export interface KillPodResult {
   containersStopped: number
   /** True when every container and sandbox was removed (always false with keep). */
   removed: boolean
+  /**
+   * Set (true) only when the runtime had nothing of the pod and only its record was removed: its pod
+   * directory (pod.json, back-off, volumes) and log directory (kill-records.ts). No sandboxes then.
+   */
+  recordOnly?: true
   durationMs: number
 }
 

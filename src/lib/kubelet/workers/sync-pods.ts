@@ -5,8 +5,6 @@
  * it lose their pod and log directories, as the kubelet cleans up after a deleted pod; records of
  * other runtimes (record-owner.ts) are left alone.
  */
-import {readdir, rm} from 'node:fs/promises'
-
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
@@ -14,11 +12,10 @@ import {normalEvent} from '../../kube/events.js'
 import {newestFirst} from '../../kube/helpers.js'
 import {settleLimit} from '../../util/concurrency.js'
 import {claimLegacyRecord, readPodRecord} from '../config/desired-state.js'
-import {removePodDirectory} from '../volumes/pod-dirs.js'
 import {lockPods} from '../config/pod-lock.js'
 import {recordOwner} from '../core/record-owner.js'
 import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
-import {podLogDirectory} from '../kuberuntime/sandbox.js'
+import {goneFromRuntime, recordsOfRuntime, removePodRecord} from '../kuberuntime/gone-pods.js'
 import {supervisorOf} from '../config/supervisor-lock.js'
 
 export interface SyncTarget {
@@ -121,28 +118,22 @@ export interface GonePod {
 }
 
 /**
- * Pods podctl recorded that the runtime no longer has: their pod directory and log directory are
- * removed. Only directories holding a recorded pod.json of this runtime are considered (a `run` in
- * progress has none yet): every runtime shares the pod directory root, and a record of another
- * runtime, or one that names no runtime (record-owner.ts), may be a pod that runs elsewhere.
+ * Pods podctl recorded for this runtime that the runtime no longer has: their pod directory and log
+ * directory are removed (kuberuntime/gone-pods.ts says which records count: every runtime shares
+ * the pod directory root, and a record of another runtime, or one that names no runtime, may be a
+ * pod that runs elsewhere).
  */
 export async function removeGonePods(
   client: CriClient,
   settings: Pick<SyncSettings, 'podDirRoot' | 'logsRoot'>,
   matches: (pod: {name: string; namespace: string}) => boolean,
 ): Promise<GonePod[]> {
-  const entries = await readdir(settings.podDirRoot, {withFileTypes: true}).catch(() => [])
+  const records = await recordsOfRuntime(settings.podDirRoot, client.runtimeEndpoint)
   const {items} = await client.runtime('listPodSandbox', {})
-  const live = new Set(items.map((sandbox) => sandbox.metadata?.uid))
   const gone: GonePod[] = []
-  for (const entry of entries) {
-    if (!entry.isDirectory() || live.has(entry.name)) continue
-    const record = await readPodRecord(settings.podDirRoot, entry.name)
-    if (!record || recordOwner(record.runtimeEndpoint, client.runtimeEndpoint) !== 'this') continue
-    const {pod} = record
-    if (pod.uid !== entry.name || !matches(pod)) continue
-    await removePodDirectory(settings.podDirRoot, pod.uid)
-    await rm(podLogDirectory(pod, settings.logsRoot), {recursive: true, force: true})
+  for (const pod of goneFromRuntime(records, items)) {
+    if (!matches(pod)) continue
+    await removePodRecord(pod, settings)
     gone.push({fullName: `${pod.name}_${pod.namespace}`, uid: pod.uid})
   }
 

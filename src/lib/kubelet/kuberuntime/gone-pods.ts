@@ -1,0 +1,71 @@
+/**
+ * Pods recorded for this runtime (pod.json naming its endpoint: record-owner.ts) that the runtime
+ * no longer has, e.g. because a kubelet or crictl removed their sandboxes behind podctl's back.
+ * `sync --all` sweeps them (workers/sync-pods.ts removeGonePods) and `kill` removes those it names
+ * (kill-records.ts). Both go through here, so they agree on which records count and on what goes.
+ */
+import {readdir, readlink, rm} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
+import type {PodModel} from '../../manifest/model.js'
+import {readPodRecord} from '../config/desired-state.js'
+import {recordOwner} from '../core/record-owner.js'
+import {DESIRED_POD_FILE, podDirectory, removePodDirectory} from '../volumes/pod-dirs.js'
+import {containerLogsDir} from './container-logs-links.js'
+import {podLogDirectory} from './sandbox.js'
+
+/**
+ * The pods recorded under `podDirRoot` for `runtime`. A record of another runtime, or one that
+ * names none (legacy), may be a pod that runs elsewhere: it is never listed. So is a directory
+ * whose pod.json names another uid, and one without a pod.json (a `run` in progress has none yet).
+ */
+export async function recordsOfRuntime(podDirRoot: string, runtime: string | undefined): Promise<PodModel[]> {
+  const entries = await readdir(podDirRoot, {withFileTypes: true}).catch(() => [])
+  const records: PodModel[] = []
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue
+    const record = await readPodRecord(podDirRoot, entry.name)
+    if (!record || recordOwner(record.runtimeEndpoint, runtime) !== 'this' || record.pod.uid !== entry.name) continue
+    records.push(record.pod)
+  }
+
+  return records
+}
+
+/** The records of which the runtime has no sandbox (by uid: every attempt of a pod shares its uid). */
+export function goneFromRuntime(records: readonly PodModel[], sandboxes: readonly PodSandbox[]): PodModel[] {
+  const live = new Set(sandboxes.map((sandbox) => sandbox.metadata?.uid))
+  return records.filter((pod) => !live.has(pod.uid))
+}
+
+/**
+ * Removes a gone pod's record: pod.json first, so a supervisor following it lets the pod go
+ * (supervised-record.ts) before anything else disappears, as `kill` forgets a live pod before it
+ * stops it; then the pod directory (volumes, back-off, status, supervisor.lock), the pod's log
+ * directory under `logsRoot` and the container log links into it.
+ */
+export async function removePodRecord(
+  pod: PodModel,
+  {podDirRoot, logsRoot, linksDir = containerLogsDir()}: {podDirRoot: string; logsRoot: string; linksDir?: string},
+): Promise<void> {
+  await rm(`${podDirectory(podDirRoot, pod.uid)}/${DESIRED_POD_FILE}`, {force: true})
+  await removePodDirectory(podDirRoot, pod.uid)
+  const logs = podLogDirectory(pod, logsRoot)
+  await rm(logs, {recursive: true, force: true})
+  await removeLinksInto(linksDir, `${pod.name}_${pod.namespace}_`, logs)
+}
+
+/**
+ * The containers are gone without podctl seeing their IDs, so their log links (container-logs-links.ts)
+ * are found by the pod's name prefix and removed when they point into its log directory, as the
+ * kubelet's container GC removes links left dangling. Best effort, as the links themselves are.
+ */
+async function removeLinksInto(dir: string, prefix: string, logs: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [])
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.log')) continue
+    const target = await readlink(join(dir, name)).catch(() => undefined)
+    if (target?.startsWith(`${logs}/`)) await rm(join(dir, name), {force: true}).catch(() => {})
+  }
+}
