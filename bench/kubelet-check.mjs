@@ -19,7 +19,8 @@ const noOrphan = {rootDir: '/nonexistent'}
 
 function floor() {
   for (const entry of readdirSync('/proc')) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue
+    const first = entry.codePointAt(0)
+    if (first < 48 || first > 57) continue
     try {
       readFileSync(`/proc/${entry}/comm`, 'utf8')
     } catch {}
@@ -33,6 +34,7 @@ async function time(rounds, call) {
     await call()
     times.push(performance.now() - started)
   }
+
   return median(times)
 }
 
@@ -44,6 +46,7 @@ async function measure(label) {
     floors.push(await time(rounds / 5, floor))
     checks.push(await time(rounds / 5, () => kubeletOfRuntime(endpoint, noOrphan)))
   }
+
   return [label, `${median(floors).toFixed(2)} ms`, `${median(checks).toFixed(2)} ms`, (median(checks) / median(floors)).toFixed(2)]
 }
 
@@ -60,7 +63,9 @@ const standIn = spawn(
     stdio: ['ignore', 'pipe', 'inherit'],
   },
 )
-await new Promise((resolve) => standIn.stdout.once('data', resolve))
+await new Promise((resolve) => {
+  standIn.stdout.once('data', resolve)
+})
 try {
   if ((await kubeletOfRuntime(endpoint, noOrphan))?.pid !== standIn.pid) throw new Error('the stand-in kubelet was not found')
   rows.push(await measure('beside a kubelet found by its connection (ss)'))

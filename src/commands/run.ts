@@ -25,7 +25,7 @@ import {
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
-import {type DryRunResult, describeFailure, type RunResult} from '../lib/kubelet/run/run-result.js'
+import {describeFailure, type DryRunResult, type RunResult} from '../lib/kubelet/run/run-result.js'
 import type {SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {PlanSettings} from '../lib/kubelet/run/run-plan.js'
 import type {PodRunResult, PodRunSettings} from '../lib/kubelet/run/sync-pod.js'

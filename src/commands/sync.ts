@@ -47,8 +47,8 @@ runtimes sharing the pod directory root are left alone. What it does prints as e
 each pod in a worker of its own (one pod's slow kill or pull never delays another; --parallel bounds only pulls), \
 pods run after it started included. If a kubelet comes to use the runtime, it stops starting, restarting and \
 recreating pods (the kubelet would kill them) and keeps watching until the kubelet is gone; a pod whose sandbox is stopped \
-from outside 3 times within 60s is no longer recreated either. One supervisor per pod (supervisor.lock in the pod directory): a pod another \
-supervisor holds is left to it (AlreadySupervised) and taken over when that one stops.
+from outside 3 times within 60s is no longer recreated either. One supervisor per pod (supervisor.lock in the pod directory): a pod \
+another supervisor holds is left to it (AlreadySupervised) and taken over when that one stops.
 
 A live kubelet that uses this runtime kills every pod it did not start: sync refuses to start next to one (exit 17) \
 unless --force.

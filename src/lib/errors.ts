@@ -56,7 +56,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [
     ExitCode.KUBELET_OWNS_RUNTIME,
     'KubeletOwnsRuntime',
-    'a live kubelet uses this runtime and would kill the pod within ~2 s; nothing was created (run --static hands it the pod, --force runs anyway)',
+    'a live kubelet uses this runtime and would kill the pod within ~2 s; nothing was created (use run --static, or --force)',
   ],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]

@@ -2,6 +2,7 @@ import type {ChildProcess} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describe, expect, it} from 'vitest'
 
@@ -86,8 +87,9 @@ describe('beside a kubelet that uses the runtime', () => {
       const run = await podctl(['run', '-f', manifest('refused')], {env})
       expect(run.code, run.stderr).toBe(17)
       expect(run.stderr.trim()).toBe(
-        `Error: kubelet pid ${kubelet.pid} uses the runtime at ${lab().endpoint} (it holds a connection to the runtime socket): it kills every pod ` +
-          'it did not start within about 2 s, so nothing was created; hand the pod to the kubelet with --static, or run anyway with --force',
+        `Error: kubelet pid ${kubelet.pid} uses the runtime at ${lab().endpoint} (it holds a connection to the runtime socket): ` +
+          'it kills every pod it did not start within about 2 s, so nothing was created; ' +
+          'hand the pod to the kubelet with --static, or run anyway with --force',
       )
       expect(await sandboxesIn(client, namespace)).toEqual([])
       const pods = await podctl(['pods', '-n', namespace, '-o', 'json'], {env})
@@ -99,7 +101,7 @@ describe('beside a kubelet that uses the runtime', () => {
     }
   })
 
-  it('refuses for a kubelet whose --config names the runtime, in run, runp, start and sync --watch; --force runs; once it is gone run works again', async () => {
+  it('refuses beside a kubelet its --config points at the runtime (run, runp, start, sync --watch); --force runs', async () => {
     const kubelet = await startKubeletStandIn((dir) => {
       const config = join(dir, 'kubelet.yaml')
       writeFileSync(
@@ -109,7 +111,9 @@ describe('beside a kubelet that uses the runtime', () => {
       return ['--config', config, '--root-dir', join(dir, 'root')]
     })
     try {
-      const because = `kubelet pid ${kubelet.pid} uses the runtime at ${lab().endpoint} (containerRuntimeEndpoint in its --config ${kubelet.dir}/kubelet.yaml)`
+      const because =
+        `kubelet pid ${kubelet.pid} uses the runtime at ${lab().endpoint} ` +
+        `(containerRuntimeEndpoint in its --config ${kubelet.dir}/kubelet.yaml)`
       for (const args of [
         ['run', '-f', manifest('refused')],
         ['runp', manifest('refused')],
@@ -152,7 +156,7 @@ describe('sync --watch and a kubelet that comes later', () => {
         // What the kubelet does to a pod it did not start: stop it.
         await client.runtime('stopPodSandbox', {podSandboxId: first})
         // The watch lists every second: three listings and no new sandbox.
-        await new Promise((resolve) => setTimeout(resolve, 3500))
+        await sleep(3500)
         expect(await readySandboxes('kept')).toEqual([])
       } finally {
         await kubelet.stop()
@@ -188,7 +192,7 @@ describe('sync --watch and a kubelet that comes later', () => {
 
       await until('the watch to give up', () => watch.output().includes('StoppedOutside'), {timeoutMs: 30_000})
       // Given up at the third: no fourth sandbox, however many listings pass.
-      await new Promise((resolve) => setTimeout(resolve, 3000))
+      await sleep(3000)
       expect(await readySandboxes('fought')).toEqual([])
     } finally {
       const stopped = await watch.stop()

@@ -9,7 +9,7 @@ import {dirname} from 'node:path'
 const args = process.argv.slice(2)
 const value = (name) => {
   const at = args.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
-  if (at < 0) return undefined
+  if (at === -1) return
   return args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1]
 }
 
@@ -22,10 +22,19 @@ if (root && !args.includes('--no-pod-resources')) {
   mkdirSync(dirname(path), {recursive: true})
   rmSync(path, {force: true})
   const server = createServer((socket) => socket.end())
-  await new Promise((resolve) => server.listen(path, resolve))
+  await new Promise((resolve) => {
+    server.listen(path, resolve)
+  })
   held.push(server)
 }
 
 process.stdout.write('ready\n')
-process.on('SIGTERM', () => process.exit(0))
-setInterval(() => {}, 1 << 30)
+// SIGTERM ends it: the sockets go with the process, as a kubelet's do.
+const keepAlive = setInterval(() => {}, 1 << 30)
+process.on('SIGTERM', () => {
+  clearInterval(keepAlive)
+  for (const handle of held) {
+    if (handle.destroy) handle.destroy()
+    else handle.close()
+  }
+})

@@ -27,7 +27,9 @@ export async function startKubeletStandIn(flags: (dir: string) => string[]): Pro
     child.once('exit', (code) => reject(new Error(`kubelet stand-in exited (${code})`)))
     child.stdout!.once('data', () => resolve())
   })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve())
+  })
   return {
     pid: child.pid!,
     dir,

@@ -8,9 +8,9 @@
  */
 import {statSync} from 'node:fs'
 
-import {KUBELET_DEFAULT_ROOT_DIR, type KubeletSettings, describeEndpointSource, kubeletSettings} from './kubelet-settings.js'
+import {describeEndpointSource, KUBELET_DEFAULT_ROOT_DIR, type KubeletSettings, kubeletSettings} from './kubelet-settings.js'
 import {podResourcesSocket, socketAnswers} from './pod-resources.js'
-import {type LocalProcess, type ProcOptions, processesNamed, seenBy} from './processes.js'
+import {type LocalProcess, processesNamed, type ProcOptions, seenBy} from './processes.js'
 import {pidsConnectedTo} from './socket-peers.js'
 
 export interface KubeletSighting {

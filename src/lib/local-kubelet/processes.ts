@@ -31,7 +31,7 @@ export function processesNamed(name: string, {procRoot = '/proc'}: ProcOptions =
 
   const found: LocalProcess[] = []
   for (const entry of entries) {
-    const first = entry.charCodeAt(0)
+    const first = entry.codePointAt(0) ?? 0
     if (first < 48 || first > 57) continue
     const dir = `${procRoot}/${entry}`
     // The process may exit between readdir and read: whatever cannot be read is not there.

@@ -3,7 +3,7 @@
  * means refusing (KubeletOwnsRuntime, nothing created), or with --force going on with a warning.
  */
 import {KubeletOwnsRuntimeError} from '../errors.js'
-import {type DetectOptions, type KubeletSighting, kubeletOfRuntime} from './detect.js'
+import {type DetectOptions, kubeletOfRuntime, type KubeletSighting} from './detect.js'
 
 /** The way out besides --force for commands other than run (whose own is --static). */
 export const KUBELET_WAY = 'let the kubelet run the pod (podctl run --static)'
@@ -38,7 +38,8 @@ export async function refuseBesideKubelet(
 
   const instead = check.instead ?? 'hand the pod to the kubelet with --static'
   throw new KubeletOwnsRuntimeError(
-    `${describeKubelet(kubelet, endpoint)}: it kills every pod it did not start within about 2 s, so nothing was created; ${instead}, or run anyway with --force`,
+    `${describeKubelet(kubelet, endpoint)}: it kills every pod it did not start within about 2 s, so nothing was created; ` +
+      `${instead}, or run anyway with --force`,
   )
 }
 
@@ -49,7 +50,7 @@ export async function refuseBesideKubelet(
 export function runtimeOwnerCheck(endpoint: string, forcedPast?: KubeletSighting, options?: DetectOptions): RuntimeOwner {
   return async () => {
     const kubelet = await kubeletOfRuntime(endpoint, options)
-    if (!kubelet || (forcedPast && (kubelet.pid ?? kubelet.evidence) === (forcedPast.pid ?? forcedPast.evidence))) return undefined
+    if (!kubelet || (forcedPast && (kubelet.pid ?? kubelet.evidence) === (forcedPast.pid ?? forcedPast.evidence))) return
     return describeKubelet(kubelet, endpoint)
   }
 }

@@ -18,11 +18,15 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'podctl-detect-'))
   socket = join(dir, 'runtime.sock')
   runtime = createServer(() => {})
-  await new Promise<void>((resolve) => runtime.listen(socket, resolve))
+  await new Promise<void>((resolve) => {
+    runtime.listen(socket, resolve)
+  })
 })
 
 afterAll(async () => {
-  await new Promise((resolve) => runtime.close(resolve))
+  await new Promise((resolve) => {
+    runtime.close(resolve)
+  })
   rmSync(dir, {recursive: true, force: true})
 })
 
@@ -65,7 +69,8 @@ describe('kubeletOfRuntime', () => {
       (scratch) => {
         writeFileSync(
           join(scratch, 'config.yaml'),
-          `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncontainerRuntimeEndpoint: unix://${socket}\nstaticPodPath: ${scratch}/manifests\n`,
+          'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' +
+            `containerRuntimeEndpoint: unix://${socket}\nstaticPodPath: ${scratch}/manifests\n`,
         )
         return [`--config=${join(scratch, 'config.yaml')}`, '--hostname-override', 'Node-A']
       },
@@ -99,7 +104,7 @@ describe('kubeletOfRuntime', () => {
     )
   })
 
-  it('with no kubelet process in sight, holds a pod-resources socket that answers as a kubelet, and one that does not as none', async () => {
+  it('with no kubelet process in sight, takes an answering pod-resources socket for a kubelet, a silent one for none', async () => {
     await withStandIn(
       (scratch) => ['--root-dir', join(scratch, 'root')],
       async (kubelet) => {
@@ -120,6 +125,7 @@ describe('refuseBesideKubelet', () => {
   const warnings: string[] = []
   const warn = (line: string) => warnings.push(line)
   const runtime = () => ({runtimeEndpoint: `unix://${socket}`})
+
   it('refuses with exit 17, the pid, the reason and the two ways out; with force it only warns', async () => {
     await withStandIn(
       () => ['--container-runtime-endpoint', socket],
@@ -128,7 +134,10 @@ describe('refuseBesideKubelet', () => {
         await expect(refused).rejects.toMatchObject({
           code: 'KubeletOwnsRuntime',
           exitCode: 17,
-          message: `kubelet pid ${kubelet.pid} uses the runtime at unix://${socket} (its --container-runtime-endpoint): it kills every pod it did not start within about 2 s, so nothing was created; hand the pod to the kubelet with --static, or run anyway with --force`,
+          message:
+            `kubelet pid ${kubelet.pid} uses the runtime at unix://${socket} (its --container-runtime-endpoint): it kills every pod ` +
+            'it did not start within about 2 s, so nothing was created; ' +
+            'hand the pod to the kubelet with --static, or run anyway with --force',
         })
         const owner = await refuseBesideKubelet(runtime(), {force: true, warn}, noOrphan)
         expect(warnings).toEqual([

@@ -12,7 +12,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'podctl-kubelet-settings-'))
 afterAll(() => rmSync(scratch, {recursive: true, force: true}))
 
 /** A /proc entry as the kernel shows it: comm, cmdline (NUL-separated), stat, root and cwd links. */
-function procEntry(proc: string, pid: number, comm: string, argv: string[], state = 'S'): void {
+function procEntry(proc: string, {pid, comm, argv, state = 'S'}: {pid: number; comm: string; argv: string[]; state?: string}): void {
   const dir = join(proc, String(pid))
   mkdirSync(dir, {recursive: true})
   writeFileSync(join(dir, 'comm'), `${comm}\n`)
@@ -25,9 +25,9 @@ function procEntry(proc: string, pid: number, comm: string, argv: string[], stat
 describe('processesNamed', () => {
   it('finds the live processes with that command name, not zombies, not other names', () => {
     const proc = join(scratch, 'proc')
-    procEntry(proc, 40, 'kubelet', ['/usr/bin/kubelet', '--config=/var/lib/kubelet/config.yaml'])
-    procEntry(proc, 41, 'kubelet', ['kubelet'], 'Z')
-    procEntry(proc, 42, 'containerd', ['containerd'])
+    procEntry(proc, {pid: 40, comm: 'kubelet', argv: ['/usr/bin/kubelet', '--config=/var/lib/kubelet/config.yaml']})
+    procEntry(proc, {pid: 41, comm: 'kubelet', argv: ['kubelet'], state: 'Z'})
+    procEntry(proc, {pid: 42, comm: 'containerd', argv: ['containerd']})
     mkdirSync(join(proc, 'self'))
     expect(processesNamed('kubelet', {procRoot: proc})).toEqual([
       {pid: 40, argv: ['/usr/bin/kubelet', '--config=/var/lib/kubelet/config.yaml'], root: '', cwd: '/etc'},

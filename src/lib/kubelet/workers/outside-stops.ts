@@ -29,7 +29,8 @@ export class OutsideStops {
     this.gaveUp = true
     const message =
       `The pod's sandbox was stopped from outside podctl ${OUTSIDE_STOPS} times within ${OUTSIDE_STOPS_WINDOW_MS / 1000}s ` +
-      '(a kubelet or another agent owns this runtime): podctl stops recreating it and keeps watching; find what stops it, then run podctl sync'
+      '(a kubelet or another agent owns this runtime): podctl stops recreating it and keeps watching; ' +
+      'find what stops it, then run podctl sync'
     this.events(warningEvent('StoppedOutside', message, this.pod))
     return false
   }

@@ -30,7 +30,9 @@ export class RuntimeOwnerWatch {
     this.checkedAt = now
     const owner = await this.check().catch(() => this.owner)
     if (owner !== undefined && this.owner === undefined) {
-      const message = `${owner}; it kills pods it did not start, so podctl stops starting, restarting and recreating pods and keeps watching (stop the kubelet, or hand the pods to it with podctl run --static)`
+      const message =
+        `${owner}; it kills pods it did not start, so podctl stops starting, restarting and recreating pods and keeps watching ` +
+        '(stop the kubelet, or hand the pods to it with podctl run --static)'
       this.events(warningEvent('KubeletOwnsRuntime', message, 'supervisor'))
     } else if (owner === undefined && this.owner !== undefined) {
       this.events(normalEvent('KubeletGone', 'No kubelet uses the runtime any more; syncing the pods again', 'supervisor'))

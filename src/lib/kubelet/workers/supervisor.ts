@@ -141,6 +141,7 @@ export async function superviseSelection(
   const resyncAll = () => {
     for (const worker of workers.values()) worker.resync()
   }
+
   const ownerWatch = deps.runtimeOwner && new RuntimeOwnerWatch(deps.runtimeOwner, events, resyncAll)
   const runtimeBack = () => {
     events(normalEvent('RuntimeReady', 'The runtime answers again; syncing every pod', 'runtime'))
