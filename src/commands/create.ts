@@ -29,7 +29,10 @@ Always, --no-pull: Never), then CreateContainer; with --start also StartContaine
 The container is a container of a Pod manifest (-f pod.yaml, --container NAME when it has several; its volumes and \
 terminationGracePeriodSeconds come along) or crictl's container config (crictl's form, unchanged: create POD \
 CONTAINER-CONFIG POD-CONFIG; the pod config is checked but the sandbox's own config is what is sent). A container of \
-the same name that is not exited is refused (exit 8; --name gives another); a failed start removes the container again.`
+the same name that is not exited is refused (exit 8; --name gives another); a failed start removes the container again.
+
+Beside a live kubelet that uses this runtime (it kills every pod it did not start within ~2 s) nothing is created \
+and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
 
   static override examples = [
     example('A debug container from a manifest into pod web', 'web -f debug.yaml --container debug --start'),

@@ -24,7 +24,10 @@ sandbox config (snake_case fields, as crictl runp reads it). A document with kin
 
 A pod of the same name and namespace that already exists is refused (exit 8). A failure after RunPodSandbox rolls the \
 sandbox back. The runtime handler is --runtime (crictl's runp -r; -r is podctl's --runtime-endpoint), else the \
-manifest's runtimeClassName. Prints the sandbox ID on stdout; events go to stderr unless -q.`
+manifest's runtimeClassName. Prints the sandbox ID on stdout; events go to stderr unless -q.
+
+Beside a live kubelet that uses this runtime (it kills every pod it did not start within ~2 s) nothing is created \
+and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
 
   static override examples = [
     example('A sandbox from a Pod manifest, then a container into it', 'pod.yaml'),
