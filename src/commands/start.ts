@@ -23,7 +23,9 @@ export default class Start extends BaseCommand<typeof Start> {
 for it (a container from a manifest with lifecycle.postStart). As the kubelet does, a container whose postStart hook fails \
 is killed, and the failure is PostStartHookError (exit 14). Only created containers can be started: an exited container is \
 not restarted (create a new one). Each container's ID is printed once it started; every failure is reported, and the exit \
-code is that of the first. Beside a live kubelet that uses this runtime (it kills every pod it did not start within ~2 s) nothing is started \
+code is that of the first.
+
+Beside a live kubelet that uses this runtime (it kills every pod it did not start within ~2 s) nothing is started \
 and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
 
   static override examples = [
