@@ -44,6 +44,8 @@ export const PodctlAnnotation = {
   sidecar: 'io.podctl.sidecar',
   /** On a container: JSON list of the NAMES (never values) of env variables taken from a Secret, so `inspect` redacts them. */
   secretEnv: 'io.podctl.secretEnv',
+  /** On the Pod of a static pod file `run --static` wrote ("true"), and so on its sandbox: `kill --static` removes only such files. */
+  staticPod: 'io.podctl.staticPod',
 } as const
 
 /** What podctl prints instead of a Secret's value. */

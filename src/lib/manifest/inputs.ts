@@ -38,8 +38,8 @@ export async function expandManifestPaths(paths: readonly string[]): Promise<str
   return out
 }
 
-/** Lists ("kind: List", or PodList, ConfigMapList, ...) are opened into their items. */
-function flatten(documents: LabelledDocument[]): LabelledDocument[] {
+/** Lists ("kind: List", or PodList, ConfigMapList, ...) are opened into their items (run --static reads them too). */
+export function flatten(documents: LabelledDocument[]): LabelledDocument[] {
   return documents.flatMap(({document, label}) => {
     const object = asObject(document)
     if (typeof object.kind !== 'string' || !object.kind.endsWith('List') || !('items' in object)) return [{document, label}]

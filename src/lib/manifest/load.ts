@@ -349,7 +349,7 @@ export function ignoredFieldsWarning(pods: readonly PodModel[]): string | undefi
 }
 
 /** --strict: a field with no effect here is refused (exit 2), every one of them in one error. */
-function refuseIgnoredFields(pods: readonly PodModel[]): void {
+export function refuseIgnoredFields(pods: readonly PodModel[]): void {
   const lines = pods.flatMap((pod) =>
     (pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
   )
