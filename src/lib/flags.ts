@@ -175,3 +175,18 @@ export const admissionFlags = {
 export const besideKubeletFlag = Flags.boolean({
   summary: 'Go on although a kubelet uses this runtime (it kills pods it did not start within ~2 s unless it is stopped first).',
 })
+
+/**
+ * run --static / kill --static: hand a pod to the kubelet that owns the runtime (a file in its static pod
+ * directory, local-kubelet/static-pods.ts) or take it back; --static-dir names that directory.
+ */
+export const staticPodFlags = {
+  static: Flags.boolean({
+    summary: 'Hand the pod to the kubelet that uses this runtime: a file in its static pod directory, which it runs itself.',
+  }),
+  'static-dir': Flags.string({
+    summary: "With --static: the kubelet's static pod directory on this machine (default: its --pod-manifest-path or staticPodPath).",
+    helpValue: 'DIR',
+    dependsOn: ['static'],
+  }),
+}

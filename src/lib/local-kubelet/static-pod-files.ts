@@ -1,0 +1,126 @@
+/**
+ * `kill --static`: the static pod file podctl wrote for a pod is removed from the kubelet's static pod
+ * directory, and the kubelet then stops the pod itself. The pod is found by what the files say (every
+ * non-dot file of the directory, as the kubelet reads them), by NAME or by the kubelet's NAME-<node>;
+ * a file podctl did not write (no io.podctl.staticPod annotation) is never removed. No runtime object
+ * is touched here.
+ */
+import {readdirSync} from 'node:fs'
+import {readFile, rm} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import {NotFoundError, type PodctlError, UsageError} from '../errors.js'
+import {podFullName} from '../kube/helpers.js'
+import {PodctlAnnotation} from '../kube/labels.js'
+import {type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
+
+/** What a static pod file says about its pod. */
+export interface StaticPodFileInfo {
+  name: string
+  namespace: string
+  /** Whether podctl wrote it (its pod carries the io.podctl.staticPod annotation). */
+  ours: boolean
+}
+
+/** The pod a static pod file holds, or undefined when it holds none podctl can read (the kubelet skips those too). */
+export async function readStaticPodFile(file: string): Promise<StaticPodFileInfo | undefined> {
+  try {
+    const {parse} = await import('yaml')
+    const document = parse(await readFile(file, 'utf8')) as {kind?: unknown; metadata?: Record<string, unknown>} | null
+    const metadata = document?.metadata
+    if (document?.kind !== 'Pod' || typeof metadata?.name !== 'string') return undefined
+    const namespace = typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : 'default'
+    const annotations = (metadata.annotations ?? {}) as Record<string, unknown>
+    return {name: metadata.name, namespace, ours: annotations[PodctlAnnotation.staticPod] === 'true'}
+  } catch {
+    return undefined
+  }
+}
+
+export interface StaticKillResult {
+  static: true
+  directory: string
+  node: string
+  items: Array<{pod: string; namespace: string; file: string; kubeletName: string}>
+  failures: Array<{pod: string; code: string; exitCode: number; message: string}>
+}
+
+export interface StaticKillOptions extends Omit<StaticDirOptions, 'staticDir'> {
+  staticDir?: string
+  /** -n: the namespace of the named pods (default "default"). */
+  namespace?: string
+  ignoreNotFound?: boolean
+}
+
+/** kill --static: each named pod's file removed; every failure collected (the first sets the exit code). */
+export async function removeStaticPods(
+  refs: readonly string[],
+  options: StaticKillOptions,
+): Promise<{result: StaticKillResult; errors: PodctlError[]}> {
+  if (refs.length === 0) throw new UsageError("kill --static needs the name of a pod (NAME, or the kubelet's NAME-<node>)")
+  const directory = await staticPodDirectory(options)
+  const namespace = options.namespace ?? 'default'
+  const files = await podFiles(directory.path)
+  const result: StaticKillResult = {static: true, directory: directory.path, node: directory.nodeName, items: [], failures: []}
+  const errors: PodctlError[] = []
+  for (const ref of refs) {
+    try {
+      const found = findPod(ref, namespace, files, directory)
+      if (!found) continue
+      await rm(found.file)
+      result.items.push({
+        pod: podFullName(found.name, namespace),
+        namespace,
+        file: found.file,
+        kubeletName: `${found.name}-${directory.nodeName}`,
+      })
+    } catch (error) {
+      const failure = error as PodctlError
+      errors.push(failure)
+      result.failures.push({pod: podFullName(ref, namespace), code: failure.code, exitCode: failure.exitCode, message: failure.message})
+    }
+  }
+
+  return {result, errors}
+
+  function findPod(ref: string, ns: string, all: Array<{file: string; info: StaticPodFileInfo}>, dir: StaticDirectory) {
+    const suffix = `-${dir.nodeName}`
+    const names = ref.endsWith(suffix) && ref.length > suffix.length ? [ref, ref.slice(0, -suffix.length)] : [ref]
+    const match = names.map((name) => all.find(({info}) => info.name === name && info.namespace === ns)).find(Boolean)
+    if (!match) {
+      if (options.ignoreNotFound) return
+      throw new NotFoundError(
+        `no static pod ${podFullName(ref, ns)} in ${dir.path} (from ${dir.source}); ` +
+          'podctl kill --static removes the files run --static wrote',
+      )
+    }
+
+    if (!match.info.ours) {
+      throw new UsageError(
+        `${match.file} holds pod ${podFullName(match.info.name, ns)} but podctl did not write it, so it is left alone; ` +
+          'remove it by hand to stop the pod',
+      )
+    }
+
+    return {file: match.file, name: match.info.name, namespace: ns}
+  }
+}
+
+/** Every file the kubelet would read (it skips dot-files), with the pod it holds. */
+async function podFiles(directory: string): Promise<Array<{file: string; info: StaticPodFileInfo}>> {
+  const names = readdirSync(directory, {withFileTypes: true})
+    .filter((entry) => !entry.name.startsWith('.') && entry.isFile())
+    .map((entry) => entry.name)
+    .sort()
+  const read = await Promise.all(
+    names.map(async (name) => ({file: join(directory, name), info: await readStaticPodFile(join(directory, name))})),
+  )
+  return read.flatMap(({file, info}) => (info ? [{file, info}] : []))
+}
+
+/** One line per pod removed. */
+export function describeStaticKill(result: StaticKillResult): string {
+  return result.items
+    .map(({pod, file, kubeletName}) => `pod ${pod}: removed ${file}; the kubelet stops ${kubeletName} within about 20 s`)
+    .join('\n')
+}
