@@ -6,10 +6,11 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
-import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
 import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
 import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
+import type {StaticKillResult} from '../lib/local-kubelet/static-pod-files.js'
 import {type PodSelection, type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 
@@ -41,7 +42,9 @@ this runtime loses its record: pod.json, which supervisors and sync act on, the 
 directory under --pod-logs-root; --all and --label remove such records too. Records of other runtimes are never \
 touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not found. \
 Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of the \
-first failure (5 for a pod that does not exist, unless --ignore-not-found).`
+first failure (5 for a pod that does not exist, unless --ignore-not-found). --static NAME (or NAME-<node>) instead removes \
+the file run --static wrote into the kubelet's static pod directory, and the kubelet stops the pod; files podctl did \
+not write are left alone.`
 
   static override examples = [
     example('Kill one pod of the default namespace', 'web'),
@@ -77,10 +80,12 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     'pod-dir-root': podDirRootFlag,
     'pod-logs-root': podLogsRootFlag,
     output: outputFlag(['table', 'json', 'yaml']),
+    ...staticPodFlags,
   }
 
-  public async run(): Promise<KillResult> {
+  public async run(): Promise<KillResult | StaticKillResult> {
     const {flags, positional: refs} = this
+    if (flags.static) return this.killStatic()
     const labels = parseLabelSelector(flags.label)
     const selection = {refs, namespace: flags.namespace, labels, all: flags.all}
     validateSelection(selection)
@@ -111,6 +116,18 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     const result: KillResult = {items, failures}
     if (this.machineOutput()) await this.emit(result)
     this.reportFailures(collapseIdentical(failures))
+    return result
+  }
+
+  /** --static: the pod's file leaves the kubelet's static pod directory (local-kubelet/static-pod-files.ts); no runtime call here. */
+  private async killStatic(): Promise<StaticKillResult> {
+    const {removeStaticPods, describeStaticKill} = await import('../lib/local-kubelet/static-pod-files.js')
+    const {flags} = this
+    const endpoint = async () => (await this.client()).runtimeEndpoint
+    const options = {endpoint, staticDir: flags['static-dir'], namespace: flags.namespace, ignoreNotFound: flags['ignore-not-found']}
+    const {result, errors} = await removeStaticPods(this.positional, options)
+    await this.emit(result, () => describeStaticKill(result))
+    this.reportFailures(errors)
     return result
   }
 

@@ -20,6 +20,7 @@ import {
   podLogsRootFlag,
   registryCredentialFlags,
   settleFlag,
+  staticPodFlags,
   volumeBindingFlag,
 } from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
@@ -30,6 +31,7 @@ import type {SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {PlanSettings} from '../lib/kubelet/run/run-plan.js'
 import type {PodRunResult, PodRunSettings} from '../lib/kubelet/run/sync-pod.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
+import type {StaticRunResult} from '../lib/local-kubelet/static-pods.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
@@ -60,7 +62,8 @@ start, --wait running watches for --settle (default 1s) and reports a container 
 the pods synced and probed (sync --watch) until Ctrl-C, and kills them.
 
 Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
-exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1).
+exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1). Beside a kubelet \
+(exit 17), --static writes each pod into its static pod directory (or --static-dir) and the kubelet runs it as NAME-<node>.
 
 --timeout is the deadline of the whole run (default 5m, 0 for none); with --supervise it bounds the start, not the \
 supervision, where every pod syncs on its own and --parallel bounds only the pulls. Pulls run in parallel (--parallel \
@@ -113,6 +116,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
     force: besideKubeletFlag,
+    ...staticPodFlags,
     ...registryCredentialFlags,
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),
@@ -142,8 +146,9 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     return timeout > 0 ? this.startedAt + timeout : undefined
   }
 
-  public async run(): Promise<RunResult | DryRunResult> {
+  public async run(): Promise<RunResult | DryRunResult | StaticRunResult> {
     const {flags} = this
+    if (flags.static) return this.handToKubelet()
     const wait = (await import('../lib/kubelet/run/run-pods.js')).runWaitMode(flags.wait, flags.rm)
     const pods = await this.loadPods()
     const {credentialsFromFlags} = await import('../lib/images/credentials.js')
@@ -153,15 +158,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     const node = await nodeSettings({logsRoot, podDirRoot, runtimeHandler, settleMs, skipAdmission: flags['skip-admission']})
     if (flags['dry-run']) return this.dryRun(pods, {...node, auth: credential?.auth})
     this.runtimeOwner = await refuseBesideKubelet(await this.client(), {force: flags.force, warn: (line) => this.warnLine(line)})
-    const {outcomes, interrupted} = await this.startPods(pods, {
-      ...node,
-      wait,
-      replace: flags.replace,
-      keepOnFailure: flags['keep-on-failure'],
-      remove: flags.rm,
-      auth: credential?.auth,
-      authSource: credential?.source,
-    })
+    const settings = {...node, wait, replace: flags.replace, keepOnFailure: flags['keep-on-failure'], remove: flags.rm}
+    const {outcomes, interrupted} = await this.startPods(pods, {...settings, auth: credential?.auth, authSource: credential?.source})
     const result: RunResult = {pods: outcomes.map((outcome) => outcome.result)}
     await this.emit(result, () => renderRunTable(result.pods, this.chalk))
     const failures = outcomes.flatMap((outcome) => (outcome.failure ? [describeFailure(outcome)] : []))
@@ -232,6 +230,15 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     const client = (await this.client()).withoutCommandDeadline()
     const deps = {events, signal: interruption.signal, parallel: this.flags.parallel, runtimeOwner: this.runtimeOwner}
     await superviseRunPods(client, pods, node, deps).finally(() => interruption.release())
+  }
+
+  /** --static: each pod becomes a file in the kubelet's static pod directory (local-kubelet/static-pods.ts); nothing runs here. */
+  private async handToKubelet(): Promise<StaticRunResult> {
+    const {handToKubelet, describeStaticRun} = await import('../lib/local-kubelet/static-pods.js')
+    const endpoint = async () => (await this.client()).runtimeEndpoint
+    const result = await handToKubelet(this.flags, this.args.file, {endpoint, warn: (line) => this.warnLine(line)})
+    await this.emit(result, () => describeStaticRun(result))
+    return result
   }
 
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {
