@@ -1,0 +1,329 @@
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {parse} from 'yaml'
+
+import {AlreadyExistsError, NotFoundError, PodctlError, UsageError} from '../../../src/lib/errors.js'
+import {removeStaticPods} from '../../../src/lib/local-kubelet/static-pod-files.js'
+import {apiReferences} from '../../../src/lib/local-kubelet/static-pod-references.js'
+import {describeStaticRun, handToKubelet, staticPodFileName} from '../../../src/lib/local-kubelet/static-pods.js'
+import {startKubeletStandIn} from '../../support/kubelet-stand-in.js'
+
+/** A unix socket server standing in for the runtime: detection only stats it and lists its connections. */
+let scratch: string
+let runtime: Server
+let socket: string
+const detect = {rootDir: '/nonexistent-kubelet-root'}
+const REJECTS = '(the kubelet rejects it)'
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'podctl-static-'))
+  socket = join(scratch, 'runtime.sock')
+  runtime = createServer(() => {})
+  await new Promise<void>((resolve) => {
+    runtime.listen(socket, resolve)
+  })
+})
+
+afterAll(async () => {
+  await new Promise((resolve) => {
+    runtime.close(resolve)
+  })
+  rmSync(scratch, {recursive: true, force: true})
+})
+
+let dir: string
+let input: string
+
+beforeEach(() => {
+  const base = mkdtempSync(join(scratch, 'case-'))
+  dir = join(base, 'manifests')
+  mkdirSync(dir)
+  input = join(base, 'input')
+  mkdirSync(input)
+})
+
+afterEach(() => rmSync(dirname(dir), {recursive: true, force: true}))
+
+function dirname(path: string): string {
+  return path.slice(0, path.lastIndexOf('/'))
+}
+
+const POD = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  uid: "1234"
+  labels: {app: web}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sleep, '3600']
+`
+
+function manifest(name: string, text: string): string {
+  const path = join(input, name)
+  writeFileSync(path, text)
+  return path
+}
+
+const deps = {endpoint: async () => `unix://${socket}`, detect, warn() {}}
+
+async function failure(promise: Promise<unknown>): Promise<PodctlError> {
+  const error = await promise.then(
+    () => undefined,
+    (error_: unknown) => error_,
+  )
+  expect(error).toBeInstanceOf(PodctlError)
+  return error as PodctlError
+}
+
+describe('run --static', () => {
+  it('writes each pod as a kind: Pod file marked as podctl’s, through a dot-file, and names it as the kubelet will', async () => {
+    const result = await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir}, undefined, deps)
+    const file = join(dir, 'podctl-default_web.yaml')
+    expect(readdirSync(dir)).toEqual(['podctl-default_web.yaml'])
+    expect(result).toMatchObject({static: true, directory: dir, pods: [{pod: 'web_default', namespace: 'default', file, replaced: false}]})
+    expect(result.pods[0].kubeletName).toBe(`web-${result.node}`)
+    const written = parse(readFileSync(file, 'utf8'))
+    expect(written).toEqual({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      // The uid is the kubelet's to make (from the file); the namespace is written out.
+      metadata: {name: 'web', namespace: 'default', labels: {app: 'web'}, annotations: {'io.podctl.staticPod': 'true'}},
+      spec: {containers: [{name: 'app', image: 'busybox:1.36', command: ['sleep', '3600']}]},
+    })
+    expect(describeStaticRun(result)).toMatch(
+      /^pod web_default: written to .*podctl-default_web\.yaml; the kubelet runs it as web-.* within about 20 s .*mirror pod.*--name web-/,
+    )
+  })
+
+  it('writes a workload as its pod: the template spec under the pod name and labels', async () => {
+    const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: busybox:1.36}]
+`
+    const result = await handToKubelet({filename: [manifest('deploy.yaml', deployment)], 'static-dir': dir}, undefined, deps)
+    const [pod] = result.pods
+    expect(pod.pod).toMatch(/^api-[a-z0-9]+-[a-z0-9]{5}_shop$/)
+    const name = pod.pod.split('_')[0]
+    expect(pod.file).toBe(join(dir, staticPodFileName('shop', name)))
+    const written = parse(readFileSync(pod.file, 'utf8'))
+    expect(written).toMatchObject({kind: 'Pod', metadata: {name, namespace: 'shop', labels: {app: 'api'}}})
+    expect(written.metadata.labels['pod-template-hash']).toBeDefined()
+    expect(written.spec).toEqual({containers: [{name: 'api', image: 'busybox:1.36'}]})
+  })
+
+  it('refuses every API object reference of every pod in one usage error, and writes nothing', async () => {
+    const pods = `${POD.replace('  containers:', '  serviceAccountName: robot\n  imagePullSecrets: [{name: reg}]\n  containers:')}    env:
+    - {name: PLAIN, value: x}
+    - name: TOKEN
+      valueFrom: {secretKeyRef: {name: creds, key: token}}
+    envFrom: [{configMapRef: {name: settings}}]
+  volumes:
+  - {name: data, persistentVolumeClaim: {claimName: data}}
+  - {name: conf, configMap: {name: settings}}
+  - {name: both, projected: {sources: [{serviceAccountToken: {path: token}}, {downwardAPI: {items: []}}, {secret: {name: creds}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  initContainers: [{name: init, image: busybox, envFrom: [{secretRef: {name: creds}}]}]
+  containers: [{name: db, image: busybox}]
+  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {}}}}, {name: s, secret: {secretName: creds}}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData: {token: t}
+`
+    const error = await failure(handToKubelet({filename: [manifest('pods.yaml', pods)], 'static-dir': dir}, undefined, deps))
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.exitCode).toBe(2)
+    expect(error.message.split('\n')).toEqual([
+      '11 references a static pod cannot have (the kubelet rejects them); nothing was written:',
+      '  web: spec.serviceAccountName: a static pod cannot reference a ServiceAccount (the kubelet rejects it)',
+      '  web: spec.imagePullSecrets[0]: a static pod cannot reference an image pull Secret (the kubelet rejects it)',
+      '  web: spec.containers[0].env[1].valueFrom.secretKeyRef: a static pod cannot reference a Secret (the kubelet rejects it)',
+      '  web: spec.containers[0].envFrom[0].configMapRef: a static pod cannot reference a ConfigMap (the kubelet rejects it)',
+      '  web: spec.volumes[0].persistentVolumeClaim: a static pod cannot reference a PersistentVolumeClaim (the kubelet rejects it)',
+      '  web: spec.volumes[1].configMap: a static pod cannot reference a ConfigMap (the kubelet rejects it)',
+      `  web: spec.volumes[2].projected.sources[0].serviceAccountToken: a static pod cannot reference a ServiceAccount token ${REJECTS}`,
+      '  web: spec.volumes[2].projected.sources[2].secret: a static pod cannot reference a Secret (the kubelet rejects it)',
+      '  db: spec.initContainers[0].envFrom[0].secretRef: a static pod cannot reference a Secret (the kubelet rejects it)',
+      `  db: spec.volumes[0].ephemeral: a static pod cannot reference an ephemeral volume (it makes a PersistentVolumeClaim) ${REJECTS}`,
+      '  db: spec.volumes[1].secret: a static pod cannot reference a Secret (the kubelet rejects it)',
+    ])
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('refuses a single reference in one line, and reads ephemeral containers too', async () => {
+    const pod = POD.replace(
+      "command: [sleep, '3600']",
+      "command: [sleep, '3600']\n    env: [{name: A, valueFrom: {secretKeyRef: {name: s, key: k}}}]",
+    )
+    const error = await failure(handToKubelet({filename: [manifest('pod.yaml', pod)], 'static-dir': dir}, undefined, deps))
+    expect(error.message).toBe(
+      `web: spec.containers[0].env[0].valueFrom.secretKeyRef: a static pod cannot reference a Secret ${REJECTS}; nothing was written`,
+    )
+    expect(
+      apiReferences({spec: {ephemeralContainers: [{env: [{name: 'X', valueFrom: {configMapKeyRef: {name: 'c', key: 'k'}}}]}]}}),
+    ).toEqual([
+      'spec.ephemeralContainers[0].env[0].valueFrom.configMapKeyRef: a static pod cannot reference a ConfigMap (the kubelet rejects it)',
+    ])
+    expect(
+      apiReferences({
+        spec: {serviceAccountName: '', containers: [{env: [{name: 'N', valueFrom: {fieldRef: {fieldPath: 'spec.nodeName'}}}]}]},
+      }),
+    ).toEqual([])
+  })
+
+  it('refuses a pod whose file exists unless --replace, and never overwrites a file podctl did not write', async () => {
+    const path = manifest('pod.yaml', POD)
+    await handToKubelet({filename: [path], 'static-dir': dir}, undefined, deps)
+    const error = await failure(handToKubelet({filename: [path], 'static-dir': dir}, undefined, deps))
+    expect(error).toBeInstanceOf(AlreadyExistsError)
+    expect(error.exitCode).toBe(8)
+    expect(error.message).toMatch(/podctl-default_web\.yaml already exists .*--replace/)
+
+    const replaced = await handToKubelet(
+      {filename: [manifest('pod2.yaml', POD.replace('3600', '60'))], 'static-dir': dir, replace: true},
+      undefined,
+      deps,
+    )
+    expect(replaced.pods[0].replaced).toBe(true)
+    expect(readFileSync(join(dir, 'podctl-default_web.yaml'), 'utf8')).toMatch(/"60"/)
+    expect(readdirSync(dir)).toEqual(['podctl-default_web.yaml'])
+
+    writeFileSync(join(dir, 'podctl-default_web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {}\n')
+    const notOurs = await failure(handToKubelet({filename: [path], 'static-dir': dir, replace: true}, undefined, deps))
+    expect(notOurs.message).toMatch(/was not written by podctl; it is left alone/)
+  })
+
+  it('--dry-run returns the manifests and writes nothing', async () => {
+    const result = await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir, 'dry-run': true}, undefined, deps)
+    expect(readdirSync(dir)).toEqual([])
+    expect(result.dryRun).toBe(true)
+    expect(describeStaticRun(result)).toMatch(
+      /^# .*podctl-default_web\.yaml\n# Written by podctl run --static[^\n]*\napiVersion: v1\nkind: Pod\n/,
+    )
+  })
+
+  it('refuses the flags that mean nothing when the kubelet runs the pod', async () => {
+    const flags = {filename: [manifest('pod.yaml', POD)], 'static-dir': dir, rm: true, wait: 'ready', volume: ['a=/tmp']}
+    const error = await failure(handToKubelet(flags, undefined, deps))
+    expect(error.message).toBe(
+      '--static hands the pods to the kubelet, which runs them itself, so --rm, --wait, --volume have no meaning there; ' +
+        'drop them, or run without --static',
+    )
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('needs a kubelet or --static-dir, and an existing directory', async () => {
+    const path = manifest('pod.yaml', POD)
+    const none = await failure(handToKubelet({filename: [path]}, undefined, deps))
+    expect(none).toBeInstanceOf(UsageError)
+    expect(none.message).toBe(
+      `no kubelet uses the runtime at unix://${socket}, so there is no static pod directory to hand the pod to; ` +
+        'give one with --static-dir DIR (or run without --static)',
+    )
+    const missing = await failure(handToKubelet({filename: [path], 'static-dir': join(dir, 'nope')}, undefined, deps))
+    expect(missing.message).toMatch(/^the static pod directory .*nope \(from --static-dir\) does not exist; create it/)
+    // --static-dir needs no runtime: an endpoint that cannot be resolved only costs the kubelet's node name.
+    const offline = {...deps, endpoint: () => Promise.reject(new Error('no runtime'))}
+    expect((await handToKubelet({filename: [path], 'static-dir': dir}, undefined, offline)).pods).toHaveLength(1)
+  })
+
+  it('uses the static pod directory of the kubelet that uses the runtime, and its node name; says so when it has none', async () => {
+    const kubelet = await startKubeletStandIn((standIn) => {
+      mkdirSync(join(standIn, 'manifests'))
+      writeFileSync(
+        join(standIn, 'config.yaml'),
+        'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' +
+          `containerRuntimeEndpoint: unix://${socket}\nstaticPodPath: ${standIn}/manifests\n`,
+      )
+      return [`--config=${join(standIn, 'config.yaml')}`, '--hostname-override', 'Node-A']
+    })
+    try {
+      const result = await handToKubelet({filename: [manifest('pod.yaml', POD)]}, undefined, deps)
+      expect(result).toMatchObject({directory: join(kubelet.dir, 'manifests'), node: 'node-a', pods: [{kubeletName: 'web-node-a'}]})
+      expect(existsSync(join(kubelet.dir, 'manifests', 'podctl-default_web.yaml'))).toBe(true)
+      const removed = await removeStaticPods(['web-node-a'], deps)
+      expect(removed.result.items).toEqual([
+        {
+          pod: 'web_default',
+          namespace: 'default',
+          file: join(kubelet.dir, 'manifests', 'podctl-default_web.yaml'),
+          kubeletName: 'web-node-a',
+        },
+      ])
+    } finally {
+      await kubelet.stop()
+    }
+
+    const bare = await startKubeletStandIn(() => ['--container-runtime-endpoint', `unix://${socket}`])
+    try {
+      const error = await failure(handToKubelet({filename: [manifest('pod.yaml', POD)]}, undefined, deps))
+      expect(error.message).toBe(
+        `kubelet pid ${bare.pid} uses this runtime but it has no static pod directory configured; ` +
+          'configure staticPodPath in its --config (or --pod-manifest-path) and restart it, or pass --static-dir DIR',
+      )
+    } finally {
+      await bare.stop()
+    }
+  })
+})
+
+describe('kill --static', () => {
+  const killDeps = (extra: object = {}) => ({...deps, staticDir: dir, ...extra})
+
+  it('removes the file podctl wrote, by NAME or NAME-<node>', async () => {
+    const written = await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir, namespace: 'team'}, undefined, deps)
+    const {result, errors} = await removeStaticPods([written.pods[0].kubeletName], killDeps({namespace: 'team'}))
+    expect(errors).toEqual([])
+    expect(result).toEqual({
+      static: true,
+      directory: dir,
+      node: written.node,
+      items: [{pod: 'web_team', namespace: 'team', file: join(dir, 'podctl-team_web.yaml'), kubeletName: written.pods[0].kubeletName}],
+      failures: [],
+    })
+    expect(readdirSync(dir)).toEqual([])
+    await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir}, undefined, deps)
+    expect((await removeStaticPods(['web'], killDeps())).result.items).toHaveLength(1)
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('is NotFound for a pod with no file, unless --ignore-not-found', async () => {
+    const {result, errors} = await removeStaticPods(['ghost'], killDeps())
+    expect(errors[0]).toBeInstanceOf(NotFoundError)
+    expect(errors[0].message).toMatch(/^no static pod ghost_default in .* \(from --static-dir\)/)
+    expect(result.failures).toEqual([{pod: 'ghost_default', code: 'NotFound', exitCode: 5, message: errors[0].message}])
+    expect(await removeStaticPods(['ghost'], killDeps({ignoreNotFound: true}))).toMatchObject({
+      errors: [],
+      result: {items: [], failures: []},
+    })
+  })
+
+  it('leaves a file podctl did not write, and says how to remove it', async () => {
+    writeFileSync(join(dir, 'etcd.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: etcd, namespace: kube-system}\nspec: {}\n')
+    writeFileSync(join(dir, '.hidden.tmp'), 'not: yaml: at all')
+    const {errors} = await removeStaticPods(['etcd'], killDeps({namespace: 'kube-system'}))
+    expect(errors[0]).toBeInstanceOf(UsageError)
+    expect(errors[0].message).toBe(
+      `${join(dir, 'etcd.yaml')} holds pod etcd_kube-system but podctl did not write it, so it is left alone; ` +
+        'remove it by hand to stop the pod',
+    )
+    expect(existsSync(join(dir, 'etcd.yaml'))).toBe(true)
+  })
+})
