@@ -80,7 +80,7 @@ not write are left alone.`
     'pod-dir-root': podDirRootFlag,
     'pod-logs-root': podLogsRootFlag,
     output: outputFlag(['table', 'json', 'yaml']),
-    ...staticPodFlags,
+    ...staticPodFlags('Remove the static pod file run --static wrote for the pod; the kubelet then stops it.'),
   }
 
   public async run(): Promise<KillResult | StaticKillResult> {

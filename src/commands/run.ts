@@ -116,7 +116,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
     force: besideKubeletFlag,
-    ...staticPodFlags,
+    ...staticPodFlags('Hand the pods to the kubelet that uses this runtime (files in its static pod directory); start nothing.'),
     ...registryCredentialFlags,
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),

@@ -3,11 +3,12 @@
  * way (preStop, grace period), then their sandboxes; containers and sandboxes stay.
  */
 import {example} from '../lib/base-command.js'
+import {withoutStaticPodFlags} from '../lib/flags.js'
 import Kill from './kill.js'
 
-/** kill's flags; --keep is implied, so it is not offered, nor --pod-logs-root (stopp removes no log directory). */
+/** kill's flags; --keep is implied, so it is not offered, nor --pod-logs-root (stopp removes no log directory), nor kill's --static. */
 const killFlags = {
-  ...Kill.flags,
+  ...withoutStaticPodFlags(Kill.flags),
   keep: {...Kill.flags.keep, hidden: true},
   'pod-logs-root': {...Kill.flags['pod-logs-root'], hidden: true},
 }

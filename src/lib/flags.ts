@@ -180,13 +180,21 @@ export const besideKubeletFlag = Flags.boolean({
  * run --static / kill --static: hand a pod to the kubelet that owns the runtime (a file in its static pod
  * directory, local-kubelet/static-pods.ts) or take it back; --static-dir names that directory.
  */
-export const staticPodFlags = {
-  static: Flags.boolean({
-    summary: 'Hand the pod to the kubelet that uses this runtime: a file in its static pod directory, which it runs itself.',
-  }),
-  'static-dir': Flags.string({
-    summary: "With --static: the kubelet's static pod directory on this machine (default: its --pod-manifest-path or staticPodPath).",
-    helpValue: 'DIR',
-    dependsOn: ['static'],
-  }),
+export function staticPodFlags(summary: string) {
+  return {
+    static: Flags.boolean({summary}),
+    'static-dir': Flags.string({
+      summary: "With --static: the kubelet's static pod directory on this machine (default: its --pod-manifest-path or staticPodPath).",
+      helpValue: 'DIR',
+      dependsOn: ['static'],
+    }),
+  }
+}
+
+/**
+ * A command's flags without --static and --static-dir (stopp and rmp take kill's flags, not its --static). Typed as
+ * the flags given, so a subclass of kill still matches kill's static side; at run time flags.static is undefined.
+ */
+export function withoutStaticPodFlags<T extends Record<string, unknown>>(flags: T): T {
+  return Object.fromEntries(Object.entries(flags).filter(([name]) => name !== 'static' && name !== 'static-dir')) as T
 }
