@@ -122,10 +122,8 @@ not write are left alone.`
   /** --static: the pod's file leaves the kubelet's static pod directory (local-kubelet/static-pod-files.ts); no runtime call here. */
   private async killStatic(): Promise<StaticKillResult> {
     const {removeStaticPods, describeStaticKill} = await import('../lib/local-kubelet/static-pod-files.js')
-    const {flags} = this
     const endpoint = async () => (await this.client()).runtimeEndpoint
-    const options = {endpoint, staticDir: flags['static-dir'], namespace: flags.namespace, ignoreNotFound: flags['ignore-not-found']}
-    const {result, errors} = await removeStaticPods(this.positional, options)
+    const {result, errors} = await removeStaticPods(this.positional, this.flags, {endpoint})
     await this.emit(result, () => describeStaticKill(result))
     this.reportFailures(errors)
     return result

@@ -45,21 +45,32 @@ export interface StaticKillResult {
   failures: Array<{pod: string; code: string; exitCode: number; message: string}>
 }
 
-export interface StaticKillOptions extends Omit<StaticDirOptions, 'staticDir'> {
-  staticDir?: string
-  /** -n: the namespace of the named pods (default "default"). */
+/** kill's flags that --static reads (-n: the namespace of the named pods, default "default"). */
+export interface StaticKillFlags {
   namespace?: string
-  ignoreNotFound?: boolean
+  'static-dir'?: string
+  'ignore-not-found'?: boolean
+  [flag: string]: unknown
 }
+
+/** kill's flags about runtime objects, which mean nothing for a file. */
+const CONFLICTS = ['all', 'label', 'grace-period', 'force', 'keep'] as const
 
 /** kill --static: each named pod's file removed; every failure collected (the first sets the exit code). */
 export async function removeStaticPods(
   refs: readonly string[],
-  options: StaticKillOptions,
+  flags: StaticKillFlags,
+  deps: Omit<StaticDirOptions, 'staticDir'>,
 ): Promise<{result: StaticKillResult; errors: PodctlError[]}> {
+  const given = CONFLICTS.filter((name) => flags[name] !== undefined && flags[name] !== false)
+  if (given.length > 0) {
+    const names = given.map((name) => `--${name}`).join(', ')
+    throw new UsageError(`kill --static removes a static pod file (the kubelet stops the pod its own way), so it takes no ${names}`)
+  }
+
   if (refs.length === 0) throw new UsageError("kill --static needs the name of a pod (NAME, or the kubelet's NAME-<node>)")
-  const directory = await staticPodDirectory(options)
-  const namespace = options.namespace ?? 'default'
+  const directory = await staticPodDirectory({...deps, staticDir: flags['static-dir']})
+  const namespace = flags.namespace ?? 'default'
   const files = await podFiles(directory.path)
   const result: StaticKillResult = {static: true, directory: directory.path, node: directory.nodeName, items: [], failures: []}
   const errors: PodctlError[] = []
@@ -88,7 +99,7 @@ export async function removeStaticPods(
     const names = ref.endsWith(suffix) && ref.length > suffix.length ? [ref, ref.slice(0, -suffix.length)] : [ref]
     const match = names.map((name) => all.find(({info}) => info.name === name && info.namespace === ns)).find(Boolean)
     if (!match) {
-      if (options.ignoreNotFound) return
+      if (flags['ignore-not-found']) return
       throw new NotFoundError(
         `no static pod ${podFullName(ref, ns)} in ${dir.path} (from ${dir.source}); ` +
           'podctl kill --static removes the files run --static wrote',

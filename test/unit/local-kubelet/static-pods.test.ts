@@ -258,7 +258,7 @@ stringData: {token: t}
       const result = await handToKubelet({filename: [manifest('pod.yaml', POD)]}, undefined, deps)
       expect(result).toMatchObject({directory: join(kubelet.dir, 'manifests'), node: 'node-a', pods: [{kubeletName: 'web-node-a'}]})
       expect(existsSync(join(kubelet.dir, 'manifests', 'podctl-default_web.yaml'))).toBe(true)
-      const removed = await removeStaticPods(['web-node-a'], deps)
+      const removed = await removeStaticPods(['web-node-a'], {}, deps)
       expect(removed.result.items).toEqual([
         {
           pod: 'web_default',
@@ -285,11 +285,11 @@ stringData: {token: t}
 })
 
 describe('kill --static', () => {
-  const killDeps = (extra: object = {}) => ({...deps, staticDir: dir, ...extra})
+  const kill = (refs: string[], flags: Record<string, unknown> = {}) => removeStaticPods(refs, {'static-dir': dir, ...flags}, deps)
 
   it('removes the file podctl wrote, by NAME or NAME-<node>', async () => {
     const written = await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir, namespace: 'team'}, undefined, deps)
-    const {result, errors} = await removeStaticPods([written.pods[0].kubeletName], killDeps({namespace: 'team'}))
+    const {result, errors} = await kill([written.pods[0].kubeletName], {namespace: 'team'})
     expect(errors).toEqual([])
     expect(result).toEqual({
       static: true,
@@ -300,25 +300,32 @@ describe('kill --static', () => {
     })
     expect(readdirSync(dir)).toEqual([])
     await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir}, undefined, deps)
-    expect((await removeStaticPods(['web'], killDeps())).result.items).toHaveLength(1)
+    expect((await kill(['web'])).result.items).toHaveLength(1)
     expect(readdirSync(dir)).toEqual([])
   })
 
   it('is NotFound for a pod with no file, unless --ignore-not-found', async () => {
-    const {result, errors} = await removeStaticPods(['ghost'], killDeps())
+    const {result, errors} = await kill(['ghost'])
     expect(errors[0]).toBeInstanceOf(NotFoundError)
     expect(errors[0].message).toMatch(/^no static pod ghost_default in .* \(from --static-dir\)/)
     expect(result.failures).toEqual([{pod: 'ghost_default', code: 'NotFound', exitCode: 5, message: errors[0].message}])
-    expect(await removeStaticPods(['ghost'], killDeps({ignoreNotFound: true}))).toMatchObject({
+    expect(await kill(['ghost'], {'ignore-not-found': true})).toMatchObject({
       errors: [],
       result: {items: [], failures: []},
     })
   })
 
+  it("refuses kill's flags about runtime objects", async () => {
+    const error = await failure(kill(['web'], {all: true, 'grace-period': 5, force: false}))
+    expect(error.message).toBe(
+      'kill --static removes a static pod file (the kubelet stops the pod its own way), so it takes no --all, --grace-period',
+    )
+  })
+
   it('leaves a file podctl did not write, and says how to remove it', async () => {
     writeFileSync(join(dir, 'etcd.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: etcd, namespace: kube-system}\nspec: {}\n')
     writeFileSync(join(dir, '.hidden.tmp'), 'not: yaml: at all')
-    const {errors} = await removeStaticPods(['etcd'], killDeps({namespace: 'kube-system'}))
+    const {errors} = await kill(['etcd'], {namespace: 'kube-system'})
     expect(errors[0]).toBeInstanceOf(UsageError)
     expect(errors[0].message).toBe(
       `${join(dir, 'etcd.yaml')} holds pod etcd_kube-system but podctl did not write it, so it is left alone; ` +
