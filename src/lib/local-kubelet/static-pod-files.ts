@@ -9,7 +9,7 @@ import {readdirSync} from 'node:fs'
 import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
-import {NotFoundError, type PodctlError, UsageError} from '../errors.js'
+import {asPodctlError, NotFoundError, type PodctlError, UsageError} from '../errors.js'
 import {podFullName} from '../kube/helpers.js'
 import {PodctlAnnotation} from '../kube/labels.js'
 import {type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
@@ -70,15 +70,18 @@ export async function removeStaticPods(
 
   if (refs.length === 0) throw new UsageError("kill --static needs the name of a pod (NAME, or the kubelet's NAME-<node>)")
   const directory = await staticPodDirectory({...deps, staticDir: flags['static-dir']})
-  const namespace = flags.namespace ?? 'default'
   const files = await podFiles(directory.path)
   const result: StaticKillResult = {static: true, directory: directory.path, node: directory.nodeName, items: [], failures: []}
   const errors: PodctlError[] = []
-  for (const ref of refs) {
+  for (const given of refs) {
+    // NAME (in -n), or NAME_NAMESPACE as podctl prints pods ("_" is in neither).
+    const [ref, namespace = flags.namespace ?? 'default'] = given.split('_', 2)
     try {
       const found = findPod(ref, namespace, files, directory)
       if (!found) continue
-      await rm(found.file)
+      await rm(found.file).catch((error: NodeJS.ErrnoException) => {
+        throw new UsageError(`cannot remove ${found.file} (${error.code ?? error.message}); the static pod directory needs write access`)
+      })
       result.items.push({
         pod: podFullName(found.name, namespace),
         namespace,
@@ -86,7 +89,7 @@ export async function removeStaticPods(
         kubeletName: `${found.name}-${directory.nodeName}`,
       })
     } catch (error) {
-      const failure = error as PodctlError
+      const failure = asPodctlError(error)
       errors.push(failure)
       result.failures.push({pod: podFullName(ref, namespace), code: failure.code, exitCode: failure.exitCode, message: failure.message})
     }

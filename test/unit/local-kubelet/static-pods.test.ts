@@ -301,6 +301,8 @@ describe('kill --static', () => {
     expect(readdirSync(dir)).toEqual([])
     await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir}, undefined, deps)
     expect((await kill(['web'])).result.items).toHaveLength(1)
+    await handToKubelet({filename: [manifest('pod.yaml', POD)], 'static-dir': dir, namespace: 'team'}, undefined, deps)
+    expect((await kill(['web_team'])).result.items).toMatchObject([{pod: 'web_team', namespace: 'team'}])
     expect(readdirSync(dir)).toEqual([])
   })
 
