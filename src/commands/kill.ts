@@ -6,7 +6,8 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
-import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {claimsRootFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {type ClaimDeletion, claimsOfPods, deleteClaims} from '../lib/kubelet/kuberuntime/kill-claims.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
 import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
 import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
@@ -24,6 +25,8 @@ export interface KillFailure {
 export interface KillResult {
   items: KillPodResult[]
   failures: KillFailure[]
+  /** --delete-claims: the claims whose data went, and those kept (in use by a running pod). */
+  claims?: ClaimDeletion
 }
 
 export default class Kill extends BaseCommand<typeof Kill> {
@@ -41,7 +44,8 @@ this runtime loses its record: pod.json, which supervisors and sync act on, the 
 directory under --pod-logs-root; --all and --label remove such records too. Records of other runtimes are never \
 touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not found. \
 Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of the \
-first failure (5 for a pod that does not exist, unless --ignore-not-found).`
+first failure (5 for a pod that does not exist, unless --ignore-not-found). Claim directories (--claims-root) \
+outlive their pods; --delete-claims removes the data of the killed pods' claims, except a claim a running pod still uses.`
 
   static override examples = [
     example('Kill one pod of the default namespace', 'web'),
@@ -50,6 +54,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     example('Kill pods labelled app=web at once, without waiting for the grace period', '-l app=web --force'),
     example('Stop a pod but keep its containers for inspection', 'web --keep --grace-period 5'),
     example('Idempotent cleanup in a script', 'web --ignore-not-found -o json'),
+    example("Kill a pod and delete its PersistentVolumeClaims' data", 'db --delete-claims'),
   ]
 
   static override strict = false
@@ -74,8 +79,10 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     keep: Flags.boolean({summary: 'Leave the stopped containers and sandboxes in place (for debugging) instead of removing them.'}),
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
+    'delete-claims': Flags.boolean({summary: "Also remove the data of the killed pods' claims (not one a running pod uses)."}),
     'pod-dir-root': podDirRootFlag,
     'pod-logs-root': podLogsRootFlag,
+    'claims-root': claimsRootFlag,
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
@@ -89,7 +96,11 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
       throw new UsageError(`--force kills at once; it cannot be combined with --grace-period ${gracePeriod} (drop one of them)`)
     }
 
+    if (flags['delete-claims'] && this.keepSandboxes())
+      throw new UsageError('--delete-claims removes claims of pods it removes; drop --keep')
     const {pods, failures: found, containers} = await selectPodsFromRuntime(await this.client(), selection)
+    const {runtimeEndpoint} = await this.client()
+    const claims = flags['delete-claims'] ? await claimsOfPods(flags['pod-dir-root'], pods, runtimeEndpoint) : undefined
     const recorded = await this.removeGoneRecords(selection, found)
     const failures: KillFailure[] = recorded.unmatched
       .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
@@ -108,7 +119,7 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     const force = flags.force || gracePeriod === 0
     const killed = await this.killPods(this.admit(pods, failures), failures, {gracePeriodSeconds: gracePeriod, force, containers})
     const items = [...recorded.items, ...killed]
-    const result: KillResult = {items, failures}
+    const result: KillResult = {items, failures, ...(claims ? {claims: await this.deleteClaims(claims)} : {})}
     if (this.machineOutput()) await this.emit(result)
     this.reportFailures(collapseIdentical(failures))
     return result
@@ -192,6 +203,16 @@ first failure (5 for a pod that does not exist, unless --ignore-not-found).`
     }).finally(() => spinner?.stop())
     failures.push(...outcome.failures.map(({pod, error}) => killFailure(pod, error)))
     return outcome.items
+  }
+
+  /** --delete-claims after the kill: one line per claim removed, a warning per claim kept. */
+  private async deleteClaims(claims: Awaited<ReturnType<typeof claimsOfPods>>): Promise<ClaimDeletion> {
+    const settings = {podDirRoot: this.flags['pod-dir-root'], claimsRoot: this.flags['claims-root']}
+    const outcome = await deleteClaims(await this.client(), claims, settings)
+    for (const {namespace, name, path} of outcome.removed)
+      if (!this.machineOutput()) this.log(`claim ${namespace}/${name}: deleted ${path}`)
+    for (const {claim, reason} of outcome.kept) this.warnLine(`claim ${claim.namespace}/${claim.name} kept: ${reason}`)
+    return outcome
   }
 
   private line(result: KillPodResult): string {

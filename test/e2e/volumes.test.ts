@@ -145,7 +145,10 @@ describe('emptyDir, subPathExpr, mountPropagation and bound claims', () => {
     const data = JSON.parse(result.stdout).pods[0].volumes.find((volume: {name: string}) => volume.name === 'data')
     expect(data).toMatchObject({type: 'persistentVolumeClaim', hostPath: `${claimsRoot}/${namespace}/my-claim`})
     expect(existsSync(claimsRoot)).toBe(false)
-    const nfs = await run(['run', '-f', '-', '--dry-run'], manifest.replace(/persistentVolumeClaim:\n\s+claimName: my-claim/, 'nfs: {server: nfs.local, path: /x}'))
+    const nfs = await run(
+      ['run', '-f', '-', '--dry-run'],
+      manifest.replace(/persistentVolumeClaim:\n\s+claimName: my-claim/, 'nfs: {server: nfs.local, path: /x}'),
+    )
     expect(nfs.code).toBe(ExitCode.USAGE)
     expect(nfs.stderr).toBe('Error: <stdin>: volume data (nfs) needs --volume data=DIR on a single node\n')
   })

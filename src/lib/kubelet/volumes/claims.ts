@@ -8,8 +8,8 @@
  * as a default StorageClass would (dynamically). Its data is removed only on request (removeClaim).
  */
 import {existsSync} from 'node:fs'
-import {chmod, lstat, mkdir, readdir, readFile, realpath, rm, stat, writeFile} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
+import {chmod, lstat, mkdir, readdir, readFile, realpath, rm, writeFile} from 'node:fs/promises'
+import {basename, dirname, join} from 'node:path'
 
 import {DEFAULT_CLAIMS_ROOT, podFullName} from '../../kube/helpers.js'
 import type {ClaimObject, PodModel, VolumeModel} from '../../manifest/model.js'
@@ -163,28 +163,32 @@ export async function listClaims(root: string): Promise<ClaimOnDisk[]> {
 
 /**
  * Removes a claim's directory and record, only when it is exactly <root>/<namespace>/<name> (no
- * symlink out of the root): a path recorded elsewhere is left alone. Returns whether it was there.
+ * symlink out of the root), and, given the path a pod recorded, when that is the same directory:
+ * 'outside' leaves it alone, 'absent' says there was nothing to remove.
  */
-export async function removeClaim(root: string, namespace: string, name: string): Promise<boolean> {
-  if ([namespace, name].some((part) => part === '' || part === '.' || part === '..' || part.includes('/'))) return false
+export async function removeClaim(
+  root: string,
+  namespace: string,
+  name: string,
+  recordedPath?: string,
+): Promise<'removed' | 'absent' | 'outside'> {
+  if ([namespace, name].some((part) => part === '' || part === '.' || part === '..' || part.includes('/'))) return 'outside'
   const realRoot = await realpath(root).catch(() => undefined)
-  if (!realRoot || realRoot === '/') return false
+  if (!realRoot) return 'absent'
+  if (realRoot === '/') return 'outside'
   const path = claimDirectory(realRoot, namespace, name)
   const parent = await realpath(dirname(path)).catch(() => undefined)
-  if (parent !== join(realRoot, namespace)) return false
-  const info = await lstat(path).catch(() => undefined)
-  const record = claimRecordPath(path)
-  if (!info?.isDirectory()) {
-    await rm(record, {force: true})
-    return false
+  if (parent === undefined) return 'absent'
+  if (parent !== join(realRoot, namespace)) return 'outside'
+  if (recordedPath !== undefined) {
+    const recordedParent = await realpath(dirname(recordedPath)).catch(() => undefined)
+    if (recordedParent !== parent || basename(recordedPath) !== name) return recordedParent === undefined ? 'absent' : 'outside'
   }
 
+  const info = await lstat(path).catch(() => undefined)
+  await rm(claimRecordPath(path), {force: true})
+  if (!info) return 'absent'
+  if (!info.isDirectory()) return 'outside'
   await rm(path, {recursive: true, force: true})
-  await rm(record, {force: true})
-  return true
-}
-
-/** Whether `path` is a directory (stat follows links): for a claim directory given by name. */
-export async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false
+  return 'removed'
 }

@@ -36,7 +36,11 @@ export function planVolumes(pod: PodModel, volumePaths: ReadonlyMap<string, stri
     const planned: PlannedVolume = {name: volume.name, type: volumeType(volume), hostPath: volumePaths.get(volume.name) ?? ''}
     const source = volume.persistentVolumeClaim
     if (source) {
-      planned.claim = {name: source.claimName, from: volume.hostPath ? '--volume' : 'claim directory', ...(source.readOnly ? {readOnly: true as const} : {})}
+      planned.claim = {
+        name: source.claimName,
+        from: volume.hostPath ? '--volume' : 'claim directory',
+        ...(source.readOnly ? {readOnly: true as const} : {}),
+      }
     }
 
     if (isMemoryBacked(volume)) planned.tmpfs = {options: tmpfsOptions(volume)}

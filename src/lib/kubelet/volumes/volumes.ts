@@ -32,7 +32,9 @@ export function volumePluginDir(volume: VolumeModel): string | undefined {
  * says; and a claim volume with persistentVolumeClaim.readOnly.
  */
 export function isReadOnlyVolume(volume: VolumeModel | undefined): boolean {
-  return Boolean(volume && (volume.configMap || volume.secret || volume.downwardAPI || volume.projected || volume.persistentVolumeClaim?.readOnly))
+  return Boolean(
+    volume && (volume.configMap || volume.secret || volume.downwardAPI || volume.projected || volume.persistentVolumeClaim?.readOnly),
+  )
 }
 
 /** Volumes kept on a tmpfs: emptyDir medium Memory, and secret and projected volumes (the kubelet's wrapped Memory emptyDir). */
