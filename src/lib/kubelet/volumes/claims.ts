@@ -9,7 +9,7 @@
  */
 import {existsSync} from 'node:fs'
 import {chmod, lstat, mkdir, readdir, readFile, realpath, rm, writeFile} from 'node:fs/promises'
-import {basename, dirname, join} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 
 import {DEFAULT_CLAIMS_ROOT, podFullName} from '../../kube/helpers.js'
 import type {ClaimObject, PodModel, VolumeModel} from '../../manifest/model.js'
@@ -173,6 +173,12 @@ export async function removeClaim(
   recordedPath?: string,
 ): Promise<'removed' | 'absent' | 'outside'> {
   if ([namespace, name].some((part) => part === '' || part === '.' || part === '..' || part.includes('/'))) return 'outside'
+  if (recordedPath !== undefined) {
+    const real = (path: string) => realpath(path).catch(() => resolve(path))
+    const expected = claimDirectory(resolve(root), namespace, name)
+    if ((await real(recordedPath)) !== (await real(expected))) return 'outside'
+  }
+
   const realRoot = await realpath(root).catch(() => undefined)
   if (!realRoot) return 'absent'
   if (realRoot === '/') return 'outside'
@@ -180,11 +186,6 @@ export async function removeClaim(
   const parent = await realpath(dirname(path)).catch(() => undefined)
   if (parent === undefined) return 'absent'
   if (parent !== join(realRoot, namespace)) return 'outside'
-  if (recordedPath !== undefined) {
-    const recordedParent = await realpath(dirname(recordedPath)).catch(() => undefined)
-    if (recordedParent !== parent || basename(recordedPath) !== name) return recordedParent === undefined ? 'absent' : 'outside'
-  }
-
   const info = await lstat(path).catch(() => undefined)
   await rm(claimRecordPath(path), {force: true})
   if (!info) return 'absent'
