@@ -11,7 +11,7 @@ import {podctl} from '../support/podctl.js'
 /**
  * PersistentVolumeClaims as local directories under a claims root of the test's own: a claim
  * document and a pod run without --volume, the data outlives kill and is seen by the next pod,
- * only --delete-claims removes it (and not while a running pod uses it), and a StatefulSet's
+ * only kill --delete-claims or claims --delete removes it (never while a running pod uses it), and a StatefulSet's
  * volumeClaimTemplates get their <template>-<set>-<ordinal> directory.
  */
 const client = labClient()
@@ -78,6 +78,16 @@ describe('claims as local persistent volumes', () => {
     expect(second.stderr).not.toContain('neither in the input nor on disk')
     await expect.poll(() => logs('reader')).toBe('kept\n')
 
+    // podctl claims lists it with its user; deleting it by name is refused while that pod runs.
+    const listed = await run(['claims', '-n', namespace, '-o', 'json'])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).items).toEqual([
+      expect.objectContaining({name: 'data', namespace, path: dir, storage: '1Gi', usedBy: `reader_${namespace}`}),
+    ])
+    const refused = await run(['claims', '--delete', 'data', '-n', namespace])
+    expect(refused.code).toBe(9)
+    expect(refused.stderr).toBe(`Error: claim ${namespace}/data is in use by pod reader_${namespace}; kill the pod first\n`)
+
     // Not while a running pod uses it: killing another pod of the claim keeps it, naming the user.
     expect((await run(['run', '-f', '-'], pod('other', 'true'))).code).toBe(0)
     const busy = await run(['kill', '-n', namespace, 'other', '--delete-claims'])
@@ -102,7 +112,10 @@ describe('claims as local persistent volumes', () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain(`claim ${namespace}/data (pod ro_${namespace}) is neither in the input nor on disk`)
     await expect.poll(() => logs('ro')).toContain('refused')
-    expect((await run(['kill', '-n', namespace, 'ro', '--delete-claims'])).code).toBe(0)
+    expect((await run(['kill', '-n', namespace, 'ro'])).code).toBe(0)
+    const deleted = await run(['claims', '--delete', 'data', '-n', namespace])
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(deleted.stdout).toBe(`claim ${namespace}/data: deleted\n`)
     expect(existsSync(dir)).toBe(false)
   })
 

@@ -52,7 +52,7 @@ export async function claimsOfPods(
 }
 
 /** Claim path → the running pod (name_namespace) whose record uses it. */
-async function claimUsers(client: CriClient, podDirRoot: string): Promise<Map<string, string>> {
+export async function claimUsers(client: CriClient, podDirRoot: string): Promise<Map<string, string>> {
   const {items} = await client.runtime('listPodSandbox', {})
   const ready = items.filter((sandbox) => sandbox.state === 'SANDBOX_READY')
   const users = new Map<string, string>()
