@@ -68,7 +68,8 @@ supervision, where every pod syncs on its own and --parallel bounds only the pul
 at once). --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
 fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
 imagePullSecrets; workloads run their pod template. Claims (PersistentVolumeClaim documents, claim volumes, \
-volumeClaimTemplates) are directories under --claims-root/<namespace>/<claim>, kept across kill and run. Volumes, the managed /etc/hosts and termination-message files \
+volumeClaimTemplates) are directories under --claims-root/<namespace>/<claim>, kept across kill and run. \
+Volumes, the managed /etc/hosts and termination-message files \
 live under --pod-dir-root/<uid>.
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \

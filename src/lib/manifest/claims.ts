@@ -48,9 +48,9 @@ export function parseClaim(document: Json, source: string): ClaimObject {
   const {name, namespace} = readMetadata(r, root.metadata)
   const spec = r.object(root.spec, 'spec', CLAIM_SPEC_RULE)
   if (root.spec === undefined || root.spec === null) r.fail('spec', 'is required (accessModes and resources.requests.storage)')
-  const accessModes = r.list(spec.accessModes, 'spec.accessModes').map((mode, index) => {
-    return r.oneOf(mode, `spec.accessModes[${index}]`, ACCESS_MODES) ?? ''
-  })
+  const accessModes = r
+    .list(spec.accessModes, 'spec.accessModes')
+    .map((mode, index) => r.oneOf(mode, `spec.accessModes[${index}]`, ACCESS_MODES) ?? '')
   if (accessModes.length === 0) r.fail('spec.accessModes', 'at least 1 access mode is required (e.g. [ReadWriteOnce])')
   if (accessModes.includes('ReadWriteOncePod') && accessModes.length > 1) {
     r.fail('spec.accessModes', 'may not use ReadWriteOncePod with other access modes')
@@ -105,7 +105,7 @@ export class ClaimStore {
     this.claims.set(key, claim)
   }
 
-  find(namespace: string, name: string): ClaimObject | undefined {
+  claim(namespace: string, name: string): ClaimObject | undefined {
     return this.claims.get(`${namespace}/${name}`) ?? this.claims.get(`/${name}`)
   }
 }
@@ -115,7 +115,7 @@ export function attachClaims(pod: PodModel, claims: ClaimStore): void {
   if (claims.size === 0) return
   pod.volumes = pod.volumes.map((volume) => {
     const source = volume.persistentVolumeClaim
-    const claim = source && claims.find(pod.namespace, source.claimName)
+    const claim = source && claims.claim(pod.namespace, source.claimName)
     return claim ? {...volume, persistentVolumeClaim: {...source, claim: {...claim, namespace: pod.namespace}}} : volume
   })
 }

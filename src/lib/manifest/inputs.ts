@@ -67,9 +67,13 @@ export function podsFromDocuments(documents: LabelledDocument[], options: PodsFr
   const pods: PodModel[] = []
   for (const {document, label} of flatten(documents)) {
     const kind = asObject(document).kind
+    if (kind === CLAIM_KIND) {
+      claims.add(parseClaim(document, label))
+      continue
+    }
+
     if (kind === 'ConfigMap') objects.add({kind, value: parseConfigMap(document, label)})
     else if (kind === 'Secret') objects.add({kind, value: parseSecret(document, label)})
-    else if (kind === CLAIM_KIND) claims.add(parseClaim(document, label))
     else if (typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)) {
       const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
       pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})

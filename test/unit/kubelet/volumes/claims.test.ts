@@ -39,7 +39,8 @@ describe('claim directories', () => {
     const pods = [pod([{name: 'a', persistentVolumeClaim: {claimName: 'data', readOnly: false}}])]
     const notes = resolveClaims(pods, root)
     expect(notes).toEqual([
-      `claim prod/data (pod web_prod) is neither in the input nor on disk: provisioned empty at ${root}/prod/data when the pod starts, as by a default StorageClass`,
+      `claim prod/data (pod web_prod) is neither in the input nor on disk: provisioned empty at ${root}/prod/data ` +
+        'when the pod starts, as by a default StorageClass',
     ])
     expect(volumeHostPaths(pods[0], '/pods').get('a')).toBe(`${root}/prod/data`)
     const bound = pod([
