@@ -51,14 +51,17 @@ export async function claimsOfPods(
   return [...out.values()]
 }
 
-/** Claim path → the running pod (name_namespace) whose record uses it. */
+/** Claim path → the running pods (name_namespace, comma-separated) whose records use it. */
 export async function claimUsers(client: CriClient, podDirRoot: string): Promise<Map<string, string>> {
   const {items} = await client.runtime('listPodSandbox', {})
   const ready = items.filter((sandbox) => sandbox.state === 'SANDBOX_READY')
   const users = new Map<string, string>()
   for (const uid of new Set(ready.flatMap((sandbox) => (sandbox.metadata ? [sandbox.metadata.uid] : [])))) {
     const recorded = await readDesiredPod(podDirRoot, uid, client.runtimeEndpoint).catch(() => undefined)
-    for (const claim of recorded ? claimsOf(recorded) : []) users.set(claim.path, claim.pod)
+    for (const claim of recorded ? claimsOf(recorded) : []) {
+      const others = users.get(claim.path)
+      users.set(claim.path, others && others !== claim.pod ? `${others}, ${claim.pod}` : claim.pod)
+    }
   }
 
   return users

@@ -6,6 +6,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
+import {claimRows, deleteNamedClaims} from '../../../../src/lib/kubelet/kuberuntime/claim-list.js'
 import {claimsOfPods, deleteClaims} from '../../../../src/lib/kubelet/kuberuntime/kill-claims.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 
@@ -66,5 +67,32 @@ describe('kill --delete-claims', () => {
     expect(outcome.removed).toEqual([])
     expect(outcome.kept[0].reason).toBe(`${claimsRoot}/prod/data is not under --claims-root ${other}; left alone`)
     expect(existsSync(`${claimsRoot}/prod/data`)).toBe(true)
+  })
+})
+
+describe('podctl claims', () => {
+  it('lists the claims with the running pods using them, and deletes by name only when none does', async () => {
+    const root = join(base, 'listed')
+    await recordDesiredPod(podDirRoot, pod('a', 'u3', []), A)
+    const model = pod('web', 'u4', ['logs'])
+    model.volumes[0].persistentVolumeClaim!.path = `${root}/prod/logs`
+    await recordDesiredPod(podDirRoot, model, A)
+    const other = pod('tail', 'u5', ['logs'])
+    other.volumes[0].persistentVolumeClaim!.path = `${root}/prod/logs`
+    await recordDesiredPod(podDirRoot, other, A)
+    for (const claim of ['logs', 'old']) mkdirSync(`${root}/prod/${claim}`, {recursive: true})
+    const settings = {podDirRoot, claimsRoot: root}
+    const rows = await claimRows(runtime(['u4', 'u5']), settings)
+    expect(rows.map(({name, usedBy}) => ({name, usedBy}))).toEqual([
+      {name: 'logs', usedBy: 'web_prod, tail_prod'},
+      {name: 'old', usedBy: undefined},
+    ])
+    expect(await claimRows(runtime([]), settings, {namespace: 'other'})).toEqual([])
+    const outcome = await deleteNamedClaims(runtime(['u4']), settings, 'prod', ['logs', 'old', 'gone'])
+    expect(outcome.removed).toEqual(['prod/old'])
+    expect(outcome.failures.map(({error}) => [error.code, error.message])).toEqual([
+      ['ClaimInUse', 'claim prod/logs is in use by pod web_prod; kill the pod first'],
+      ['NotFound', `no claim prod/gone (${root}/prod/gone); see podctl claims`],
+    ])
   })
 })
