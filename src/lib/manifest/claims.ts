@@ -105,6 +105,17 @@ export class ClaimStore {
     this.claims.set(key, claim)
   }
 
+  /** The claims no pod's volume names: not provisioned, as a WaitForFirstConsumer StorageClass waits for a pod. */
+  unused(pods: readonly PodModel[]): ClaimObject[] {
+    const used = (claim: ClaimObject) =>
+      pods.some(
+        (pod) =>
+          (claim.namespace === '' || claim.namespace === pod.namespace) &&
+          pod.volumes.some((volume) => volume.persistentVolumeClaim?.claimName === claim.name),
+      )
+    return [...this.claims.values()].filter((claim) => !used(claim))
+  }
+
   claim(namespace: string, name: string): ClaimObject | undefined {
     return this.claims.get(`${namespace}/${name}`) ?? this.claims.get(`/${name}`)
   }

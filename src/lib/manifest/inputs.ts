@@ -98,6 +98,10 @@ export function podsFromDocuments(documents: LabelledDocument[], options: PodsFr
     projectedWarnings(pod)
   }
 
+  for (const claim of claims.unused(pods)) {
+    pods[0].warnings = [...(pods[0].warnings ?? []), `${claim.source}: claim ${claim.name} is used by no pod, so it is not provisioned`]
+  }
+
   for (const name of bindings.keys()) {
     if (!pods.some((pod) => pod.volumes.some((volume) => volume.name === name))) {
       throw new ManifestError(`--volume ${name}=...: no pod has a volume named "${name}"`)

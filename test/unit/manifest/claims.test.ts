@@ -95,6 +95,11 @@ describe('claim volumes of pods', () => {
     })
   })
 
+  it('a claim document no pod uses is not provisioned, with a warning', async () => {
+    const [pod] = await load(`${CLAIM.replace('name: data', 'name: spare')}---\n${POD}`)
+    expect(pod.warnings).toEqual(['in.yaml (document 1): claim spare is used by no pod, so it is not provisioned'])
+  })
+
   it('need no claim document, and --volume still binds one to a directory', async () => {
     const [alone] = await load(POD)
     expect(alone.volumes[0]).toEqual({name: 'd', persistentVolumeClaim: {claimName: 'data', readOnly: true}})
