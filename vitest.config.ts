@@ -19,7 +19,7 @@ export default defineConfig({
     projects: [
       {extends: true, test: {name: 'podctl', include: ['test/**/*.test.ts'], exclude: BESIDE_KUBELET}},
       ...BESIDE_KUBELET.map((file, index) => ({
-        extends: true,
+        extends: true as const,
         test: {name: `beside a kubelet ${index + 1}`, include: [file], sequence: {groupOrder: index + 1}},
       })),
     ],

@@ -5,26 +5,26 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {NotFoundError, PodctlError, UsageError} from '../lib/errors.js'
-import {outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
+import {NotFoundError, type PodctlError, UsageError} from '../lib/errors.js'
+import {claimsRootFlag, outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
+import {type ClaimDeletion, claimsOfPods, deleteClaims} from '../lib/kubelet/kuberuntime/kill-claims.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
 import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
 import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
 import type {StaticKillResult} from '../lib/local-kubelet/static-pod-files.js'
 import {type PodSelection, type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
+import {collapseIdentical, type PodFailure, podFailure} from '../lib/output/collapse-failures.js'
 
-export interface KillFailure {
-  /** The pod's full name, or the reference that matched no pod. */
-  pod: string
-  code: string
-  exitCode: number
-  message: string
-}
+/** One pod's failure: its full name (or the reference that matched no pod), code, exit code and message. */
+export type KillFailure = PodFailure
+export const killFailure = podFailure
 
 export interface KillResult {
   items: KillPodResult[]
   failures: KillFailure[]
+  /** --delete-claims: the claims whose data went, and those kept (in use by a running pod). */
+  claims?: ClaimDeletion
 }
 
 export default class Kill extends BaseCommand<typeof Kill> {
@@ -42,9 +42,10 @@ this runtime loses its record: pod.json, which supervisors and sync act on, the 
 directory under --pod-logs-root; --all and --label remove such records too. Records of other runtimes are never \
 touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not found. \
 Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of the \
-first failure (5 for a pod that does not exist, unless --ignore-not-found). --static NAME (or NAME-<node>) instead removes \
-the file run --static wrote into the kubelet's static pod directory, and the kubelet stops the pod; files podctl did \
-not write are left alone.`
+first failure (5 for a pod that does not exist, unless --ignore-not-found). Claim directories (--claims-root) \
+outlive their pods; --delete-claims removes the data of the killed pods' claims, except a claim a running pod still uses. \
+--static NAME (or NAME-<node>) instead removes the file run --static wrote into the kubelet's static pod directory, and \
+the kubelet stops the pod; files podctl did not write are left alone.`
 
   static override examples = [
     example('Kill one pod of the default namespace', 'web'),
@@ -53,6 +54,7 @@ not write are left alone.`
     example('Kill pods labelled app=web at once, without waiting for the grace period', '-l app=web --force'),
     example('Stop a pod but keep its containers for inspection', 'web --keep --grace-period 5'),
     example('Idempotent cleanup in a script', 'web --ignore-not-found -o json'),
+    example("Kill a pod and delete its PersistentVolumeClaims' data", 'db --delete-claims'),
   ]
 
   static override strict = false
@@ -77,8 +79,10 @@ not write are left alone.`
     keep: Flags.boolean({summary: 'Leave the stopped containers and sandboxes in place (for debugging) instead of removing them.'}),
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
+    'delete-claims': Flags.boolean({summary: "Also remove the data of the killed pods' claims (not one a running pod uses)."}),
     'pod-dir-root': podDirRootFlag,
     'pod-logs-root': podLogsRootFlag,
+    'claims-root': claimsRootFlag,
     output: outputFlag(['table', 'json', 'yaml']),
     ...staticPodFlags('Remove the static pod file run --static wrote for the pod; the kubelet then stops it.'),
   }
@@ -94,7 +98,11 @@ not write are left alone.`
       throw new UsageError(`--force kills at once; it cannot be combined with --grace-period ${gracePeriod} (drop one of them)`)
     }
 
+    if (flags['delete-claims'] && this.keepSandboxes())
+      throw new UsageError('--delete-claims removes claims of pods it removes; drop --keep')
     const {pods, failures: found, containers} = await selectPodsFromRuntime(await this.client(), selection)
+    const {runtimeEndpoint} = await this.client()
+    const claims = flags['delete-claims'] ? await claimsOfPods(flags['pod-dir-root'], pods, runtimeEndpoint) : undefined
     const recorded = await this.removeGoneRecords(selection, found)
     const failures: KillFailure[] = recorded.unmatched
       .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
@@ -113,7 +121,7 @@ not write are left alone.`
     const force = flags.force || gracePeriod === 0
     const killed = await this.killPods(this.admit(pods, failures), failures, {gracePeriodSeconds: gracePeriod, force, containers})
     const items = [...recorded.items, ...killed]
-    const result: KillResult = {items, failures}
+    const result: KillResult = {items, failures, ...(claims ? {claims: await this.deleteClaims(claims)} : {})}
     if (this.machineOutput()) await this.emit(result)
     this.reportFailures(collapseIdentical(failures))
     return result
@@ -209,33 +217,20 @@ not write are left alone.`
     return outcome.items
   }
 
+  /** --delete-claims after the kill: one line per claim removed, a warning per claim kept. */
+  private async deleteClaims(claims: Awaited<ReturnType<typeof claimsOfPods>>): Promise<ClaimDeletion> {
+    const settings = {podDirRoot: this.flags['pod-dir-root'], claimsRoot: this.flags['claims-root']}
+    const outcome = await deleteClaims(await this.client(), claims, settings)
+    for (const {namespace, name, path} of outcome.removed)
+      if (!this.machineOutput()) this.log(`claim ${namespace}/${name}: deleted ${path}`)
+    for (const {claim, reason} of outcome.kept) this.warnLine(`claim ${claim.namespace}/${claim.name} kept: ${reason}`)
+    return outcome
+  }
+
   private line(result: KillPodResult): string {
     if (result.recordOnly) return `${this.chalk.bold(result.pod)}: gone from the runtime; removed its record`
     const count = `${result.containersStopped} container${result.containersStopped === 1 ? '' : 's'} stopped`
     const fate = result.removed ? 'removed' : this.keepSandboxes() ? 'kept' : 'not removed'
     return `${this.chalk.bold(result.pod)}: ${count}, ${fate} ${this.chalk.dim(`(${(result.durationMs / 1000).toFixed(1)}s)`)}`
   }
-}
-
-export function killFailure(pod: string, error: PodctlError): KillFailure {
-  return {pod, code: error.code, exitCode: error.exitCode, message: error.message}
-}
-
-/**
- * Identical failures are reported once, with the count: a runtime that died fails every pod the
- * same way, and thirty copies of one line hide the point.
- */
-function collapseIdentical(failures: KillFailure[]): PodctlError[] {
-  const groups = new Map<string, KillFailure[]>()
-  for (const failure of failures) {
-    const key = `${failure.code}\u0000${failure.message}`
-    groups.set(key, [...(groups.get(key) ?? []), failure])
-  }
-
-  return [...groups.values()].map((group) => {
-    const [{code, exitCode, message}] = group
-    const pods = group.map((failure) => failure.pod)
-    const shown = pods.length > 3 ? `${pods.slice(0, 3).join(', ')}, ...` : pods.join(', ')
-    return new PodctlError(code, exitCode, group.length > 1 ? `${message} (${group.length} pods: ${shown})` : message)
-  })
 }

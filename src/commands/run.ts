@@ -12,6 +12,7 @@ import {InterruptedError} from '../lib/errors.js'
 import {
   admissionFlags,
   besideKubeletFlag,
+  claimsRootFlag,
   crictlConfigFlags,
   durationFlag,
   manifestFlag,
@@ -69,7 +70,9 @@ exits at once. A pod that already exists is refused (exit 8) unless --replace (n
 supervision, where every pod syncs on its own and --parallel bounds only the pulls. Pulls run in parallel (--parallel \
 at once). --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
 fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
-imagePullSecrets; workloads run their pod template. Volumes, the managed /etc/hosts and termination-message files \
+imagePullSecrets; workloads run their pod template. Claims (PersistentVolumeClaim documents, claim volumes, \
+volumeClaimTemplates) are directories under --claims-root/<namespace>/<claim>, kept across kill and run. \
+Volumes, the managed /etc/hosts and termination-message files \
 live under --pod-dir-root/<uid>.
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
@@ -123,6 +126,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     ...admissionFlags,
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
+    'claims-root': claimsRootFlag,
     'runtime-handler': Flags.string({summary: 'Runtime handler for RunPodSandbox (overrides runtimeClassName).', helpValue: 'NAME'}),
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline and no spinner; only the result (or the error).'}),
     output: outputFlag(['table', 'json', 'yaml']),
@@ -196,22 +200,10 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
       exitAgain: 'Interrupted again: exiting without finishing the rollback; check with: podctl pods',
     })
     try {
-      const [{ImageManager}, {runPods}] = await Promise.all([
-        import('../lib/images/image-manager.js'),
-        import('../lib/kubelet/run/run-pods.js'),
-      ])
-      const outcomes = await runPods(
-        await this.client(),
-        pods,
-        {...settings, deadline: this.commandDeadline()},
-        {
-          images: new ImageManager(() => this.client(), events, {parallel: flags.parallel}),
-          events,
-          signal: interruption.signal,
-          parallel: flags.parallel,
-          onStep: spinner && ((text: string) => (spinner.text = text)),
-        },
-      )
+      const {runPods} = await import('../lib/kubelet/run/run-pods.js')
+      const onStep = spinner && ((text: string) => (spinner.text = text))
+      const deps = {events, signal: interruption.signal, parallel: flags.parallel, onStep}
+      const outcomes = await runPods(await this.client(), pods, {...settings, deadline: this.commandDeadline()}, deps)
       // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
       interruption.settle()
       return {outcomes, interrupted: interruption.signal.aborted}

@@ -10,6 +10,7 @@ import Kill from './kill.js'
 const killFlags = {
   ...withoutStaticPodFlags(Kill.flags),
   keep: {...Kill.flags.keep, hidden: true},
+  'delete-claims': {...Kill.flags['delete-claims'], hidden: true},
   'pod-logs-root': {...Kill.flags['pod-logs-root'], hidden: true},
 }
 

@@ -161,6 +161,13 @@ export class AmbiguousError extends PodctlError {
   }
 }
 
+/** A claim a running pod uses cannot be deleted (exit 9, as rmp refuses a running pod). */
+export class ClaimInUseError extends PodctlError {
+  constructor(message: string) {
+    super('ClaimInUse', ExitCode.RUNTIME, message)
+  }
+}
+
 /** gRPC status codes (numbers from the gRPC spec) that podctl maps; kept here to avoid loading grpc-js. */
 export const GrpcCode = {
   CANCELLED: 1,

@@ -5,7 +5,7 @@
 import {type Config, Flags} from '@oclif/core'
 
 import {UsageError} from './errors.js'
-import {DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
+import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
 import type {OutputChoices, OutputFormat} from './output/spec.js'
 import {clampTimerMs, parseDuration} from './util/duration.js'
 
@@ -65,9 +65,9 @@ export const manifestFlag = Flags.string({
   multiple: true,
 })
 
-/** run's --volume NAME=DIR: a volume source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...) bound to a host directory. */
+/** run's --volume NAME=DIR: a volume source with no single-node plugin (nfs, csi, ...), or a claim volume, bound to a host directory. */
 export const volumeBindingFlag = Flags.string({
-  summary: 'Bind a volume of another source (persistentVolumeClaim, nfs, csi, ...) to a host directory; repeatable.',
+  summary: 'Bind a volume to a host directory (nfs, csi, ...; a claim volume instead of its claim directory); repeatable.',
   helpValue: 'NAME=DIR',
   multiple: true,
 })
@@ -77,6 +77,14 @@ export const podDirRootFlag = Flags.string({
   summary: 'Root of the pod directories (emptyDir volumes, /etc/hosts, termination messages).',
   env: 'PODCTL_POD_DIR_ROOT',
   default: DEFAULT_POD_DIR_ROOT,
+  helpValue: 'DIR',
+})
+
+/** --claims-root: where the PersistentVolumeClaims' directories are (run makes them, kill --delete-claims removes only those under it). */
+export const claimsRootFlag = Flags.string({
+  summary: 'Root of the claim directories (<root>/<namespace>/<claim>), kept across kill and run.',
+  env: 'PODCTL_CLAIMS_ROOT',
+  default: DEFAULT_CLAIMS_ROOT,
   helpValue: 'DIR',
 })
 

@@ -19,7 +19,8 @@ const client = labClient()
 const namespace = uniqueNamespace('e2e-volumes')
 const work = mkdtempSync(join(tmpdir(), 'podctl-volumes-'))
 const podDirRoot = join(work, 'pods')
-const env = labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot, PODCTL_POD_DIR_ROOT: podDirRoot})
+const claimsRoot = join(work, 'claims')
+const env = labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot, PODCTL_POD_DIR_ROOT: podDirRoot, PODCTL_CLAIMS_ROOT: claimsRoot})
 
 function run(args: string[], input?: string) {
   return podctl(args, {env, input})
@@ -137,10 +138,19 @@ describe('projected volumes', () => {
 })
 
 describe('emptyDir, subPathExpr, mountPropagation and bound claims', () => {
-  it('a claim without --volume is refused in the words of the issue', async () => {
-    const result = await run(['run', '-f', '-', '--dry-run'], fixtureIn('objects/emptydir-subpath.yaml', namespace))
-    expect(result.code).toBe(ExitCode.USAGE)
-    expect(result.stderr).toBe('Error: <stdin>: volume data (persistentVolumeClaim) needs --volume data=DIR on a single node\n')
+  it('a claim without --volume is its claim directory; another source without --volume is refused in the words of the issue', async () => {
+    const manifest = fixtureIn('objects/emptydir-subpath.yaml', namespace)
+    const result = await run(['run', '-f', '-', '--dry-run', '-o', 'json'], manifest)
+    expect(result.code, result.stderr).toBe(0)
+    const data = JSON.parse(result.stdout).pods[0].volumes.find((volume: {name: string}) => volume.name === 'data')
+    expect(data).toMatchObject({type: 'persistentVolumeClaim', hostPath: `${claimsRoot}/${namespace}/my-claim`})
+    expect(existsSync(claimsRoot)).toBe(false)
+    const nfs = await run(
+      ['run', '-f', '-', '--dry-run'],
+      manifest.replace(/persistentVolumeClaim:\n\s+claimName: my-claim/, 'nfs: {server: nfs.local, path: /x}'),
+    )
+    expect(nfs.code).toBe(ExitCode.USAGE)
+    expect(nfs.stderr).toBe('Error: <stdin>: volume data (nfs) needs --volume data=DIR on a single node\n')
   })
 
   it('Memory emptyDir is a tmpfs of sizeLimit, subPathExpr expands the env, the claim is the bound directory', async () => {

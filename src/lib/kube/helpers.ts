@@ -12,6 +12,8 @@ import {containerHash} from './labels.js'
 export const DEFAULT_POD_LOGS_ROOT = '/var/log/pods'
 /** podctl's counterpart of the kubelet's /var/lib/kubelet/pods: one directory per pod uid. */
 export const DEFAULT_POD_DIR_ROOT = '/var/lib/podctl/pods'
+/** podctl's local-path-provisioner: one directory per PersistentVolumeClaim, <root>/<namespace>/<claim>. */
+export const DEFAULT_CLAIMS_ROOT = '/var/lib/podctl/claims'
 
 /** metav1.NamespaceDefault: the namespace of a pod that names none. */
 export const DEFAULT_NAMESPACE = 'default'

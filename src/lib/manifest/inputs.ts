@@ -2,12 +2,13 @@
  * Everything `run -f` reads, as `kubectl apply -f` would take it: any number of files (or
  * directories of .yaml/.yml/.json files), each with any number of documents in any order — Pods,
  * workloads (their pod template), ConfigMaps, Secrets, and Lists of them. ConfigMaps and Secrets
- * feed the pods; only the pods run. Volumes with no single-node plugin are bound with
- * --volume NAME=DIR, or refused.
+ * feed the pods; PersistentVolumeClaims are matched to the pods' claim volumes (claims.ts); only
+ * the pods run. Volumes with no single-node plugin are bound with --volume NAME=DIR, or refused.
  */
 import {readdir, stat} from 'node:fs/promises'
 import {isAbsolute, join, resolve} from 'node:path'
 
+import {attachClaims, CLAIM_KIND, ClaimStore, parseClaim} from './claims.js'
 import {FieldReader, type Json, type JsonObject, ManifestError} from './fields.js'
 import type {PodModel} from './model.js'
 import {ObjectStore, parseConfigMap, parseSecret} from './objects.js'
@@ -62,9 +63,15 @@ export interface PodsFromDocumentsOptions extends ParsePodOptions, WorkloadOptio
 /** Every document → the pods to run, each holding the ConfigMaps and Secrets of the whole input. */
 export function podsFromDocuments(documents: LabelledDocument[], options: PodsFromDocumentsOptions = {}): PodModel[] {
   const objects = new ObjectStore()
+  const claims = new ClaimStore()
   const pods: PodModel[] = []
   for (const {document, label} of flatten(documents)) {
     const kind = asObject(document).kind
+    if (kind === CLAIM_KIND) {
+      claims.add(parseClaim(document, label))
+      continue
+    }
+
     if (kind === 'ConfigMap') objects.add({kind, value: parseConfigMap(document, label)})
     else if (kind === 'Secret') objects.add({kind, value: parseSecret(document, label)})
     else if (typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)) {
@@ -74,15 +81,25 @@ export function podsFromDocuments(documents: LabelledDocument[], options: PodsFr
   }
 
   if (pods.length === 0) {
-    const what = objects.size > 0 ? ' (only ConfigMaps and Secrets; add the Pod that uses them)' : ''
+    const what =
+      objects.size > 0
+        ? ' (only ConfigMaps and Secrets; add the Pod that uses them)'
+        : claims.size > 0
+          ? ' (only PersistentVolumeClaims; add the Pod that uses them)'
+          : ''
     throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod found${what}`)
   }
 
   const bindings = parseVolumeFlags(options.volumes ?? [])
   for (const pod of pods) {
     if (objects.size > 0) pod.objects = objects
+    attachClaims(pod, claims)
     bindVolumes(pod, bindings)
     projectedWarnings(pod)
+  }
+
+  for (const claim of claims.unused(pods)) {
+    pods[0].warnings = [...(pods[0].warnings ?? []), `${claim.source}: claim ${claim.name} is used by no pod, so it is not provisioned`]
   }
 
   for (const name of bindings.keys()) {
@@ -109,14 +126,18 @@ export function parseVolumeFlags(values: readonly string[]): Map<string, string>
   return out
 }
 
-/** A volume of an external source becomes a hostPath of the directory given (which must exist), or is refused. */
+/**
+ * A volume of an external source becomes a hostPath of the directory given (which must exist), or
+ * is refused; a claim volume given one is served from it instead of its claim directory.
+ */
 function bindVolumes(pod: PodModel, bindings: Map<string, string>): void {
   pod.volumes = pod.volumes.map((volume) => {
-    if (!volume.external) return volume
+    if (!volume.external && !volume.persistentVolumeClaim) return volume
     const dir = bindings.get(volume.name)
+    if (dir === undefined && volume.persistentVolumeClaim) return volume
     if (dir === undefined) {
       throw new ManifestError(
-        `${pod.source}: volume ${volume.name} (${volume.external.source}) needs --volume ${volume.name}=DIR on a single node`,
+        `${pod.source}: volume ${volume.name} (${volume.external!.source}) needs --volume ${volume.name}=DIR on a single node`,
       )
     }
 

@@ -237,8 +237,26 @@ export interface VolumeModel {
   secret?: {secretName: string; items: KeyToPathModel[]; defaultMode: number; optional: boolean}
   downwardAPI?: {items: DownwardAPIFileModel[]; defaultMode: number}
   projected?: {sources: VolumeProjectionModel[]; defaultMode: number}
-  /** A source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...): bound to a host directory by --volume NAME=DIR. */
+  /**
+   * A claim: served from its local directory <claims root>/<namespace>/<claimName> (path, set when
+   * the run resolves it; kubelet/volumes/claims.ts), with the claim document of the input if any.
+   * A --volume binding keeps this and adds hostPath, which then wins.
+   */
+  persistentVolumeClaim?: {claimName: string; readOnly: boolean; path?: string; claim?: ClaimObject}
+  /** A source with no single-node plugin (nfs, csi, ...): bound to a host directory by --volume NAME=DIR. */
   external?: {source: string}
+}
+
+/** A PersistentVolumeClaim document of the input (Filesystem only); namespace '' matches any pod's namespace. */
+export interface ClaimObject {
+  name: string
+  namespace: string
+  accessModes: string[]
+  /** spec.resources.requests.storage, as written. */
+  storage: string
+  storageClassName?: string
+  volumeMode: 'Filesystem'
+  source: string
 }
 
 /** A ConfigMap document of the input. */

@@ -72,7 +72,7 @@ export class ObjectStore implements InputObjects {
   }
 }
 
-function readMetadata(r: FieldReader, value: Json | undefined): {name: string; namespace: string} {
+export function readMetadata(r: FieldReader, value: Json | undefined): {name: string; namespace: string} {
   const metadata = r.object(value, 'metadata', OBJECT_METADATA_RULE)
   const name = r.requiredString(metadata.name, 'metadata.name')
   const problem = dns1123Subdomain(name)
@@ -85,7 +85,7 @@ function readMetadata(r: FieldReader, value: Json | undefined): {name: string; n
   return {name, namespace}
 }
 
-function checkApiVersion(r: FieldReader, root: JsonObject, kind: string): void {
+export function checkApiVersion(r: FieldReader, root: JsonObject, kind: string): void {
   const apiVersion = r.string(root.apiVersion, 'apiVersion', {required: true})
   if (apiVersion !== 'v1') r.fail('apiVersion', `must be "v1" for a ${kind}, not "${apiVersion}"`)
 }

@@ -1,10 +1,12 @@
 /**
  * spec.volumes and volumeMounts as the API server validates them: hostPath, emptyDir (medium
  * Memory, sizeLimit), configMap, secret, downwardAPI and projected volumes with items, modes and
- * optional; every other volume source (persistentVolumeClaim, nfs, csi, ...) is read as `external`,
- * to be bound to a host directory with --volume NAME=DIR (load.ts). Mount options: subPath,
+ * optional; persistentVolumeClaim (claims.ts, served from a local directory per claim); every other
+ * volume source (nfs, csi, ...) is read as `external`, to be bound to a host directory with
+ * --volume NAME=DIR (inputs.ts). Mount options: subPath,
  * subPathExpr, mountPropagation, readOnly, recursiveReadOnly.
  */
+import {readClaimSource} from './claims.js'
 import {configKey, readFieldRef, readResourceFieldRef, VOLUME_FIELD_PATHS} from './env.js'
 import {type FieldReader, type Json} from './fields.js'
 import type {DownwardAPIFileModel, HostPathType, KeyToPathModel, VolumeModel, VolumeMountModel, VolumeProjectionModel} from './model.js'
@@ -13,9 +15,8 @@ import {HOST_PATH_RULE, HOST_PATH_TYPES} from './pod-fields.js'
 import {isNegative, parseQuantity} from './quantity.js'
 
 /** Every volume source of a v1 Volume, besides name. */
-const PLUGINS = ['hostPath', 'emptyDir', 'configMap', 'secret', 'downwardAPI', 'projected'] as const
+const PLUGINS = ['hostPath', 'emptyDir', 'configMap', 'secret', 'downwardAPI', 'projected', 'persistentVolumeClaim'] as const
 export const EXTERNAL_SOURCES = [
-  'persistentVolumeClaim',
   'nfs',
   'csi',
   'ephemeral',
@@ -231,6 +232,10 @@ export function readVolume(r: FieldReader, item: Json, path: string): VolumeMode
         name,
         projected: {sources: projections, defaultMode: mode(r, source.defaultMode, `${where}.defaultMode`) ?? DEFAULT_FILE_MODE},
       }
+    }
+
+    case 'persistentVolumeClaim': {
+      return {name, persistentVolumeClaim: readClaimSource(r, volume.persistentVolumeClaim, where)}
     }
 
     default:

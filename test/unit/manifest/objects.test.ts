@@ -121,7 +121,7 @@ items:
 })
 
 describe('volumes', () => {
-  it('YAML 1.1 octal modes, items, projected sources; other sources need --volume', async () => {
+  it('YAML 1.1 octal modes, items, projected sources; claims need no --volume, other sources do', async () => {
     const text = `${POD}  volumes:
   - {name: c, configMap: {name: cfg, defaultMode: 0440, items: [{key: k, path: dir/k, mode: 0o600}]}}
   - name: p
@@ -129,7 +129,10 @@ describe('volumes', () => {
       sources: [{serviceAccountToken: {path: token}}, {downwardAPI: {items: [{path: l, fieldRef: {fieldPath: metadata.labels}}]}}]
   - {name: d, persistentVolumeClaim: {claimName: data}}
 `
-    expect(await refusal(text)).toBe('in.yaml: volume d (persistentVolumeClaim) needs --volume d=DIR on a single node')
+    const [claimed] = await load(text)
+    expect(claimed.volumes[2]).toEqual({name: 'd', persistentVolumeClaim: {claimName: 'data', readOnly: false}})
+    const nfs = `${POD}  volumes: [{name: n, nfs: {server: s, path: /x}}]\n`
+    expect(await refusal(nfs)).toBe('in.yaml: volume n (nfs) needs --volume n=DIR on a single node')
     const [pod] = await load(text, ['d=/srv/data'])
     expect(pod.volumes[0].configMap).toEqual({
       name: 'cfg',
@@ -144,7 +147,7 @@ describe('volumes', () => {
     expect(pod.warnings).toEqual(['in.yaml: volume p: the serviceAccountToken source is skipped (there is no API server to issue a token)'])
     expect(pod.volumes[2]).toEqual({
       name: 'd',
-      external: {source: 'persistentVolumeClaim'},
+      persistentVolumeClaim: {claimName: 'data', readOnly: false},
       hostPath: {path: '/srv/data', type: 'Directory'},
     })
     expect(await refusal(POD, ['x=/tmp'])).toBe('--volume x=...: no pod has a volume named "x"')

@@ -9,6 +9,7 @@ import {normalEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {ImageManager} from '../../images/image-manager.js'
 import {Limiter} from '../../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from '../lifecycle/admission.js'
 import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
@@ -53,9 +54,11 @@ export function failedOutcome(pod: PodModel, failure: PodctlError): PodRunOutcom
   }
 }
 
-export interface RunPodsDeps extends Omit<PodRunDeps, 'client'> {
-  /** Pods in flight at once (--parallel). */
+export interface RunPodsDeps extends Omit<PodRunDeps, 'client' | 'images'> {
+  /** Pods in flight at once (--parallel), and image pulls in flight at once. */
   parallel: number
+  /** Default: the kubelet's image manager on this client, --parallel pulls at once. */
+  images?: PodRunDeps['images']
 }
 
 /**
@@ -71,6 +74,7 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   }
 
   await checkUserNamespaces(client, pods, settings.runtimeHandler)
+  const images = deps.images ?? new ImageManager(client, deps.events, {parallel: deps.parallel})
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
     deadline: settings.deadline,
@@ -91,7 +95,7 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
             if (foreign) return failedOutcome(pod, foreign)
             const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
             // A pod that runs keeps its parsed manifest in its directory, for `sync` and `status` (recorded by runPod).
-            return await runPod(pod, sandboxes, settings, {...deps, client, onStarted: release})
+            return await runPod(pod, sandboxes, settings, {...deps, images, client, onStarted: release})
           } catch (error) {
             return failedOutcome(pod, asPodctlError(error))
           }

@@ -14,6 +14,7 @@ import {podHostnameAndDomain} from '../../manifest/pod-spec.js'
 import {DEFAULT_POD_DIR_ROOT} from '../../kube/helpers.js'
 import {podDirectoryOf} from '../../kube/labels.js'
 import {setVolumeOwnership, writeAtomically} from './atomic-writer.js'
+import {claimHostPath, isClaimVolume, provisionClaim} from './claims.js'
 import {DESIRED_POD_FILE, recordOfAnotherRuntime} from '../core/record-owner.js'
 import type {DownwardContext} from '../core/env.js'
 import {PodFailedError, PodFailureReason} from '../core/reasons.js'
@@ -47,6 +48,7 @@ export function volumeHostPaths(pod: PodModel, root: string): Map<string, string
 
 function volumeHostPath(pod: PodModel, volume: VolumeModel, root: string): string {
   if (volume.hostPath) return volume.hostPath.path
+  if (isClaimVolume(volume)) return claimHostPath(pod, volume)
   return `${podDirectory(root, pod.uid)}/volumes/${volumePluginDir(volume) ?? 'kubernetes.io~empty-dir'}/${volume.name}`
 }
 
@@ -60,6 +62,12 @@ export async function setUpVolumes(pod: PodModel, root: string, context?: Downwa
     try {
       if (volume.hostPath) {
         await checkHostPath(path, volume.hostPath.type)
+        continue
+      }
+
+      // A claim's directory outlives the pod, and is not chowned for fsGroup (as a hostPath PersistentVolume is not).
+      if (isClaimVolume(volume)) {
+        await provisionClaim(pod, volume)
         continue
       }
 

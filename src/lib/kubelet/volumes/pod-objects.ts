@@ -11,6 +11,7 @@ import {loadRunInput, type RunInput} from '../../manifest/load.js'
 import type {PodModel} from '../../manifest/model.js'
 import {EnvReferenceError, makeEnvironmentVariables, PLACEHOLDER_NODE} from '../core/env.js'
 import {PodFailedError, PodFailureReason} from '../core/reasons.js'
+import {claimsRootFromEnv, resolveClaims} from './claims.js'
 import {volumePayload, VolumeSetupError} from './volumes.js'
 
 export function checkPodReferences(pods: readonly PodModel[]): void {
@@ -58,16 +59,28 @@ export function podOrigins(pods: readonly PodModel[]): string[] {
   )
 }
 
-/** `run`'s input → pods whose references are all there, the warnings to print, and where workload pods come from. */
+/**
+ * `run`'s input → pods whose references are all there, their claims resolved under --claims-root,
+ * the warnings to print, and the notes: where workload pods come from, claims provisioned without a document.
+ */
 export async function loadPodsToRun(
-  flags: {filename?: string[]; volume?: string[]; 'pod-config'?: string; 'container-config'?: string; namespace?: string; strict?: boolean},
+  flags: {
+    filename?: string[]
+    volume?: string[]
+    'pod-config'?: string
+    'container-config'?: string
+    namespace?: string
+    strict?: boolean
+    'claims-root'?: string
+  },
   file?: string,
 ): Promise<{pods: PodModel[]; warnings: string[]; origins: string[]}> {
   const input: RunInput = {filename: flags.filename, file, volumes: flags.volume, namespace: flags.namespace, strict: flags.strict}
   const {pods, warning} = await loadRunInput({...input, podConfig: flags['pod-config'], containerConfig: flags['container-config']})
   checkPodReferences(pods)
+  const claimNotes = resolveClaims(pods, flags['claims-root'] ?? claimsRootFromEnv())
   const warnings = [...(warning ? [warning] : []), ...pods.flatMap((pod) => pod.warnings ?? [])]
-  return {pods, warnings, origins: podOrigins(pods)}
+  return {pods, warnings, origins: [...podOrigins(pods), ...claimNotes]}
 }
 
 /** The pod's imagePullSecrets as a keyring (dockerconfigjson and dockercfg Secrets of the input), or undefined. */

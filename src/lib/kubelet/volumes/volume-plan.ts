@@ -20,10 +20,13 @@ export interface PlannedVolume {
   files?: Array<{path: string; mode: string; bytes: number}>
   /** A projected source podctl cannot serve. */
   skipped?: string[]
+  /** A claim volume: its claim name, and whether its host path is the claim directory or a --volume binding. */
+  claim?: {name: string; from: 'claim directory' | '--volume'; readOnly?: true}
 }
 
 function volumeType(volume: PodModel['volumes'][number]): string {
   if (volume.external) return volume.external.source
+  if (volume.persistentVolumeClaim) return 'persistentVolumeClaim'
   for (const key of ['hostPath', 'emptyDir', 'configMap', 'secret', 'downwardAPI', 'projected'] as const) if (volume[key]) return key
   return 'emptyDir'
 }
@@ -31,6 +34,15 @@ function volumeType(volume: PodModel['volumes'][number]): string {
 export function planVolumes(pod: PodModel, volumePaths: ReadonlyMap<string, string>, context: DownwardContext): PlannedVolume[] {
   return pod.volumes.map((volume) => {
     const planned: PlannedVolume = {name: volume.name, type: volumeType(volume), hostPath: volumePaths.get(volume.name) ?? ''}
+    const source = volume.persistentVolumeClaim
+    if (source) {
+      planned.claim = {
+        name: source.claimName,
+        from: volume.hostPath ? '--volume' : 'claim directory',
+        ...(source.readOnly ? {readOnly: true as const} : {}),
+      }
+    }
+
     if (isMemoryBacked(volume)) planned.tmpfs = {options: tmpfsOptions(volume)}
     const from = [
       ...(volume.configMap ? [`ConfigMap ${volume.configMap.name}`] : []),

@@ -27,9 +27,14 @@ export function volumePluginDir(volume: VolumeModel): string | undefined {
   return undefined
 }
 
-/** The plugins whose mounts are always read-only (their Mounter attributes), whatever volumeMounts says. */
+/**
+ * The plugins whose mounts are always read-only (their Mounter attributes), whatever volumeMounts
+ * says; and a claim volume with persistentVolumeClaim.readOnly.
+ */
 export function isReadOnlyVolume(volume: VolumeModel | undefined): boolean {
-  return Boolean(volume && (volume.configMap || volume.secret || volume.downwardAPI || volume.projected))
+  return Boolean(
+    volume && (volume.configMap || volume.secret || volume.downwardAPI || volume.projected || volume.persistentVolumeClaim?.readOnly),
+  )
 }
 
 /** Volumes kept on a tmpfs: emptyDir medium Memory, and secret and projected volumes (the kubelet's wrapped Memory emptyDir). */
