@@ -15,7 +15,8 @@ import {parseCrictlConfigs} from './crictl.js'
 import {type Json, ManifestError} from './fields.js'
 import {checkImageReferences, type InputForm} from './images.js'
 import type {PodModel} from './model.js'
-import {expandManifestPaths, type LabelledDocument, podsFromDocuments, type PodsFromDocumentsOptions} from './inputs.js'
+import {expandManifestPaths, type LabelledDocument, type ManifestContents, type PodsFromDocumentsOptions, readDocuments} from './inputs.js'
+import {refuseSkipped, skippedWarning} from './kinds.js'
 
 export const STDIN = '-'
 
@@ -233,6 +234,14 @@ export async function loadPodManifest(
   paths: string | readonly string[],
   options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>} = {},
 ): Promise<PodModel[]> {
+  return (await loadManifest(paths, options)).pods
+}
+
+/** Every document of the manifests, sorted by kind (inputs.ts): the pods, and the objects not run. */
+export async function loadManifest(
+  paths: string | readonly string[],
+  options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>} = {},
+): Promise<ManifestContents> {
   const files = await expandManifestPaths(typeof paths === 'string' ? [paths] : paths)
   const documents: LabelledDocument[] = []
   for (const path of files) {
@@ -244,9 +253,9 @@ export async function loadPodManifest(
     )
   }
 
-  const pods = podsFromDocuments(documents, options)
-  rejectDuplicates(pods)
-  return pods
+  const contents = readDocuments(documents, options)
+  rejectDuplicates(contents.pods)
+  return contents
 }
 
 export async function loadCrictlConfigs(
@@ -297,6 +306,8 @@ export interface LoadedPods {
   form: InputForm
   /** The one warning line about fields with no effect on a single node, if any. */
   warning?: string
+  /** The summary lines before it: the objects not run, the fields dropped (each one line, if any). */
+  notices?: string[]
 }
 
 /**
@@ -326,7 +337,10 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    loaded = {pods: await loadPodManifest(manifest, {namespace, volumes: input.volumes}), form: 'manifest'}
+    const contents = await loadManifest(manifest, {namespace, volumes: input.volumes})
+    if (input.strict) refuseSkipped(contents.skipped)
+    const notice = skippedWarning(contents.skipped)
+    loaded = {pods: contents.pods, form: 'manifest', ...(notice ? {notices: [notice]} : {})}
   }
 
   if (input.strict) refuseIgnoredFields(loaded.pods)

@@ -324,6 +324,8 @@ export interface PodModel {
   objects?: InputObjects
   imagePullSecrets?: string[]
   serviceAccountName?: string
+  /** The pod's own spec.automountServiceAccountToken, when given (it wins over the ServiceAccount's). */
+  automountServiceAccountToken?: boolean
   owner?: PodOwnerModel
   /** Warnings found while reading the pod (a projected source skipped, ...), printed before the run. */
   warnings?: string[]

@@ -370,7 +370,7 @@ describe('loading manifests', () => {
     expect(pods[0].uid).not.toBe(pods[1].uid)
 
     writeFileSync(path, `${MINIMAL}---\n${MINIMAL.replace('image: busybox:1.36', 'image: busybox\n    bogus: 1')}`)
-    await expect(loadPodManifest(path)).rejects.toThrow(`${path} (document 2): spec.containers[0].bogus is not a known field`)
+    await expect(loadPodManifest(path)).rejects.toThrow(`${path} (document 2, Pod/web): spec.containers[0].bogus is not a known field`)
 
     writeFileSync(path, `${MINIMAL}---\n${MINIMAL}`)
     await expect(loadPodManifest(path)).rejects.toThrow(`pod "web" in namespace "default" is already defined in ${path} (document 1)`)
