@@ -5,7 +5,7 @@
  * resources, ...) needs an API server or a controller and is not run, named in one summary line
  * (--strict refuses them). A kind close to a runnable one in a built-in group is a typo and refused.
  */
-import {FieldReader, type Json, type JsonObject, ManifestError} from './fields.js'
+import {escapeControl, FieldReader, type Json, type JsonObject, ManifestError} from './fields.js'
 import type {PodModel} from './model.js'
 import {closestName, dns1123Label, dns1123Subdomain} from './names.js'
 import {WORKLOAD_KINDS} from './workloads.js'
@@ -83,7 +83,7 @@ export function skippedWarning(skipped: readonly SkippedObject[]): string | unde
     listed = [...byKind].map(([kind, objects]) => (objects.length === 1 ? objectName(objects[0]) : `${kind} x${objects.length}`))
   }
 
-  return `not run on one node (they need an API server or a controller): ${listed.join(', ')}; --strict refuses them`
+  return escapeControl(`not run on one node (they need an API server or a controller): ${listed.join(', ')}; --strict refuses them`)
 }
 
 /** --strict: every object not run is refused, all in one error, each with its document. */

@@ -17,6 +17,10 @@ import {checkImageReferences, type InputForm} from './images.js'
 import type {PodModel} from './model.js'
 import {expandManifestPaths, type LabelledDocument, type ManifestContents, type PodsFromDocumentsOptions, readDocuments} from './inputs.js'
 import {refuseSkipped, skippedWarning} from './kinds.js'
+import {droppedFieldsWarning, ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
+
+// Re-exported: run --static (local-kubelet) reads the input as run does.
+export {ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
 
 export const STDIN = '-'
 
@@ -345,30 +349,10 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
 
   if (input.strict) refuseIgnoredFields(loaded.pods)
   checkImageReferences(loaded.pods, loaded.form)
+  const dropped = droppedFieldsWarning(loaded.pods)
+  if (dropped) loaded.notices = [...(loaded.notices ?? []), dropped]
   const warning = ignoredFieldsWarning(loaded.pods)
   return warning ? {...loaded, warning} : loaded
-}
-
-/** "spec.nodeSelector, spec.tolerations (scheduling: …); status (read-back metadata …)": paths grouped by reason. */
-function describeIgnored(pod: PodModel): string {
-  const byReason = new Map<string, string[]>()
-  for (const {path, reason} of pod.ignoredFields ?? []) byReason.set(reason, [...(byReason.get(reason) ?? []), path])
-  return [...byReason].map(([reason, paths]) => `${paths.join(', ')}${reason ? ` (${reason})` : ''}`).join('; ')
-}
-
-/** The one warning line for every pod of the input: each field with no effect on a single node, by path; undefined when none. */
-export function ignoredFieldsWarning(pods: readonly PodModel[]): string | undefined {
-  const parts = pods.filter((pod) => pod.ignoredFields?.length).map((pod) => `${pod.source}: ${describeIgnored(pod)}`)
-  return parts.length > 0 ? `ignored on a single node: ${parts.join('; ')}; --strict refuses them` : undefined
-}
-
-/** --strict: a field with no effect here is refused (exit 2), every one of them in one error. */
-export function refuseIgnoredFields(pods: readonly PodModel[]): void {
-  const lines = pods.flatMap((pod) =>
-    (pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
-  )
-  if (lines.length === 1) throw new ManifestError(`${lines[0]}; --strict refuses it`)
-  if (lines.length > 1) throw ManifestError.lines(`--strict refuses ${lines.length} fields with no effect on a single node:`, lines)
 }
 
 function rejectDuplicates(pods: PodModel[]): void {

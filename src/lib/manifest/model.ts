@@ -308,6 +308,8 @@ export interface PodModel {
   activeDeadlineSeconds?: number
   /** Fields accepted with no effect on a single node (the one warning line; --strict refuses them). */
   ignoredFields?: IgnoredField[]
+  /** Paths of fields podctl's Kubernetes version does not know, dropped as an API server without their gate drops them. */
+  droppedFields?: string[]
   dnsPolicy: DnsPolicy
   dnsConfig?: {nameservers: string[]; searches: string[]; options: Array<{name: string; value?: string}>}
   runtimeClassName?: string

@@ -149,6 +149,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     containers,
     ...(ignoredFields.length > 0 ? {ignoredFields} : {}),
     ...readPodReferences(r, spec),
+    ...(r.dropped.length > 0 ? {droppedFields: [...r.dropped]} : {}),
   }
 }
 
