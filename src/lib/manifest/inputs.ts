@@ -21,7 +21,7 @@ import {
 } from './kinds.js'
 import {ObjectStore, parseConfigMap, parseSecret} from './objects.js'
 import {parsePod, type ParsePodOptions} from './pod.js'
-import {podFromWorkload, WORKLOAD_KINDS, type WorkloadKind, type WorkloadOptions} from './workloads.js'
+import {podFromWorkload, type WorkloadKind, type WorkloadOptions} from './workloads.js'
 
 export interface LabelledDocument {
   document: Json
@@ -91,21 +91,7 @@ export function readDocuments(documents: LabelledDocument[], options: PodsFromDo
   const errors: string[] = []
   for (const {document, label} of flatten(documents)) {
     try {
-      const role = documentRole(document, label)
-      const kind = asObject(document).kind as string
-      if (role === 'object')
-        objects.add(
-          kind === 'ConfigMap' ? {kind, value: parseConfigMap(document, label)} : {kind: 'Secret', value: parseSecret(document, label)},
-        )
-      else if (role === 'workload') {
-        const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
-        pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})
-      } else if (role === 'serviceAccount') {
-        accounts.push(parseServiceAccount(document, label))
-        contents.skipped.push(skippedObject(document, label))
-      } else if (role === 'claim') contents.claims.push({document, label})
-      else if (role === 'skipped') contents.skipped.push(skippedObject(document, label))
-      else pods.push(parsePod(document, label, options))
+      readDocument(document, label, {pods, objects, accounts, contents, options})
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error
       errors.push(namingDocument(error.message, label, document))
@@ -142,6 +128,52 @@ export function readDocuments(documents: LabelledDocument[], options: PodsFromDo
   }
 
   return contents
+}
+
+interface Reading {
+  pods: PodModel[]
+  objects: ObjectStore
+  accounts: ServiceAccountObject[]
+  contents: ManifestContents
+  options: PodsFromDocumentsOptions
+}
+
+/** One document, by its role (kinds.ts): run, feed the pods, or be named in the summary. */
+function readDocument(document: Json, label: string, {pods, objects, accounts, contents, options}: Reading): void {
+  const kind = asObject(document).kind as string
+  switch (documentRole(document, label)) {
+    case 'object': {
+      if (kind === 'ConfigMap') objects.add({kind, value: parseConfigMap(document, label)})
+      else objects.add({kind: 'Secret', value: parseSecret(document, label)})
+      break
+    }
+
+    case 'workload': {
+      const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
+      pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})
+      break
+    }
+
+    case 'serviceAccount': {
+      accounts.push(parseServiceAccount(document, label))
+      contents.skipped.push(skippedObject(document, label))
+      break
+    }
+
+    case 'claim': {
+      contents.claims.push({document, label})
+      break
+    }
+
+    case 'skipped': {
+      contents.skipped.push(skippedObject(document, label))
+      break
+    }
+
+    default: {
+      pods.push(parsePod(document, label, options))
+    }
+  }
 }
 
 /**

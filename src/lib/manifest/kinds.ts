@@ -31,7 +31,7 @@ export type DocumentRole = 'pod' | 'workload' | 'object' | 'serviceAccount' | 'c
 
 const RUNNABLE = ['Pod', ...WORKLOAD_KINDS, 'ConfigMap', 'Secret', 'ServiceAccount', 'PersistentVolumeClaim']
 /** Groups whose kinds podctl knows: a kind there that is not one of them but close to one is a typo. */
-const BUILT_IN_GROUPS = ['v1', 'apps/v1', 'batch/v1']
+const BUILT_IN_GROUPS = new Set(['v1', 'apps/v1', 'batch/v1'])
 
 function asObject(value: Json): JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {}
@@ -47,7 +47,7 @@ export function documentRole(document: Json, source: string): DocumentRole {
   // PersistentVolumeClaim documents are left untouched for the claims' reader (ManifestContents.claims).
   if (kind === 'PersistentVolumeClaim') return 'claim'
   const guess = closestName(kind, RUNNABLE)
-  if (guess && typeof apiVersion === 'string' && BUILT_IN_GROUPS.includes(apiVersion)) {
+  if (guess && typeof apiVersion === 'string' && BUILT_IN_GROUPS.has(apiVersion)) {
     throw new ManifestError(`${source}: kind "${kind}" is not a known kind of ${apiVersion}; did you mean ${guess}?`)
   }
 
@@ -129,7 +129,7 @@ export function parseServiceAccount(document: Json, source: string): ServiceAcco
   return {name, namespace, imagePullSecrets, source, ...(automount === undefined ? {} : {automountServiceAccountToken: automount})}
 }
 
-const ACCOUNT_FIELDS = ['spec.serviceAccountName', 'spec.serviceAccount', 'spec.automountServiceAccountToken']
+const ACCOUNT_FIELDS = new Set(['spec.serviceAccountName', 'spec.serviceAccount', 'spec.automountServiceAccountToken'])
 
 /**
  * What the ServiceAccount admission plugin does with the pod's account: a pod without
@@ -147,7 +147,7 @@ export function applyServiceAccounts(pods: PodModel[], accounts: readonly Servic
       pod.imagePullSecrets = [...account.imagePullSecrets]
     const automount = pod.automountServiceAccountToken ?? account?.automountServiceAccountToken ?? true
     if (automount || !pod.ignoredFields) continue
-    pod.ignoredFields = pod.ignoredFields.filter((field) => !ACCOUNT_FIELDS.includes(field.path))
+    pod.ignoredFields = pod.ignoredFields.filter((field) => !ACCOUNT_FIELDS.has(field.path))
     if (pod.ignoredFields.length === 0) delete pod.ignoredFields
   }
 }

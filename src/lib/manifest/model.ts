@@ -157,6 +157,16 @@ export interface EnvVarSourceModel {
   resourceFieldRef?: ResourceFieldRefModel
   configMapKeyRef?: {name: string; key: string; optional: boolean}
   secretKeyRef?: {name: string; key: string; optional: boolean}
+  /** A key of a KEY=VALUE file in an emptyDir volume, read when the container starts (EnvFiles). */
+  fileKeyRef?: FileKeyRefModel
+}
+
+export interface FileKeyRefModel {
+  volumeName: string
+  /** Relative to the volume, without '..'. */
+  path: string
+  key: string
+  optional: boolean
 }
 
 export interface EnvVarModel {

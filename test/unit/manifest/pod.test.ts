@@ -368,10 +368,8 @@ describe('loading manifests', () => {
     ])
     expect(pods[0].uid).not.toBe(pods[1].uid)
 
-    writeFileSync(
-      path,
-      `${MINIMAL}---\n${MINIMAL.replace('image: busybox:1.36', 'image: busybox\n    imagePullPolcy: Always').replace('name: web', 'name: db')}`,
-    )
+    const typo = MINIMAL.replace('image: busybox:1.36', 'image: busybox\n    imagePullPolcy: Always').replace('name: web', 'name: db')
+    writeFileSync(path, `${MINIMAL}---\n${typo}`)
     await expect(loadPodManifest(path)).rejects.toThrow(
       `${path} (document 2, Pod/db): spec.containers[0].imagePullPolcy is not a known field; did you mean imagePullPolicy?`,
     )
