@@ -146,8 +146,12 @@ const YAML11_OCTAL = {
   },
 }
 
-/** Parses every non-empty YAML/JSON document of a file; syntax errors name the line. */
-export async function parseDocuments(text: string, source: string): Promise<Json[]> {
+/**
+ * Parses every non-empty YAML/JSON document of a file; syntax errors name the line. `positions`,
+ * when given, gets each document's place in the file (1-based, empty and comment-only documents
+ * counted), so messages name the document the user sees.
+ */
+export async function parseDocuments(text: string, source: string, positions?: number[]): Promise<Json[]> {
   const yaml = await import('yaml')
   // intAsBigInt: an integer beyond 2^53 keeps its exact value, so range checks see what was written.
   const documents = yaml.parseAllDocuments(text, {
@@ -158,7 +162,7 @@ export async function parseDocuments(text: string, source: string): Promise<Json
   })
   const list = Array.isArray(documents) ? documents : [documents]
   const out: Json[] = []
-  for (const document of list) {
+  for (const [position, document] of list.entries()) {
     const [error] = acceptQuoteEscapes(yaml, document, text)
     if (error) {
       const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
@@ -186,7 +190,9 @@ export async function parseDocuments(text: string, source: string): Promise<Json
       throw error
     }
 
-    if (value !== null && value !== undefined) out.push(smallIntegers(value as Json))
+    if (value === null || value === undefined) continue
+    out.push(smallIntegers(value as Json))
+    positions?.push(position + 1)
   }
 
   return out
@@ -250,10 +256,11 @@ export async function loadManifest(
   const documents: LabelledDocument[] = []
   for (const path of files) {
     const source = sourceName(path)
-    const parsed = await parseDocuments(await readInput(path, options.stdin), source)
+    const positions: number[] = []
+    const parsed = await parseDocuments(await readInput(path, options.stdin), source, positions)
     if (parsed.length === 0 && files.length === 1) throw new ManifestError(`${source}: no Pod found (the manifest is empty)`)
     documents.push(
-      ...parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${index + 1})` : source})),
+      ...parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${positions[index]})` : source})),
     )
   }
 

@@ -65,8 +65,18 @@ describe("a controller's deploy.yaml", () => {
     const message = await refusal(loadRunInput({filename: file('deploy.yaml', DEPLOY), strict: true}))
     const lines = message.split('\n')
     expect(lines[0]).toBe('--strict refuses 11 objects podctl does not run on one node (remove them, or run without --strict):')
-    expect(lines).toContain(`  ${join(dir, 'deploy.yaml')} (document 8): Service/demo/demo-controller`)
+    expect(lines).toContain(`  ${join(dir, 'deploy.yaml')} (document 9): Service/demo/demo-controller`)
     expect(lines).toHaveLength(12)
+  })
+
+  it('numbers documents as the file does, counting comment-only ones', async () => {
+    const path = file(
+      'numbered.yaml',
+      `# header\n---\n# nothing\n---\n${POD}---\n${POD.replace('image: busybox:1.36', 'imagePullPolcy: x')}`,
+    )
+    expect(await refusal(loadRunInput({filename: path}))).toMatch(
+      new RegExp(`^${path.replaceAll('.', String.raw`\.`)} \\(document 3, Pod/demo/web\\): `),
+    )
   })
 
   it('shortens a long summary by kind with counts', () => {
