@@ -124,6 +124,9 @@ spec:
 
 describe('env fileKeyRef', () => {
   it('takes the value from the file the init container wrote', async () => {
+    const dry = await run(['run', '-f', '-', '--dry-run'], envFilePod('DB_HOST'))
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain('value: <key DB_HOST of config.env in volume config, read at start>')
     const result = await run(['run', '-f', '-'], envFilePod('DB_HOST'))
     expect(result.code, result.stderr).toBe(0)
     // The lab's busybox has no printenv applet: the shell prints the variable instead.

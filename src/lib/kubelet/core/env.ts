@@ -31,7 +31,7 @@ export interface DownwardContext {
   allocatable: NodeAllocatable
   /**
    * The pod's volumes on the host, once they exist: env fileKeyRef reads its file there. Without
-   * them (the checks before the run) a fileKeyRef variable is left out, its file not written yet.
+   * them (--dry-run, the checks before the run) a fileKeyRef variable shows where it will be read from.
    */
   volumePaths?: ReadonlyMap<string, string>
 }
@@ -296,8 +296,14 @@ export function makeEnvironmentVariables(pod: PodModel, container: ContainerMode
 
       value = configMap.data[key]
     } else if (from?.fileKeyRef) {
-      const volumeDir = context.volumePaths?.get(from.fileKeyRef.volumeName)
-      if (volumeDir === undefined) continue
+      const {volumeName, path, key} = from.fileKeyRef
+      const volumeDir = context.volumePaths?.get(volumeName)
+      // Before the pod's volumes exist (--dry-run, the checks before a run) the file is not written yet.
+      if (volumeDir === undefined) {
+        values.set(variable.name, {name: variable.name, value: `<key ${key} of ${path} in volume ${volumeName}, read at start>`})
+        continue
+      }
+
       let found: string | undefined
       try {
         found = readFileKey(from.fileKeyRef, volumeDir)

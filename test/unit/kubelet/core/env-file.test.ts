@@ -50,7 +50,7 @@ describe('env files', () => {
     expect(() => readFileKey(ref('A', false, 'fifo.env'), volume)).toThrow('env file "fifo.env" is not a regular file')
   })
 
-  it('makeEnvironmentVariables reads it when the volumes exist, and leaves it for later before', () => {
+  it('makeEnvironmentVariables reads it when the volumes exist, and says where from before', () => {
     const container = {
       name: 'app',
       env: [
@@ -65,7 +65,11 @@ describe('env files', () => {
       {name: 'DB_HOST', value: 'db.local'},
       {name: 'URL', value: 'postgres://db.local'},
     ])
-    expect(makeEnvironmentVariables(pod, container, {...PLACEHOLDER_NODE, podIPs: []}).env.map((item) => item.name)).toEqual(['URL'])
+    // Before the volumes exist (--dry-run): where the value will come from.
+    expect(makeEnvironmentVariables(pod, container, {...PLACEHOLDER_NODE, podIPs: []}).env[0]).toEqual({
+      name: 'DB_HOST',
+      value: '<key DB_HOST of config.env in volume config, read at start>',
+    })
     const missing = {...container, env: [{name: 'X', value: '', valueFrom: {fileKeyRef: ref('X')}}]} as unknown as ContainerModel
     expect(() => makeEnvironmentVariables(pod, missing, {...PLACEHOLDER_NODE, podIPs: [], volumePaths})).toThrow(EnvReferenceError)
   })
