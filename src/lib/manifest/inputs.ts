@@ -13,6 +13,7 @@ import type {PodModel} from './model.js'
 import {
   applyServiceAccounts,
   documentRole,
+  listSkipped,
   objectName,
   parseServiceAccount,
   type ServiceAccountObject,
@@ -108,8 +109,7 @@ export function readDocuments(documents: LabelledDocument[], options: PodsFromDo
 
   if (pods.length === 0) {
     const what = objects.size > 0 ? ' (only ConfigMaps and Secrets; add the Pod that uses them)' : ''
-    const others =
-      contents.skipped.length > 0 ? ` (${contents.skipped.map((object) => objectName(object)).join(', ')} are not run by podctl)` : ''
+    const others = contents.skipped.length > 0 ? ` (${listSkipped(contents.skipped)}: not run on one node)` : ''
     throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod found${what || others}`)
   }
 

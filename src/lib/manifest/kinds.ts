@@ -72,18 +72,18 @@ export function objectName(object: Pick<SkippedObject, 'kind' | 'name' | 'namesp
 /** The summary keeps to about this many objects by name; beyond it, objects are counted by kind. */
 const MAX_NAMED = 8
 
-/** The one line naming every object not run: each by name when few, else by kind with counts. */
+/** Every object by name when few, else by kind with counts ("ClusterRole x3, Namespace/demo"). */
+export function listSkipped(skipped: readonly SkippedObject[]): string {
+  if (skipped.length <= MAX_NAMED) return skipped.map((object) => objectName(object)).join(', ')
+  const byKind = new Map<string, SkippedObject[]>()
+  for (const object of skipped) byKind.set(object.kind, [...(byKind.get(object.kind) ?? []), object])
+  return [...byKind].map(([kind, objects]) => (objects.length === 1 ? objectName(objects[0]) : `${kind} x${objects.length}`)).join(', ')
+}
+
+/** The one line naming every object not run. */
 export function skippedWarning(skipped: readonly SkippedObject[]): string | undefined {
   if (skipped.length === 0) return undefined
-  let listed: string[]
-  if (skipped.length <= MAX_NAMED) listed = skipped.map((object) => objectName(object))
-  else {
-    const byKind = new Map<string, SkippedObject[]>()
-    for (const object of skipped) byKind.set(object.kind, [...(byKind.get(object.kind) ?? []), object])
-    listed = [...byKind].map(([kind, objects]) => (objects.length === 1 ? objectName(objects[0]) : `${kind} x${objects.length}`))
-  }
-
-  return escapeControl(`not run on one node (they need an API server or a controller): ${listed.join(', ')}; --strict refuses them`)
+  return escapeControl(`not run on one node (they need an API server or a controller): ${listSkipped(skipped)}; --strict refuses them`)
 }
 
 /** --strict: every object not run is refused, all in one error, each with its document. */

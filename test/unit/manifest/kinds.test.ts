@@ -113,6 +113,14 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
     expect(read.claims.map((claim) => claim.label)).toEqual(['in.yaml (document 2)'])
   })
 
+  it('says what a file without a pod holds', async () => {
+    const rbac = DEPLOY.split('---\n').slice(4, 8).join('---\n')
+    expect(await refusal(contents(rbac, 'rbac.yaml'))).toBe(
+      'rbac.yaml: no Pod found (ClusterRole/demo-controller, ClusterRoleBinding/demo-controller, Role/demo/demo-controller, ' +
+        'RoleBinding/demo/demo-controller: not run on one node)',
+    )
+  })
+
   it('takes a kind close to a runnable one in a built-in group for a typo', async () => {
     const typo = `${POD}---\napiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n`
     expect(await refusal(contents(typo))).toBe(
