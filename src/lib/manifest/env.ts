@@ -1,16 +1,17 @@
 /**
  * A container's env and envFrom as the API server validates them (validateEnv, validateEnvFrom,
  * validateObjectFieldSelector, validateContainerResourceFieldSelector): plain values, valueFrom
- * (fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef) and envFrom with prefix. The values
+ * (fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, fileKeyRef) and envFrom with prefix. The values
  * themselves are found when the container starts (kubelet/env.ts), as the kubelet does.
  */
 import {type FieldReader, type Json} from './fields.js'
-import type {EnvFromModel, EnvVarModel, EnvVarSourceModel, ResourceFieldRefModel} from './model.js'
+import type {EnvFromModel, EnvVarModel, EnvVarSourceModel, FileKeyRefModel, ResourceFieldRefModel} from './model.js'
 import {dns1123Subdomain, envVarName} from './names.js'
 import {parseQuantity} from './quantity.js'
 
 const ENV_RULE = {supported: ['name', 'value', 'valueFrom']}
-const ENV_SOURCE_RULE = {supported: ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef'], unsupported: {fileKeyRef: ''}}
+const ENV_SOURCE_RULE = {supported: ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef']}
+const FILE_KEY_REF_RULE = {supported: ['volumeName', 'path', 'key', 'optional']}
 const FIELD_REF_RULE = {supported: ['apiVersion', 'fieldPath']}
 const RESOURCE_FIELD_REF_RULE = {supported: ['containerName', 'resource', 'divisor']}
 const KEY_REF_RULE = {supported: ['name', 'key', 'optional']}
@@ -124,20 +125,44 @@ function readKeyRef(r: FieldReader, value: Json | undefined, path: string): {nam
   return {name, key, optional: r.boolean(ref.optional, `${path}.optional`) ?? false}
 }
 
-function readValueFrom(r: FieldReader, value: Json | undefined, path: string): EnvVarSourceModel {
+/**
+ * fileKeyRef (KEP-3721, EnvFiles): the volume must be an emptyDir of the pod (an init container
+ * typically writes the file), the path relative without '..', the key printable ASCII without '='.
+ */
+function readFileKeyRef(r: FieldReader, value: Json | undefined, path: string, emptyDirs: ReadonlySet<string>): FileKeyRefModel {
+  const ref = r.object(value, path, FILE_KEY_REF_RULE)
+  const volumeName = r.requiredString(ref.volumeName, `${path}.volumeName`)
+  if (!emptyDirs.has(volumeName)) {
+    r.fail(`${path}.volumeName`, `"${volumeName}" must name an emptyDir volume of the pod (spec.volumes)`)
+  }
+
+  const file = r.requiredString(ref.path, `${path}.path`)
+  if (file.startsWith('/')) r.fail(`${path}.path`, `"${file}" must be a relative path (inside the volume)`)
+  if (file.split('/').includes('..')) r.fail(`${path}.path`, `"${file}" must not contain '..'`)
+  const key = r.requiredString(ref.key, `${path}.key`)
+  if (!/^[!-~]+$/.test(key) || key.includes('=')) {
+    r.fail(`${path}.key`, `"${key}" is invalid: must consist of printable ASCII characters other than '=' and spaces`)
+  }
+
+  return {volumeName, path: file, key, optional: r.boolean(ref.optional, `${path}.optional`) ?? false}
+}
+
+function readValueFrom(r: FieldReader, value: Json | undefined, path: string, emptyDirs: ReadonlySet<string>): EnvVarSourceModel {
   const source = r.object(value, path, ENV_SOURCE_RULE)
   const given = ENV_SOURCE_RULE.supported.filter((key) => source[key] !== undefined && source[key] !== null)
-  if (given.length === 0) r.fail(path, 'must specify one of: fieldRef, resourceFieldRef, configMapKeyRef or secretKeyRef')
+  if (given.length === 0) r.fail(path, 'must specify one of: fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef or fileKeyRef')
   if (given.length > 1) r.fail(path, `may not have more than one field specified at a time (${given.join(', ')})`)
   const [kind] = given
   if (kind === 'fieldRef') return {fieldRef: readFieldRef(r, source.fieldRef, `${path}.fieldRef`, ENV_FIELD_PATHS)}
   if (kind === 'resourceFieldRef')
     return {resourceFieldRef: readResourceFieldRef(r, source.resourceFieldRef, `${path}.resourceFieldRef`, false)}
   if (kind === 'configMapKeyRef') return {configMapKeyRef: readKeyRef(r, source.configMapKeyRef, `${path}.configMapKeyRef`)}
+  if (kind === 'fileKeyRef') return {fileKeyRef: readFileKeyRef(r, source.fileKeyRef, `${path}.fileKeyRef`, emptyDirs)}
   return {secretKeyRef: readKeyRef(r, source.secretKeyRef, `${path}.secretKeyRef`)}
 }
 
-export function readEnv(r: FieldReader, value: Json | undefined, path: string): EnvVarModel[] {
+/** `emptyDirs`: the names of the pod's emptyDir volumes, which fileKeyRef may read. */
+export function readEnv(r: FieldReader, value: Json | undefined, path: string, emptyDirs: ReadonlySet<string> = new Set()): EnvVarModel[] {
   return r.list(value, path).map((entry, index) => {
     const where = `${path}[${index}]`
     const variable = r.object(entry, where, ENV_RULE)
@@ -147,7 +172,7 @@ export function readEnv(r: FieldReader, value: Json | undefined, path: string): 
     const text = r.string(variable.value, `${where}.value`) ?? ''
     if (variable.valueFrom === undefined || variable.valueFrom === null) return {name, value: text}
     if (text !== '') r.fail(`${where}.valueFrom`, 'may not be specified when `value` is not empty')
-    return {name, value: '', valueFrom: readValueFrom(r, variable.valueFrom, `${where}.valueFrom`)}
+    return {name, value: '', valueFrom: readValueFrom(r, variable.valueFrom, `${where}.valueFrom`, emptyDirs)}
   })
 }
 

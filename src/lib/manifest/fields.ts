@@ -58,12 +58,19 @@ export interface ObjectRule {
   ignored?: readonly string[]
   /** Valid fields with no effect on a single node → why; accepted with one warning (--strict refuses them). */
   warned?: Readonly<Record<string, string>>
+  /**
+   * Fields of Kubernetes versions newer than podctl's, or behind an alpha feature gate: dropped
+   * with one warning, as an API server without the gate drops them (collect mode; --strict refuses them).
+   */
+  dropped?: readonly string[]
 }
 
 export interface FieldReaderOptions {
   /**
    * Collect every unknown or unsupported field (and the warned ones) instead of stopping at the
-   * first; `finish()` then refuses them all in one error. Without it the first one throws.
+   * first; `finish()` then refuses them all in one error. Without it the first one throws. In
+   * this mode (Kubernetes manifests) an unknown field that is no near-typo of a known one is
+   * dropped (`dropped`), as a field of a newer Kubernetes version than podctl knows.
    */
   collect?: boolean
 }
@@ -73,6 +80,8 @@ export class FieldReader {
   readonly refusals: string[] = []
   /** Warned fields so far (collect mode). */
   readonly warnings: Array<{path: string; reason: string}> = []
+  /** Paths of the fields dropped as unknown to podctl's Kubernetes version (collect mode). */
+  readonly dropped: string[] = []
 
   constructor(
     readonly source: string,
@@ -131,7 +140,13 @@ export class FieldReader {
       }
 
       const known = [...rule.supported, ...Object.keys(rule.warned ?? {}), ...Object.keys(rule.unsupported ?? {})]
-      const guess = closestName(key, known)
+      const guess = rule.dropped?.includes(key) ? undefined : closestName(key, known)
+      // A field of a newer Kubernetes (or an alpha one) is dropped; one close to a known field is a typo.
+      if (this.options.collect && guess === undefined) {
+        if (value[key] !== null) this.dropped.push(where)
+        continue
+      }
+
       this.refuse(where, `is not a known field${guess ? `; did you mean ${guess}?` : ` (podctl reads: ${rule.supported.join(', ')})`}`)
     }
 

@@ -1,19 +1,30 @@
 /**
  * Everything `run -f` reads, as `kubectl apply -f` would take it: any number of files (or
  * directories of .yaml/.yml/.json files), each with any number of documents in any order — Pods,
- * workloads (their pod template), ConfigMaps, Secrets, and Lists of them. ConfigMaps and Secrets
- * feed the pods; PersistentVolumeClaims are matched to the pods' claim volumes (claims.ts); only
- * the pods run. Volumes with no single-node plugin are bound with --volume NAME=DIR, or refused.
+ * workloads (their pod template), ConfigMaps, Secrets, ServiceAccounts, PersistentVolumeClaims, any
+ * other kind, and Lists of them. ConfigMaps, Secrets and ServiceAccounts feed the pods; claims are matched
+ * to the pods' claim volumes (claims.ts); only the pods run (kinds.ts). Volumes with no single-node
+ * plugin are bound with --volume NAME=DIR, or refused.
  */
 import {readdir, stat} from 'node:fs/promises'
 import {isAbsolute, join, resolve} from 'node:path'
 
-import {attachClaims, CLAIM_KIND, ClaimStore, parseClaim} from './claims.js'
+import {attachClaims, ClaimStore, parseClaim} from './claims.js'
 import {FieldReader, type Json, type JsonObject, ManifestError} from './fields.js'
 import type {PodModel} from './model.js'
+import {
+  applyServiceAccounts,
+  documentRole,
+  listSkipped,
+  objectName,
+  parseServiceAccount,
+  type ServiceAccountObject,
+  type SkippedObject,
+  skippedObject,
+} from './kinds.js'
 import {ObjectStore, parseConfigMap, parseSecret} from './objects.js'
 import {parsePod, type ParsePodOptions} from './pod.js'
-import {podFromWorkload, WORKLOAD_KINDS, type WorkloadKind, type WorkloadOptions} from './workloads.js'
+import {podFromWorkload, type WorkloadKind, type WorkloadOptions} from './workloads.js'
 
 export interface LabelledDocument {
   document: Json
@@ -60,24 +71,43 @@ export interface PodsFromDocumentsOptions extends ParsePodOptions, WorkloadOptio
   volumes?: readonly string[]
 }
 
+/** What the documents of an input hold, sorted by what podctl does with them (kinds.ts). */
+export interface ManifestContents {
+  pods: PodModel[]
+  /** Objects not run (Namespaces, RBAC, Services, custom resources, ...), for the one summary line. */
+  skipped: SkippedObject[]
+  /** PersistentVolumeClaim documents as given (claims.ts parses them into the claims the pods' volumes are matched with). */
+  claims: LabelledDocument[]
+}
+
 /** Every document → the pods to run, each holding the ConfigMaps and Secrets of the whole input. */
 export function podsFromDocuments(documents: LabelledDocument[], options: PodsFromDocumentsOptions = {}): PodModel[] {
+  return readDocuments(documents, options).pods
+}
+
+/** Every document, sorted by kind; the errors of all documents are reported together, each naming its document. */
+export function readDocuments(documents: LabelledDocument[], options: PodsFromDocumentsOptions = {}): ManifestContents {
   const objects = new ObjectStore()
   const claims = new ClaimStore()
   const pods: PodModel[] = []
+  const contents: ManifestContents = {pods, skipped: [], claims: []}
+  const accounts: ServiceAccountObject[] = []
+  const errors: string[] = []
   for (const {document, label} of flatten(documents)) {
-    const kind = asObject(document).kind
-    if (kind === CLAIM_KIND) {
-      claims.add(parseClaim(document, label))
-      continue
+    try {
+      readDocument(document, label, {pods, objects, claims, accounts, contents, options})
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error
+      errors.push(namingDocument(error.message, label, document))
     }
+  }
 
-    if (kind === 'ConfigMap') objects.add({kind, value: parseConfigMap(document, label)})
-    else if (kind === 'Secret') objects.add({kind, value: parseSecret(document, label)})
-    else if (typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-      const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
-      pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})
-    } else pods.push(parsePod(document, label, options))
+  if (errors.length === 1) throw Object.assign(new ManifestError(''), {message: errors[0]})
+  if (errors.length > 1) {
+    const lines = errors.flatMap((message) => message.split('\n').map((line) => line.replace(/^ {2}/, '    ')))
+    throw Object.assign(new ManifestError(''), {
+      message: [`${errors.length} documents cannot be run as written:`, ...lines.map((line) => `  ${line}`)].join('\n'),
+    })
   }
 
   if (pods.length === 0) {
@@ -87,9 +117,11 @@ export function podsFromDocuments(documents: LabelledDocument[], options: PodsFr
         : claims.size > 0
           ? ' (only PersistentVolumeClaims; add the Pod that uses them)'
           : ''
-    throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod found${what}`)
+    const others = contents.skipped.length > 0 ? ` (${listSkipped(contents.skipped)}: not run on one node)` : ''
+    throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod found${what || others}`)
   }
 
+  applyServiceAccounts(pods, accounts)
   const bindings = parseVolumeFlags(options.volumes ?? [])
   for (const pod of pods) {
     if (objects.size > 0) pod.objects = objects
@@ -108,7 +140,68 @@ export function podsFromDocuments(documents: LabelledDocument[], options: PodsFr
     }
   }
 
-  return pods
+  return contents
+}
+
+interface Reading {
+  pods: PodModel[]
+  objects: ObjectStore
+  claims: ClaimStore
+  accounts: ServiceAccountObject[]
+  contents: ManifestContents
+  options: PodsFromDocumentsOptions
+}
+
+/** One document, by its role (kinds.ts): run, feed the pods, or be named in the summary. */
+function readDocument(document: Json, label: string, {pods, objects, claims, accounts, contents, options}: Reading): void {
+  const kind = asObject(document).kind as string
+  switch (documentRole(document, label)) {
+    case 'object': {
+      if (kind === 'ConfigMap') objects.add({kind, value: parseConfigMap(document, label)})
+      else objects.add({kind: 'Secret', value: parseSecret(document, label)})
+      break
+    }
+
+    case 'workload': {
+      const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
+      pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})
+      break
+    }
+
+    case 'serviceAccount': {
+      accounts.push(parseServiceAccount(document, label))
+      contents.skipped.push(skippedObject(document, label))
+      break
+    }
+
+    case 'claim': {
+      claims.add(parseClaim(document, label))
+      contents.claims.push({document, label})
+      break
+    }
+
+    case 'skipped': {
+      contents.skipped.push(skippedObject(document, label))
+      break
+    }
+
+    default: {
+      pods.push(parsePod(document, label, options))
+    }
+  }
+}
+
+/**
+ * An error of one document of several names its kind and name too: "in.yaml (document 3, Secret/creds): ...".
+ * The message was escaped already.
+ */
+function namingDocument(message: string, label: string, document: Json): string {
+  if (!/ \(document \d+\)$| items\[\d+\]$/.test(label) || !message.startsWith(label)) return message
+  const object = asObject(document)
+  if (typeof object.kind !== 'string') return message
+  const what = objectName(skippedObject(document, label))
+  const named = label.endsWith(')') ? `${label.slice(0, -1)}, ${what})` : `${label} (${what})`
+  return named + message.slice(label.length)
 }
 
 /** --volume NAME=DIR (repeatable) → name → absolute directory. */

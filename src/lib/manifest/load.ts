@@ -15,7 +15,12 @@ import {parseCrictlConfigs} from './crictl.js'
 import {type Json, ManifestError} from './fields.js'
 import {checkImageReferences, type InputForm} from './images.js'
 import type {PodModel} from './model.js'
-import {expandManifestPaths, type LabelledDocument, podsFromDocuments, type PodsFromDocumentsOptions} from './inputs.js'
+import {expandManifestPaths, type LabelledDocument, type ManifestContents, type PodsFromDocumentsOptions, readDocuments} from './inputs.js'
+import {refuseSkipped, skippedWarning} from './kinds.js'
+import {droppedFieldsWarning, ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
+
+// Re-exported: run --static (local-kubelet) reads the input as run does.
+export {ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
 
 export const STDIN = '-'
 
@@ -141,8 +146,12 @@ const YAML11_OCTAL = {
   },
 }
 
-/** Parses every non-empty YAML/JSON document of a file; syntax errors name the line. */
-export async function parseDocuments(text: string, source: string): Promise<Json[]> {
+/**
+ * Parses every non-empty YAML/JSON document of a file; syntax errors name the line. `positions`,
+ * when given, gets each document's place in the file (1-based, empty and comment-only documents
+ * counted), so messages name the document the user sees.
+ */
+export async function parseDocuments(text: string, source: string, positions?: number[]): Promise<Json[]> {
   const yaml = await import('yaml')
   // intAsBigInt: an integer beyond 2^53 keeps its exact value, so range checks see what was written.
   const documents = yaml.parseAllDocuments(text, {
@@ -153,7 +162,7 @@ export async function parseDocuments(text: string, source: string): Promise<Json
   })
   const list = Array.isArray(documents) ? documents : [documents]
   const out: Json[] = []
-  for (const document of list) {
+  for (const [position, document] of list.entries()) {
     const [error] = acceptQuoteEscapes(yaml, document, text)
     if (error) {
       const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
@@ -181,7 +190,9 @@ export async function parseDocuments(text: string, source: string): Promise<Json
       throw error
     }
 
-    if (value !== null && value !== undefined) out.push(smallIntegers(value as Json))
+    if (value === null || value === undefined) continue
+    out.push(smallIntegers(value as Json))
+    positions?.push(position + 1)
   }
 
   return out
@@ -233,20 +244,29 @@ export async function loadPodManifest(
   paths: string | readonly string[],
   options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>} = {},
 ): Promise<PodModel[]> {
+  return (await loadManifest(paths, options)).pods
+}
+
+/** Every document of the manifests, sorted by kind (inputs.ts): the pods, and the objects not run. */
+export async function loadManifest(
+  paths: string | readonly string[],
+  options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>} = {},
+): Promise<ManifestContents> {
   const files = await expandManifestPaths(typeof paths === 'string' ? [paths] : paths)
   const documents: LabelledDocument[] = []
   for (const path of files) {
     const source = sourceName(path)
-    const parsed = await parseDocuments(await readInput(path, options.stdin), source)
+    const positions: number[] = []
+    const parsed = await parseDocuments(await readInput(path, options.stdin), source, positions)
     if (parsed.length === 0 && files.length === 1) throw new ManifestError(`${source}: no Pod found (the manifest is empty)`)
     documents.push(
-      ...parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${index + 1})` : source})),
+      ...parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${positions[index]})` : source})),
     )
   }
 
-  const pods = podsFromDocuments(documents, options)
-  rejectDuplicates(pods)
-  return pods
+  const contents = readDocuments(documents, options)
+  rejectDuplicates(contents.pods)
+  return contents
 }
 
 export async function loadCrictlConfigs(
@@ -297,6 +317,8 @@ export interface LoadedPods {
   form: InputForm
   /** The one warning line about fields with no effect on a single node, if any. */
   warning?: string
+  /** The summary lines before it: the objects not run, the fields dropped (each one line, if any). */
+  notices?: string[]
 }
 
 /**
@@ -326,35 +348,18 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    loaded = {pods: await loadPodManifest(manifest, {namespace, volumes: input.volumes}), form: 'manifest'}
+    const contents = await loadManifest(manifest, {namespace, volumes: input.volumes})
+    if (input.strict) refuseSkipped(contents.skipped)
+    const notice = skippedWarning(contents.skipped)
+    loaded = {pods: contents.pods, form: 'manifest', ...(notice ? {notices: [notice]} : {})}
   }
 
   if (input.strict) refuseIgnoredFields(loaded.pods)
   checkImageReferences(loaded.pods, loaded.form)
+  const dropped = droppedFieldsWarning(loaded.pods)
+  if (dropped) loaded.notices = [...(loaded.notices ?? []), dropped]
   const warning = ignoredFieldsWarning(loaded.pods)
   return warning ? {...loaded, warning} : loaded
-}
-
-/** "spec.nodeSelector, spec.tolerations (scheduling: …); status (read-back metadata …)": paths grouped by reason. */
-function describeIgnored(pod: PodModel): string {
-  const byReason = new Map<string, string[]>()
-  for (const {path, reason} of pod.ignoredFields ?? []) byReason.set(reason, [...(byReason.get(reason) ?? []), path])
-  return [...byReason].map(([reason, paths]) => `${paths.join(', ')}${reason ? ` (${reason})` : ''}`).join('; ')
-}
-
-/** The one warning line for every pod of the input: each field with no effect on a single node, by path; undefined when none. */
-export function ignoredFieldsWarning(pods: readonly PodModel[]): string | undefined {
-  const parts = pods.filter((pod) => pod.ignoredFields?.length).map((pod) => `${pod.source}: ${describeIgnored(pod)}`)
-  return parts.length > 0 ? `ignored on a single node: ${parts.join('; ')}; --strict refuses them` : undefined
-}
-
-/** --strict: a field with no effect here is refused (exit 2), every one of them in one error. */
-export function refuseIgnoredFields(pods: readonly PodModel[]): void {
-  const lines = pods.flatMap((pod) =>
-    (pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
-  )
-  if (lines.length === 1) throw new ManifestError(`${lines[0]}; --strict refuses it`)
-  if (lines.length > 1) throw ManifestError.lines(`--strict refuses ${lines.length} fields with no effect on a single node:`, lines)
 }
 
 function rejectDuplicates(pods: PodModel[]): void {

@@ -157,6 +157,16 @@ export interface EnvVarSourceModel {
   resourceFieldRef?: ResourceFieldRefModel
   configMapKeyRef?: {name: string; key: string; optional: boolean}
   secretKeyRef?: {name: string; key: string; optional: boolean}
+  /** A key of a KEY=VALUE file in an emptyDir volume, read when the container starts (EnvFiles). */
+  fileKeyRef?: FileKeyRefModel
+}
+
+export interface FileKeyRefModel {
+  volumeName: string
+  /** Relative to the volume, without '..'. */
+  path: string
+  key: string
+  optional: boolean
 }
 
 export interface EnvVarModel {
@@ -326,6 +336,8 @@ export interface PodModel {
   activeDeadlineSeconds?: number
   /** Fields accepted with no effect on a single node (the one warning line; --strict refuses them). */
   ignoredFields?: IgnoredField[]
+  /** Paths of fields podctl's Kubernetes version does not know, dropped as an API server without their gate drops them. */
+  droppedFields?: string[]
   dnsPolicy: DnsPolicy
   dnsConfig?: {nameservers: string[]; searches: string[]; options: Array<{name: string; value?: string}>}
   runtimeClassName?: string
@@ -342,6 +354,8 @@ export interface PodModel {
   objects?: InputObjects
   imagePullSecrets?: string[]
   serviceAccountName?: string
+  /** The pod's own spec.automountServiceAccountToken, when given (it wins over the ServiceAccount's). */
+  automountServiceAccountToken?: boolean
   owner?: PodOwnerModel
   /** Warnings found while reading the pod (a projected source skipped, ...), printed before the run. */
   warnings?: string[]

@@ -25,6 +25,13 @@ const READ_BACK = 'read-back metadata of an object from a cluster'
 const SCHEDULING = 'scheduling: the pod runs on this node'
 const NO_API_SERVER = 'there is no API server'
 
+/*
+ * The field catalog's `dropped` lists: fields of Kubernetes 1.33-1.35 that podctl's Kubernetes
+ * version does not know, or that sit behind an alpha feature gate (off by default). An API server
+ * without the gate drops them on create, and so does podctl, with one warning line. Any other
+ * unknown field that is no near-typo of a known one is dropped the same way (fields.ts).
+ */
+
 export const POD_RULE = {
   supported: ['apiVersion', 'kind', 'metadata', 'spec'],
   warned: {status: READ_BACK},
@@ -94,6 +101,8 @@ export const SPEC_RULE = {
     ephemeralContainers: 'added by kubectl debug on a running pod; podctl exec does that here',
   },
   unsupported: {},
+  // workloadRef: gang scheduling (GenericWorkload, alpha in 1.35).
+  dropped: ['workloadRef'],
 }
 
 export const CONTAINER_RULE = {
@@ -124,9 +133,9 @@ export const CONTAINER_RULE = {
   warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
     volumeDevices: 'raw block devices come from PersistentVolumeClaims',
-    restartPolicyRules: 'an alpha feature (ContainerRestartRules) podctl does not implement',
-    stopSignal: '',
   },
+  // restartPolicyRules: ContainerRestartRules, alpha in 1.34.
+  dropped: ['restartPolicyRules'],
 }
 
 export const PORT_RULE = {supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
@@ -147,6 +156,8 @@ export const RESOURCE_LIST_RULE = {
     'hugepages-2Mi': 'podctl sets cpu and memory only',
     'hugepages-1Gi': 'podctl sets cpu and memory only',
   },
+  // pids: a per-container process limit no released Kubernetes version has.
+  dropped: ['pids'],
 }
 export const SECURITY_CONTEXT_RULE = {
   supported: [
@@ -164,6 +175,7 @@ export const SECURITY_CONTEXT_RULE = {
   ],
   // Windows only: the kubelet on Linux ignores it too.
   ignored: ['windowsOptions'],
+  dropped: ['cgroupOptions'],
 }
 export const POD_SECURITY_CONTEXT_RULE = {
   supported: [
@@ -181,6 +193,7 @@ export const POD_SECURITY_CONTEXT_RULE = {
     'seLinuxChangePolicy',
   ],
   ignored: ['windowsOptions'],
+  dropped: ['cgroupOptions'],
 }
 export const PROFILE_RULE = {supported: ['type', 'localhostProfile']}
 export const SE_LINUX_OPTIONS_RULE = {supported: ['user', 'role', 'type', 'level']}
@@ -188,7 +201,8 @@ export const SYSCTL_RULE = {supported: ['name', 'value']}
 export const HOST_ALIAS_RULE = {supported: ['ip', 'hostnames']}
 export const OS_RULE = {supported: ['name']}
 export const CAPABILITIES_RULE = {supported: ['add', 'drop']}
-export const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], unsupported: {stopSignal: ''}}
+// stopSignal: ContainerStopSignals, alpha in 1.33.
+export const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], dropped: ['stopSignal']}
 export const HANDLER_RULE = {supported: ['exec', 'httpGet', 'tcpSocket', 'sleep']}
 export const EXEC_RULE = {supported: ['command']}
 export const HOST_PATH_RULE = {supported: ['path', 'type']}

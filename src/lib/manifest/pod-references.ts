@@ -1,6 +1,7 @@
 /**
  * The pod fields that name other objects: imagePullSecrets (Secrets of the input, used for the
- * pulls) and serviceAccountName (only read for the downward API's spec.serviceAccountName).
+ * pulls), serviceAccountName (the downward API's spec.serviceAccountName, and the ServiceAccount
+ * document of the input the pod uses) and automountServiceAccountToken (which wins over the account's).
  */
 import type {FieldReader, JsonObject} from './fields.js'
 import type {PodModel} from './model.js'
@@ -8,8 +9,10 @@ import {dns1123Subdomain} from './names.js'
 
 const REFERENCE_RULE = {supported: ['name']}
 
-export function readPodReferences(r: FieldReader, spec: JsonObject): Pick<PodModel, 'imagePullSecrets' | 'serviceAccountName'> {
-  const out: Pick<PodModel, 'imagePullSecrets' | 'serviceAccountName'> = {}
+type References = Pick<PodModel, 'imagePullSecrets' | 'serviceAccountName' | 'automountServiceAccountToken'>
+
+export function readPodReferences(r: FieldReader, spec: JsonObject): References {
+  const out: References = {}
   const secrets = r.list(spec.imagePullSecrets, 'spec.imagePullSecrets').flatMap((entry, index) => {
     const where = `spec.imagePullSecrets[${index}]`
     // An entry without a name is dropped, as the API server drops it.
@@ -27,5 +30,7 @@ export function readPodReferences(r: FieldReader, spec: JsonObject): Pick<PodMod
         ? spec.serviceAccount
         : ''
   if (account !== '') out.serviceAccountName = account
+  const automount = r.boolean(spec.automountServiceAccountToken, 'spec.automountServiceAccountToken')
+  if (automount !== undefined) out.automountServiceAccountToken = automount
   return out
 }

@@ -83,7 +83,8 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
   const hostIPC = r.boolean(spec.hostIPC, 'spec.hostIPC') ?? false
   const extras = readSpecExtras(r, spec, {hostNetwork, hostPID, hostIPC})
   const terminationGracePeriodSeconds = r.integer(spec.terminationGracePeriodSeconds, 'spec.terminationGracePeriodSeconds', {min: 0})
-  const context = {volumeNames, hostNetwork, gracePeriodSeconds: terminationGracePeriodSeconds}
+  const emptyDirs = new Set(volumes.filter((volume) => volume.emptyDir).map((volume) => volume.name))
+  const context = {volumeNames, emptyDirs, hostNetwork, gracePeriodSeconds: terminationGracePeriodSeconds}
   const readContainers = (key: 'containers' | 'initContainers') =>
     r
       .list(spec[key], `spec.${key}`)
@@ -149,6 +150,7 @@ export function parsePod(document: Json, source: string, options: ParsePodOption
     containers,
     ...(ignoredFields.length > 0 ? {ignoredFields} : {}),
     ...readPodReferences(r, spec),
+    ...(r.dropped.length > 0 ? {droppedFields: [...r.dropped]} : {}),
   }
 }
 
@@ -191,6 +193,8 @@ function checkKey(r: FieldReader, path: string, key: string): void {
 
 interface ContainerContext {
   volumeNames: Set<string>
+  /** The emptyDir volumes, which env fileKeyRef reads. */
+  emptyDirs: Set<string>
   hostNetwork: boolean
   gracePeriodSeconds?: number
   /** Read from spec.initContainers. */
@@ -225,7 +229,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
   const image = r.requiredString(c.image, `${path}.image`)
   if (image !== image.trim()) r.fail(`${path}.image`, 'must not have leading or trailing whitespace')
 
-  const env = readEnv(r, c.env, `${path}.env`)
+  const env = readEnv(r, c.env, `${path}.env`, context.emptyDirs)
   const envFrom = readEnvFrom(r, c.envFrom, `${path}.envFrom`)
 
   const ports = r.list(c.ports, `${path}.ports`).map((entry, index) => readPort(r, entry, `${path}.ports[${index}]`, context))

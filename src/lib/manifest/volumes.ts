@@ -44,7 +44,8 @@ export const EXTERNAL_SOURCES = [
 ] as const
 
 export const VOLUME_RULE = {supported: ['name', ...PLUGINS, ...EXTERNAL_SOURCES]}
-const EMPTY_DIR_RULE = {supported: ['medium', 'sizeLimit']}
+// mode: the directory's permissions, newer than podctl's Kubernetes version.
+const EMPTY_DIR_RULE = {supported: ['medium', 'sizeLimit'], dropped: ['mode']}
 const CONFIG_MAP_RULE = {supported: ['name', 'items', 'defaultMode', 'optional']}
 const SECRET_RULE = {supported: ['secretName', 'items', 'defaultMode', 'optional']}
 const KEY_TO_PATH_RULE = {supported: ['key', 'path', 'mode']}

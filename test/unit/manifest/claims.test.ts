@@ -109,10 +109,11 @@ describe('claim volumes of pods', () => {
 
   it('refuse a claim volume without claimName, and a claim given twice', async () => {
     await expect(load(POD.replace('claimName: data, ', ''))).rejects.toThrow(
-      'in.yaml (document 1): spec.volumes[0].persistentVolumeClaim.claimName is required',
+      'in.yaml (document 1, Pod/prod/web): spec.volumes[0].persistentVolumeClaim.claimName is required',
     )
     await expect(load(`${CLAIM}---\n${CLAIM}---\n${POD}`)).rejects.toThrow(
-      'in.yaml (document 2): metadata.name PersistentVolumeClaim "data" is already defined in in.yaml (document 1)',
+      'in.yaml (document 2, PersistentVolumeClaim/data): metadata.name ' +
+        'PersistentVolumeClaim "data" is already defined in in.yaml (document 1)',
     )
     await expect(load(CLAIM)).rejects.toThrow('no Pod found (only PersistentVolumeClaims; add the Pod that uses them)')
   })

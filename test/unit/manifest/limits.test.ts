@@ -10,6 +10,7 @@ import {parseCrictlConfigs} from '../../../src/lib/manifest/crictl.js'
 import {escapeControl, ManifestError} from '../../../src/lib/manifest/fields.js'
 import {loadCrictlConfigs, loadPodManifest, MAX_MANIFEST_BYTES, parseDocuments, readInput} from '../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../src/lib/manifest/pod.js'
+import {droppedFieldsWarning} from '../../../src/lib/manifest/warnings.js'
 
 /**
  * Input that is valid YAML but hostile or absurd: numbers beyond what the CRI carries, alias
@@ -171,19 +172,20 @@ describe('hostile YAML', () => {
     )
     // eslint-disable-next-line no-control-regex -- no raw control character may reach the terminal
     expect(message).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/)
-    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1')))).toMatch(
-      /^pod\.yaml: metadata\.\\x1b\[2Jevil is not a known field/,
+    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "nam\\e": 1')))).toBe(
+      String.raw`pod.yaml: metadata.nam\x1b is not a known field; did you mean name?`,
     )
+    // A dropped field's path is escaped in the warning line too.
+    const [pod] = await parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1'))
+    expect(droppedFieldsWarning([pod])).toContain(String.raw`metadata.\x1b[2Jevil`)
     expect(escapeControl('a\u202Eb\u0085c\td')).toBe(String.raw`a\u202eb\x85c\td`)
   })
 
-  it('names a __proto__ key as an unknown field, not "[object Object]"', async () => {
-    const message = await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  __proto__: {x: 1}')))
-    expect(message).toMatch(/^pod\.yaml: metadata\.__proto__ is not a known field/)
-    expect(message).not.toContain('[object Object]')
-    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  constructor: 1')))).toMatch(
-      /^pod\.yaml: metadata\.constructor is not a known field/,
-    )
+  it('names a __proto__ key as an unknown (dropped) field, not "[object Object]"', async () => {
+    const [pod] = await parse(MINIMAL.replace('  name: web', '  name: web\n  __proto__: {x: 1}'))
+    expect(pod.droppedFields).toEqual(['metadata.__proto__'])
+    const [other] = await parse(MINIMAL.replace('  name: web', '  name: web\n  constructor: 1'))
+    expect(other.droppedFields).toEqual(['metadata.constructor'])
   })
 
   it('refuses annotations over the API server limit of 256 KiB', async () => {

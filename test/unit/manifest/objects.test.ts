@@ -73,22 +73,22 @@ items:
 
   it('refuses bad objects naming the field, and never echoes a Secret value', async () => {
     expect(await refusal(`${POD}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {port: 8080}\n`)).toBe(
-      'in.yaml (document 2): data.port must be a string, not 8080; quote it: "8080"',
+      'in.yaml (document 2, ConfigMap/c): data.port must be a string, not 8080; quote it: "8080"',
     )
     expect(await refusal(`${POD}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndatas: {}\n`)).toMatch(
-      /^in\.yaml \(document 2\): datas is not a known field; did you mean data\?/,
+      /^in\.yaml \(document 2, ConfigMap\/c\): datas is not a known field; did you mean data\?/,
     )
     const secret = await refusal(`${POD}---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {token: 12345678}\n`)
-    expect(secret).toBe('in.yaml (document 2): stringData.token must be a string (quote the value)')
+    expect(secret).toBe('in.yaml (document 2, Secret/s): stringData.token must be a string (quote the value)')
     expect(secret).not.toContain('12345678')
     expect(
       await refusal(`${POD}---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: kubernetes.io/dockerconfigjson\ndata: {}\n`),
-    ).toBe('in.yaml (document 2): data must hold the key ".dockerconfigjson" for a Secret of type kubernetes.io/dockerconfigjson')
+    ).toBe('in.yaml (document 2, Secret/s): data must hold the key ".dockerconfigjson" for a Secret of type kubernetes.io/dockerconfigjson')
     expect(
       await refusal(
         `${POD}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`,
       ),
-    ).toBe('in.yaml (document 3): metadata.name ConfigMap "c" is already defined in in.yaml (document 2)')
+    ).toBe('in.yaml (document 3, ConfigMap/c): metadata.name ConfigMap "c" is already defined in in.yaml (document 2)')
     expect(await refusal(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n`)).toBe(
       'in.yaml: no Pod found (only ConfigMaps and Secrets; add the Pod that uses them)',
     )

@@ -13,6 +13,7 @@ import {statfs} from 'node:fs/promises'
 import {expandReferences} from '../../kube/expansion.js'
 import type {ContainerModel, InputObjects, PodModel, ResourceFieldRefModel} from '../../manifest/model.js'
 import {envVarName} from '../../manifest/names.js'
+import {EnvFileError, readFileKey} from './env-file.js'
 import {parseQuantity, quantityMilliValue, quantityValue} from '../../manifest/quantity.js'
 
 export interface EnvVar {
@@ -28,6 +29,11 @@ export interface DownwardContext {
   hostIPs: readonly string[]
   nodeName: string
   allocatable: NodeAllocatable
+  /**
+   * The pod's volumes on the host, once they exist: env fileKeyRef reads its file there. Without
+   * them (--dry-run, the checks before the run) a fileKeyRef variable shows where it will be read from.
+   */
+  volumePaths?: ReadonlyMap<string, string>
 }
 
 export interface NodeAllocatable {
@@ -289,6 +295,25 @@ export function makeEnvironmentVariables(pod: PodModel, container: ContainerMode
       }
 
       value = configMap.data[key]
+    } else if (from?.fileKeyRef) {
+      const {volumeName, path, key} = from.fileKeyRef
+      const volumeDir = context.volumePaths?.get(volumeName)
+      // Before the pod's volumes exist (--dry-run, the checks before a run) the file is not written yet.
+      if (volumeDir === undefined) {
+        values.set(variable.name, {name: variable.name, value: `<key ${key} of ${path} in volume ${volumeName}, read at start>`})
+        continue
+      }
+
+      let found: string | undefined
+      try {
+        found = readFileKey(from.fileKeyRef, volumeDir)
+      } catch (error) {
+        if (error instanceof EnvFileError) throw new EnvReferenceError(error.message)
+        throw error
+      }
+
+      if (found === undefined) continue
+      value = found
     } else if (from?.secretKeyRef) {
       const {name, key, optional} = from.secretKeyRef
       const found = objects.secret(pod.namespace, name)

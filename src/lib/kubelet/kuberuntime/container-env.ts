@@ -24,7 +24,7 @@ export async function runContainerOptions(
 ): Promise<RunContainerOptions> {
   try {
     const node = options.node ?? sandbox.node ?? (await nodeDownwardContext(options.nodeMemoryBytes))
-    const built = makeEnvironmentVariables(pod, container, {...node, podIPs: sandbox.ips ?? []})
+    const built = makeEnvironmentVariables(pod, container, {...node, podIPs: sandbox.ips ?? [], volumePaths: sandbox.volumePaths})
     for (const warning of built.warnings) options.events(warningEvent('InvalidEnvironmentVariableNames', warning, options.object))
     const values = new Map(built.env.map(({name, value}) => [name, value]))
     return {env: built.env, subPaths: await prepareSubPaths(container, sandbox.volumePaths, values)}

@@ -76,10 +76,11 @@ export async function loadPodsToRun(
   file?: string,
 ): Promise<{pods: PodModel[]; warnings: string[]; origins: string[]}> {
   const input: RunInput = {filename: flags.filename, file, volumes: flags.volume, namespace: flags.namespace, strict: flags.strict}
-  const {pods, warning} = await loadRunInput({...input, podConfig: flags['pod-config'], containerConfig: flags['container-config']})
+  const loaded = await loadRunInput({...input, podConfig: flags['pod-config'], containerConfig: flags['container-config']})
+  const {pods, warning} = loaded
   checkPodReferences(pods)
   const claimNotes = resolveClaims(pods, flags['claims-root'] ?? claimsRootFromEnv())
-  const warnings = [...(warning ? [warning] : []), ...pods.flatMap((pod) => pod.warnings ?? [])]
+  const warnings = [...(loaded.notices ?? []), ...(warning ? [warning] : []), ...pods.flatMap((pod) => pod.warnings ?? [])]
   return {pods, warnings, origins: [...podOrigins(pods), ...claimNotes]}
 }
 
