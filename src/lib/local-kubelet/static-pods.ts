@@ -18,7 +18,8 @@ import {checkImageReferences} from '../manifest/images.js'
 import {expandManifestPaths, flatten, type LabelledDocument} from '../manifest/inputs.js'
 import {ignoredFieldsWarning, parseDocuments, readInput, refuseIgnoredFields, sourceName} from '../manifest/load.js'
 import {parsePod} from '../manifest/pod.js'
-import {podFromWorkload, WORKLOAD_KINDS, type WorkloadKind} from '../manifest/workloads.js'
+import {documentRole, listSkipped, type SkippedObject, skippedObject} from '../manifest/kinds.js'
+import {podFromWorkload, type WorkloadKind} from '../manifest/workloads.js'
 import {readStaticPodFile} from './static-pod-files.js'
 import {type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
 import {refuseApiReferences} from './static-pod-references.js'
@@ -147,16 +148,17 @@ async function loadStaticPods(flags: StaticRunFlags, file: string | undefined, w
     documents.push(...parsed.map((document, index) => ({document, label: label(index)})))
   }
 
-  // A workload becomes its pod once: its name has a random part.
+  // Kinds as run sorts them (manifest/kinds.ts); a workload becomes its pod once: its name has a random part.
+  const skipped: SkippedObject[] = []
   const candidates = flatten(documents).flatMap(({document, label}): Array<{document: JsonObject; source: string}> => {
-    const kind = object(document).kind
-    if (kind === 'ConfigMap' || kind === 'Secret') return []
-    if (typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-      return [podFromWorkload(object(document), kind as WorkloadKind, label)]
-    }
-
-    return [{document: object(document), source: label}]
+    const role = documentRole(document, label)
+    if (role === 'pod') return [{document: object(document), source: label}]
+    if (role === 'workload') return [podFromWorkload(object(document), object(document).kind as WorkloadKind, label)]
+    // ConfigMaps, Secrets and claims only matter as references, which a static pod cannot have.
+    if (role === 'skipped' || role === 'serviceAccount') skipped.push(skippedObject(document, label))
+    return []
   })
+  if (skipped.length > 0) warn(`not handed to the kubelet (they need an API server or a controller): ${listSkipped(skipped)}`)
   if (candidates.length === 0) throw new ManifestError(`${documents[0]?.label ?? 'the input'}: no Pod found`)
   refuseApiReferences(candidates.map(({document, source}) => ({document, label: nameIn(document) ?? source})))
   const models = candidates.map(({document, source}) => parsePod(document, source, {namespace: flags.namespace}))

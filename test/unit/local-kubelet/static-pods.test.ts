@@ -101,6 +101,22 @@ describe('run --static', () => {
     )
   })
 
+  it('hands over only the pods of a project file, naming what it leaves out in one warning', async () => {
+    const warnings: string[] = []
+    const project = [
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: demo}\n',
+      'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n',
+      POD,
+    ].join('---\n')
+    const result = await handToKubelet({filename: [manifest('project.yaml', project)], 'static-dir': dir}, undefined, {
+      ...deps,
+      warn: (line: string) => warnings.push(line),
+    })
+    expect(result.pods.map(({pod}) => pod)).toEqual(['web_default'])
+    expect(warnings).toEqual(['not handed to the kubelet (they need an API server or a controller): Namespace/demo, Service/web'])
+    rmSync(join(dir, 'podctl-default_web.yaml'))
+  })
+
   it('writes a workload as its pod: the template spec under the pod name and labels', async () => {
     const deployment = `apiVersion: apps/v1
 kind: Deployment
