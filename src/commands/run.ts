@@ -19,6 +19,7 @@ import {
   podDirRootFlag,
   podLogsRootFlag,
   registryCredentialFlags,
+  replicasFlag,
   settleFlag,
   staticPodFlags,
   volumeBindingFlag,
@@ -69,7 +70,8 @@ exits at once. A pod that already exists is refused (exit 8) unless --replace (n
 supervision, where every pod syncs on its own and --parallel bounds only the pulls. Pulls run in parallel (--parallel \
 at once). --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
 fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
-imagePullSecrets; workloads run their pod template. Volumes, the managed /etc/hosts and termination-message files \
+imagePullSecrets; workloads run the pods their controllers make (spec.replicas or --replicas; \
+StatefulSet pods in order, each once the one before is ready). Volumes, the managed /etc/hosts and termination-message files \
 live under --pod-dir-root/<uid>.
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
@@ -97,6 +99,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   static override flags = {
     filename: manifestFlag,
     volume: volumeBindingFlag,
+    replicas: replicasFlag,
     ...crictlConfigFlags,
     wait: Flags.option({
       options: ['running', 'ready', 'completed', 'none'] as const,

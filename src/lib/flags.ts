@@ -65,6 +65,22 @@ export const manifestFlag = Flags.string({
   multiple: true,
 })
 
+/** kill -f: the pods a manifest would create (kubectl delete -f). */
+export const killManifestFlag = Flags.string({
+  char: 'f',
+  helpValue: 'FILE|DIR|-',
+  multiple: true,
+  summary: 'Kill the pods these manifests would create: Pods by name, every replica of their workloads; repeatable.',
+})
+
+/** run --replicas N: replaces spec.replicas of every Deployment, ReplicaSet and StatefulSet, and Jobs' completions. */
+export const replicasFlag = Flags.integer({
+  summary: "Replicas of every Deployment, ReplicaSet and StatefulSet (and a Job's completions) in the input; 0 runs none.",
+  min: 0,
+  max: 1000,
+  helpValue: 'N',
+})
+
 /** run's --volume NAME=DIR: a volume source with no single-node plugin (persistentVolumeClaim, nfs, csi, ...) bound to a host directory. */
 export const volumeBindingFlag = Flags.string({
   summary: 'Bind a volume of another source (persistentVolumeClaim, nfs, csi, ...) to a host directory; repeatable.',

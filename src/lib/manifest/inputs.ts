@@ -12,7 +12,7 @@ import {FieldReader, type Json, type JsonObject, ManifestError} from './fields.j
 import type {PodModel} from './model.js'
 import {ObjectStore, parseConfigMap, parseSecret} from './objects.js'
 import {parsePod, type ParsePodOptions} from './pod.js'
-import {podFromWorkload, WORKLOAD_KINDS, type WorkloadKind, type WorkloadOptions} from './workloads.js'
+import {podsFromWorkload, WORKLOAD_KINDS, type WorkloadKind, type WorkloadMatch, type WorkloadOptions} from './workloads.js'
 
 export interface LabelledDocument {
   document: Json
@@ -63,17 +63,22 @@ export interface PodsFromDocumentsOptions extends ParsePodOptions, WorkloadOptio
 export function podsFromDocuments(documents: LabelledDocument[], options: PodsFromDocumentsOptions = {}): PodModel[] {
   const objects = new ObjectStore()
   const pods: PodModel[] = []
+  let workloads = 0
   for (const {document, label} of flatten(documents)) {
     const kind = asObject(document).kind
     if (kind === 'ConfigMap') objects.add({kind, value: parseConfigMap(document, label)})
     else if (kind === 'Secret') objects.add({kind, value: parseSecret(document, label)})
-    else if (typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)) {
-      const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
-      pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})
+    else if (isWorkloadKind(kind)) {
+      workloads++
+      for (const workload of podsFromWorkload(asObject(document), kind, label, options).pods) {
+        const {owner, startAfter} = workload
+        pods.push({...parsePod(workload.document, workload.source, options), owner, ...(startAfter ? {startAfter} : {})})
+      }
     } else pods.push(parsePod(document, label, options))
   }
 
-  if (pods.length === 0) {
+  // Workloads scaled to 0 replicas (or --replicas 0) make no pod, and that is not an error.
+  if (pods.length === 0 && workloads === 0) {
     const what = objects.size > 0 ? ' (only ConfigMaps and Secrets; add the Pod that uses them)' : ''
     throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod found${what}`)
   }
@@ -92,6 +97,44 @@ export function podsFromDocuments(documents: LabelledDocument[], options: PodsFr
   }
 
   return pods
+}
+
+function isWorkloadKind(kind: Json | undefined): kind is WorkloadKind {
+  return typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)
+}
+
+/** A pod a manifest names, or a workload's pods by what identifies them: what `kill -f` kills. */
+export type ManifestPodMatch = {source: string; pod: {name: string; namespace?: string}} | {source: string; workload: WorkloadMatch}
+
+/**
+ * What `kill -f` looks for, as `kubectl delete -f` deletes: each Pod by name (and namespace), each
+ * workload's pods by its labels and name form (their names are random). ConfigMaps and Secrets
+ * are skipped; nothing is validated beyond what finding the pods needs.
+ */
+export function podMatchesFromDocuments(documents: LabelledDocument[]): ManifestPodMatch[] {
+  const out: ManifestPodMatch[] = []
+  for (const {document, label} of flatten(documents)) {
+    const object = asObject(document)
+    const r = new FieldReader(label)
+    const kind = r.requiredString(object.kind, 'kind')
+    if (isWorkloadKind(kind)) {
+      out.push({source: label, workload: podsFromWorkload(object, kind, label, {replicas: 0}).match})
+      continue
+    }
+
+    // ConfigMaps, Secrets and the other objects beside the pods make no pod of their own.
+    if (kind !== 'Pod') continue
+    const metadata = asObject(object.metadata ?? null)
+    const name = r.requiredString(metadata.name, 'metadata.name')
+    const namespace = r.string(metadata.namespace, 'metadata.namespace') || undefined
+    out.push({source: label, pod: {name, ...(namespace ? {namespace} : {})}})
+  }
+
+  if (out.length === 0) {
+    throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod or workload found`)
+  }
+
+  return out
 }
 
 /** --volume NAME=DIR (repeatable) → name → absolute directory. */

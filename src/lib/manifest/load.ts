@@ -289,6 +289,8 @@ export interface RunInput {
   namespace?: string
   /** --strict: fields with no effect on a single node are refused instead of warned about. */
   strict?: boolean
+  /** --replicas: every workload's replicas (and Jobs' completions). */
+  replicas?: number
 }
 
 export interface LoadedPods {
@@ -326,7 +328,7 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    loaded = {pods: await loadPodManifest(manifest, {namespace, volumes: input.volumes}), form: 'manifest'}
+    loaded = {pods: await loadPodManifest(manifest, {namespace, volumes: input.volumes, replicas: input.replicas}), form: 'manifest'}
   }
 
   if (input.strict) refuseIgnoredFields(loaded.pods)
