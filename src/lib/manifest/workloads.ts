@@ -1,15 +1,23 @@
 /**
- * Deployment, ReplicaSet, StatefulSet, DaemonSet, Job and CronJob documents → the one Pod their
- * controller would create first, named and labelled as the controller names and labels it:
- * - Deployment: ReplicaSet <deploy>-<pod-template-hash>, pod <rs>-<5 chars>, label pod-template-hash;
- * - ReplicaSet: <rs>-<5 chars>; DaemonSet: <ds>-<5 chars>, controller-revision-hash and pod-template-generation;
- * - StatefulSet: <sts>-0 with statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index and
- *   controller-revision-hash <sts>-<hash>; hostname <sts>-0; volumeClaimTemplates become
- *   persistentVolumeClaim volumes (bound with --volume NAME=DIR);
- * - Job: <job>-<5 chars> (Indexed: <job>-0-<5 chars>), job-name / controller-uid labels, old and new;
+ * Deployment, ReplicaSet, StatefulSet, DaemonSet, Job and CronJob documents → the Pods their
+ * controller would create on one node, in its order, named and labelled as the controller names and labels them:
+ * - Deployment: spec.replicas pods (default 1) of ReplicaSet <deploy>-<pod-template-hash>, each
+ *   <rs>-<5 chars> with label pod-template-hash; ReplicaSet: spec.replicas pods <rs>-<5 chars>;
+ * - DaemonSet: one pod (one node) <ds>-<5 chars>, controller-revision-hash and pod-template-generation;
+ * - StatefulSet: spec.replicas pods <sts>-<ordinal> from spec.ordinals.start, with
+ *   statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index and controller-revision-hash
+ *   <sts>-<hash>; hostname the pod's name, subdomain spec.serviceName (the FQDN in /etc/hosts);
+ *   volumeClaimTemplates become persistentVolumeClaim volumes <claim>-<sts>-<ordinal> (bound with
+ *   --volume NAME=DIR). OrderedReady (the default): each pod starts after the one before is Running
+ *   and Ready (startAfter, honoured by run-pods.ts); Parallel: together;
+ * - Job: completions pods (default parallelism, default 1) <job>-<5 chars> (Indexed: <job>-<index>-<5 chars>
+ *   with the completion index), job-name / controller-uid labels, old and new; at most parallelism at
+ *   once (pod N starts after pod N - parallelism completed);
  * - CronJob: its jobTemplate as the Job <cronjob>-<minutes since the epoch> scheduled now.
- * Hashes are FNV-32a of the template, encoded as the controllers encode them (rand.SafeEncodeString);
- * the value differs from a cluster's (that hashes Go's in-memory object), the form does not.
+ * run --replicas replaces spec.replicas and completions. Hashes are FNV-32a of the template, encoded
+ * as the controllers encode them (workload-names.ts); the value differs from a cluster's (that
+ * hashes Go's in-memory object), the form does not. workloadMatch (workload-names.ts) is what `kill -f`
+ * finds the pods by.
  */
 import {randomUUID} from 'node:crypto'
 
@@ -31,7 +39,7 @@ const API_VERSIONS: Record<WorkloadKind, string> = {
   CronJob: 'batch/v1',
 }
 
-/** Controller settings that shape many pods over time; with one pod on one node they change nothing. */
+/** Each kind's spec fields: replicas, ordering and the template shape the pods; strategy, history and deadlines change nothing here. */
 const SPEC_FIELDS: Record<WorkloadKind, string[]> = {
   Deployment: [
     'replicas',
