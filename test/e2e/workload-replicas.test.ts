@@ -139,4 +139,33 @@ describe('workload replicas', () => {
     expect(kill.code, kill.stderr).toBe(0)
     expect(await podNames()).toEqual([])
   })
+
+  it('an Indexed Job runs its completions, at most parallelism at once, each with JOB_COMPLETION_INDEX', async () => {
+    const job = `apiVersion: batch/v1
+kind: Job
+metadata: {name: idx, namespace: ${namespace}}
+spec:
+  completionMode: Indexed
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: ${lab().busybox}, command: [sh, -c, 'echo index=$JOB_COMPLETION_INDEX; sleep 1']}
+`
+    const result = await run(['run', '-f', '-', '--wait', 'completed', '-o', 'json'], job)
+    expect(result.code, result.stderr).toBe(0)
+    const pods = (JSON.parse(result.stdout).pods as PodJson[]).map((pod) => pod.pod)
+    expect(pods.map((pod) => pod.replace(new RegExp(`-${NAME_CHARS}{5}$`), ''))).toEqual(['idx-0', 'idx-1', 'idx-2'])
+    for (const [index, pod] of pods.entries()) {
+      expect((await run(['logs', '-n', namespace, `${pod}/c`])).stdout).toBe(`index=${index}\n`)
+    }
+
+    // idx-2 is made once idx-0 (which runs at least 1 s) has completed.
+    const created = new Map((await sandboxes()).map((item) => [item.metadata.name, BigInt(item.createdAt)]))
+    expect(created.get(pods[2])! - created.get(pods[0])!).toBeGreaterThanOrEqual(1_000_000_000n)
+    expect((await run(['kill', '-f', '-'], job)).code).toBe(0)
+    expect(await podNames()).toEqual([])
+  })
 })
