@@ -168,4 +168,18 @@ spec:
     expect((await run(['kill', '-f', '-'], job)).code).toBe(0)
     expect(await podNames()).toEqual([])
   })
+
+  it('a StatefulSet pod whose predecessor never becomes ready is not started; nothing is left behind', async () => {
+    const never = STATEFULSET.replace('sleep 2; touch /tmp/ready; sleep 3600', 'sleep 3600')
+    const result = await run(['run', '-f', '-', '--timeout', '3s', '-o', 'json'], never)
+    expect(result.code).toBe(4)
+    const pods = JSON.parse(result.stdout).pods as Array<{pod: string; sandboxId: string | null; error: {code: string} | null}>
+    expect(pods.map((pod) => [pod.pod, pod.error?.code])).toEqual([
+      ['db-0', 'DeadlineExceeded'],
+      ['db-1', 'NotStarted'],
+    ])
+    expect(pods[1].sandboxId).toBeNull()
+    expect(result.stderr).toContain(`pod db-1_${namespace} was not started: StatefulSet db starts pod db-1 once db-0 is Running and Ready`)
+    expect(await podNames()).toEqual([])
+  })
 })
