@@ -133,7 +133,9 @@ describe('workload replicas', () => {
     expect(hosts.code, hosts.stderr).toBe(0)
     expect(hosts.stdout).toMatch(new RegExp(`^[\\d.]+\\tdb-0\\.db\\.${namespace}\\.svc\\.cluster\\.local\\tdb-0$`, 'm'))
     const fqdn = await run(['exec', 'db-1/c', '-n', namespace, '--', 'hostname', '-f'])
-    if (fqdn.code === 0) expect(fqdn.stdout.trim()).toBe(`db-1.db.${namespace}.svc.cluster.local`)
+    // busybox's hostname -f resolves the hostname through /etc/hosts.
+    expect(fqdn.code, fqdn.stderr).toBe(0)
+    expect(fqdn.stdout.trim()).toBe(`db-1.db.${namespace}.svc.cluster.local`)
 
     const kill = await run(['kill', '-f', '-', '--grace-period', '0', '-o', 'json'], STATEFULSET)
     expect(kill.code, kill.stderr).toBe(0)

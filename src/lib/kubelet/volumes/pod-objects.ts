@@ -73,7 +73,6 @@ export async function loadPodsToRun(
     'container-config'?: string
     namespace?: string
     strict?: boolean
-  } & {
     replicas?: number
   },
   file?: string,
@@ -84,6 +83,10 @@ export async function loadPodsToRun(
   checkPodReferences(pods)
   const warnings = [...(warning ? [warning] : []), ...pods.flatMap((pod) => pod.warnings ?? [])]
   if (pods.length === 0) warnings.push(`no pod to run: the workloads have 0 replicas${replicas === 0 ? ' (--replicas 0)' : ''}`)
+  if (replicas !== undefined && pods.length > 0 && !pods.some((pod) => pod.owner)) {
+    warnings.push('--replicas has no effect: the input holds no Deployment, ReplicaSet, StatefulSet or Job')
+  }
+
   return {pods, warnings, origins: podOrigins(pods)}
 }
 
