@@ -1,4 +1,4 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -183,5 +183,25 @@ spec:
     expect(pods[1].sandboxId).toBeNull()
     expect(result.stderr).toContain(`pod db-1_${namespace} was not started: StatefulSet db starts pod db-1 once db-0 is Running and Ready`)
     expect(await podNames()).toEqual([])
+  })
+
+  it('kill -f also removes the records of replicas whose sandboxes were removed behind podctl', async () => {
+    const result = await run(['run', '-f', '-', '-o', 'json', '--wait', 'none'], deployment(2))
+    expect(result.code, result.stderr).toBe(0)
+    const pods = JSON.parse(result.stdout).pods as Array<{pod: string; uid: string}>
+    // What a kubelet or crictl does: StopPodSandbox and RemovePodSandbox straight through the CRI.
+    const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {app: 'web'}}})
+    for (const sandbox of items.filter((item) => item.metadata?.namespace === namespace)) {
+      await client.runtime('stopPodSandbox', {podSandboxId: sandbox.id})
+      await client.runtime('removePodSandbox', {podSandboxId: sandbox.id})
+    }
+
+    expect(pods.every(({uid}) => existsSync(join(work, 'pods', uid, 'pod.json')))).toBe(true)
+    const kill = await run(['kill', '-f', '-'], deployment(2))
+    expect(kill.code, kill.stderr).toBe(0)
+    expect(kill.stdout.split('\n').filter(Boolean).sort()).toEqual(
+      pods.map(({pod}) => `${pod}_${namespace}: gone from the runtime; removed its record`).sort(),
+    )
+    expect(pods.some(({uid}) => existsSync(join(work, 'pods', uid)))).toBe(false)
   })
 })
