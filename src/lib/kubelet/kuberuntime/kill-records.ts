@@ -43,7 +43,8 @@ export interface RemoveGoneRecordsOptions {
 
 /**
  * Which of `records` the selection names, matched as resolve.ts matches sandboxes: a name in the
- * namespace, else name_namespace. No references and neither --all nor labels selects nothing.
+ * namespace, else name_namespace; kill -f's workloads by their pods' namespace, labels and name form.
+ * No references, no workloads and neither --all nor labels selects nothing.
  */
 export function matchRecords(records: readonly PodModel[], selection: RecordSelection): GoneRecords {
   const found: GoneRecords = {pods: new Map(), matched: new Map()}
