@@ -214,3 +214,6 @@ export function staticPodFlags(summary: string) {
 export function withoutStaticPodFlags<T extends Record<string, unknown>>(flags: T): T {
   return Object.fromEntries(Object.entries(flags).filter(([name]) => name !== 'static' && name !== 'static-dir')) as T
 }
+
+/** run's manifest flags: -f, --volume NAME=DIR and --replicas N. */
+export const runInputFlags = {filename: manifestFlag, volume: volumeBindingFlag, replicas: replicasFlag}
