@@ -6,13 +6,14 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, type PodctlError, UsageError} from '../lib/errors.js'
-import {claimsRootFlag, outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
+import {claimsRootFlag, killManifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
 import {type ClaimDeletion, claimsOfPods, deleteClaims} from '../lib/kubelet/kuberuntime/kill-claims.js'
 import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
 import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
 import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
 import type {StaticKillResult} from '../lib/local-kubelet/static-pod-files.js'
 import {type PodSelection, type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
+import {withManifestPods} from '../lib/manifest/manifest-pods.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {collapseIdentical, type PodFailure, podFailure} from '../lib/output/collapse-failures.js'
 
@@ -55,6 +56,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     example('Stop a pod but keep its containers for inspection', 'web --keep --grace-period 5'),
     example('Idempotent cleanup in a script', 'web --ignore-not-found -o json'),
     example("Kill a pod and delete its PersistentVolumeClaims' data", 'db --delete-claims'),
+    example('Kill the pods a manifest made (every replica of its workloads), as kubectl delete -f', '-f web.yaml'),
   ]
 
   static override strict = false
@@ -75,7 +77,8 @@ the kubelet stops the pod; files podctl did not write are left alone.`
       min: 0,
       helpValue: 'SECONDS',
     }),
-    force: Flags.boolean({char: 'f', summary: 'Kill at once: no preStop hook, no grace period (StopContainer timeout 0).'}),
+    filename: killManifestFlag,
+    force: Flags.boolean({summary: 'Kill at once: no preStop hook, no grace period (StopContainer timeout 0).'}),
     keep: Flags.boolean({summary: 'Leave the stopped containers and sandboxes in place (for debugging) instead of removing them.'}),
     'ignore-not-found': Flags.boolean({summary: 'Treat pods that do not exist as already killed (exit 0).'}),
     parallel: Flags.integer({summary: 'How many pods to kill at the same time.', default: 4, min: 1, helpValue: 'N'}),
@@ -91,7 +94,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     const {flags, positional: refs} = this
     if (flags.static) return this.killStatic()
     const labels = parseLabelSelector(flags.label)
-    const selection = {refs, namespace: flags.namespace, labels, all: flags.all}
+    const selection = await withManifestPods({refs, namespace: flags.namespace, labels, all: flags.all}, flags.filename)
     validateSelection(selection)
     const gracePeriod = flags['grace-period']
     if (flags.force && gracePeriod !== undefined && gracePeriod > 0) {
@@ -108,7 +111,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
       .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
       .map(({ref, error}) => killFailure(ref, error))
     failures.push(...recorded.failures)
-    if (pods.length === 0 && refs.length === 0 && recorded.items.length === 0) {
+    if (pods.length === 0 && refs.length === 0 && !flags.filename && recorded.items.length === 0) {
       const where = flags.namespace === undefined ? '' : ` in namespace "${flags.namespace}"`
       const what = flags.all
         ? 'no pods'

@@ -10,8 +10,12 @@ import {withoutStaticPodFlags} from '../lib/flags.js'
 import type {SelectedPod} from '../lib/node/select.js'
 import Kill, {type KillFailure, killFailure} from './kill.js'
 
-/** kill's flags; --keep is implied (stopp) or meaningless (rmp), so it is not offered; --static is kill's own. */
-const killFlags = {...withoutStaticPodFlags(Kill.flags), keep: {...Kill.flags.keep, hidden: true}}
+/** kill's flags; --keep is implied (stopp) or meaningless (rmp), so it is not offered; --static is kill's own; -f is crictl's --force. */
+const killFlags = {
+  ...withoutStaticPodFlags(Kill.flags),
+  filename: {...Kill.flags.filename, char: undefined},
+  keep: {...Kill.flags.keep, hidden: true},
+}
 
 export default class Rmp extends Kill {
   static override summary = 'Remove pods (crictl rmp): their containers and sandboxes; running pods only with --force.'

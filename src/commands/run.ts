@@ -15,14 +15,13 @@ import {
   claimsRootFlag,
   crictlConfigFlags,
   durationFlag,
-  manifestFlag,
   outputFlag,
   podDirRootFlag,
   podLogsRootFlag,
   registryCredentialFlags,
+  runInputFlags,
   settleFlag,
   staticPodFlags,
-  volumeBindingFlag,
 } from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {podFullName} from '../lib/kube/helpers.js'
@@ -70,10 +69,10 @@ exits at once. A pod that already exists is refused (exit 8) unless --replace (n
 supervision, where every pod syncs on its own and --parallel bounds only the pulls. Pulls run in parallel (--parallel \
 at once). --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
 fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
-imagePullSecrets; workloads run their pod template. Claims (PersistentVolumeClaim documents, claim volumes, \
-volumeClaimTemplates) are directories under --claims-root/<namespace>/<claim>, kept across kill and run. \
-Volumes, the managed /etc/hosts and termination-message files \
-live under --pod-dir-root/<uid>.
+imagePullSecrets; workloads run the pods their controllers make (spec.replicas or --replicas N; StatefulSet pods in \
+order, each once the one before is ready). Claims (PersistentVolumeClaim documents, claim volumes, volumeClaimTemplates) \
+are directories under --claims-root/<namespace>/<claim>, kept across kill and run. Volumes, the managed /etc/hosts and \
+termination files live under --pod-dir-root/<uid>.
 
 Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
 (OutOfcpu, OutOfmemory, CreateContainerConfigError, RunContainerError, PostStartHookError, CrashLoopBackOff, \
@@ -98,8 +97,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   }
 
   static override flags = {
-    filename: manifestFlag,
-    volume: volumeBindingFlag,
+    ...runInputFlags,
     ...crictlConfigFlags,
     wait: Flags.option({
       options: ['running', 'ready', 'completed', 'none'] as const,

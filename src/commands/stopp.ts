@@ -6,9 +6,14 @@ import {example} from '../lib/base-command.js'
 import {withoutStaticPodFlags} from '../lib/flags.js'
 import Kill from './kill.js'
 
-/** kill's flags; --keep is implied, so it is not offered, nor --pod-logs-root (stopp removes no log directory), nor kill's --static. */
+/**
+ * kill's flags; --keep is implied, so it is not offered, nor --pod-logs-root (stopp removes no log directory), nor kill's --static.
+ * -f is crictl stopp's --force here; the manifest is --filename.
+ */
 const killFlags = {
   ...withoutStaticPodFlags(Kill.flags),
+  filename: {...Kill.flags.filename, char: undefined},
+  force: {...Kill.flags.force, char: 'f' as const},
   keep: {...Kill.flags.keep, hidden: true},
   'delete-claims': {...Kill.flags['delete-claims'], hidden: true},
   'pod-logs-root': {...Kill.flags['pod-logs-root'], hidden: true},

@@ -236,3 +236,13 @@ export function formatMs(ms: number): string {
   if (ms % 1000 === 0) return `${ms / 1000}s`
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`
 }
+
+/**
+ * A workload's pod that starts after an earlier one (an OrderedReady StatefulSet's, a Job's beyond
+ * its parallelism) was never created: the earlier pod did not become ready or complete. Exit 14.
+ */
+export class NotStartedError extends PodctlError {
+  constructor(message: string) {
+    super('NotStarted', ExitCode.POD_FAILED, message)
+  }
+}

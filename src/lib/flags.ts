@@ -65,6 +65,22 @@ export const manifestFlag = Flags.string({
   multiple: true,
 })
 
+/** kill -f: the pods a manifest would create (kubectl delete -f). */
+export const killManifestFlag = Flags.string({
+  char: 'f',
+  helpValue: 'FILE|DIR|-',
+  multiple: true,
+  summary: 'Kill the pods these manifests would create: Pods by name, every replica of their workloads; repeatable.',
+})
+
+/** run --replicas N: replaces spec.replicas of every Deployment, ReplicaSet and StatefulSet, and Jobs' completions. */
+export const replicasFlag = Flags.integer({
+  summary: "Replicas of every Deployment, ReplicaSet and StatefulSet (and a Job's completions) in the input; 0 runs none.",
+  min: 0,
+  max: 1000,
+  helpValue: 'N',
+})
+
 /** run's --volume NAME=DIR: a volume source with no single-node plugin (nfs, csi, ...), or a claim volume, bound to a host directory. */
 export const volumeBindingFlag = Flags.string({
   summary: 'Bind a volume to a host directory (nfs, csi, ...; a claim volume instead of its claim directory); repeatable.',
@@ -206,3 +222,6 @@ export function staticPodFlags(summary: string) {
 export function withoutStaticPodFlags<T extends Record<string, unknown>>(flags: T): T {
   return Object.fromEntries(Object.entries(flags).filter(([name]) => name !== 'static' && name !== 'static-dir')) as T
 }
+
+/** run's manifest flags: -f, --volume NAME=DIR and --replicas N. */
+export const runInputFlags = {filename: manifestFlag, volume: volumeBindingFlag, replicas: replicasFlag}

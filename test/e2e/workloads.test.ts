@@ -9,8 +9,8 @@ import {fixtureIn} from '../support/objects.js'
 import {podctl} from '../support/podctl.js'
 
 /**
- * Workload documents run the one pod their controller would create first, named and labelled as
- * the controller names and labels it (checked on the sandbox the runtime holds).
+ * Workload documents run the pods their controller would create (spec.replicas of them), named and
+ * labelled as the controller names and labels them (checked on the sandbox the runtime holds).
  */
 const client = labClient()
 const namespace = uniqueNamespace('e2e-workloads')
@@ -37,18 +37,23 @@ afterAll(async () => {
 })
 
 describe('workloads', () => {
-  it('a Deployment runs one pod <deploy>-<hash>-<5 chars> with pod-template-hash, and says where it came from', async () => {
+  it('a Deployment runs its 3 replicas <deploy>-<hash>-<5 chars> with one pod-template-hash, and says where they came from', async () => {
     const result = await run(['run', '-f', '-', '-o', 'json'], fixtureIn('workloads/deployment.yaml', namespace))
     expect(result.code, result.stderr).toBe(0)
-    const {pod} = JSON.parse(result.stdout).pods[0]
-    const match = new RegExp(`^nginx-deployment-(${NAME_CHARS}{1,10})-${NAME_CHARS}{5}$`).exec(pod)
-    expect(match, pod).not.toBeNull()
-    const hash = match![1]
-    expect(result.stderr).toContain(
-      `pod ${pod}_${namespace}: from Deployment nginx-deployment (ReplicaSet nginx-deployment-${hash}), one replica`,
-    )
-    expect(await sandboxLabels(pod)).toMatchObject({app: 'nginx', 'pod-template-hash': hash})
-    expect((await run(['kill', '-n', namespace, pod, '--grace-period', '0'])).code).toBe(0)
+    const pods = (JSON.parse(result.stdout).pods as Array<{pod: string}>).map(({pod}) => pod)
+    expect(pods).toHaveLength(3)
+    const hashes = pods.map((pod) => new RegExp(`^nginx-deployment-(${NAME_CHARS}{1,10})-${NAME_CHARS}{5}$`).exec(pod)?.[1])
+    expect(hashes[0], pods[0]).toBeDefined()
+    expect(new Set(hashes).size).toBe(1)
+    const hash = hashes[0]!
+    for (const [index, pod] of pods.entries()) {
+      expect(result.stderr).toContain(
+        `pod ${pod}_${namespace}: from Deployment nginx-deployment (ReplicaSet nginx-deployment-${hash}), replica ${index + 1} of 3`,
+      )
+      expect(await sandboxLabels(pod)).toMatchObject({app: 'nginx', 'pod-template-hash': hash})
+    }
+
+    expect((await run(['kill', '-n', namespace, ...pods, '--grace-period', '0'])).code).toBe(0)
   })
 
   it('a Job runs its template to completion with the job-name and controller-uid labels (old and new)', async () => {
@@ -72,18 +77,28 @@ describe('workloads', () => {
     expect(result.stderr).toContain('spec.template.spec.restartPolicy must be "OnFailure" or "Never" for a Job, not "Always"')
   })
 
-  it('a StatefulSet runs <sts>-0 with its hostname, ordinal labels and the claim bound with --volume', async () => {
+  it('a StatefulSet runs web-0..web-2 in order with their hostnames, ordinal labels and the claim bound with --volume', async () => {
     const www = join(work, 'www')
     mkdirSync(www)
-    const result = await run(['run', '-f', '-', '--volume', `www=${www}`], fixtureIn('workloads/statefulset.yaml', namespace))
+    const manifest = fixtureIn('workloads/statefulset.yaml', namespace)
+    const result = await run(['run', '-f', '-', '--volume', `www=${www}`], manifest)
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toContain(`pod web-0_${namespace}: from StatefulSet web, one replica`)
-    const labels = await sandboxLabels('web-0')
-    expect(labels).toMatchObject({app: 'nginx', 'statefulset.kubernetes.io/pod-name': 'web-0', 'apps.kubernetes.io/pod-index': '0'})
-    expect(labels['controller-revision-hash']).toMatch(new RegExp(`^web-${NAME_CHARS}{1,10}$`))
+    expect(result.stderr).toContain(`pod web-0_${namespace}: from StatefulSet web, replica 1 of 3`)
+    expect(result.stderr).toContain(`pod web-2_${namespace}: from StatefulSet web, replica 3 of 3, started once web-1 is ready`)
+    for (const index of [0, 1, 2]) {
+      const labels = await sandboxLabels(`web-${index}`)
+      expect(labels).toMatchObject({
+        app: 'nginx',
+        'statefulset.kubernetes.io/pod-name': `web-${index}`,
+        'apps.kubernetes.io/pod-index': String(index),
+      })
+      expect(labels['controller-revision-hash']).toMatch(new RegExp(`^web-${NAME_CHARS}{1,10}$`))
+    }
+
+    // --volume binds the one directory to every replica's claim: each wrote its hostname into it, web-2 last.
     await expect.poll(() => existsSync(join(www, 'index.html'))).toBe(true)
-    await expect.poll(() => readFileSync(join(www, 'index.html'), 'utf8')).toBe('web-0\n')
-    expect((await run(['kill', '-n', namespace, 'web-0', '--grace-period', '0'])).code).toBe(0)
+    await expect.poll(() => readFileSync(join(www, 'index.html'), 'utf8')).toBe('web-2\n')
+    expect((await run(['kill', '-f', '-', '--grace-period', '0'], manifest)).code).toBe(0)
   })
 
   it('CronJob and DaemonSet pods are named and labelled as their controllers do (dry run)', async () => {
@@ -92,7 +107,7 @@ describe('workloads', () => {
     const cronConfig = JSON.parse(cron.stdout).pods[0].calls[0].request.config
     expect(cronConfig.metadata.name).toMatch(new RegExp(`^hello-\\d{8}-${NAME_CHARS}{5}$`))
     expect(cronConfig.labels['job-name']).toMatch(/^hello-\d{8}$/)
-    expect(cron.stderr).toMatch(/from CronJob hello \(Job hello-\d{8}\), one replica/)
+    expect(cron.stderr).toMatch(/from CronJob hello \(Job hello-\d{8}\), replica 1 of 1/)
 
     const daemon = await run(['run', '-f', '-', '--dry-run', '-o', 'json'], fixtureIn('workloads/daemonset.yaml', namespace))
     expect(daemon.code, daemon.stderr).toBe(0)

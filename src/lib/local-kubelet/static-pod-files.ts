@@ -54,7 +54,7 @@ export interface StaticKillFlags {
 }
 
 /** kill's flags about runtime objects, which mean nothing for a file. */
-const CONFLICTS = ['all', 'label', 'grace-period', 'force', 'keep'] as const
+const CONFLICTS = ['all', 'label', 'filename', 'grace-period', 'force', 'keep', 'delete-claims'] as const
 
 /** kill --static: each named pod's file removed; every failure collected (the first sets the exit code). */
 export async function removeStaticPods(
@@ -62,7 +62,7 @@ export async function removeStaticPods(
   flags: StaticKillFlags,
   deps: Omit<StaticDirOptions, 'staticDir'>,
 ): Promise<{result: StaticKillResult; errors: PodctlError[]}> {
-  const given = CONFLICTS.filter((name) => flags[name] !== undefined && flags[name] !== false)
+  const given = CONFLICTS.filter((name) => flags[name] !== undefined && flags[name] !== false && !isEmptyList(flags[name]))
   if (given.length > 0) {
     const names = given.map((name) => `--${name}`).join(', ')
     throw new UsageError(`kill --static removes a static pod file (the kubelet stops the pod its own way), so it takes no ${names}`)
@@ -137,4 +137,8 @@ export function describeStaticKill(result: StaticKillResult): string {
   return result.items
     .map(({pod, file, kubeletName}) => `pod ${pod}: removed ${file}; the kubelet stops ${kubeletName} within about 20 s`)
     .join('\n')
+}
+
+function isEmptyList(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0
 }

@@ -24,7 +24,7 @@ import {
 } from './kinds.js'
 import {ObjectStore, parseConfigMap, parseSecret} from './objects.js'
 import {parsePod, type ParsePodOptions} from './pod.js'
-import {podFromWorkload, type WorkloadKind, type WorkloadOptions} from './workloads.js'
+import {podsFromWorkload, WORKLOAD_KINDS, type WorkloadKind, type WorkloadMatch, type WorkloadOptions} from './workloads.js'
 
 export interface LabelledDocument {
   document: Json
@@ -76,6 +76,8 @@ export interface ManifestContents {
   pods: PodModel[]
   /** Objects not run (Namespaces, RBAC, Services, custom resources, ...), for the one summary line. */
   skipped: SkippedObject[]
+  /** How many workload documents there were (scaled to 0 they make no pod, which is no error). */
+  workloads: number
   /** PersistentVolumeClaim documents as given (claims.ts parses them into the claims the pods' volumes are matched with). */
   claims: LabelledDocument[]
 }
@@ -90,7 +92,7 @@ export function readDocuments(documents: LabelledDocument[], options: PodsFromDo
   const objects = new ObjectStore()
   const claims = new ClaimStore()
   const pods: PodModel[] = []
-  const contents: ManifestContents = {pods, skipped: [], claims: []}
+  const contents: ManifestContents = {pods, skipped: [], claims: [], workloads: 0}
   const accounts: ServiceAccountObject[] = []
   const errors: string[] = []
   for (const {document, label} of flatten(documents)) {
@@ -110,7 +112,8 @@ export function readDocuments(documents: LabelledDocument[], options: PodsFromDo
     })
   }
 
-  if (pods.length === 0) {
+  // Workloads scaled to 0 replicas (or --replicas 0) make no pod, and that is not an error.
+  if (pods.length === 0 && contents.workloads === 0) {
     const what =
       objects.size > 0
         ? ' (only ConfigMaps and Secrets; add the Pod that uses them)'
@@ -163,8 +166,12 @@ function readDocument(document: Json, label: string, {pods, objects, claims, acc
     }
 
     case 'workload': {
-      const workload = podFromWorkload(asObject(document), kind as WorkloadKind, label, options)
-      pods.push({...parsePod(workload.document, workload.source, options), owner: workload.owner})
+      contents.workloads++
+      for (const workload of podsFromWorkload(asObject(document), kind as WorkloadKind, label, options).pods) {
+        const {owner, startAfter} = workload
+        pods.push({...parsePod(workload.document, workload.source, options), owner, ...(startAfter ? {startAfter} : {})})
+      }
+
       break
     }
 
@@ -202,6 +209,44 @@ function namingDocument(message: string, label: string, document: Json): string 
   const what = objectName(skippedObject(document, label))
   const named = label.endsWith(')') ? `${label.slice(0, -1)}, ${what})` : `${label} (${what})`
   return named + message.slice(label.length)
+}
+
+function isWorkloadKind(kind: Json | undefined): kind is WorkloadKind {
+  return typeof kind === 'string' && (WORKLOAD_KINDS as readonly string[]).includes(kind)
+}
+
+/** A pod a manifest names, or a workload's pods by what identifies them: what `kill -f` kills. */
+export type ManifestPodMatch = {source: string; pod: {name: string; namespace?: string}} | {source: string; workload: WorkloadMatch}
+
+/**
+ * What `kill -f` looks for, as `kubectl delete -f` deletes: each Pod by name (and namespace), each
+ * workload's pods by its labels and name form (their names are random). ConfigMaps and Secrets
+ * are skipped; nothing is validated beyond what finding the pods needs.
+ */
+export function podMatchesFromDocuments(documents: LabelledDocument[]): ManifestPodMatch[] {
+  const out: ManifestPodMatch[] = []
+  for (const {document, label} of flatten(documents)) {
+    const object = asObject(document)
+    const r = new FieldReader(label)
+    const kind = r.requiredString(object.kind, 'kind')
+    if (isWorkloadKind(kind)) {
+      out.push({source: label, workload: podsFromWorkload(object, kind, label, {replicas: 0}).match})
+      continue
+    }
+
+    // ConfigMaps, Secrets and the other objects beside the pods make no pod of their own.
+    if (kind !== 'Pod') continue
+    const metadata = asObject(object.metadata ?? null)
+    const name = r.requiredString(metadata.name, 'metadata.name')
+    const namespace = r.string(metadata.namespace, 'metadata.namespace') || undefined
+    out.push({source: label, pod: {name, ...(namespace ? {namespace} : {})}})
+  }
+
+  if (out.length === 0) {
+    throw new ManifestError(`${documents[0]?.label.replace(/ \(document \d+\)$/, '') ?? 'the input'}: no Pod or workload found`)
+  }
+
+  return out
 }
 
 /** --volume NAME=DIR (repeatable) → name → absolute directory. */

@@ -309,6 +309,8 @@ export interface RunInput {
   namespace?: string
   /** --strict: fields with no effect on a single node are refused instead of warned about. */
   strict?: boolean
+  /** --replicas: every workload's replicas (and Jobs' completions). */
+  replicas?: number
 }
 
 export interface LoadedPods {
@@ -348,7 +350,7 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    const contents = await loadManifest(manifest, {namespace, volumes: input.volumes})
+    const contents = await loadManifest(manifest, {namespace, volumes: input.volumes, replicas: input.replicas})
     if (input.strict) refuseSkipped(contents.skipped)
     const notice = skippedWarning(contents.skipped)
     loaded = {pods: contents.pods, form: 'manifest', ...(notice ? {notices: [notice]} : {})}

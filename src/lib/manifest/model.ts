@@ -300,6 +300,18 @@ export interface PodOwnerModel {
   name: string
   /** The object between them that owns the pod: "ReplicaSet web-5d8f9c7b6d", "Job backup-29412345". */
   via?: string
+  /** Which of the workload's pods this is (0-based, in the order its controller makes them) and of how many. */
+  replica?: number
+  replicas?: number
+}
+
+/** A pod that starts only once an earlier pod of its workload is ready or completed (OrderedReady, Job parallelism). */
+export interface StartAfterModel {
+  /** The earlier pod's name (same namespace). */
+  pod: string
+  until: 'ready' | 'completed'
+  /** Why, for messages: "StatefulSet db starts pod db-1 once db-0 is Running and Ready (OrderedReady)". */
+  reason: string
 }
 
 export interface PodModel {
@@ -357,6 +369,7 @@ export interface PodModel {
   /** The pod's own spec.automountServiceAccountToken, when given (it wins over the ServiceAccount's). */
   automountServiceAccountToken?: boolean
   owner?: PodOwnerModel
+  startAfter?: StartAfterModel
   /** Warnings found while reading the pod (a projected source skipped, ...), printed before the run. */
   warnings?: string[]
 }

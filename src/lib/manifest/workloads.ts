@@ -1,20 +1,31 @@
 /**
- * Deployment, ReplicaSet, StatefulSet, DaemonSet, Job and CronJob documents → the one Pod their
- * controller would create first, named and labelled as the controller names and labels it:
- * - Deployment: ReplicaSet <deploy>-<pod-template-hash>, pod <rs>-<5 chars>, label pod-template-hash;
- * - ReplicaSet: <rs>-<5 chars>; DaemonSet: <ds>-<5 chars>, controller-revision-hash and pod-template-generation;
- * - StatefulSet: <sts>-0 with statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index and
- *   controller-revision-hash <sts>-<hash>; hostname <sts>-0; volumeClaimTemplates become
- *   persistentVolumeClaim volumes (bound with --volume NAME=DIR);
- * - Job: <job>-<5 chars> (Indexed: <job>-0-<5 chars>), job-name / controller-uid labels, old and new;
+ * Deployment, ReplicaSet, StatefulSet, DaemonSet, Job and CronJob documents → the Pods their
+ * controller would create on one node, in its order, named and labelled as the controller names and labels them:
+ * - Deployment: spec.replicas pods (default 1) of ReplicaSet <deploy>-<pod-template-hash>, each
+ *   <rs>-<5 chars> with label pod-template-hash; ReplicaSet: spec.replicas pods <rs>-<5 chars>;
+ * - DaemonSet: one pod (one node) <ds>-<5 chars>, controller-revision-hash and pod-template-generation;
+ * - StatefulSet: spec.replicas pods <sts>-<ordinal> from spec.ordinals.start, with
+ *   statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index and controller-revision-hash
+ *   <sts>-<hash>; hostname the pod's name, subdomain spec.serviceName (the FQDN in /etc/hosts);
+ *   volumeClaimTemplates become persistentVolumeClaim volumes <claim>-<sts>-<ordinal> (bound with
+ *   --volume NAME=DIR). OrderedReady (the default): each pod starts after the one before is Running
+ *   and Ready (startAfter, honoured by run-pods.ts); Parallel: together;
+ * - Job: completions pods (default parallelism, default 1) <job>-<5 chars> (Indexed: <job>-<index>-<5 chars>
+ *   with the completion index), job-name / controller-uid labels, old and new; at most parallelism at
+ *   once (pod N starts after pod N - parallelism completed);
  * - CronJob: its jobTemplate as the Job <cronjob>-<minutes since the epoch> scheduled now.
- * Hashes are FNV-32a of the template, encoded as the controllers encode them (rand.SafeEncodeString);
- * the value differs from a cluster's (that hashes Go's in-memory object), the form does not.
+ * run --replicas replaces spec.replicas and completions. Hashes are FNV-32a of the template, encoded
+ * as the controllers encode them (workload-names.ts); the value differs from a cluster's (that
+ * hashes Go's in-memory object), the form does not. workloadMatch (workload-names.ts) is what `kill -f`
+ * finds the pods by.
  */
-import {randomInt, randomUUID} from 'node:crypto'
+import {randomUUID} from 'node:crypto'
 
-import {FieldReader, type Json, type JsonObject} from './fields.js'
-import type {PodOwnerModel} from './model.js'
+import {FieldReader, INT32, type Json, type JsonObject} from './fields.js'
+import type {PodOwnerModel, StartAfterModel} from './model.js'
+import {generatedName, templateHash, type WorkloadMatch, workloadMatch} from './workload-names.js'
+
+export {generatedName, randomSuffix, safeEncode, templateHash, type WorkloadMatch} from './workload-names.js'
 
 export const WORKLOAD_KINDS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as const
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number]
@@ -28,7 +39,7 @@ const API_VERSIONS: Record<WorkloadKind, string> = {
   CronJob: 'batch/v1',
 }
 
-/** Controller settings that shape many pods over time; with one pod on one node they change nothing. */
+/** Each kind's spec fields: replicas, ordering and the template shape the pods; strategy, history and deadlines change nothing here. */
 const SPEC_FIELDS: Record<WorkloadKind, string[]> = {
   Deployment: [
     'replicas',
@@ -95,50 +106,8 @@ const TEMPLATE_METADATA_RULE = {supported: ['labels', 'annotations', 'name', 'na
 const SELECTOR_RULE = {supported: ['matchLabels', 'matchExpressions']}
 const JOB_TEMPLATE_RULE = {supported: ['metadata', 'spec']}
 
-/** utilrand's alphabet: no vowels, no 0/1/3 (no words, no look-alikes). */
-const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789'
-/** names.SimpleNameGenerator: a generateName base is cut to 58 characters before the 5 random ones. */
-const MAX_GENERATED_BASE = 58
-
-/** utilrand.String(n). */
-export function randomSuffix(length = 5, random: (max: number) => number = randomInt): string {
-  let out = ''
-  for (let index = 0; index < length; index++) out += ALPHANUMS[random(ALPHANUMS.length)]
-  return out
-}
-
-/** rand.SafeEncodeString. */
-export function safeEncode(text: string): string {
-  return [...text].map((char) => ALPHANUMS[char.codePointAt(0)! % ALPHANUMS.length]).join('')
-}
-
-/** FNV-32a of a stable JSON rendering, as the controllers' ComputeHash / HashControllerRevision do of theirs. */
-export function templateHash(value: unknown): string {
-  let hash = 0x81_1c_9d_c5
-  for (const byte of Buffer.from(stableJson(value), 'utf8')) {
-    hash ^= byte
-    hash = Math.imul(hash, 0x01_00_01_93) >>> 0
-  }
-
-  return safeEncode(String(hash >>> 0))
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
-    return `{${entries.join(',')}}`
-  }
-
-  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value)
-}
-
-/** generateName + 5 random characters. */
-export function generatedName(base: string, random?: (max: number) => number): string {
-  return `${base.slice(0, MAX_GENERATED_BASE)}${randomSuffix(5, random)}`
-}
+/** The largest replica count or completions podctl starts on one node. */
+const MAX_REPLICAS = 1000
 
 export interface WorkloadPod {
   /** A v1 Pod document for parsePod. */
@@ -146,12 +115,15 @@ export interface WorkloadPod {
   owner: PodOwnerModel
   /** Where the template sits, for messages: "deploy.yaml (Deployment web, spec.template)". */
   source: string
+  startAfter?: StartAfterModel
 }
 
 export interface WorkloadOptions {
   random?: (max: number) => number
   newUid?: () => string
   now?: () => number
+  /** run --replicas: replaces spec.replicas (Deployment, ReplicaSet, StatefulSet) and a Job's completions. */
+  replicas?: number
 }
 
 function labelsOf(r: FieldReader, value: Json | undefined, path: string): Record<string, string> {
@@ -162,9 +134,52 @@ function clone<T extends Json>(value: T): T {
   return structuredClone(value)
 }
 
-/** The pod template (and the labels the API server's selector check needs) of any workload kind. */
+/** The first pod of a workload (podsFromWorkload with one replica). */
 export function podFromWorkload(document: JsonObject, kind: WorkloadKind, source: string, options: WorkloadOptions = {}): WorkloadPod {
+  return podsFromWorkload(document, kind, source, {...options, replicas: 1}).pods[0]
+}
+
+/** A workload's template read and checked once; each pod is a copy of it. */
+interface Template {
+  kind: WorkloadKind
+  name: string
+  namespace?: string
+  uid: string
+  spec: JsonObject
+  specPath: string
+  templatePath: string
+  jobName: string
+  labels: Record<string, string>
+  annotations: Record<string, string>
+  podSpec: JsonObject
+  hash: string
+  /** The file, for messages. */
+  source: string
+  random?: (max: number) => number
+}
+
+/** The pods a workload's controller makes on one node, in the order it makes them, and what identifies them. */
+export function podsFromWorkload(
+  document: JsonObject,
+  kind: WorkloadKind,
+  source: string,
+  options: WorkloadOptions = {},
+): {pods: WorkloadPod[]; match: WorkloadMatch} {
   const r = new FieldReader(source)
+  const t = {...readTemplate(r, document, kind, options), source, random: options.random}
+  const count = replicaCount(r, t, options.replicas)
+  const pods: WorkloadPod[] = []
+  for (let index = 0; index < count; index++) pods.push(workloadPod(r, t, index, pods))
+  for (const pod of pods) pod.owner.replicas = count
+  return {pods, match: workloadMatch(t)}
+}
+
+function readTemplate(
+  r: FieldReader,
+  document: JsonObject,
+  kind: WorkloadKind,
+  options: WorkloadOptions,
+): Omit<Template, 'source' | 'random'> {
   const root = r.object(document, '', ROOT_RULE)
   const apiVersion = r.string(root.apiVersion, 'apiVersion', {required: true})
   if (apiVersion !== API_VERSIONS[kind]) r.fail('apiVersion', `must be "${API_VERSIONS[kind]}" for a ${kind}, not "${apiVersion}"`)
@@ -194,73 +209,129 @@ export function podFromWorkload(document: JsonObject, kind: WorkloadKind, source
   const annotations = labelsOf(r, templateMetadata.annotations, `${templatePath}.metadata.annotations`)
   const podSpec = clone(r.object(template.spec, `${templatePath}.spec`, {supported: Object.keys(asObject(template.spec))}))
   checkSelector(r, kind, spec, specPath, labels)
+  if (kind === 'Job' || kind === 'CronJob') {
+    const restartPolicy = podSpec.restartPolicy
+    if (restartPolicy !== 'Never' && restartPolicy !== 'OnFailure') {
+      r.fail(
+        `${templatePath}.spec.restartPolicy`,
+        `must be "OnFailure" or "Never" for a Job, not ${restartPolicy === undefined ? 'unset (Always)' : JSON.stringify(restartPolicy)}`,
+      )
+    }
+  }
 
   const hash = templateHash(template)
+  return {kind, name, namespace, uid, spec, specPath, templatePath, jobName, labels, annotations, podSpec, hash}
+}
+
+/**
+ * How many pods: spec.replicas (default 1) of a Deployment, ReplicaSet or StatefulSet; one for a
+ * DaemonSet (one node); a Job's completions (default its parallelism, default 1). --replicas
+ * replaces replicas and completions.
+ */
+function replicaCount(r: FieldReader, t: Template, override: number | undefined): number {
+  if (t.kind === 'DaemonSet') return 1
+  const isJob = t.kind === 'Job' || t.kind === 'CronJob'
+  const field = isJob ? 'completions' : 'replicas'
+  const written = r.integer(t.spec[field], `${t.specPath}.${field}`, {min: 0, max: MAX_REPLICAS})
+  if (override !== undefined) return override
+  return written ?? (isJob ? jobParallelism(r, t) : 1)
+}
+
+/** A Job's parallelism, default 1 (0 would suspend it: podctl runs it one at a time instead). */
+function jobParallelism(r: FieldReader, t: Template): number {
+  return Math.max(1, r.integer(t.spec.parallelism, `${t.specPath}.parallelism`, {min: 0, max: MAX_REPLICAS}) ?? 1)
+}
+
+/** Replica `index` of the workload, named and labelled as its controller names and labels it. */
+function workloadPod(r: FieldReader, t: Template, index: number, earlier: WorkloadPod[]): WorkloadPod {
+  const {kind, name, hash} = t
+  const labels = {...t.labels}
+  const annotations = {...t.annotations}
+  const podSpec = clone(t.podSpec)
   let podName: string
   let via: string | undefined
+  let startAfter: StartAfterModel | undefined
   switch (kind) {
     case 'Deployment': {
       via = `ReplicaSet ${name}-${hash}`
       labels['pod-template-hash'] = hash
-      podName = generatedName(`${name}-${hash}-`, options.random)
+      podName = generatedName(`${name}-${hash}-`, t.random)
       break
     }
 
-    case 'ReplicaSet': {
-      podName = generatedName(`${name}-`, options.random)
-      break
-    }
-
+    case 'ReplicaSet':
     case 'DaemonSet': {
-      labels['controller-revision-hash'] = hash
-      labels['pod-template-generation'] = '1'
-      podName = generatedName(`${name}-`, options.random)
+      if (kind === 'DaemonSet') {
+        labels['controller-revision-hash'] = hash
+        labels['pod-template-generation'] = '1'
+      }
+
+      podName = generatedName(`${name}-`, t.random)
       break
     }
 
     case 'StatefulSet': {
-      podName = `${name}-0`
+      const ordinal = ordinalStart(r, t) + index
+      podName = `${name}-${ordinal}`
       labels['controller-revision-hash'] = `${name}-${hash}`
       labels['statefulset.kubernetes.io/pod-name'] = podName
-      labels['apps.kubernetes.io/pod-index'] = '0'
+      labels['apps.kubernetes.io/pod-index'] = String(ordinal)
+      // The StatefulSet controller's identity: hostname <sts>-<ordinal>, subdomain the governing Service.
       podSpec.hostname = podName
-      addClaimVolumes(r, spec, podSpec, podName)
+      const serviceName = r.string(t.spec.serviceName, 'spec.serviceName')
+      if (serviceName) podSpec.subdomain = serviceName
+      addClaimVolumes(r, t.spec, podSpec, podName)
+      const policy = r.oneOf(t.spec.podManagementPolicy, 'spec.podManagementPolicy', ['OrderedReady', 'Parallel'])
+      if (index > 0 && policy !== 'Parallel') {
+        const previous = String(asObject(earlier[index - 1].document.metadata).name)
+        const reason = `StatefulSet ${name} starts pod ${podName} once ${previous} is Running and Ready (OrderedReady)`
+        startAfter = {pod: previous, until: 'ready', reason}
+      }
+
       break
     }
 
     default: {
-      if (kind === 'CronJob') via = `Job ${jobName}`
-      const restartPolicy = podSpec.restartPolicy
-      if (restartPolicy !== 'Never' && restartPolicy !== 'OnFailure') {
-        r.fail(
-          `${templatePath}.spec.restartPolicy`,
-          `must be "OnFailure" or "Never" for a Job, not ${restartPolicy === undefined ? 'unset (Always)' : JSON.stringify(restartPolicy)}`,
-        )
+      if (kind === 'CronJob') via = `Job ${t.jobName}`
+      if (t.spec.manualSelector !== true) {
+        for (const key of ['batch.kubernetes.io/controller-uid', 'controller-uid']) labels[key] = t.uid
+        for (const key of ['batch.kubernetes.io/job-name', 'job-name']) labels[key] = t.jobName
       }
 
-      if (spec.manualSelector !== true) {
-        for (const key of ['batch.kubernetes.io/controller-uid', 'controller-uid']) labels[key] = uid
-        for (const key of ['batch.kubernetes.io/job-name', 'job-name']) labels[key] = jobName
-      }
-
-      if (spec.completionMode === 'Indexed') {
-        labels['batch.kubernetes.io/job-completion-index'] = '0'
-        annotations['batch.kubernetes.io/job-completion-index'] = '0'
+      if (t.spec.completionMode === 'Indexed') {
+        labels['batch.kubernetes.io/job-completion-index'] = String(index)
+        annotations['batch.kubernetes.io/job-completion-index'] = String(index)
         addCompletionIndexEnv(podSpec)
-        podName = generatedName(`${jobName}-0-`, options.random)
+        podName = generatedName(`${t.jobName}-${index}-`, t.random)
       } else {
-        podName = generatedName(`${jobName}-`, options.random)
+        podName = generatedName(`${t.jobName}-`, t.random)
+      }
+
+      // At most `parallelism` pods at once: pod N starts once pod N - parallelism has completed.
+      const parallelism = jobParallelism(r, t)
+      if (index >= parallelism) {
+        const previous = String(asObject(earlier[index - parallelism].document.metadata).name)
+        const reason = `Job ${t.jobName} runs at most ${parallelism} pod${parallelism === 1 ? '' : 's'} at once (spec.parallelism)`
+        startAfter = {pod: previous, until: 'completed', reason}
       }
     }
   }
 
   const podMetadata: JsonObject = {name: podName, labels, annotations}
-  if (namespace) podMetadata.namespace = namespace
+  if (t.namespace) podMetadata.namespace = t.namespace
   return {
     document: {apiVersion: 'v1', kind: 'Pod', metadata: podMetadata, spec: podSpec},
-    owner: {kind, name, ...(via ? {via} : {})},
-    source: `${source} (${kind} ${name}, ${templatePath})`,
+    owner: {kind, name, ...(via ? {via} : {}), replica: index},
+    source: `${t.source} (${kind} ${name}, ${t.templatePath})`,
+    ...(startAfter ? {startAfter} : {}),
   }
+}
+
+/** spec.ordinals.start: the first StatefulSet ordinal (default 0). */
+function ordinalStart(r: FieldReader, t: Template): number {
+  if (t.spec.ordinals === undefined || t.spec.ordinals === null) return 0
+  const ordinals = r.object(t.spec.ordinals, 'spec.ordinals', {supported: ['start']})
+  return r.integer(ordinals.start, 'spec.ordinals.start', {min: 0, max: INT32.max}) ?? 0
 }
 
 function asObject(value: Json | undefined): JsonObject {

@@ -4,7 +4,7 @@
  * restricted by --namespace. A pod is all sandboxes (attempts) sharing name and namespace.
  */
 import type {CriClient} from '../cri/client.js'
-import {PodctlError, UsageError} from '../errors.js'
+import {NotFoundError, PodctlError, UsageError} from '../errors.js'
 import {nameMatcher} from '../util/filters.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {podFullName} from '../kube/helpers.js'
@@ -17,6 +17,18 @@ export interface PodSelection {
   namespace?: string
   labels?: Readonly<Record<string, string>>
   all?: boolean
+  /** kill -f: workloads' pods, found by their labels and the form of their names (each is NotFound when none runs). */
+  workloads?: readonly WorkloadSelector[]
+}
+
+/** A workload's pods as the manifest describes them (manifest/workload-names.ts WorkloadMatch). */
+export interface WorkloadSelector {
+  kind: string
+  name: string
+  /** The manifest's; else --namespace, else "default". */
+  namespace?: string
+  labels: Readonly<Record<string, string>>
+  podName: RegExp
 }
 
 export interface SelectedPod {
@@ -41,14 +53,16 @@ export function validateSelection(selection: PodSelection): void {
 
   if (selection.refs.length > 0 && labels) throw new UsageError('give either POD names or --label, not both')
   if (selection.all && labels) throw new UsageError('give either --all or --label, not both')
-  if (selection.refs.length === 0 && !selection.all && !labels) {
+  const workloads = (selection.workloads?.length ?? 0) > 0
+  if (workloads && (selection.all || labels)) throw new UsageError('give either -f FILE or --all/--label, not both')
+  if (selection.refs.length === 0 && !selection.all && !labels && !workloads) {
     throw new UsageError('no pods given; name them (POD, name_namespace or sandbox ID prefix), or use --label KEY=VALUE or --all')
   }
 }
 
 export function selectPods(sandboxes: readonly PodSandbox[], selection: PodSelection): SelectionOutcome {
   validateSelection(selection)
-  if (selection.refs.length === 0) {
+  if (selection.refs.length === 0 && !selection.workloads?.length) {
     const matchNamespace = nameMatcher(selection.namespace)
     const labels = Object.entries(selection.labels ?? {})
     const chosen = sandboxes.filter(
@@ -70,7 +84,37 @@ export function selectPods(sandboxes: readonly PodSandbox[], selection: PodSelec
     }
   }
 
+  for (const workload of selection.workloads ?? []) selectWorkloadPods(sandboxes, workload, selection.namespace, {pods, failures})
   return {pods: [...pods.values()], failures}
+}
+
+/** kill -f's workloads: their pods join `pods`; a workload none of whose pods runs is NotFound. */
+function selectWorkloadPods(
+  sandboxes: readonly PodSandbox[],
+  workload: WorkloadSelector,
+  namespace: string | undefined,
+  into: {pods: Map<string, SelectedPod>; failures: SelectionOutcome['failures']},
+): void {
+  const found = workloadPods(sandboxes, workload, namespace)
+  for (const pod of found) if (!into.pods.has(pod.fullName)) into.pods.set(pod.fullName, pod)
+  if (found.length > 0) return
+  const where = workload.namespace ?? namespace ?? 'default'
+  const error = new NotFoundError(`${workload.kind} ${workload.name}: no pod of it in namespace "${where}"`)
+  into.failures.push({ref: `${workload.kind}/${workload.name}`, error})
+}
+
+/** A workload's pods: in its namespace, with every label it gives its pods and a name of the form its controller makes. */
+export function workloadPods(sandboxes: readonly PodSandbox[], workload: WorkloadSelector, namespace?: string): SelectedPod[] {
+  const wanted = workload.namespace ?? namespace ?? 'default'
+  const labels = Object.entries(workload.labels)
+  return groupByPod(
+    sandboxes.filter(
+      (sandbox) =>
+        sandbox.metadata?.namespace === wanted &&
+        workload.podName.test(sandbox.metadata?.name ?? '') &&
+        labels.every(([key, value]) => sandbox.labels[key] === value),
+    ),
+  )
 }
 
 /** Sandboxes grouped into pods by name and namespace; the pod with the newest sandbox first. */

@@ -338,6 +338,8 @@ describe('kill --static', () => {
     expect(error.message).toBe(
       'kill --static removes a static pod file (the kubelet stops the pod its own way), so it takes no --all, --grace-period',
     )
+    const manifest = await failure(kill(['web'], {filename: ['web.yaml'], label: []}))
+    expect(manifest.message).toMatch(/so it takes no --filename$/)
   })
 
   it('leaves a file podctl did not write, and says how to remove it', async () => {

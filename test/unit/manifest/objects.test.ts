@@ -199,7 +199,7 @@ describe('workloads', () => {
       labels: {app: 'web', 'pod-template-hash': hash},
       annotations: {},
     })
-    expect(pod.owner).toEqual({kind: 'Deployment', name: 'web', via: `ReplicaSet web-${hash}`})
+    expect(pod.owner).toEqual({kind: 'Deployment', name: 'web', via: `ReplicaSet web-${hash}`, replica: 0, replicas: 1})
     expect(pod.source).toBe('d.yaml (Deployment web, spec.template)')
   })
 

@@ -110,3 +110,37 @@ describe('selectPodsFromRuntime', () => {
     await expect(selectPodsFromRuntime(client, {refs: []})).rejects.toThrow(UsageError)
   })
 })
+
+describe('selectPods: kill -f workloads', () => {
+  const replicas = [
+    sandbox('r1', 'web-h4sh-bcdfg', 'prod', '10', {app: 'web', 'pod-template-hash': 'h4sh'}),
+    sandbox('r2', 'web-h4sh-hjklm', 'prod', '20', {app: 'web', 'pod-template-hash': 'h4sh'}),
+    // Same labels, another name form (a pod someone ran by hand), another namespace, other labels: not the Deployment's.
+    sandbox('x1', 'web-manual', 'prod', '30', {app: 'web', 'pod-template-hash': 'h4sh'}),
+    sandbox('x2', 'web-h4sh-bcdfg', 'default', '40', {app: 'web', 'pod-template-hash': 'h4sh'}),
+    sandbox('x3', 'web-h4sh-npqrs', 'prod', '50', {app: 'web', 'pod-template-hash': 'other'}),
+  ]
+  const web = {
+    kind: 'Deployment',
+    name: 'web',
+    namespace: 'prod',
+    labels: {app: 'web', 'pod-template-hash': 'h4sh'},
+    podName: /^web-h4sh-[bcdfghjklmnpqrstvwxz2456789]{5}$/,
+  }
+
+  it('selects every replica by labels, namespace and name form; a workload with none is NotFound', () => {
+    const outcome = selectPods(replicas, {refs: ['solo_prod'], workloads: [web, {...web, name: 'api', labels: {app: 'api'}}]})
+    expect(names(outcome)).toEqual(['web-h4sh-hjklm_prod', 'web-h4sh-bcdfg_prod'])
+    expect(outcome.failures.map(({ref, error}) => [ref, error.constructor, error.message])).toEqual([
+      ['solo_prod', NotFoundError, expect.stringContaining('"solo_prod" not found')],
+      ['Deployment/api', NotFoundError, 'Deployment api: no pod of it in namespace "prod"'],
+    ])
+  })
+
+  it('a workload that names no namespace is looked for in --namespace, else default', () => {
+    const anywhere = {...web, namespace: undefined}
+    expect(names(selectPods(replicas, {refs: [], workloads: [anywhere]}))).toEqual(['web-h4sh-bcdfg_default'])
+    expect(names(selectPods(replicas, {refs: [], namespace: 'prod', workloads: [anywhere]}))).toHaveLength(2)
+    expect(() => validateSelection({refs: [], all: true, workloads: [web]})).toThrow(/-f FILE or --all/)
+  })
+})

@@ -21,6 +21,8 @@ export interface RecordSelection {
   namespace?: string
   labels?: Readonly<Record<string, string>>
   all?: boolean
+  /** kill -f's workloads (node/select.ts WorkloadSelector): their pods' namespace, labels and name form; matched as `<kind>/<name>`. */
+  workloads?: ReadonlyArray<{kind: string; name: string; namespace?: string; labels: Readonly<Record<string, string>>; podName: RegExp}>
 }
 
 export interface GoneRecords {
@@ -41,7 +43,8 @@ export interface RemoveGoneRecordsOptions {
 
 /**
  * Which of `records` the selection names, matched as resolve.ts matches sandboxes: a name in the
- * namespace, else name_namespace. No references and neither --all nor labels selects nothing.
+ * namespace, else name_namespace; kill -f's workloads by their pods' namespace, labels and name form.
+ * No references, no workloads and neither --all nor labels selects nothing.
  */
 export function matchRecords(records: readonly PodModel[], selection: RecordSelection): GoneRecords {
   const found: GoneRecords = {pods: new Map(), matched: new Map()}
@@ -50,6 +53,15 @@ export function matchRecords(records: readonly PodModel[], selection: RecordSele
     const known = found.pods.get(fullName) ?? []
     if (!known.includes(pod)) found.pods.set(fullName, [...known, pod])
     return fullName
+  }
+
+  for (const workload of selection.workloads ?? []) {
+    const namespace = workload.namespace ?? selection.namespace ?? DEFAULT_NAMESPACE
+    const wanted = Object.entries(workload.labels)
+    for (const pod of records) {
+      if (pod.namespace !== namespace || !workload.podName.test(pod.name)) continue
+      if (wanted.every(([key, value]) => pod.labels?.[key] === value)) found.matched.set(`${workload.kind}/${workload.name}`, add(pod))
+    }
   }
 
   const labels = Object.entries(selection.labels ?? {})

@@ -4,7 +4,7 @@
  * listing, and the outcome of a pod whose run threw before its own steps could report.
  */
 import type {CriClient} from '../../cri/client.js'
-import {asPodctlError, type PodctlError, UsageError} from '../../errors.js'
+import {asPodctlError, InterruptedError, NotStartedError, type PodctlError, UsageError} from '../../errors.js'
 import {normalEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
@@ -86,25 +86,64 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
     // --parallel bounds the pods being started; a started pod's settle window (--wait running) gives
     // its slot to the next pod, so that short watch never delays the other starts.
     const slots = new Limiter(deps.parallel)
+    const waits = waitModes(pods, settings.wait)
+    const runs = new Map<string, Promise<PodRunOutcome>>()
+    const start = (pod: PodModel) =>
+      slots.run(async (release) => {
+        try {
+          // A uid whose pod directory holds another runtime's pod's record: running it here would take that directory over.
+          const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
+          if (foreign) return failedOutcome(pod, foreign)
+          const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
+          // A pod that runs keeps its parsed manifest in its directory, for `sync` and `status` (recorded by runPod).
+          const wait = waits.get(podFullName(pod.name, pod.namespace)) ?? settings.wait
+          return await runPod(pod, sandboxes, {...settings, wait}, {...deps, images, client, onStarted: release})
+        } catch (error) {
+          return failedOutcome(pod, asPodctlError(error))
+        }
+      })
     return await Promise.all(
-      pods.map((pod) =>
-        slots.run(async (release) => {
-          try {
-            // A uid whose pod directory holds another runtime's pod's record: running it here would take that directory over.
-            const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
-            if (foreign) return failedOutcome(pod, foreign)
-            const sandboxes = existing.get(podFullName(pod.name, pod.namespace)) ?? []
-            // A pod that runs keeps its parsed manifest in its directory, for `sync` and `status` (recorded by runPod).
-            return await runPod(pod, sandboxes, settings, {...deps, images, client, onStarted: release})
-          } catch (error) {
-            return failedOutcome(pod, asPodctlError(error))
-          }
-        }),
-      ),
+      pods.map((pod) => {
+        // A pod that waits for an earlier one holds no --parallel slot meanwhile (the earlier one may need it).
+        const before = pod.startAfter && runs.get(podFullName(pod.startAfter.pod, pod.namespace))
+        const outcome = before ? afterEarlier(pod, before, deps).then((skipped) => skipped ?? start(pod)) : start(pod)
+        runs.set(podFullName(pod.name, pod.namespace), outcome)
+        return outcome
+      }),
     )
   } finally {
     await locks.release()
   }
+}
+
+/**
+ * What each pod of the run waits for: the user's --wait, and for a pod another one starts after
+ * (an OrderedReady StatefulSet's, a Job's beyond its parallelism), at least that pod's being ready
+ * or completed, as the controller waits for it before it creates the next.
+ */
+export function waitModes(pods: readonly PodModel[], wait: WaitMode): Map<string, WaitMode> {
+  const out = new Map<string, WaitMode>()
+  for (const {startAfter, namespace} of pods) {
+    if (!startAfter) continue
+    const key = podFullName(startAfter.pod, namespace)
+    const current = out.get(key) ?? wait
+    out.set(key, current === 'completed' || startAfter.until === 'completed' ? 'completed' : 'ready')
+  }
+
+  return out
+}
+
+/** Waits for the earlier pod's run; the pod's own outcome when it is not to start (the earlier one failed, or Ctrl-C). */
+async function afterEarlier(pod: PodModel, before: Promise<PodRunOutcome>, deps: RunPodsDeps): Promise<PodRunOutcome | undefined> {
+  const {startAfter} = pod
+  const object = podFullName(pod.name, pod.namespace)
+  deps.events(normalEvent('Waiting', `${startAfter!.reason}; waiting`, object))
+  const earlier = await before
+  if (deps.signal.aborted) return failedOutcome(pod, new InterruptedError(`run of pod ${object} was interrupted before it started`))
+  if (!earlier.failure) return undefined
+  const what = startAfter!.until === 'ready' ? 'Running and Ready' : 'completed'
+  const why = `${startAfter!.reason}, and pod ${startAfter!.pod} is not ${what} (${earlier.failure.code})`
+  return failedOutcome(pod, new NotStartedError(`pod ${object} was not started: ${why}`))
 }
 
 /** run's --wait and --rm as one wait mode: --rm removes a completed pod, so it waits for completion. */

@@ -50,13 +50,19 @@ export function checkPodReferences(pods: readonly PodModel[]): void {
   }
 }
 
-/** Where each workload's pod comes from, for the human output: "pod web-…_default: from Deployment web (ReplicaSet web-…), one replica". */
+/**
+ * Where each workload's pod comes from, for the human output: "pod web-…_default: from Deployment
+ * web (ReplicaSet web-…), replica 1 of 2", and what it waits for ("after db-0 is ready").
+ */
 export function podOrigins(pods: readonly PodModel[]): string[] {
-  return pods.flatMap(({owner, name, namespace}) =>
-    owner
-      ? [`pod ${podFullName(name, namespace)}: from ${owner.kind} ${owner.name}${owner.via ? ` (${owner.via})` : ''}, one replica`]
-      : [],
-  )
+  return pods.flatMap(({owner, name, namespace, startAfter}) => {
+    if (!owner) return []
+    const replica = owner.replicas === undefined ? 'one replica' : `replica ${(owner.replica ?? 0) + 1} of ${owner.replicas}`
+    const after = startAfter ? `, started once ${startAfter.pod} is ${startAfter.until}` : ''
+    return [
+      `pod ${podFullName(name, namespace)}: from ${owner.kind} ${owner.name}${owner.via ? ` (${owner.via})` : ''}, ${replica}${after}`,
+    ]
+  })
 }
 
 /**
@@ -72,15 +78,22 @@ export async function loadPodsToRun(
     namespace?: string
     strict?: boolean
     'claims-root'?: string
+    replicas?: number
   },
   file?: string,
 ): Promise<{pods: PodModel[]; warnings: string[]; origins: string[]}> {
-  const input: RunInput = {filename: flags.filename, file, volumes: flags.volume, namespace: flags.namespace, strict: flags.strict}
+  const {filename, volume: volumes, namespace, strict, replicas} = flags
+  const input: RunInput = {filename, file, volumes, namespace, strict, replicas}
   const loaded = await loadRunInput({...input, podConfig: flags['pod-config'], containerConfig: flags['container-config']})
   const {pods, warning} = loaded
   checkPodReferences(pods)
   const claimNotes = resolveClaims(pods, flags['claims-root'] ?? claimsRootFromEnv())
   const warnings = [...(loaded.notices ?? []), ...(warning ? [warning] : []), ...pods.flatMap((pod) => pod.warnings ?? [])]
+  if (pods.length === 0) warnings.push(`no pod to run: the workloads have 0 replicas${replicas === 0 ? ' (--replicas 0)' : ''}`)
+  if (replicas !== undefined && pods.length > 0 && !pods.some((pod) => pod.owner)) {
+    warnings.push('--replicas has no effect: the input holds no Deployment, ReplicaSet, StatefulSet or Job')
+  }
+
   return {pods, warnings, origins: [...podOrigins(pods), ...claimNotes]}
 }
 

@@ -152,3 +152,19 @@ describe('findGoneRecords and removeGoneRecords', () => {
     expect(existsSync(podDirRoot)).toBe(false)
   })
 })
+
+describe('matchRecords: kill -f workloads', () => {
+  it("matches a workload's records by namespace, labels and name form, as <kind>/<name>", () => {
+    const records = [
+      pod('web-h-bcdfg', 'prod', 'u1', {app: 'web', 'pod-template-hash': 'h'}),
+      pod('web-h-hjklm', 'default', 'u2', {app: 'web', 'pod-template-hash': 'h'}),
+      pod('web-manual', 'prod', 'u3', {app: 'web', 'pod-template-hash': 'h'}),
+      pod('web-h-npqrs', 'prod', 'u4', {app: 'web', 'pod-template-hash': 'other'}),
+    ]
+    const web = {kind: 'Deployment', name: 'web', labels: {app: 'web', 'pod-template-hash': 'h'}, podName: /^web-h-[a-z2-9]{5}$/}
+    const found = matchRecords(records, {refs: [], namespace: 'prod', workloads: [web]})
+    expect([...found.pods.keys()]).toEqual(['web-h-bcdfg_prod'])
+    expect(found.matched).toEqual(new Map([['Deployment/web', 'web-h-bcdfg_prod']]))
+    expect(matchRecords(records, {refs: [], workloads: [{...web, namespace: 'default'}]}).pods.size).toBe(1)
+  })
+})

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {PodctlError} from '../../../../src/lib/errors.js'
-import {failedOutcome, sandboxesByFullName} from '../../../../src/lib/kubelet/run/run-pods.js'
+import {failedOutcome, sandboxesByFullName, waitModes} from '../../../../src/lib/kubelet/run/run-pods.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 import type {PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 
@@ -55,5 +55,23 @@ describe('failedOutcome', () => {
         error: {code: 'InternalError', exitCode: 1, message: 'boom'},
       },
     })
+  })
+})
+
+describe('waitModes', () => {
+  const pod = (name: string, startAfter?: PodModel['startAfter']) => ({name, namespace: 'ns', startAfter}) as PodModel
+
+  it('a pod another one starts after is waited for until ready (OrderedReady) or completed (Job parallelism)', () => {
+    const reason = 'because'
+    const pods = [pod('db-0'), pod('db-1', {pod: 'db-0', until: 'ready', reason}), pod('j-2', {pod: 'j-1', until: 'completed', reason})]
+    expect(waitModes(pods, 'running')).toEqual(
+      new Map([
+        ['db-0_ns', 'ready'],
+        ['j-1_ns', 'completed'],
+      ]),
+    )
+    // --wait completed is kept: it waits longer than ready.
+    expect(waitModes(pods, 'completed').get('db-0_ns')).toBe('completed')
+    expect(waitModes([pod('web')], 'none')).toEqual(new Map())
   })
 })

@@ -1,0 +1,118 @@
+/**
+ * The names the workload controllers give their pods: utilrand's 5 random characters after a
+ * generateName base, the template hashes (FNV-32a, rand.SafeEncodeString), and what a workload's
+ * pods are recognised by on the node (kill -f): labels and the form of their names.
+ */
+import {randomInt} from 'node:crypto'
+
+/** utilrand's alphabet: no vowels, no 0/1/3 (no words, no look-alikes). */
+export const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789'
+/** names.SimpleNameGenerator: a generateName base is cut to 58 characters before the 5 random ones. */
+export const MAX_GENERATED_BASE = 58
+
+/** utilrand.String(n). */
+export function randomSuffix(length = 5, random: (max: number) => number = randomInt): string {
+  let out = ''
+  for (let index = 0; index < length; index++) out += ALPHANUMS[random(ALPHANUMS.length)]
+  return out
+}
+
+/** rand.SafeEncodeString. */
+export function safeEncode(text: string): string {
+  return [...text].map((char) => ALPHANUMS[char.codePointAt(0)! % ALPHANUMS.length]).join('')
+}
+
+/** FNV-32a of a stable JSON rendering, as the controllers' ComputeHash / HashControllerRevision do of theirs. */
+export function templateHash(value: unknown): string {
+  let hash = 0x81_1c_9d_c5
+  for (const byte of Buffer.from(stableJson(value), 'utf8')) {
+    hash ^= byte
+    hash = Math.imul(hash, 0x01_00_01_93) >>> 0
+  }
+
+  return safeEncode(String(hash >>> 0))
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
+    return `{${entries.join(',')}}`
+  }
+
+  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value)
+}
+
+/** generateName + 5 random characters. */
+export function generatedName(base: string, random?: (max: number) => number): string {
+  return `${base.slice(0, MAX_GENERATED_BASE)}${randomSuffix(5, random)}`
+}
+
+/** The 5 generated characters, as a RegExp source. */
+export const GENERATED = `[${ALPHANUMS}]{5}`
+
+export function escapeRegExp(text: string): string {
+  return text.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)
+}
+
+/** What identifies a workload's pods on the node (kill -f): their names are random, their labels and name form are not. */
+export interface WorkloadMatch {
+  kind: string
+  name: string
+  namespace?: string
+  /** Labels every pod of it has (the template's, the controller's hash, job-name). */
+  labels: Record<string, string>
+  /** The form of its pods' names. */
+  podName: RegExp
+}
+
+/** What workloadMatch reads of a workload. */
+export interface MatchTemplate {
+  kind: string
+  name: string
+  namespace?: string
+  hash: string
+  labels: Record<string, string>
+  spec: {manualSelector?: unknown}
+}
+
+/** The labels and name form each kind's pods have, whatever their random suffix or the run's uids. */
+export function workloadMatch(t: MatchTemplate): WorkloadMatch {
+  const {kind, name, hash} = t
+  const base = (prefix: string) => escapeRegExp(prefix.slice(0, MAX_GENERATED_BASE))
+  const labels = {...t.labels}
+  let podName: RegExp
+  switch (kind) {
+    case 'Deployment': {
+      labels['pod-template-hash'] = hash
+      podName = new RegExp(`^${base(`${name}-${hash}-`)}${GENERATED}$`)
+      break
+    }
+
+    case 'StatefulSet': {
+      labels['controller-revision-hash'] = `${name}-${hash}`
+      podName = new RegExp(`^${escapeRegExp(name)}-\\d+$`)
+      break
+    }
+
+    case 'Job': {
+      if (t.spec.manualSelector !== true) labels['job-name'] = name
+      podName = new RegExp(`^${escapeRegExp(name)}-(\\d+-)?${GENERATED}$`)
+      break
+    }
+
+    case 'CronJob': {
+      podName = new RegExp(`^${escapeRegExp(name)}-\\d+-(\\d+-)?${GENERATED}$`)
+      break
+    }
+
+    default: {
+      if (kind === 'DaemonSet') labels['controller-revision-hash'] = hash
+      podName = new RegExp(`^${base(`${name}-`)}${GENERATED}$`)
+    }
+  }
+
+  return {kind, name, ...(t.namespace ? {namespace: t.namespace} : {}), labels, podName}
+}
