@@ -1,4 +1,4 @@
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -78,6 +78,20 @@ describe("a controller's deploy.yaml", () => {
     const logs = await run(['logs', '-n', namespace, `${pod}/controller`])
     expect(logs.stdout).toBe('log-level=info\n')
     expect((await run(['kill', '-n', namespace, pod, '--grace-period', '0'])).code).toBe(0)
+  })
+
+  it('with replicas: 2 runs both replicas beside the objects it skips, and kill -f removes both', async () => {
+    const file = join(work, 'deploy-2.yaml')
+    writeFileSync(file, DEPLOY.replace('replicas: 1', 'replicas: 2'))
+    const result = await run(['run', '-f', file, '-o', 'json'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr.split('\n').filter((line) => line.includes('not run on one node'))).toHaveLength(1)
+    const pods = JSON.parse(result.stdout).pods.map(({pod}: {pod: string}) => pod)
+    expect(pods).toHaveLength(2)
+    expect((await podNames()).sort()).toEqual([...pods].sort())
+    const kill = await run(['kill', '-f', file, '--grace-period', '0'])
+    expect(kill.code, kill.stderr).toBe(0)
+    expect(await podNames()).toEqual([])
   })
 
   it('--strict refuses them with exit 2, listing them all, before anything is created', async () => {
