@@ -1,8 +1,11 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {createServer, type Server} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {afterAll, beforeAll} from 'vitest'
 
 const SCRIPT = fileURLToPath(new URL('kubelet-stand-in.mjs', import.meta.url))
 
@@ -39,4 +42,29 @@ export async function startKubeletStandIn(flags: (dir: string) => string[]): Pro
       rmSync(dir, {recursive: true, force: true})
     },
   }
+}
+
+/**
+ * A unix socket server in a scratch directory, standing in for the runtime socket in unit tests: the
+ * kubelet check only stats it and lists its connections. Registers the hooks of the test file that calls it.
+ */
+export function useStandInRuntimeSocket(prefix: string): {readonly socket: string; readonly dir: string} {
+  const state = {socket: '', dir: ''}
+  let server: Server | undefined
+  beforeAll(async () => {
+    state.dir = mkdtempSync(join(tmpdir(), prefix))
+    state.socket = join(state.dir, 'runtime.sock')
+    const listening = createServer(() => {})
+    server = listening
+    await new Promise<void>((resolve) => {
+      listening.listen(state.socket, resolve)
+    })
+  })
+  afterAll(async () => {
+    await new Promise((resolve) => {
+      server?.close(resolve)
+    })
+    rmSync(state.dir, {recursive: true, force: true})
+  })
+  return state
 }

@@ -297,8 +297,8 @@ function readContainer(r: FieldReader, document: Json, volumes: VolumeModel[]): 
     name,
     image: imageName,
     // crictl run pulls unless told not to; IfNotPresent keeps a present image (its --no-pull is our policy Never).
-    command: r.strings(c.command, 'command'),
-    args: r.strings(c.args, 'args'),
+    command: r.strings(c.command, 'command', {allowEmpty: true}),
+    args: r.strings(c.args, 'args', {allowEmpty: true}),
     workingDir: r.string(c.working_dir, 'working_dir') || undefined,
     env,
     ports: [],

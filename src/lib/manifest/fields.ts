@@ -221,8 +221,16 @@ export class FieldReader {
     return text as T
   }
 
-  strings(value: Json | undefined, path: string): string[] {
-    return this.list(value, path).map((item, index) => this.string(item, `${path}[${index}]`, {required: true}) ?? '')
+  /**
+   * A list of strings, each required and not blank; with allowEmpty an item may be "" or blank, as
+   * the API server lets command and args be (`redis-server --save ""` turns snapshots off).
+   */
+  strings(value: Json | undefined, path: string, {allowEmpty = false}: {allowEmpty?: boolean} = {}): string[] {
+    return this.list(value, path).map((item, index) => {
+      const where = `${path}[${index}]`
+      if (allowEmpty && (item === null || item === undefined)) this.fail(where, 'must be a string, not null')
+      return this.string(item, where, {required: !allowEmpty}) ?? ''
+    })
   }
 
   /** A string → string map (labels, annotations); non-string values are refused, as the API server does. */

@@ -7,7 +7,8 @@
  */
 import {escapeControl, FieldReader, type Json, type JsonObject, ManifestError} from './fields.js'
 import type {PodModel} from './model.js'
-import {closestName, dns1123Label, dns1123Subdomain} from './names.js'
+import {closestName} from './names.js'
+import {readMetadata} from './objects.js'
 import {WORKLOAD_KINDS} from './workloads.js'
 
 /** An object of the input that podctl does not run, for the summary line. */
@@ -102,25 +103,12 @@ const SERVICE_ACCOUNT_RULE = {
   // Token Secrets of a cluster: there is no API server to issue them.
   ignored: ['secrets'],
 }
-const SA_METADATA_RULE = {
-  supported: ['name', 'namespace', 'labels', 'annotations'],
-  ignored: ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'selfLink', 'generation', 'ownerReferences', 'finalizers'],
-}
-
 export function parseServiceAccount(document: Json, source: string): ServiceAccountObject {
   const r = new FieldReader(source)
   const root = r.object(document, '', SERVICE_ACCOUNT_RULE)
   const apiVersion = r.string(root.apiVersion, 'apiVersion', {required: true})
   if (apiVersion !== 'v1') r.fail('apiVersion', `must be "v1" for a ServiceAccount, not "${apiVersion}"`)
-  const metadata = r.object(root.metadata, 'metadata', SA_METADATA_RULE)
-  const name = r.requiredString(metadata.name, 'metadata.name')
-  const problem = dns1123Subdomain(name)
-  if (problem) r.fail('metadata.name', `"${name}" is invalid: ${problem}`)
-  const namespace = r.string(metadata.namespace, 'metadata.namespace') ?? ''
-  const nsProblem = namespace === '' ? undefined : dns1123Label(namespace)
-  if (nsProblem) r.fail('metadata.namespace', `"${namespace}" is invalid: ${nsProblem}`)
-  r.stringMap(metadata.labels, 'metadata.labels')
-  r.stringMap(metadata.annotations, 'metadata.annotations')
+  const {name, namespace} = readMetadata(r, root.metadata)
   const imagePullSecrets = r.list(root.imagePullSecrets, 'imagePullSecrets').flatMap((entry, index) => {
     const value = r.string(r.object(entry, `imagePullSecrets[${index}]`, {supported: ['name']}).name, `imagePullSecrets[${index}].name`)
     return value ? [value] : []

@@ -107,7 +107,7 @@ function readProbeHandler(r: FieldReader, p: Record<string, Json>, path: string,
 
 function readExecCommand(r: FieldReader, value: Json | undefined, where: string): string[] {
   const exec = r.object(value, where, EXEC_RULE)
-  const command = r.strings(exec.command, `${where}.command`)
+  const command = r.strings(exec.command, `${where}.command`, {allowEmpty: true})
   if (command.length === 0) r.fail(`${where}.command`, 'must not be empty')
   return command
 }

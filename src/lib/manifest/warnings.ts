@@ -15,7 +15,8 @@ function describeIgnored(pod: PodModel): string {
 
 /** The one warning line for every pod of the input: each field with no effect on a single node, by path; undefined when none. */
 export function ignoredFieldsWarning(pods: readonly PodModel[]): string | undefined {
-  const parts = pods.filter((pod) => pod.ignoredFields?.length).map((pod) => `${pod.source}: ${describeIgnored(pod)}`)
+  // The replicas of a workload share their template's source: its fields are named once.
+  const parts = unique(pods.filter((pod) => pod.ignoredFields?.length).map((pod) => `${pod.source}: ${describeIgnored(pod)}`))
   return parts.length > 0 ? `ignored on a single node: ${parts.join('; ')}; --strict refuses them` : undefined
 }
 
@@ -28,17 +29,25 @@ export function droppedFieldsWarning(pods: readonly PodModel[]): string | undefi
   const parts =
     dropping.length === 1 && pods.length === 1
       ? [dropping[0].droppedFields!.join(', ')]
-      : dropping.map((pod) => `${pod.source}: ${pod.droppedFields!.join(', ')}`)
+      : unique(dropping.map((pod) => `${pod.source}: ${pod.droppedFields!.join(', ')}`))
   // The paths hold keys of the manifest: shown escaped, as in errors.
   return escapeControl(`${DROPPED}: ${parts.join('; ')}; --strict refuses them`)
 }
 
 /** --strict: a field with no effect here, or one dropped, is refused (exit 2), every one of them in one error. */
 export function refuseIgnoredFields(pods: readonly PodModel[]): void {
-  const lines = pods.flatMap((pod) => [
-    ...(pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
-    ...(pod.droppedFields ?? []).map((path) => `${pod.source}: ${path} is not known to podctl's Kubernetes version (it would be dropped)`),
-  ])
+  const lines = unique(
+    pods.flatMap((pod) => [
+      ...(pod.ignoredFields ?? []).map(({path, reason}) => `${pod.source}: ${path} has no effect on a single node (${reason})`),
+      ...(pod.droppedFields ?? []).map(
+        (path) => `${pod.source}: ${path} is not known to podctl's Kubernetes version (it would be dropped)`,
+      ),
+    ]),
+  )
   if (lines.length === 1) throw new ManifestError(`${lines[0]}; --strict refuses it`)
   if (lines.length > 1) throw ManifestError.lines(`--strict refuses ${lines.length} fields with no effect on a single node:`, lines)
+}
+
+function unique(lines: readonly string[]): string[] {
+  return [...new Set(lines)]
 }

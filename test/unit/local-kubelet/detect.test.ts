@@ -1,33 +1,17 @@
-import {mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
-import {createServer, type Server} from 'node:net'
-import {tmpdir} from 'node:os'
+import {rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 
 import {kubeletOfRuntime} from '../../../src/lib/local-kubelet/detect.js'
 import {refuseBesideKubelet} from '../../../src/lib/local-kubelet/runtime-owner.js'
-import {type StandIn, startKubeletStandIn} from '../../support/kubelet-stand-in.js'
+import {type StandIn, startKubeletStandIn, useStandInRuntimeSocket} from '../../support/kubelet-stand-in.js'
 
-/** A unix socket server standing in for the runtime: detection only stats it and lists its connections. */
-let dir: string
-let runtime: Server
-let socket: string
+const runtimeSocket = useStandInRuntimeSocket('podctl-detect-')
 const noOrphan = {rootDir: '/nonexistent-kubelet-root'}
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'podctl-detect-'))
-  socket = join(dir, 'runtime.sock')
-  runtime = createServer(() => {})
-  await new Promise<void>((resolve) => {
-    runtime.listen(socket, resolve)
-  })
-})
-
-afterAll(async () => {
-  await new Promise((resolve) => {
-    runtime.close(resolve)
-  })
-  rmSync(dir, {recursive: true, force: true})
+let dir: string
+let socket: string
+beforeAll(() => {
+  ;({dir, socket} = runtimeSocket)
 })
 
 async function withStandIn(flags: (dir: string) => string[], check: (kubelet: StandIn) => Promise<void>): Promise<void> {

@@ -1,37 +1,21 @@
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {createServer, type Server} from 'node:net'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
 
 import {AlreadyExistsError, NotFoundError, PodctlError, UsageError} from '../../../src/lib/errors.js'
 import {removeStaticPods} from '../../../src/lib/local-kubelet/static-pod-files.js'
 import {apiReferences} from '../../../src/lib/local-kubelet/static-pod-references.js'
 import {describeStaticRun, handToKubelet, staticPodFileName} from '../../../src/lib/local-kubelet/static-pods.js'
-import {startKubeletStandIn} from '../../support/kubelet-stand-in.js'
+import {startKubeletStandIn, useStandInRuntimeSocket} from '../../support/kubelet-stand-in.js'
 
-/** A unix socket server standing in for the runtime: detection only stats it and lists its connections. */
+const runtimeSocket = useStandInRuntimeSocket('podctl-static-')
 let scratch: string
-let runtime: Server
 let socket: string
 const detect = {rootDir: '/nonexistent-kubelet-root'}
 const REJECTS = '(the kubelet rejects it)'
-
-beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'podctl-static-'))
-  socket = join(scratch, 'runtime.sock')
-  runtime = createServer(() => {})
-  await new Promise<void>((resolve) => {
-    runtime.listen(socket, resolve)
-  })
-})
-
-afterAll(async () => {
-  await new Promise((resolve) => {
-    runtime.close(resolve)
-  })
-  rmSync(scratch, {recursive: true, force: true})
+beforeAll(() => {
+  ;({dir: scratch, socket} = runtimeSocket)
 })
 
 let dir: string

@@ -230,6 +230,14 @@ spec:
 })
 
 describe('parsePod: refusals name the file and the field', () => {
+  it('takes empty and blank command and args items as given, as the API server does (redis --save ""), but not null', async () => {
+    const pod = await parse(withContainerFields('command: [redis-server]\nargs: ["--save", "", " "]'))
+    expect(pod.containers[0]).toMatchObject({command: ['redis-server'], args: ['--save', '', ' ']})
+    expect(await refusal(withContainerFields('args: ["--save", null]'))).toBe(
+      'pod.yaml: spec.containers[0].args[1] must be a string, not null',
+    )
+  })
+
   it('refuses env valueFrom next to a value, and a fieldRef the API server does not allow in env', async () => {
     const message = await refusal(
       withContainerFields(`env:
