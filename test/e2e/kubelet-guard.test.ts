@@ -163,7 +163,7 @@ describe('sync --watch and a kubelet that comes later', () => {
       }
 
       await until('the watch to see the kubelet gone', () => watch.output().includes('KubeletGone'), {timeoutMs: 20_000})
-      const [second] = await until('the pod recreated', async () => (await readySandboxes('kept'))[0], {timeoutMs: 30_000})
+      const second = await until('the pod recreated', async () => (await readySandboxes('kept'))[0], {timeoutMs: 30_000})
       expect(second).not.toBe(first)
     } finally {
       const stopped = await watch.stop()
@@ -182,7 +182,7 @@ describe('sync --watch and a kubelet that comes later', () => {
     try {
       await until('the watch to start', () => watch.output().includes('Watching pods'), {timeoutMs: 20_000})
       for (let round = 0; round < 3; round++) {
-        const [ready] = await until(`sandbox ${round + 1}`, async () => (await readySandboxes('fought'))[0], {timeoutMs: 30_000})
+        const ready = await until(`sandbox ${round + 1}`, async () => (await readySandboxes('fought'))[0], {timeoutMs: 30_000})
         await client.runtime('stopPodSandbox', {podSandboxId: ready})
         if (round < 2)
           await until(`recreation ${round + 1}`, async () => (await readySandboxes('fought')).some((id) => id !== ready), {
