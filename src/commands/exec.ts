@@ -6,13 +6,14 @@ import {UsageError} from '../lib/errors.js'
 import {execInContainer} from '../lib/node/exec.js'
 import {resolveContainer} from '../lib/node/resolve.js'
 import {execInteractive} from '../lib/streaming/runtime-streams.js'
+import {separateCommand, valueFlagSpellings} from '../lib/util/command-separator.js'
 
 export interface ExecResult {
   containerId: string
   exitCode: number
 }
 
-const USAGE = 'podctl exec CONTAINER -- CMD [ARG...]'
+const USAGE = 'podctl exec CONTAINER [--] CMD [ARG...]'
 
 export default class Exec extends BaseCommand<typeof Exec> {
   // --timeout here is the command's own time limit, not a bound on the whole command.
@@ -29,7 +30,8 @@ With -i (stdin) and/or -t (a terminal) the command runs through the runtime's st
 podctl's stdin to the command (a pipe's end is the command's end of input), -t gives it a terminal (the local one \
 in raw mode, window size followed, restored on exit; Ctrl-C goes to the command). The exit code is still the \
 command's; --timeout bounds only the set-up. A runtime without a usable streaming server fails with exit 16. \
-Put "--" between podctl's flags and the command.`
+As in crictl, the command starts at the first word after the container (\`exec CONTAINER ls -l\`); put "--" before \
+it when podctl's own flags come after the container's name. -s/--sync (crictl's) is the default without -i/-t.`
 
   static override examples = [
     {description: 'List a directory in a container (ID prefix)', command: '<%= config.bin %> <%= command.id %> 4f2a9c -- ls -l /etc'},
@@ -45,7 +47,7 @@ Put "--" between podctl's flags and the command.`
     },
   ]
 
-  static override usage = '<%= command.id %> [-i] [-t] CONTAINER [-n NAMESPACE] [--timeout DURATION] -- CMD [ARG...]'
+  static override usage = '<%= command.id %> [-i] [-t] [-s] CONTAINER [-n NAMESPACE] [--timeout DURATION] [--] CMD [ARG...]'
 
   static override enableJsonFlag = false
   static override strict = false
@@ -61,6 +63,19 @@ Put "--" between podctl's flags and the command.`
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
     interactive: Flags.boolean({char: 'i', summary: "Send podctl's stdin to the command (through the streaming server)."}),
     tty: Flags.boolean({char: 't', summary: 'Give the command a terminal; with a local terminal, raw mode and window size.'}),
+    sync: Flags.boolean({
+      char: 's',
+      summary: "crictl's --sync: run the command with ExecSync, as podctl does without -i/-t.",
+      exclusive: ['interactive', 'tty'],
+    }),
+  }
+
+  /** crictl's `exec CONTAINER CMD ARG...`: without "--", the command starts at the first word after the container. */
+  public override async init(): Promise<void> {
+    const flags = {...BaseCommand.baseFlags, ...Exec.baseFlags, ...Exec.flags} as Record<string, {type: string; char?: string}>
+    const spellings = valueFlagSpellings(flags)
+    this.argv = separateCommand(this.argv, (flag) => spellings.has(flag))
+    await super.init()
   }
 
   public async run(): Promise<ExecResult> {
@@ -92,11 +107,10 @@ Put "--" between podctl's flags and the command.`
     return super.catch(error)
   }
 
-  /** Everything after "--", untouched (kubectl also insists on the separator: it keeps the command's flags away from ours). */
+  /** Everything after "--" (put there by init() when the command came without it), untouched. */
   private commandArgv(): string[] {
     const separator = this.argv.indexOf('--')
-    if (separator === -1) throw new UsageError(`put "--" between the container and the command: ${USAGE}`)
-    return this.argv.slice(separator + 1)
+    return separator === -1 ? [] : this.argv.slice(separator + 1)
   }
 }
 

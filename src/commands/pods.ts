@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {outputFlag} from '../lib/flags.js'
+import {outputFlag, stateFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
@@ -31,7 +31,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     name: Flags.string({summary: 'Pod name, exact or with * globs.'}),
     namespace: Flags.string({char: 'n', summary: 'Pod namespace, exact or with * globs.'}),
     label: Flags.string({char: 'l', summary: 'Label selector KEY=VALUE (repeatable; all must match).', multiple: true}),
-    state: Flags.option({options: ['ready', 'notready'] as const, summary: 'Only pods in this state.'})(),
+    state: stateFlag(['ready', 'notready'] as const, 'Only pods in this state, in any case.'),
     id: Flags.string({summary: 'Pod sandbox ID prefix.'}),
     latest: Flags.boolean({summary: 'Only the most recently created pod.', exclusive: ['last']}),
     last: Flags.integer({summary: 'Only the N most recently created pods.', min: 1}),
@@ -47,7 +47,15 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     const wide = this.output.kind === 'wide' && !flags.quiet
     const entries = await listPods(
       client,
-      {name: flags.name, namespace: flags.namespace, labels, state: flags.state, id: flags.id, latest: flags.latest, last: flags.last},
+      {
+        name: flags.name,
+        namespace: flags.namespace,
+        labels,
+        state: flags.state as 'notready' | 'ready' | undefined,
+        id: flags.id,
+        latest: flags.latest,
+        last: flags.last,
+      },
       {withStatus: wide},
     )
     const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {outputFlag} from '../lib/flags.js'
+import {outputFlag, stateFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
@@ -10,6 +10,7 @@ import {
   type ContainerListEntry,
   containerName,
   containerRefName,
+  type ContainerStateName,
   listContainers,
   stateLabel,
   truncateDigest,
@@ -43,7 +44,7 @@ name_namespace/container, which other commands accept as a container reference.`
 
   static override flags = {
     all: Flags.boolean({char: 'a', summary: 'Show containers in every state (default: running only).'}),
-    state: Flags.option({options: CONTAINER_STATES, summary: 'Only containers in this state (filtered by the runtime).'})(),
+    state: stateFlag(CONTAINER_STATES, 'Only containers in this state, in any case (filtered by the runtime).'),
     name: Flags.string({summary: 'Container name, exact or with * globs.'}),
     pod: Flags.string({
       char: 'p',
@@ -74,7 +75,7 @@ name_namespace/container, which other commands accept as a container reference.`
       await this.client(),
       {
         all: flags.all,
-        state: flags.state,
+        state: flags.state as ContainerStateName | undefined,
         labels,
         name: flags.name,
         pod: flags.pod,

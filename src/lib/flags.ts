@@ -225,3 +225,18 @@ export function withoutStaticPodFlags<T extends Record<string, unknown>>(flags: 
 
 /** run's manifest flags: -f, --volume NAME=DIR and --replicas N. */
 export const runInputFlags = {filename: manifestFlag, volume: volumeBindingFlag, replicas: replicasFlag}
+
+/**
+ * `--state`/`-s` of ps and pods: one of `states`, in any case (crictl takes `Running` and `running` alike);
+ * the value is the lower-case name (commands narrow it to their state type).
+ */
+export function stateFlag(states: readonly string[], summary: string) {
+  const flag = Flags.custom<string>({
+    async parse(input) {
+      const state = states.find((known) => known === input.toLowerCase())
+      if (state === undefined) throw new UsageError(`--state "${input}" is not a state; use one of ${states.join(', ')} (any case)`)
+      return state
+    },
+  })
+  return flag({char: 's', summary, helpValue: states.join('|')})
+}

@@ -56,16 +56,22 @@ describe('podctl exec', () => {
     expect(result).toMatchObject({code: 0, stdout: 'done\n'})
   })
 
-  it('asks for "--" between the container and the command', async () => {
-    const withFlag = await podctl(['exec', sleeper, 'ls', '-l'], {env})
-    expect(withFlag.code).toBe(2)
-    expect(withFlag.stderr).toContain('put "--" before the command')
-    const plain = await podctl(['exec', sleeper, 'ls'], {env})
-    expect(plain.code).toBe(2)
-    expect(plain.stderr).toContain('put "--" between the container and the command')
+  it('runs the command without "--" as crictl does: it starts at the first word after the container', async () => {
+    expect(await podctl(['exec', sleeper.slice(0, 12), 'echo', 'hi'], {env})).toMatchObject({code: 0, stdout: 'hi\n', stderr: ''})
+    // The command's own flags are its own, and podctl's flags before the container still count.
+    const flags = await podctl(['exec', '-n', namespace, 'box/sleeper', 'sh', '-c', 'echo "$@"', 'sh', '-l', '--json'], {env})
+    expect(flags).toMatchObject({code: 0, stdout: '-l --json\n', stderr: ''})
+    // crictl's -s/--sync is what podctl does without -i/-t.
+    expect(await podctl(['exec', '-s', sleeper, '--', 'echo', 'sync'], {env})).toMatchObject({code: 0, stdout: 'sync\n'})
+    const sync = await podctl(['exec', '-s', '-t', sleeper, 'sh'], {env})
+    expect(sync.code).toBe(2)
+    expect(sync.stderr).toContain('--tty=true cannot also be provided when using --sync')
     const empty = await podctl(['exec', sleeper, '--'], {env})
     expect(empty.code).toBe(2)
     expect(empty.stderr).toContain('no command given')
+    const none = await podctl(['exec', sleeper], {env})
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain('no command given')
   })
 
   it('says so when the container is not running (exit 9)', async () => {

@@ -79,6 +79,12 @@ describe('podctl ps', () => {
     expect(states).toMatchObject({idle: 'Created', job: 'Exited', web: 'Running'})
     expect(names((await run('--state', 'exited')).stdout)).toEqual(['job'])
     expect(names((await run('--state', 'created')).stdout)).toEqual(['idle'])
+    // crictl's spellings: any case, and -s.
+    expect(names((await run('--state', 'Running')).stdout)).toEqual(['db', 'web2', 'web'])
+    expect(names((await run('-s', 'EXITED')).stdout)).toEqual(['job'])
+    const bad = await run('--state', 'Stopped')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toBe('Error: --state "Stopped" is not a state; use one of created, running, exited, unknown (any case)\n')
   })
 
   it('matches --name exactly unless it has a glob', async () => {
