@@ -17,13 +17,9 @@ import {withManifestPods} from '../lib/manifest/manifest-pods.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {collapseIdentical, type PodFailure, podFailure} from '../lib/output/collapse-failures.js'
 
-/** One pod's failure: its full name (or the reference that matched no pod), code, exit code and message. */
-export type KillFailure = PodFailure
-export const killFailure = podFailure
-
 export interface KillResult {
   items: KillPodResult[]
-  failures: KillFailure[]
+  failures: PodFailure[]
   /** --delete-claims: the claims whose data went, and those kept (in use by a running pod). */
   claims?: ClaimDeletion
 }
@@ -107,9 +103,9 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     const {runtimeEndpoint} = await this.client()
     const claims = flags['delete-claims'] ? await claimsOfPods(flags['pod-dir-root'], pods, runtimeEndpoint) : undefined
     const recorded = await this.removeGoneRecords(selection, found)
-    const failures: KillFailure[] = recorded.unmatched
+    const failures: PodFailure[] = recorded.unmatched
       .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
-      .map(({ref, error}) => killFailure(ref, error))
+      .map(({ref, error}) => podFailure(ref, error))
     failures.push(...recorded.failures)
     if (pods.length === 0 && refs.length === 0 && !flags.filename && recorded.items.length === 0) {
       const where = flags.namespace === undefined ? '' : ` in namespace "${flags.namespace}"`
@@ -141,7 +137,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
   }
 
   /** The pods this command goes on to kill; the others are added to `failures` (rmp refuses running pods without --force). */
-  protected admit(pods: SelectedPod[], _failures: KillFailure[]): SelectedPod[] {
+  protected admit(pods: SelectedPod[], _failures: PodFailure[]): SelectedPod[] {
     return pods
   }
 
@@ -158,7 +154,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
   private async removeGoneRecords(
     selection: PodSelection,
     found: Array<{ref: string; error: PodctlError}>,
-  ): Promise<{items: KillPodResult[]; failures: KillFailure[]; unmatched: Array<{ref: string; error: PodctlError}>}> {
+  ): Promise<{items: KillPodResult[]; failures: PodFailure[]; unmatched: Array<{ref: string; error: PodctlError}>}> {
     const notFound = found.filter(({error}) => error instanceof NotFoundError).map(({ref}) => ref)
     const none = {items: [], failures: [], unmatched: found}
     if (selection.refs.length > 0 ? notFound.length === 0 : this.keepSandboxes()) return none
@@ -189,13 +185,13 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     })
     return {
       items: outcome.items,
-      failures: outcome.failures.map(({pod, error}) => killFailure(pod, error)),
+      failures: outcome.failures.map(({pod, error}) => podFailure(pod, error)),
       unmatched: found.filter(({ref}) => !gone.matched.has(ref)),
     }
   }
 
   /** Every pod, --parallel at once, with progress on a terminal; a pod's failure goes to `failures`, the others go on. */
-  private async killPods(pods: SelectedPod[], failures: KillFailure[], options: KillPodOptions): Promise<KillPodResult[]> {
+  private async killPods(pods: SelectedPod[], failures: PodFailure[], options: KillPodOptions): Promise<KillPodResult[]> {
     // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
     const progress = (done: number) => `Killing ${pods.length} pod${pods.length === 1 ? '' : 's'} (${done} done)`
     const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(progress(0)) : undefined
@@ -216,7 +212,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
         if (!this.machineOutput()) this.aboveSpinner(() => this.log(this.line(result)))
       },
     }).finally(() => spinner?.stop())
-    failures.push(...outcome.failures.map(({pod, error}) => killFailure(pod, error)))
+    failures.push(...outcome.failures.map(({pod, error}) => podFailure(pod, error)))
     return outcome.items
   }
 

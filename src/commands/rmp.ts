@@ -8,7 +8,8 @@ import {example} from '../lib/base-command.js'
 import {RuntimeError} from '../lib/errors.js'
 import {withoutStaticPodFlags} from '../lib/flags.js'
 import type {SelectedPod} from '../lib/node/select.js'
-import Kill, {type KillFailure, killFailure} from './kill.js'
+import {type PodFailure, podFailure} from '../lib/output/collapse-failures.js'
+import Kill from './kill.js'
 
 /** kill's flags; --keep is implied (stopp) or meaningless (rmp), so it is not offered; --static is kill's own; -f is crictl's --force. */
 const killFlags = {
@@ -47,13 +48,13 @@ record, as with podctl kill. Takes kill's options: names, name_namespace or sand
     return false
   }
 
-  protected override admit(pods: SelectedPod[], failures: KillFailure[]): SelectedPod[] {
+  protected override admit(pods: SelectedPod[], failures: PodFailure[]): SelectedPod[] {
     if (this.flags.force || this.flags['grace-period'] !== undefined) return pods
     return pods.filter((pod) => {
       const ready = pod.sandboxes.find((sandbox) => sandbox.state === 'SANDBOX_READY')
       if (!ready) return true
       const error = new RuntimeError(`pod ${pod.fullName} is running; stop it first (podctl stopp ${pod.fullName}) or pass --force`)
-      failures.push(killFailure(pod.fullName, error))
+      failures.push(podFailure(pod.fullName, error))
       return false
     })
   }

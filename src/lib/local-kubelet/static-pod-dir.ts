@@ -11,6 +11,9 @@ import {UsageError} from '../errors.js'
 import {type DetectOptions, kubeletOfRuntime, type KubeletSighting} from './detect.js'
 import {nameOf} from './runtime-owner.js'
 
+/** How long the kubelet takes at most to notice a file come or go (KubeletConfiguration fileCheckFrequency, default 20s). */
+export const FILE_CHECK_FREQUENCY = '20 s'
+
 export interface StaticDirectory {
   /** The directory as podctl reads and writes it (through /proc/PID/root when the kubelet has its own root). */
   path: string

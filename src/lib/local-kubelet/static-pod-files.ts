@@ -10,9 +10,10 @@ import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {asPodctlError, NotFoundError, type PodctlError, UsageError} from '../errors.js'
+import {givenFlags} from '../util/given-flags.js'
 import {podFullName} from '../kube/helpers.js'
 import {PodctlAnnotation} from '../kube/labels.js'
-import {type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
+import {FILE_CHECK_FREQUENCY, type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
 
 /** What a static pod file says about its pod. */
 export interface StaticPodFileInfo {
@@ -62,9 +63,9 @@ export async function removeStaticPods(
   flags: StaticKillFlags,
   deps: Omit<StaticDirOptions, 'staticDir'>,
 ): Promise<{result: StaticKillResult; errors: PodctlError[]}> {
-  const given = CONFLICTS.filter((name) => flags[name] !== undefined && flags[name] !== false && !isEmptyList(flags[name]))
+  const given = givenFlags(flags, CONFLICTS)
   if (given.length > 0) {
-    const names = given.map((name) => `--${name}`).join(', ')
+    const names = given.join(', ')
     throw new UsageError(`kill --static removes a static pod file (the kubelet stops the pod its own way), so it takes no ${names}`)
   }
 
@@ -135,10 +136,6 @@ async function podFiles(directory: string): Promise<Array<{file: string; info: S
 /** One line per pod removed. */
 export function describeStaticKill(result: StaticKillResult): string {
   return result.items
-    .map(({pod, file, kubeletName}) => `pod ${pod}: removed ${file}; the kubelet stops ${kubeletName} within about 20 s`)
+    .map(({pod, file, kubeletName}) => `pod ${pod}: removed ${file}; the kubelet stops ${kubeletName} within about ${FILE_CHECK_FREQUENCY}`)
     .join('\n')
-}
-
-function isEmptyList(value: unknown): boolean {
-  return Array.isArray(value) && value.length === 0
 }

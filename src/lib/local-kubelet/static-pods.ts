@@ -11,6 +11,7 @@ import {rename, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {AlreadyExistsError, UsageError} from '../errors.js'
+import {givenFlags} from '../util/given-flags.js'
 import {podFullName} from '../kube/helpers.js'
 import {PodctlAnnotation} from '../kube/labels.js'
 import {type Json, type JsonObject, ManifestError} from '../manifest/fields.js'
@@ -21,11 +22,8 @@ import {parsePod} from '../manifest/pod.js'
 import {documentRole, listSkipped, type SkippedObject, skippedObject} from '../manifest/kinds.js'
 import {podFromWorkload, type WorkloadKind} from '../manifest/workloads.js'
 import {readStaticPodFile} from './static-pod-files.js'
-import {type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
+import {FILE_CHECK_FREQUENCY, type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
 import {refuseApiReferences} from './static-pod-references.js'
-
-/** How long the kubelet takes at most to notice a new file (KubeletConfiguration fileCheckFrequency, default 20s). */
-export const FILE_CHECK_FREQUENCY = '20 s'
 
 /** run's flags that mean nothing when the kubelet runs the pod. */
 const CONFLICTS = ['supervise', 'rm', 'wait', 'keep-on-failure', 'force', 'volume', 'pod-config', 'container-config'] as const
@@ -120,18 +118,14 @@ export function describeStaticRun(result: StaticRunResult): string {
 }
 
 function refuseConflicts(flags: StaticRunFlags): void {
-  const given = CONFLICTS.filter((name) => flags[name] !== undefined && flags[name] !== false && !isEmptyList(flags[name]))
+  const given = givenFlags(flags, CONFLICTS)
   if (given.length === 0) return
-  const names = given.map((name) => `--${name}`).join(', ')
+  const names = given.join(', ')
   const one = given.length === 1
   throw new UsageError(
     `--static hands the pods to the kubelet, which runs them itself, so ${names} ${one ? 'has' : 'have'} no meaning there; ` +
       `drop ${one ? 'it' : 'them'}, or run without --static`,
   )
-}
-
-function isEmptyList(value: unknown): boolean {
-  return Array.isArray(value) && value.length === 0
 }
 
 /** The input's pods (workloads as their pod), checked as run checks them, with no API object reference left. */
