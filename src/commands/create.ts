@@ -36,6 +36,7 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
 
   static override examples = [
     example('A debug container from a manifest into pod web', 'web -f debug.yaml --container debug --start'),
+    example('The same beside a kubelet that is about to be stopped', 'web -f debug.yaml --container debug --start --force'),
     example("crictl's form", '3f2a9c container-config.json pod-config.json'),
     {description: 'In a script', command: 'C=$(<%= config.bin %> <%= command.id %> -q -n shop web -f pod.yaml --container debug)'},
   ]

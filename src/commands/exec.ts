@@ -35,6 +35,7 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
 
   static override examples = [
     {description: 'List a directory in a container (ID prefix)', command: '<%= config.bin %> <%= command.id %> 4f2a9c -- ls -l /etc'},
+    {description: 'The same as crictl writes it: no "--"', command: '<%= config.bin %> <%= command.id %> 4f2a9c ls -l /etc'},
     {
       description: 'A shell pipeline in container "app" of pod web in namespace shop',
       command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`,

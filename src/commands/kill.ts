@@ -53,6 +53,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     example('Idempotent cleanup in a script', 'web --ignore-not-found -o json'),
     example("Kill a pod and delete its PersistentVolumeClaims' data", 'db --delete-claims'),
     example('Kill the pods a manifest made (every replica of its workloads), as kubectl delete -f', '-f web.yaml'),
+    example('Take back a pod handed to the kubelet with run --static', 'web --static'),
   ]
 
   static override strict = false

@@ -37,6 +37,7 @@ name_namespace/container, which other commands accept as a container reference.`
     example('Running containers'),
     example('Every container of one pod, with exit codes', '-a --pod web -n shop -o wide'),
     example('Containers that exited, as JSON', '--state exited -o json'),
+    example("crictl's spelling of a state filter", '-s Running'),
     example('IDs of containers named "app" in any kube-* namespace', `-a --name app -n 'kube-*' -q`),
     example('Containers running a busybox image', `--image '*busybox*'`),
     example('The container created last, whatever its state', '--latest'),

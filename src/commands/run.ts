@@ -89,6 +89,9 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     example('See the CRI requests without creating anything', '-f pod.yaml --dry-run -o json'),
     example("crictl's config files", '--pod-config pod-config.json --container-config container-config.json'),
     example('IDs and status for a script', '-f pod.yaml -o json --quiet'),
+    example('Three replicas of every Deployment and StatefulSet in a project file', '-f deploy.yaml --replicas 3'),
+    example('On a node with a kubelet: hand the pod to it as a static pod', '-f pod.yaml --static'),
+    example('Beside a kubelet that is about to be stopped: run anyway', '-f pod.yaml --force'),
   ]
 
   static override args = {

@@ -31,6 +31,7 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
 
   static override examples = [
     example('A sandbox from a Pod manifest, then a container into it', 'pod.yaml'),
+    example('Beside a kubelet that is about to be stopped: create it anyway', 'pod.yaml --force'),
     example("crictl's pod config, with a runtime handler", 'pod-config.json --runtime runc'),
     {description: 'In a script', command: 'POD=$(<%= config.bin %> <%= command.id %> -q pod-config.yaml)'},
   ]

@@ -31,6 +31,7 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
   static override examples = [
     example('Start a container by ID prefix', '4f2a9c'),
     example('Start container "debug" of pod web in namespace shop', '-n shop web/debug'),
+    example('Beside a kubelet that is about to be stopped: start it anyway', '4f2a9c --force'),
   ]
 
   static override strict = false

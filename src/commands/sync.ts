@@ -62,6 +62,7 @@ runtime; 130 interrupted.`
     example('Apply a changed manifest (only changed containers are recreated)', '-f pod.yaml'),
     example('Show what -f would do', '-f pod.yaml --dry-run'),
     example('Supervise pods until Ctrl-C', '--all -n ci --watch'),
+    example('Supervise beside a kubelet that is about to be stopped', '--all -n ci --watch --force'),
   ]
 
   static override strict = false
