@@ -34,6 +34,7 @@ type Layer =
   | 'commands'
   | 'completion'
   | 'cri'
+  | 'crictl'
   | 'entry'
   | 'errors'
   | 'generated'
@@ -80,6 +81,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'output',
     'logs',
     'completion',
+    'crictl',
     'streaming',
     'kube',
     'util',
@@ -93,7 +95,10 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // The kubelet that may run on this machine (not the kubelet podctl reproduces): whether one uses the runtime
   // (from /proc, its flags and config file, its sockets), and its static pod directory. Only commands use it.
   'local-kubelet': ['manifest', 'kube', 'util', 'errors'],
-  base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  base: ['output', 'crictl', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // crictl's command line (issue 20): its command table, urfave's parsing and help, logrus' lines, the translation to
+  // podctl's commands, and the personality switch. Commands and base-command ask it which personality runs.
+  crictl: ['util', 'errors'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],

@@ -1,0 +1,90 @@
+/**
+ * crictl's stderr lines as logrus' text formatter writes them: `time="2006-01-02T15:04:05Z07:00"
+ * level=fatal msg="…"` when stderr is not a terminal (a value is quoted with Go's %q unless it holds
+ * only letters, digits and -._/@^+), and `FATA[0000] …` in colour on a terminal. crictl reports every
+ * failure with logrus.Fatal (exit 1) and a few outcomes scripts read at info level ("No containers to
+ * remove"); podctl's commands in the crictl personality write them through here.
+ */
+export type LogLevel = 'fatal' | 'error' | 'warning' | 'info' | 'debug'
+
+const LEVEL_COLOR: Record<LogLevel, number> = {fatal: 31, error: 31, warning: 33, info: 36, debug: 37}
+const startedAt = Date.now()
+
+/** Go's strconv.Quote: \a\b\f\n\r\t\v, \xNN below space and DEL, \uNNNN for other unprintable runes. */
+export function goQuote(text: string): string {
+  let out = '"'
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    if (char === '"' || char === '\\') out += `\\${char}`
+    else if (code >= 0x20 && code < 0x7f) out += char
+    else if (code < 0x20 || code === 0x7f) {
+      const named: Record<number, string> = {7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r'}
+      out += named[code] ? `\\${named[code]}` : `\\x${code.toString(16).padStart(2, '0')}`
+    } else if (/[\p{L}\p{M}\p{N}\p{P}\p{S}\u0020]/u.test(char)) out += char
+    else out += code > 0xff_ff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+  }
+
+  return `${out}"`
+}
+
+/** logrus' needsQuoting: anything beyond letters, digits and -._/@^+ (or nothing at all is left bare). */
+function value(text: string): string {
+  return /^[\w./@^+-]*$/.test(text) ? text : goQuote(text)
+}
+
+/** time.RFC3339 in the local zone, as logrus stamps entries. */
+export function rfc3339(date: Date): string {
+  const offset = -date.getTimezoneOffset()
+  const pad = (n: number) => String(Math.abs(n)).padStart(2, '0')
+  const zone = offset === 0 ? 'Z' : `${offset > 0 ? '+' : '-'}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`
+  const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, 19)
+  return `${local}${zone}`
+}
+
+/** One logrus line (with its newline) for stderr; colour and the short form when `terminal`. */
+export function logLine(level: LogLevel, message: string, options: {terminal?: boolean; now?: Date} = {}): string {
+  const now = options.now ?? new Date()
+  if (options.terminal) {
+    const seconds = String(Math.max(0, Math.floor((now.getTime() - startedAt) / 1000))).padStart(4, '0')
+    const text = level.toUpperCase().slice(0, 4)
+    return `\u001B[${LEVEL_COLOR[level]}m${text}\u001B[0m[${seconds}] ${message.replace(/\n$/, '').padEnd(44)} \n`
+  }
+
+  return `time=${value(rfc3339(now))} level=${level}${message === '' ? '' : ` msg=${value(message)}`}\n`
+}
+
+function write(level: LogLevel, message: string): void {
+  process.stderr.write(logLine(level, message, {terminal: Boolean(process.stderr.isTTY)}))
+}
+
+/** logrus.Info: an outcome crictl reports on stderr (`No containers to remove`). */
+export function info(message: string): void {
+  write('info', message)
+}
+
+/** logrus.Warning / Warningf. */
+export function warning(message: string): void {
+  write('warning', message)
+}
+
+/** logrus.Error: one failure among several, the command goes on. */
+export function error(message: string): void {
+  write('error', message)
+}
+
+let fatalMessagePrefix: string | undefined
+
+/** The words crictl's Action puts before the command's failures (fatal-prefixes.ts), set once the command is known. */
+export function setFatalPrefix(prefix: string | undefined): void {
+  fatalMessagePrefix = prefix
+}
+
+/** A command's failure as crictl's fatal line says it: with the command's prefix, if it has one. */
+export function withFatalPrefix(message: string): string {
+  return fatalMessagePrefix === undefined ? message : `${fatalMessagePrefix}: ${message}`
+}
+
+/** logrus.Fatal's line; the caller sets exit code 1 (logrus exits at once, podctl lets the command unwind). */
+export function fatal(message: string): void {
+  write('fatal', message)
+}
