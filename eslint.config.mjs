@@ -95,7 +95,7 @@ export default [
     // bin/ is CommonJS (bin/package.json: a start without Node's ESM loader). eslint-plugin-n's package checks would
     // read bin/package.json, which lists no dependencies and no files; the root package.json is the one published.
     files: ['bin/*.js'],
-    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', require: 'readonly'}},
+    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly', require: 'readonly'}},
     rules: {
       '@typescript-eslint/no-require-imports': 'off',
       'unicorn/prefer-module': 'off',

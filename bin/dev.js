@@ -3,13 +3,12 @@
 // `npm run build` first). oclif prints full stacks here, which helps while changing commands; with
 // NODE_ENV=production it runs like bin/run.js does, only unbundled (test/e2e/parity.test.ts
 // compares the two that way).
-// argv goes through normalizeArgv first, as in the bundle (scripts/bundle/entry.js).
+// argv goes through normalizeArgv first, or crictl's command line when started as crictl, as in the
+// bundle (scripts/bundle/entry.js); see bin/unbundled.js.
 // CommonJS (bin/package.json); oclif finds podctl's package.json from the root given as dir.
 'use strict'
-const {dirname} = require('node:path')
-
-const {execute} = require('@oclif/core')
-
-import('../dist/lib/util/argv.js').then(({normalizeArgv}) =>
-  execute({development: process.env.NODE_ENV !== 'production', dir: dirname(__dirname), args: normalizeArgv(process.argv.slice(2))}),
-)
+require('./unbundled.js').startUnbundled({
+  program: process.argv[1],
+  argv: process.argv.slice(2),
+  development: process.env.NODE_ENV !== 'production',
+})

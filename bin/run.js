@@ -13,10 +13,10 @@ try {
   source = readFileSync(filename, 'latin1')
 } catch {}
 
+// The name this script was started as (bin/crictl, or a link named crictl) picks the personality.
+const program = process.argv[1]
 if (source === undefined) {
-  Promise.all([import('@oclif/core'), import('../dist/lib/util/argv.js')]).then(([{execute}, {normalizeArgv}]) =>
-    execute({dir: root, args: normalizeArgv(process.argv.slice(2))}),
-  )
+  require('./unbundled.js').startUnbundled({program, argv: process.argv.slice(2)})
 } else {
   const readShippedCache = (name) => {
     try {
@@ -24,5 +24,5 @@ if (source === undefined) {
     } catch {}
   }
 
-  require('../dist/bundle/launch.cjs').launch({source, filename, readShippedCache, root, argv: process.argv.slice(2)})
+  require('../dist/bundle/launch.cjs').launch({source, filename, readShippedCache, root, program, argv: process.argv.slice(2)})
 }

@@ -27,8 +27,9 @@ import {Script} from 'node:vm'
 
 /** What the bundle exports (scripts/bundle/entry.js). */
 export interface BundleExports {
-  run(argv: string[], root: string): Promise<unknown>
-  execute(argv: string[], root: string): Promise<unknown>
+  /** program: the path the process was started as; its name picks the personality (crictl or podctl). */
+  run(argv: string[], root: string, program?: string): Promise<unknown>
+  execute(argv: string[], root: string, program?: string): Promise<unknown>
 }
 
 export interface CompiledBundle {
@@ -185,6 +186,8 @@ export interface LaunchOptions {
   /** oclif's root: the package directory, or the directory of the single executable. */
   root: string
   argv: string[]
+  /** The path the process was started as (bin/run.js, bin/crictl, a link to the executable): `crictl` makes podctl crictl. */
+  program?: string
   env?: NodeJS.ProcessEnv
   requireFn?: NodeJS.Require
 }
@@ -232,7 +235,7 @@ export function launch(options: LaunchOptions): Promise<void> {
     process.once('exit', () => process.stderr.write(`podctl code cache: ${from} ${state}${writing ? ', wrote user cache' : ''}\n`))
   }
 
-  return bundle.exports.execute(options.argv, options.root).then(exitOnceFlushed)
+  return bundle.exports.execute(options.argv, options.root, options.program).then(exitOnceFlushed)
 }
 
 /**

@@ -12,6 +12,7 @@ import commands from 'podctl:commands'
 import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 
+import {personalityFromEnv, personalityOf, setPersonality} from '../../dist/lib/crictl/personality.js'
 import {normalizeArgv} from '../../dist/lib/util/argv.js'
 
 class BundledPlugin extends Plugin {
@@ -29,18 +30,28 @@ class BundledPlugin extends Plugin {
 /**
  * Runs one podctl invocation like oclif's `run`: resolves with the command's result, rejects with
  * its error. root is the directory oclif reports as the CLI's root (the package, or the binary's).
- * argv goes through normalizeArgv first (crictl's global flags before the command, `help X`),
- * as bin/dev.js does.
+ * program is the path the process was started as: named crictl (or PODCTL_PERSONALITY=crictl),
+ * podctl is crictl, and crictl's command line (dist/lib/crictl/main.js, evaluated only then)
+ * decides what to run; else argv goes through normalizeArgv (crictl's global flags before the
+ * command, `help X`), as bin/dev.js does.
  */
-export async function run(argv, root) {
+export async function run(argv, root, program) {
+  const personality = personalityFromEnv() ?? personalityOf(program)
+  setPersonality(personality)
+  let args = argv
+  if (personality === 'crictl') {
+    const {crictlArgv} = await import('../../dist/lib/crictl/main.js')
+    args = crictlArgv(argv, pjson.version)
+    if (args === undefined) return
+  } else args = normalizeArgv(argv)
   const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
-  return oclifRun(normalizeArgv(argv), {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})
+  return oclifRun(args, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})
 }
 
 /** Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. */
-export function execute(argv, root) {
-  return run(argv, root).then(
+export function execute(argv, root, program) {
+  return run(argv, root, program).then(
     (result) => {
       flush()
       return result

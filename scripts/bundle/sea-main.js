@@ -6,6 +6,7 @@ import {dirname, join} from 'node:path'
 import {getAsset} from 'node:sea'
 
 import {launch} from '../../dist/launch.js'
+import {personalityOf} from '../../dist/lib/crictl/personality.js'
 
 const root = dirname(process.execPath)
 // The bundle is ASCII (the build checks), so latin1 makes a one-byte string without decoding.
@@ -21,4 +22,7 @@ const readShippedCache = (name) => {
 
 // Stack traces name the bundle; `require` of the optional externals looks beside the executable.
 const filename = join(root, 'podctl.cjs')
-launch({source, filename, readShippedCache, root, argv: process.argv.slice(2), requireFn: createRequire(filename)})
+// The program's name picks the personality. process.execPath is the executable's real path (Linux
+// resolves links through /proc/self/exe), so a link `crictl -> podctl` shows only in argv0.
+const program = personalityOf(process.argv0) === 'crictl' ? process.argv0 : process.execPath
+launch({source, filename, readShippedCache, root, program, argv: process.argv.slice(2), requireFn: createRequire(filename)})

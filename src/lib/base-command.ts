@@ -8,11 +8,13 @@ import {setMaxListeners} from 'node:events'
 
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
+import {isCrictl} from './crictl/personality.js'
+import {fatal as crictlFatal, withFatalPrefix} from './crictl/log.js'
 import {type CrictlConfig, loadConfig, locateConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
-import {checkCredentialArgv, durationFlag, outputChoicesOf, showUsage} from './flags.js'
+import {checkCredentialArgv, durationFlag, outputChoicesOf, showUsage, withoutStdin} from './flags.js'
 import type {EventSink} from './kube/events.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {eventLines, type EventStyle} from './output/events.js'
@@ -205,15 +207,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
     if (error instanceof Errors.ExitError) throw error
     this.activeSpinner?.stop()
-    if (/^Missing \d+ required args?\b/.test(error.message ?? '')) await showUsage(this.config, this.id)
+    if (/^Missing \d+ required args?\b/.test(error.message ?? '') && !isCrictl()) await showUsage(this.config, this.id)
     const failure = toPodctlError(error)
     if (this.jsonEnabled()) process.stdout.write(`${toJson({error: failure.toJSON()})}\n`)
     this.reportFailure(failure)
     if (this.flags?.debug && failure.code === 'InternalError' && error.stack) process.stderr.write(`${error.stack}\n`)
   }
 
-  /** One line on stderr and the failure's exit code, for failures that still let the command print its result. */
+  /**
+   * One line on stderr and the failure's exit code, for failures that still let the command print its result. As
+   * crictl: logrus' fatal line with crictl's words for the command, and exit 1 for every failure (crictl's logrus.Fatal).
+   */
   protected reportFailure(failure: PodctlError): void {
+    if (isCrictl()) {
+      this.aboveSpinner(() => crictlFatal(withFatalPrefix(failure.message)))
+      process.exitCode = 1
+      return
+    }
+
     const label = this.wantsColorOnStderr ? makeChalk(true).red('Error:') : 'Error:'
     this.stderrLine(`${label} ${failure.message}`)
     process.exitCode = failure.exitCode
@@ -225,7 +236,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected reportFailures(failures: readonly PodctlError[], print: (failure: PodctlError) => boolean = () => true): void {
     for (const failure of failures) if (print(failure)) this.reportFailure(failure)
-    if (failures.length > 0) process.exitCode = failures[0].exitCode
+    if (failures.length > 0) process.exitCode = isCrictl() ? 1 : failures[0].exitCode
   }
 
   /** A line on stderr (notes, progress), kept clear of the spinner. */
@@ -362,16 +373,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 /** A help example, `podctl <command> ARGS` and what it does (keeps the examples' lines short). */
 export function example(description: string, args = ''): {description: string; command: string} {
   return {description, command: `<%= config.bin %> <%= command.id %>${args ? ` ${args}` : ''}`}
-}
-
-/**
- * oclif fills an omitted positional argument from stdin whenever stdin is not a terminal, waiting
- * up to 10 ms for it: `podctl status` in a `while read` loop or over ssh took the next input line
- * as the pod name. podctl reads stdin only where a command says so (`run -`, which sets
- * ignoreStdin itself); an argument may still opt in with `ignoreStdin: false`.
- */
-function withoutStdin(args: Interfaces.ArgInput | undefined): Interfaces.ArgInput {
-  return Object.fromEntries(Object.entries(args ?? {}).map(([name, arg]) => [name, {ignoreStdin: true, ...arg}]))
 }
 
 /** Any thrown value → the PodctlError users see; oclif's parse errors are usage errors. */

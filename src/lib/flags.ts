@@ -2,7 +2,7 @@
  * Flags more than one command uses, with their parsing and help text in one place (as
  * sf-plugins-core keeps them in src/flags/): durations and the one `-o` flag.
  */
-import {type Config, Flags} from '@oclif/core'
+import {type Config, Flags, type Interfaces} from '@oclif/core'
 
 import {UsageError} from './errors.js'
 import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
@@ -239,4 +239,14 @@ export function stateFlag(states: readonly string[], summary: string) {
     },
   })
   return flag({char: 's', summary, helpValue: states.join('|')})
+}
+
+/**
+ * oclif fills an omitted positional argument from stdin whenever stdin is not a terminal, waiting
+ * up to 10 ms for it: `podctl status` in a `while read` loop or over ssh took the next input line
+ * as the pod name. podctl reads stdin only where a command says so (`run -`, which sets
+ * ignoreStdin itself); an argument may still opt in with `ignoreStdin: false`.
+ */
+export function withoutStdin(args: Interfaces.ArgInput | undefined): Interfaces.ArgInput {
+  return Object.fromEntries(Object.entries(args ?? {}).map(([name, arg]) => [name, {ignoreStdin: true, ...arg}]))
 }
