@@ -11,7 +11,12 @@ import type {CrictlInvocation} from './front.js'
 import {parseGoBool, parseGoDuration} from './flag-set.js'
 
 /** How one crictl flag becomes podctl's: a flag name, a name with a value conversion, or a refusal naming the way round. */
-export type FlagMapping = string | {to: string; value: (value: string) => string | undefined} | {unsupported: string}
+export type FlagMapping =
+  | string
+  | {to: string; value: (value: string) => string | undefined}
+  | {unsupported: string}
+  /** Accepted and left out: podctl already does what it asks, or decides it otherwise (the reason says which). */
+  | {ignored: string}
 
 export interface CommandTranslation {
   /** podctl's command words. */
@@ -34,6 +39,8 @@ const duration = (value: string): string | undefined => {
 
 const NO_PASSWORD_PROMPT = {unsupported: 'podctl asks for no password on the terminal; give --creds USERNAME:PASSWORD'}
 const WINDOWS_ONLY = {unsupported: 'it applies to Windows containers only'}
+/** podctl run pulls as the kubelet does (the image's pull policy: IfNotPresent for a tagged image), with or without these. */
+const RUN_PULLS_BY_POLICY = {ignored: "podctl run pulls by the container's image pull policy"}
 
 export const TRANSLATIONS: Readonly<Record<string, CommandTranslation>> = {
   attach: {to: ['attach'], flags: {stdin: 'interactive'}},
@@ -57,7 +64,13 @@ export const TRANSLATIONS: Readonly<Record<string, CommandTranslation>> = {
   pull: {to: ['pull']},
   run: {
     to: ['run'],
-    flags: {runtime: 'runtime-handler', timeout: {to: 'timeout', value: duration}, username: NO_PASSWORD_PROMPT},
+    flags: {
+      runtime: 'runtime-handler',
+      timeout: {to: 'timeout', value: duration},
+      username: NO_PASSWORD_PROMPT,
+      'no-pull': RUN_PULLS_BY_POLICY,
+      'with-pull': RUN_PULLS_BY_POLICY,
+    },
     ownTimeout: true,
     positional: ([container, pod]) => [`--container-config=${container}`, `--pod-config=${pod}`],
   },
@@ -84,7 +97,7 @@ export const TRANSLATIONS: Readonly<Record<string, CommandTranslation>> = {
 /** A crictl flag podctl cannot honour: the message of crictl's fatal line. */
 export class UnsupportedFlagError extends Error {}
 
-/** The podctl flag a crictl flag of a command becomes (its long name), or undefined where podctl refuses it. */
+/** The podctl flag a crictl flag of a command becomes (its long name), or undefined where podctl refuses or ignores it. */
 export function podctlFlagName(command: string, flag: string): string | undefined {
   const mapping = TRANSLATIONS[command]?.flags?.[flag] ?? flag
   if (typeof mapping === 'string') return mapping
@@ -119,6 +132,7 @@ function commandFlagArgv(invocation: CrictlInvocation, translation: CommandTrans
     const values = invocation.flags.byFlag.get(flag.name)
     if (!values) continue
     const mapping = translation.flags?.[flag.name] ?? flag.name
+    if (typeof mapping !== 'string' && 'ignored' in mapping) continue
     if (typeof mapping !== 'string' && 'unsupported' in mapping) {
       const spelled = flagNames(flag).map((name) => (name.length === 1 ? `-${name}` : `--${name}`))
       throw new UnsupportedFlagError(`crictl ${invocation.command.name} ${spelled.join('/')} is not supported: ${mapping.unsupported}`)
