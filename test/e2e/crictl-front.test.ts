@@ -1,0 +1,101 @@
+import {readFileSync} from 'node:fs'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
+import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {podctl, ROOT} from '../support/podctl.js'
+
+/** bin/crictl: podctl with crictl's command line (issue 20), started as a user starts crictl. */
+const CRICTL = `${ROOT}bin/crictl`
+const crictl = (args: string[]) => podctl(args, {entry: CRICTL, env})
+
+/** What the reference crictl v1.29.0 printed for command lines that do not depend on the runtime's state. */
+const REFERENCE: Array<{args: string[]; stdout: string; stderr: string; exit: number}> = JSON.parse(
+  readFileSync(new URL('../fixtures/crictl/reference.json', import.meta.url), 'utf8'),
+)
+const reference = (...args: string[]) => {
+  const found = REFERENCE.find((recorded) => JSON.stringify(recorded.args) === JSON.stringify(args))
+  if (!found) throw new Error(`no reference recording of crictl ${args.join(' ')}`)
+  return found
+}
+
+/** logrus' fatal line when stderr is not a terminal. */
+const fatalLine = (message: string) =>
+  new RegExp(`^time="\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(Z|[+-]\\d\\d:\\d\\d)" level=fatal msg=${message}\\n$`)
+
+const client = labClient()
+const namespace = uniqueNamespace('crictl-front')
+const env = labEnv()
+let pod: TestPod
+let first: string
+let second: string
+
+beforeAll(async () => {
+  await pullBusybox(client)
+  pod = await createPod(client, {name: 'front', namespace})
+  first = await runContainer(client, pod, {name: 'first', script: 'sleep 3600'})
+  second = await runContainer(client, pod, {name: 'second', script: 'sleep 3600'})
+})
+
+afterAll(async () => {
+  await cleanupNamespace(client, namespace)
+  removePodLogs(pod)
+  expect(await sandboxesIn(client, namespace)).toEqual([])
+  client.close()
+})
+
+describe('bin/crictl: the command line of crictl v1.29', () => {
+  it.each([[[]], [['--help']], [['-h']], [['help']], [['help', 'rm']], [['rm', '-h']], [['rm', '--help']], [['ps', '-h']]])(
+    'crictl %j prints the help crictl prints, byte for byte, and exits 0',
+    async (args) => {
+      const expected = reference(...args)
+      expect(await crictl(args)).toMatchObject({code: 0, stdout: expected.stdout, stderr: ''})
+    },
+  )
+
+  it('--version keeps crictl version v1.29.0 in front (awk "{print $3}" still reads v1.29.0)', async () => {
+    const result = await crictl(['--version'])
+    expect(result).toMatchObject({code: 0, stderr: ''})
+    expect(result.stdout).toMatch(/^crictl version v1\.29\.0 \(podctl \d+\.\d+\.\d+.*\)\n$/)
+  })
+
+  it('an unknown flag: "Incorrect Usage" and the help on stdout, the fatal line on stderr, exit 1', async () => {
+    const app = await crictl(['--invalid'])
+    expect(app).toMatchObject({code: 1, stdout: reference('--invalid').stdout})
+    expect(app.stderr).toMatch(fatalLine('"flag provided but not defined: -invalid"'))
+    const command = await crictl(['ps', '--bogus'])
+    expect(command).toMatchObject({code: 1, stdout: reference('ps', '--bogus').stdout})
+    expect(command.stderr).toMatch(fatalLine('"flag provided but not defined: -bogus"'))
+  })
+
+  it("an unknown command is crictl's help topic error, exit 3", async () => {
+    expect(await crictl(['foo'])).toMatchObject({code: 3, stdout: '', stderr: "No help topic for 'foo'\n"})
+  })
+
+  it.each([['rm'], ['rmi'], ['rmp']])('crictl %s without arguments shows its usage and exits 0', async (command) => {
+    expect(await crictl([command])).toMatchObject({code: 0, stdout: reference(command).stdout, stderr: ''})
+  })
+
+  it('crictl stop without an ID fails as crictl does: "ID cannot be empty", exit 1', async () => {
+    const result = await crictl(['stop'])
+    expect(result).toMatchObject({code: 1, stdout: ''})
+    expect(result.stderr).toMatch(fatalLine('"ID cannot be empty"'))
+  })
+
+  it("ps -l is --latest (podctl's -l is --label): the newest container of the pod", async () => {
+    const result = await crictl(['ps', '-l', '-q', '--no-trunc', '-p', pod.id])
+    expect(result).toMatchObject({code: 0, stdout: `${second}\n`, stderr: ''})
+    expect(first).not.toBe(second)
+  })
+
+  it('exec CID echo hi and exec -s CID echo hi run the command without "--"', async () => {
+    expect(await crictl(['exec', second, 'echo', 'hi'])).toMatchObject({code: 0, stdout: 'hi\n', stderr: ''})
+    expect(await crictl(['exec', '-s', second.slice(0, 12), 'echo', 'hi'])).toMatchObject({code: 0, stdout: 'hi\n', stderr: ''})
+  })
+
+  it("a failure exits 1 with the logrus fatal line and crictl's words for the command", async () => {
+    const result = await crictl(['inspect', 'no-such-container-0f3a'])
+    expect(result).toMatchObject({code: 1, stdout: ''})
+    expect(result.stderr).toMatch(fatalLine(String.raw`"getting the status of the container \\"no-such-container-0f3a\\": [^\n]*"`))
+  })
+})
