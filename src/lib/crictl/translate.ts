@@ -126,10 +126,16 @@ function globalArgv(invocation: CrictlInvocation, translation: CommandTranslatio
   return out
 }
 
-function commandFlagArgv(invocation: CrictlInvocation, translation: CommandTranslation): string[] {
+/** urfave's EnvVars: a flag not given takes the first of its variables that is set and not empty (pull's CRICTL_CREDS). */
+function fromEnv(names: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] | undefined {
+  const value = names?.map((name) => env[name]).find((candidate) => candidate !== undefined && candidate !== '')
+  return value === undefined ? undefined : [value]
+}
+
+function commandFlagArgv(invocation: CrictlInvocation, translation: CommandTranslation, env: NodeJS.ProcessEnv): string[] {
   const out: string[] = []
   for (const flag of invocation.command.flags) {
-    const values = invocation.flags.byFlag.get(flag.name)
+    const values = invocation.flags.byFlag.get(flag.name) ?? fromEnv(flag.env, env)
     if (!values) continue
     const mapping = translation.flags?.[flag.name] ?? flag.name
     if (typeof mapping !== 'string' && 'ignored' in mapping) continue
@@ -155,11 +161,17 @@ function commandFlagArgv(invocation: CrictlInvocation, translation: CommandTrans
 }
 
 /** The podctl argv (without the program's name) that runs a crictl invocation. */
-export function toPodctlArgv(invocation: CrictlInvocation): string[] {
+export function toPodctlArgv(invocation: CrictlInvocation, env: NodeJS.ProcessEnv = process.env): string[] {
   const translation = TRANSLATIONS[invocation.command.name]
   if (!translation) throw new Error(`no podctl translation for crictl ${invocation.command.name}`)
   const positional = translation.positional ? translation.positional(invocation.args) : invocation.args
   // An argument that looks like a flag (an ID "-x", a command's "-l") must stay an argument.
   const guard = !translation.positional && positional.some((word) => word.startsWith('-')) ? ['--'] : []
-  return [...translation.to, ...globalArgv(invocation, translation), ...commandFlagArgv(invocation, translation), ...guard, ...positional]
+  return [
+    ...translation.to,
+    ...globalArgv(invocation, translation),
+    ...commandFlagArgv(invocation, translation, env),
+    ...guard,
+    ...positional,
+  ]
 }

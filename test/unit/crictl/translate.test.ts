@@ -10,7 +10,7 @@ import {podctlFlagName, toPodctlArgv, TRANSLATIONS, UnsupportedFlagError} from '
 function translate(argv: string[]): string[] {
   const outcome = decide(argv, '0.1.0')
   if (outcome.kind !== 'run') throw new Error(`crictl ${argv.join(' ')} did not run: ${JSON.stringify(outcome)}`)
-  return toPodctlArgv(outcome.invocation)
+  return toPodctlArgv(outcome.invocation, {})
 }
 
 describe('crictl command lines as podctl command lines', () => {
@@ -125,6 +125,13 @@ describe('crictl command lines as podctl command lines', () => {
     expect(translate(['-c', '/etc/other.yaml', '--timeout=0', 'info'])).toEqual(['info', '--config=/etc/other.yaml'])
     // exec, stop and run: podctl's --timeout is the command's own limit there, so crictl's connection timeout stays out.
     expect(translate(['-t', '5s', 'stop', 'abc'])).toEqual(['stop', 'abc'])
+  })
+
+  it("takes pull's --creds and --auth from CRICTL_CREDS and CRICTL_AUTH when not given, as urfave does", () => {
+    const outcome = decide(['pull', 'busybox'], '0.1.0')
+    if (outcome.kind !== 'run') throw new Error('pull did not run')
+    expect(toPodctlArgv(outcome.invocation, {CRICTL_CREDS: 'me:secret', CRICTL_AUTH: ''})).toEqual(['pull', '--creds=me:secret', 'busybox'])
+    expect(toPodctlArgv(outcome.invocation, {})).toEqual(['pull', 'busybox'])
   })
 
   it('refuses, as crictl would fail, an empty runtime endpoint and the flags podctl cannot honour', () => {
