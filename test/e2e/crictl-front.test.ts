@@ -1,4 +1,6 @@
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
@@ -66,6 +68,19 @@ describe('bin/crictl: the command line of crictl v1.29', () => {
     const command = await crictl(['ps', '--bogus'])
     expect(command).toMatchObject({code: 1, stdout: reference('ps', '--bogus').stdout})
     expect(command.stderr).toMatch(fatalLine('"flag provided but not defined: -bogus"'))
+  })
+
+  it("a link named crictl to bin/run.js is crictl too (node keeps the link's name in argv[1]); podctl stays podctl", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crictl-link-'))
+    try {
+      symlinkSync(`${ROOT}bin/run.js`, join(dir, 'crictl'))
+      const linked = await podctl(['--version'], {entry: join(dir, 'crictl'), env})
+      expect(linked.stdout).toMatch(/^crictl version v1\.29\.0 /)
+      const own = await podctl(['--version'], {env})
+      expect(own.stdout).toMatch(/^podctl\/\d/)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it("an unknown command is crictl's help topic error, exit 3", async () => {
