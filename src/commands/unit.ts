@@ -45,6 +45,8 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
     ),
   ]
 
+  static override usage = '<%= command.id %> -f FILE|DIR... | --all | -l KEY=VALUE | POD... [-n NAMESPACE] [--name NAME] [--after UNIT]'
+
   static override strict = false
 
   static override args = {
