@@ -11,7 +11,7 @@
  * runtime's processes (its shims), never in this unit's control group, so the final SIGKILL of the
  * group after TimeoutStopSec reaches only podctl and what it spawned itself (a mount in flight).
  */
-import {existsSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
@@ -191,10 +191,21 @@ function describe(watch: WatchSelection): string {
   return `${watch.pods.join(', ')}${namespace}`
 }
 
-/** The README beside the program (bin/run.js's package, or the single executable's folder) as a file: URL. */
+/**
+ * The README beside the program (bin/run.js's package, or the single executable's folder) as a file:
+ * URL. The script's real path: `npm install -g` runs it through a link in /usr/bin.
+ */
 function readmeOf(execPath: string, script: string | undefined): string | undefined {
   const program = programOf(execPath, script)
-  const root = program.length === 1 ? dirname(execPath) : dirname(dirname(program[1]))
+  const root = program.length === 1 ? dirname(execPath) : dirname(dirname(realPath(program[1])))
   const readme = join(root, 'README.md')
   return basename(root) !== '' && existsSync(readme) ? pathToFileURL(readme).href : undefined
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
 }

@@ -1,4 +1,4 @@
-import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -134,6 +134,17 @@ WantedBy=multi-user.target
     expect(() => agentUnit(request({endpoint: 'unix:///run/runtime.sock'}))).toThrow(
       'cannot tell which systemd unit runs the runtime at unix:///run/runtime.sock; name it with --after UNIT',
     )
+  })
+
+  it('finds the README of a package run through a link (npm install -g puts one in /usr/bin)', () => {
+    mkdirSync(join(work, 'linked', 'bin'), {recursive: true})
+    mkdirSync(join(work, 'usr-bin'))
+    writeFileSync(join(work, 'linked', 'README.md'), '# podctl\n')
+    writeFileSync(join(work, 'linked', 'bin', 'run.js'), '')
+    symlinkSync(join(work, 'linked', 'bin', 'run.js'), join(work, 'usr-bin', 'podctl'))
+    const {unit, execStart} = agentUnit(request({script: join(work, 'usr-bin', 'podctl')}))
+    expect(execStart[1]).toBe(join(work, 'usr-bin', 'podctl'))
+    expect(unitValue(unit, 'Documentation')).toBe(`file://${join(work, 'linked', 'README.md')}`)
   })
 
   it("links the package's README as Documentation", () => {
