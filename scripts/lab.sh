@@ -77,9 +77,10 @@ readonly SMOKE_NS=podctl-lab-smoke
 
 # What `up` needs. containernetworking-plugins pulls in iptables itself; apache2-utils
 # brings htpasswd (bcrypt) for the registry that requires a login; openssl makes the
-# throwaway certificate of the HTTPS probe test.
+# throwaway certificate of the HTTPS probe test; systemd brings systemd-analyze, which the
+# `podctl unit` test runs (verify needs no systemd as PID 1).
 readonly PACKAGES=(containerd runc containernetworking-plugins docker-registry
-  busybox-static skopeo gcc libc6-dev iproute2 iptables curl apache2-utils openssl)
+  busybox-static skopeo gcc libc6-dev iproute2 iptables curl apache2-utils openssl systemd)
 
 # ---------------------------------------------------------------- helpers
 log() { printf '[lab] %s\n' "$*" >&2; }

@@ -1,0 +1,95 @@
+/** `podctl unit`: what it prints and how it refuses, through the built binary (no runtime is called). */
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {ExitCode} from '../../src/lib/errors.js'
+import {BIN, podctl} from '../support/podctl.js'
+import {splitExecStart, unitValue} from '../support/systemd-exec.js'
+
+const work = mkdtempSync(join(tmpdir(), 'podctl-unit-'))
+const manifests = join(work, 'manifests')
+mkdirSync(manifests)
+afterAll(() => rmSync(work, {recursive: true, force: true}))
+
+const socket = join(work, 'containerd.sock')
+// No endpoint from the machine's environment or crictl config: each test names its own.
+const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+const unit = (...args: string[]) => podctl(['unit', ...args], {env})
+
+describe('podctl unit', () => {
+  it('prints the unit: ExecStart through this node and bin/run.js, the endpoint given, after containerd.service', async () => {
+    const result = await unit('-r', socket, '-f', manifests)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toBe('')
+    expect(splitExecStart(unitValue(result.stdout, 'ExecStart')!)).toEqual([
+      process.execPath,
+      BIN,
+      'sync',
+      '--watch',
+      '-f',
+      manifests,
+      '--runtime-endpoint',
+      `unix://${socket}`,
+    ])
+    expect(unitValue(result.stdout, 'After')).toBe('network-online.target containerd.service')
+    expect(unitValue(result.stdout, 'KillSignal')).toBe('SIGTERM')
+    expect(result.stdout).toMatch(/^\[Install]\nWantedBy=multi-user\.target\n$/m)
+  })
+
+  it('takes the endpoint from CONTAINER_RUNTIME_ENDPOINT, --name and --after', async () => {
+    const result = await podctl(['unit', '--all', '-n', 'edge', '--name', 'edge-agent', '--after', 'k3s.service'], {
+      env: {...env, CONTAINER_RUNTIME_ENDPOINT: '/run/k3s/k3s.sock'},
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(unitValue(result.stdout, 'Description')).toBe(
+      'edge-agent: podctl node agent (sync --watch) for every pod podctl made of namespace edge',
+    )
+    expect(unitValue(result.stdout, 'Wants')).toBe('network-online.target k3s.service')
+    expect(splitExecStart(unitValue(result.stdout, 'ExecStart')!).slice(2)).toEqual([
+      'sync',
+      '--watch',
+      '--all',
+      '-n',
+      'edge',
+      '--runtime-endpoint',
+      'unix:///run/k3s/k3s.sock',
+    ])
+  })
+
+  it('--json gives the name, the install path, the command line and the unit text', async () => {
+    const result = await unit('-r', socket, '-l', 'app=web', '--json')
+    expect(result.code, result.stderr).toBe(0)
+    const parsed = JSON.parse(result.stdout)
+    expect(parsed).toMatchObject({name: 'podctl', path: '/etc/systemd/system/podctl.service'})
+    expect(parsed.execStart.slice(2, 6)).toEqual(['sync', '--watch', '-l', 'app=web'])
+    expect(parsed.unit).toMatch(/^ExecStart=/m)
+  })
+
+  it.each([
+    [['-r', socket], 'nothing to supervise; give -f DIR (manifests), --all, --label KEY=VALUE or POD names'],
+    [
+      ['-r', socket, '-f', 'missing'],
+      `-f missing: no such file or directory (${join(process.cwd(), 'missing')}); give an existing manifest file or directory`,
+    ],
+    [['-r', socket, '-f', '-'], '-f -: a service has no stdin; give a manifest file or directory'],
+    [['-r', socket, 'web', '--all'], 'give either POD names or --all, not both'],
+    [['-r', socket, '--all', '--name', 'a/b'], '--name: "a/b" is not a unit name; use letters, digits and ":-_." (e.g. --name podctl)'],
+    [
+      ['-r', socket, '--all', '--after', 'containerd'],
+      '--after: "containerd" is not a unit name; give one with its type, e.g. --after containerd.service',
+    ],
+    [
+      ['-r', '/run/other.sock', '--all'],
+      'cannot tell which systemd unit runs the runtime at unix:///run/other.sock; name it with --after UNIT',
+    ],
+  ])('refuses %j with exit 2 and one line naming the flag', async (args, message) => {
+    const result = await unit(...args)
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.split('\n')[0]).toContain(`Error: ${message}`)
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1)
+  })
+})
