@@ -36,13 +36,14 @@ As crictl, JSON is the default (and YAML has sorted keys) when podctl runs as cr
 
   public async run(): Promise<ListPodSandboxMetricsResponse> {
     const client = await this.client()
-    // Only the table shows label names; crictl's document never asked for descriptors.
-    const descriptors = this.format() === 'table' ? await metricDescriptors(client) : new Map<string, MetricDescriptor>()
     const interruption = this.flags.watch ? this.interruptSignal() : undefined
     const {setTimeout: sleep} = await import('node:timers/promises')
+    let descriptors: ReadonlyMap<string, MetricDescriptor> | undefined
     for (let first = true; ; first = false) {
       const response = await listPodMetrics(client)
       if (interruption?.signal.aborted) return response
+      // Only the table shows label names, and only a runtime that has metrics has descriptors: asked once, after.
+      descriptors ??= this.format() === 'table' ? await metricDescriptors(client) : new Map()
       if (this.flags.watch) process.stdout.write(refreshPrefix(this.format(), {tty: Boolean(process.stdout.isTTY), first}))
       await this.print(response, descriptors)
       if (!interruption) return response
