@@ -29,7 +29,7 @@ call (crictl lets a second overwrite the first).
 
 The runtime must support it: CRI-O 1.25+ with enable_criu_support, containerd 1.7+ with CRIU installed. containerd 1.6 \
 answers UNIMPLEMENTED: podctl says so in one line and exits 6 (Unimplemented). Each call may take up to 2 minutes \
-(the kubelet's runtime request timeout), whatever --timeout says.`
+(the kubelet's runtime request timeout); a --timeout bounds the whole command.`
 
   static override examples = [
     example('Checkpoint a container by ID prefix', '4f2a9c --export=/var/lib/checkpoints/web.tar'),
