@@ -39,6 +39,9 @@ const RPCS = {
     'PodSandboxStats',
     'ListPodSandboxStats',
     'GetContainerEvents',
+    'CheckpointContainer',
+    'ListMetricDescriptors',
+    'ListPodSandboxMetrics',
   ],
   ImageService: ['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage', 'ImageFsInfo'],
 }

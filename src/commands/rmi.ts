@@ -41,6 +41,7 @@ not an error: exit 0 with a note on stderr.`
     example('Remove by ID prefix, even if a container still uses it', '3f57d9401f8d --force'),
     example('See what a prune would remove', '--prune --dry-run'),
     example('Remove every unused, unpinned image', '--prune'),
+    example("The same in crictl's short form, as a dry run", '-q --dry-run'),
     example('Remove all dangling images', '$(<%= config.bin %> images --filter dangling=true -q)'),
   ]
 
@@ -52,7 +53,12 @@ not an error: exit 0 with a note on stderr.`
 
   static override flags = {
     all: Flags.boolean({char: 'a', summary: 'Remove every image (in-use and pinned ones only with --force).', exclusive: ['prune']}),
-    prune: Flags.boolean({char: 'p', summary: 'Remove every image no container uses and the runtime does not pin.'}),
+    prune: Flags.boolean({
+      char: 'p',
+      // crictl's short form of --prune; -q is free in rmi (it has no quiet mode).
+      charAliases: ['q'],
+      summary: 'Remove every image no container uses and the runtime does not pin (-q too, as in crictl).',
+    }),
     force: Flags.boolean({char: 'f', summary: 'Remove images even if a container uses them or the runtime pins them.'}),
     'dry-run': Flags.boolean({summary: 'Print what would be removed; remove nothing.'}),
   }

@@ -38,6 +38,7 @@ type Layer =
   | 'entry'
   | 'errors'
   | 'generated'
+  | 'crictl'
   | 'images'
   | 'kube'
   | 'kubelet'
@@ -73,6 +74,7 @@ type Layer =
 const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: [
     'base',
+    'crictl',
     'kubelet',
     'local-kubelet',
     'images',
@@ -96,9 +98,11 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // (from /proc, its flags and config file, its sockets), and its static pod directory. Only commands use it.
   'local-kubelet': ['manifest', 'kube', 'util', 'errors'],
   base: ['output', 'crictl', 'kube', 'cri', 'util', 'errors', 'generated'],
-  // crictl's command line (issue 20): its command table, urfave's parsing and help, logrus' lines, the translation to
-  // podctl's commands, and the personality switch. Commands and base-command ask it which personality runs.
-  crictl: ['util', 'errors'],
+  // crictl v1.29's personality (issue 20): its command line (command table, urfave's parsing and help, the
+  // translation to podctl's commands, the personality switch), logrus' lines, and its text, JSON and filters over
+  // the read side's lists. Commands and base-command ask it which personality runs; it renders like output/ and
+  // reads like node/, never a wing.
+  crictl: ['node', 'images', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],

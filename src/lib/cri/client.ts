@@ -44,6 +44,8 @@ const SLOW_CALL_FLOOR_MS: Partial<Record<string, number>> = {
   createContainer: 2 * 60_000,
   startContainer: 2 * 60_000,
   pullImage: 15 * 60_000,
+  // CRIU freezes the container and writes its memory out: the kubelet allows its runtime request timeout.
+  checkpointContainer: 2 * 60_000,
 }
 
 export interface ClientOptions {

@@ -1,5 +1,6 @@
 import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
-import type {ImageFsInfoResponse, StatusResponse, VersionResponse} from '../../generated/runtime/v1/api.js'
+import {callNewerRpc} from '../cri/newer-rpcs.js'
+import type {ImageFsInfoResponse, RuntimeConfigResponse, StatusResponse, VersionResponse} from '../../generated/runtime/v1/api.js'
 import {withVerboseInfo} from './verbose-info.js'
 
 export interface VersionReport {
@@ -33,4 +34,9 @@ export async function runtimeInfo(client: CriClient, verbose = true): Promise<Re
 /** `imagefsinfo`: crictl's document, {"status": {"imageFilesystems": [...], "containerFilesystems": [...]}}. */
 export async function imageFsInfo(client: CriClient): Promise<{status: ImageFsInfoResponse}> {
   return {status: await client.image('imageFsInfo', {})}
+}
+
+/** `runtime-config`: the RuntimeConfig answer (the cgroup driver); a runtime without the RPC is an Unimplemented error. */
+export async function runtimeConfig(client: CriClient): Promise<RuntimeConfigResponse> {
+  return callNewerRpc(client, 'RuntimeConfig', () => client.runtime('runtimeConfig', {}))
 }

@@ -153,6 +153,39 @@ export function containerStateToNumber(object: ContainerState): number {
   }
 }
 
+export enum MetricType {
+  COUNTER = "COUNTER",
+  GAUGE = "GAUGE",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function metricTypeFromJSON(object: any): MetricType {
+  switch (object) {
+    case 0:
+    case "COUNTER":
+      return MetricType.COUNTER;
+    case 1:
+    case "GAUGE":
+      return MetricType.GAUGE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return MetricType.UNRECOGNIZED;
+  }
+}
+
+export function metricTypeToNumber(object: MetricType): number {
+  switch (object) {
+    case MetricType.COUNTER:
+      return 0;
+    case MetricType.GAUGE:
+      return 1;
+    case MetricType.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
 export enum MountPropagation {
   PROPAGATION_PRIVATE = "PROPAGATION_PRIVATE",
   PROPAGATION_HOST_TO_CONTAINER = "PROPAGATION_HOST_TO_CONTAINER",
@@ -790,6 +823,15 @@ export interface Capability {
   addAmbientCapabilities: string[];
 }
 
+export interface CheckpointContainerRequest {
+  containerId: string;
+  location: string;
+  timeout: string;
+}
+
+export interface CheckpointContainerResponse {
+}
+
 export interface Container {
   id: string;
   podSandboxId: string;
@@ -884,6 +926,11 @@ export interface ContainerFilter_LabelSelectorEntry {
 export interface ContainerMetadata {
   name: string;
   attempt: number;
+}
+
+export interface ContainerMetrics {
+  containerId: string;
+  metrics: Metric[];
 }
 
 export interface ContainerResources {
@@ -1235,6 +1282,20 @@ export interface ListImagesResponse {
   images: Image[];
 }
 
+export interface ListMetricDescriptorsRequest {
+}
+
+export interface ListMetricDescriptorsResponse {
+  descriptors: MetricDescriptor[];
+}
+
+export interface ListPodSandboxMetricsRequest {
+}
+
+export interface ListPodSandboxMetricsResponse {
+  podMetrics: PodSandboxMetrics[];
+}
+
 export interface ListPodSandboxRequest {
   filter: PodSandboxFilter | undefined;
 }
@@ -1260,6 +1321,20 @@ export interface MemoryUsage {
   pageFaults: UInt64Value | undefined;
   majorPageFaults: UInt64Value | undefined;
   psi: PsiStats | undefined;
+}
+
+export interface Metric {
+  name: string;
+  timestamp: string;
+  metricType: MetricType;
+  labelValues: string[];
+  value: UInt64Value | undefined;
+}
+
+export interface MetricDescriptor {
+  name: string;
+  help: string;
+  labelKeys: string[];
 }
 
 export interface Mount {
@@ -1381,6 +1456,12 @@ export interface PodSandboxMetadata {
   uid: string;
   namespace: string;
   attempt: number;
+}
+
+export interface PodSandboxMetrics {
+  podSandboxId: string;
+  metrics: Metric[];
+  containerMetrics: ContainerMetrics[];
 }
 
 export interface PodSandboxNetworkStatus {
@@ -2197,6 +2278,128 @@ export const Capability: MessageFns<Capability> = {
     message.addCapabilities = object.addCapabilities?.map((e) => e) || [];
     message.dropCapabilities = object.dropCapabilities?.map((e) => e) || [];
     message.addAmbientCapabilities = object.addAmbientCapabilities?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCheckpointContainerRequest(): CheckpointContainerRequest {
+  return { containerId: "", location: "", timeout: "0" };
+}
+
+export const CheckpointContainerRequest: MessageFns<CheckpointContainerRequest> = {
+  encode(message: CheckpointContainerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    if (message.location !== "") {
+      writer.uint32(18).string(message.location);
+    }
+    if (message.timeout !== "0") {
+      writer.uint32(24).int64(message.timeout);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointContainerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointContainerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeout = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointContainerRequest>, I>>(base?: I): CheckpointContainerRequest {
+    return CheckpointContainerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointContainerRequest>, I>>(object: I): CheckpointContainerRequest {
+    const message = createBaseCheckpointContainerRequest();
+    message.containerId = object.containerId ?? "";
+    message.location = object.location ?? "";
+    message.timeout = object.timeout ?? "0";
+    return message;
+  },
+};
+
+function createBaseCheckpointContainerResponse(): CheckpointContainerResponse {
+  return {};
+}
+
+export const CheckpointContainerResponse: MessageFns<CheckpointContainerResponse> = {
+  encode(_: CheckpointContainerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointContainerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointContainerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointContainerResponse>, I>>(base?: I): CheckpointContainerResponse {
+    return CheckpointContainerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointContainerResponse>, I>>(_: I): CheckpointContainerResponse {
+    const message = createBaseCheckpointContainerResponse();
     return message;
   },
 };
@@ -3585,6 +3788,73 @@ export const ContainerMetadata: MessageFns<ContainerMetadata> = {
     const message = createBaseContainerMetadata();
     message.name = object.name ?? "";
     message.attempt = object.attempt ?? 0;
+    return message;
+  },
+};
+
+function createBaseContainerMetrics(): ContainerMetrics {
+  return { containerId: "", metrics: [] };
+}
+
+export const ContainerMetrics: MessageFns<ContainerMetrics> = {
+  encode(message: ContainerMetrics, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.containerId !== "") {
+      writer.uint32(10).string(message.containerId);
+    }
+    for (const v of message.metrics) {
+      Metric.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContainerMetrics {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContainerMetrics();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.metrics.push(Metric.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ContainerMetrics>, I>>(base?: I): ContainerMetrics {
+    return ContainerMetrics.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ContainerMetrics>, I>>(object: I): ContainerMetrics {
+    const message = createBaseContainerMetrics();
+    message.containerId = object.containerId ?? "";
+    message.metrics = object.metrics?.map((e) => Metric.fromPartial(e)) || [];
     return message;
   },
 };
@@ -8499,6 +8769,206 @@ export const ListImagesResponse: MessageFns<ListImagesResponse> = {
   },
 };
 
+function createBaseListMetricDescriptorsRequest(): ListMetricDescriptorsRequest {
+  return {};
+}
+
+export const ListMetricDescriptorsRequest: MessageFns<ListMetricDescriptorsRequest> = {
+  encode(_: ListMetricDescriptorsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMetricDescriptorsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMetricDescriptorsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListMetricDescriptorsRequest>, I>>(base?: I): ListMetricDescriptorsRequest {
+    return ListMetricDescriptorsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMetricDescriptorsRequest>, I>>(_: I): ListMetricDescriptorsRequest {
+    const message = createBaseListMetricDescriptorsRequest();
+    return message;
+  },
+};
+
+function createBaseListMetricDescriptorsResponse(): ListMetricDescriptorsResponse {
+  return { descriptors: [] };
+}
+
+export const ListMetricDescriptorsResponse: MessageFns<ListMetricDescriptorsResponse> = {
+  encode(message: ListMetricDescriptorsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.descriptors) {
+      MetricDescriptor.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMetricDescriptorsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMetricDescriptorsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.descriptors.push(MetricDescriptor.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListMetricDescriptorsResponse>, I>>(base?: I): ListMetricDescriptorsResponse {
+    return ListMetricDescriptorsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMetricDescriptorsResponse>, I>>(
+    object: I,
+  ): ListMetricDescriptorsResponse {
+    const message = createBaseListMetricDescriptorsResponse();
+    message.descriptors = object.descriptors?.map((e) => MetricDescriptor.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListPodSandboxMetricsRequest(): ListPodSandboxMetricsRequest {
+  return {};
+}
+
+export const ListPodSandboxMetricsRequest: MessageFns<ListPodSandboxMetricsRequest> = {
+  encode(_: ListPodSandboxMetricsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPodSandboxMetricsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPodSandboxMetricsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListPodSandboxMetricsRequest>, I>>(base?: I): ListPodSandboxMetricsRequest {
+    return ListPodSandboxMetricsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPodSandboxMetricsRequest>, I>>(_: I): ListPodSandboxMetricsRequest {
+    const message = createBaseListPodSandboxMetricsRequest();
+    return message;
+  },
+};
+
+function createBaseListPodSandboxMetricsResponse(): ListPodSandboxMetricsResponse {
+  return { podMetrics: [] };
+}
+
+export const ListPodSandboxMetricsResponse: MessageFns<ListPodSandboxMetricsResponse> = {
+  encode(message: ListPodSandboxMetricsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.podMetrics) {
+      PodSandboxMetrics.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPodSandboxMetricsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPodSandboxMetricsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.podMetrics.push(PodSandboxMetrics.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListPodSandboxMetricsResponse>, I>>(base?: I): ListPodSandboxMetricsResponse {
+    return ListPodSandboxMetricsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPodSandboxMetricsResponse>, I>>(
+    object: I,
+  ): ListPodSandboxMetricsResponse {
+    const message = createBaseListPodSandboxMetricsResponse();
+    message.podMetrics = object.podMetrics?.map((e) => PodSandboxMetrics.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseListPodSandboxRequest(): ListPodSandboxRequest {
   return { filter: undefined };
 }
@@ -8879,6 +9349,190 @@ export const MemoryUsage: MessageFns<MemoryUsage> = {
       ? UInt64Value.fromPartial(object.majorPageFaults)
       : undefined;
     message.psi = (object.psi !== undefined && object.psi !== null) ? PsiStats.fromPartial(object.psi) : undefined;
+    return message;
+  },
+};
+
+function createBaseMetric(): Metric {
+  return { name: "", timestamp: "0", metricType: MetricType.COUNTER, labelValues: [], value: undefined };
+}
+
+export const Metric: MessageFns<Metric> = {
+  encode(message: Metric, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.timestamp !== "0") {
+      writer.uint32(16).int64(message.timestamp);
+    }
+    if (message.metricType !== MetricType.COUNTER) {
+      writer.uint32(24).int32(metricTypeToNumber(message.metricType));
+    }
+    for (const v of message.labelValues) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.value !== undefined) {
+      UInt64Value.encode(message.value, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Metric {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMetric();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.timestamp = reader.int64().toString();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.metricType = metricTypeFromJSON(reader.int32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.labelValues.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.value = UInt64Value.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Metric>, I>>(base?: I): Metric {
+    return Metric.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Metric>, I>>(object: I): Metric {
+    const message = createBaseMetric();
+    message.name = object.name ?? "";
+    message.timestamp = object.timestamp ?? "0";
+    message.metricType = object.metricType ?? MetricType.COUNTER;
+    message.labelValues = object.labelValues?.map((e) => e) || [];
+    message.value = (object.value !== undefined && object.value !== null)
+      ? UInt64Value.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMetricDescriptor(): MetricDescriptor {
+  return { name: "", help: "", labelKeys: [] };
+}
+
+export const MetricDescriptor: MessageFns<MetricDescriptor> = {
+  encode(message: MetricDescriptor, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.help !== "") {
+      writer.uint32(18).string(message.help);
+    }
+    for (const v of message.labelKeys) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MetricDescriptor {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMetricDescriptor();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.help = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.labelKeys.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<MetricDescriptor>, I>>(base?: I): MetricDescriptor {
+    return MetricDescriptor.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MetricDescriptor>, I>>(object: I): MetricDescriptor {
+    const message = createBaseMetricDescriptor();
+    message.name = object.name ?? "";
+    message.help = object.help ?? "";
+    message.labelKeys = object.labelKeys?.map((e) => e) || [];
     return message;
   },
 };
@@ -10616,6 +11270,85 @@ export const PodSandboxMetadata: MessageFns<PodSandboxMetadata> = {
     message.uid = object.uid ?? "";
     message.namespace = object.namespace ?? "";
     message.attempt = object.attempt ?? 0;
+    return message;
+  },
+};
+
+function createBasePodSandboxMetrics(): PodSandboxMetrics {
+  return { podSandboxId: "", metrics: [], containerMetrics: [] };
+}
+
+export const PodSandboxMetrics: MessageFns<PodSandboxMetrics> = {
+  encode(message: PodSandboxMetrics, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.podSandboxId !== "") {
+      writer.uint32(10).string(message.podSandboxId);
+    }
+    for (const v of message.metrics) {
+      Metric.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.containerMetrics) {
+      ContainerMetrics.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PodSandboxMetrics {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePodSandboxMetrics();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.podSandboxId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.metrics.push(Metric.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.containerMetrics.push(ContainerMetrics.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PodSandboxMetrics>, I>>(base?: I): PodSandboxMetrics {
+    return PodSandboxMetrics.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PodSandboxMetrics>, I>>(object: I): PodSandboxMetrics {
+    const message = createBasePodSandboxMetrics();
+    message.podSandboxId = object.podSandboxId ?? "";
+    message.metrics = object.metrics?.map((e) => Metric.fromPartial(e)) || [];
+    message.containerMetrics = object.containerMetrics?.map((e) => ContainerMetrics.fromPartial(e)) || [];
     return message;
   },
 };
@@ -16082,6 +16815,39 @@ export const RuntimeServiceService = {
       Buffer.from(ContainerEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ContainerEventResponse => ContainerEventResponse.decode(value),
   },
+  checkpointContainer: {
+    path: "/runtime.v1.RuntimeService/CheckpointContainer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckpointContainerRequest): Buffer =>
+      Buffer.from(CheckpointContainerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckpointContainerRequest => CheckpointContainerRequest.decode(value),
+    responseSerialize: (value: CheckpointContainerResponse): Buffer =>
+      Buffer.from(CheckpointContainerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckpointContainerResponse => CheckpointContainerResponse.decode(value),
+  },
+  listMetricDescriptors: {
+    path: "/runtime.v1.RuntimeService/ListMetricDescriptors" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMetricDescriptorsRequest): Buffer =>
+      Buffer.from(ListMetricDescriptorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMetricDescriptorsRequest => ListMetricDescriptorsRequest.decode(value),
+    responseSerialize: (value: ListMetricDescriptorsResponse): Buffer =>
+      Buffer.from(ListMetricDescriptorsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMetricDescriptorsResponse => ListMetricDescriptorsResponse.decode(value),
+  },
+  listPodSandboxMetrics: {
+    path: "/runtime.v1.RuntimeService/ListPodSandboxMetrics" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPodSandboxMetricsRequest): Buffer =>
+      Buffer.from(ListPodSandboxMetricsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPodSandboxMetricsRequest => ListPodSandboxMetricsRequest.decode(value),
+    responseSerialize: (value: ListPodSandboxMetricsResponse): Buffer =>
+      Buffer.from(ListPodSandboxMetricsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPodSandboxMetricsResponse => ListPodSandboxMetricsResponse.decode(value),
+  },
 } as const;
 
 export interface RuntimeServiceServer extends UntypedServiceImplementation {
@@ -16110,6 +16876,9 @@ export interface RuntimeServiceServer extends UntypedServiceImplementation {
   podSandboxStats: handleUnaryCall<PodSandboxStatsRequest, PodSandboxStatsResponse>;
   listPodSandboxStats: handleUnaryCall<ListPodSandboxStatsRequest, ListPodSandboxStatsResponse>;
   getContainerEvents: handleServerStreamingCall<GetEventsRequest, ContainerEventResponse>;
+  checkpointContainer: handleUnaryCall<CheckpointContainerRequest, CheckpointContainerResponse>;
+  listMetricDescriptors: handleUnaryCall<ListMetricDescriptorsRequest, ListMetricDescriptorsResponse>;
+  listPodSandboxMetrics: handleUnaryCall<ListPodSandboxMetricsRequest, ListPodSandboxMetricsResponse>;
 }
 
 export interface RuntimeServiceClient extends Client {
@@ -16479,6 +17248,51 @@ export interface RuntimeServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ContainerEventResponse>;
+  checkpointContainer(
+    request: CheckpointContainerRequest,
+    callback: (error: ServiceError | null, response: CheckpointContainerResponse) => void,
+  ): ClientUnaryCall;
+  checkpointContainer(
+    request: CheckpointContainerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckpointContainerResponse) => void,
+  ): ClientUnaryCall;
+  checkpointContainer(
+    request: CheckpointContainerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckpointContainerResponse) => void,
+  ): ClientUnaryCall;
+  listMetricDescriptors(
+    request: ListMetricDescriptorsRequest,
+    callback: (error: ServiceError | null, response: ListMetricDescriptorsResponse) => void,
+  ): ClientUnaryCall;
+  listMetricDescriptors(
+    request: ListMetricDescriptorsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMetricDescriptorsResponse) => void,
+  ): ClientUnaryCall;
+  listMetricDescriptors(
+    request: ListMetricDescriptorsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMetricDescriptorsResponse) => void,
+  ): ClientUnaryCall;
+  listPodSandboxMetrics(
+    request: ListPodSandboxMetricsRequest,
+    callback: (error: ServiceError | null, response: ListPodSandboxMetricsResponse) => void,
+  ): ClientUnaryCall;
+  listPodSandboxMetrics(
+    request: ListPodSandboxMetricsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPodSandboxMetricsResponse) => void,
+  ): ClientUnaryCall;
+  listPodSandboxMetrics(
+    request: ListPodSandboxMetricsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPodSandboxMetricsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const RuntimeServiceClient = makeGenericClientConstructor(

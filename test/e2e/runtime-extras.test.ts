@@ -1,0 +1,82 @@
+/**
+ * runtime-config, metricsp and checkpoint against the lab. containerd 1.6 implements none of their
+ * RPCs: each must end in one line naming containerd, its version and the RPC, with exit 6, as podctl
+ * and as crictl. On a newer lab runtime the test checks only what every runtime answers alike.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {ExitCode} from '../../src/lib/errors.js'
+import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
+import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {podctl} from '../support/podctl.js'
+
+const client = labClient()
+const namespace = uniqueNamespace('runtime-extras')
+const env = labEnv()
+const asCrictl = labEnv({PODCTL_PERSONALITY: 'crictl'})
+let pod: TestPod
+let sleeper: string
+let runtimeVersion = ''
+
+beforeAll(async () => {
+  await pullBusybox(client)
+  pod = await createPod(client, {name: 'extras', namespace})
+  sleeper = await runContainer(client, pod, {name: 'sleeper', script: 'sleep 3600'})
+  const version = await client.runtime('version', {version: '0.1.0'})
+  runtimeVersion = `${version.runtimeName} ${version.runtimeVersion.replace(/^v/, '')}`
+})
+
+afterAll(async () => {
+  await cleanupNamespace(client, namespace)
+  removePodLogs(pod)
+  expect(await sandboxesIn(client, namespace)).toEqual([])
+  client.close()
+})
+
+/** True on the lab's containerd 1.6, whose answer to all three is UNIMPLEMENTED. */
+const isContainerd16 = () => runtimeVersion.startsWith('containerd 1.6.')
+
+describe('on containerd 1.6: one line, exit 6', () => {
+  it('runtime-config names RuntimeConfig, as podctl and as crictl', async () => {
+    if (!isContainerd16()) return
+    const need = "the CRI's RuntimeConfig needs containerd 2.0+ or CRI-O 1.28+"
+    const line = `Error: ${runtimeVersion} does not implement RuntimeConfig (${need})\n`
+    const results = await Promise.all([podctl(['runtime-config'], {env}), podctl(['runtime-config'], {env: asCrictl})])
+    for (const result of results) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+  })
+
+  it('metricsp names ListPodSandboxMetrics, in every format', async () => {
+    if (!isContainerd16()) return
+    const need = "the CRI's pod metrics API is newer than containerd 1.x; statsp shows CPU and memory"
+    const line = `Error: ${runtimeVersion} does not implement ListPodSandboxMetrics (${need})\n`
+    const results = await Promise.all([
+      podctl(['metricsp'], {env}),
+      podctl(['metricsp', '-o', 'json'], {env}),
+      podctl(['metricsp', '-o', 'yaml'], {env: asCrictl}),
+    ])
+    for (const result of results) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+  })
+
+  it('checkpoint names CheckpointContainer once, for a running container by prefix and by POD/CONTAINER', async () => {
+    if (!isContainerd16()) return
+    const need = "the CRI's checkpoint API needs containerd 1.7+ or CRI-O 1.25+"
+    const line = `Error: ${runtimeVersion} does not implement CheckpointContainer (${need})\n`
+    const results = await Promise.all([
+      podctl(['checkpoint', sleeper.slice(0, 12), '-e', '/tmp/podctl-e2e-checkpoint.tar'], {env}),
+      podctl(['checkpoint', '-n', namespace, 'extras/sleeper', '--export=/tmp/podctl-e2e-checkpoint.tar'], {env}),
+      podctl(['checkpoint', '-e', '/tmp/podctl-e2e-checkpoint.tar', sleeper.slice(0, 12)], {env: asCrictl}),
+    ])
+    for (const result of results) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+  })
+})
+
+describe('on any runtime', () => {
+  it('checkpoint refuses a missing --export before asking the runtime anything', async () => {
+    const result = await podctl(['checkpoint', sleeper.slice(0, 12)], {env})
+    expect(result).toMatchObject({
+      code: ExitCode.USAGE,
+      stdout: '',
+      stderr: 'Error: checkpoint needs --export (-e): the tar archive to write the checkpoint to, e.g. --export=/tmp/web.tar\n',
+    })
+  })
+})
