@@ -185,13 +185,13 @@ describe('supervisor: container events where the runtime has them', () => {
     await until('the first pass', () => listings() >= 1)
     const listed = listings()
     fake.breakEventStreams(GrpcStatus.INTERNAL, 'transport is closing')
-    await until('polling', () => modes(events).length === 2)
+    await until('polling', () => modes(events).length >= 2)
     expect(events.find((e) => e.reason === 'Polling')?.message).toMatch(
       /^The container event stream broke \(.*transport is closing.*\): listing it every 100ms, subscribing again in 200ms$/,
     )
     // Listed again at once (an event may have been lost) and every 100ms meanwhile.
     await until('a listing after the break', () => listings() > listed)
-    await until('the new stream', () => modes(events).length === 3)
+    await until('the new stream', () => modes(events).length >= 3)
     expect(modes(events)).toEqual(['ContainerEvents', 'Polling', 'ContainerEvents'])
     expect(count('getContainerEvents')).toBe(2)
     expect(fake.openEventStreams()).toBe(1)
@@ -206,7 +206,7 @@ describe('supervisor: container events where the runtime has them', () => {
     const events = await supervise({pollMs: 100, relistMs: 60_000, eventStreamTiming: {settleMs: 50, retryMs: 50, maxRetries: 1}})
     await until('the stream mode', () => modes(events).includes('ContainerEvents'))
     fake.breakEventStreams(GrpcStatus.UNAVAILABLE, 'connection reset')
-    await until('polling', () => modes(events).length === 2)
+    await until('polling', () => modes(events).length >= 2)
     expect(events.find((e) => e.reason === 'Polling')?.message).toMatch(/listing it every 100ms, until the runtime restarts$/)
     const listed = listings()
     await until('more listings', () => listings() >= listed + 3)
@@ -214,7 +214,7 @@ describe('supervisor: container events where the runtime has them', () => {
     // The runtime goes away for a listing and comes back: the stream is tried again.
     fake.failNext('listPodSandbox', GrpcStatus.UNAVAILABLE, 'connection refused')
     await until('the runtime back', () => events.some((e) => e.reason === 'RuntimeReady'))
-    await until('the new stream', () => modes(events).length === 3)
+    await until('the new stream', () => modes(events).length >= 3)
     expect(modes(events)).toEqual(['ContainerEvents', 'Polling', 'ContainerEvents'])
     expect(count('getContainerEvents')).toBe(2)
   })
