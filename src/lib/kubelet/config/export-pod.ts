@@ -115,9 +115,12 @@ async function fromRuntime(client: CriClient, sandbox: PodSandbox): Promise<Expo
     sandboxConfig: configOf(info),
     containers: statuses.filter((container): container is RuntimeContainer => container !== undefined),
   })
-  const made = sandbox.annotations[PodctlAnnotation.podDirectory] === undefined ? '' : ' (podctl ran it, but its record is gone)'
+  const why =
+    sandbox.annotations[PodctlAnnotation.podDirectory] === undefined
+      ? 'podctl did not make it'
+      : 'made by runp/create, or its pod directory is gone'
   const notes = [
-    `no record of this pod${made}: rebuilt from the runtime; not on the runtime, so left out: ${rebuilt.unrecovered.join(', ')}`,
+    `no record of this pod (${why}): rebuilt from the runtime; not on the runtime, so left out: ${rebuilt.unrecovered.join(', ')}`,
   ]
   if (rebuilt.secretEnv.length > 0)
     notes.push(`env variables from Secrets left out (their values are never printed): ${rebuilt.secretEnv.join(', ')}`)
