@@ -40,13 +40,15 @@ references in a static pod; stderr lists them). -o json prints one object, or a 
     example('For a static pod directory', 'web -n shop --as static > /etc/kubernetes/manifests/web.yaml'),
   ]
 
+  static override usage = '<%= command.id %> POD [-n NAMESPACE] [--as pod|deployment|static] [-o yaml|json]'
+
   static override args = {
     pod: Args.string({required: true, description: 'Pod name (in --namespace), name_namespace or sandbox ID prefix.'}),
   }
 
   static override flags = {
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod name (default "default").'}),
-    as: Flags.string({summary: 'The form: pod (default), deployment or static.', helpValue: 'pod|deployment|static', default: 'pod'}),
+    as: Flags.string({summary: 'The form: pod, deployment or static.', helpValue: 'pod|deployment|static', default: 'pod'}),
     output: outputFlag(['yaml', 'json']),
     'node-name': Flags.string({summary: 'The node name a static pod of the kubelet is suffixed with (default: the host name).'}),
     'pod-dir-root': podDirRootFlag,
