@@ -5,7 +5,7 @@
  * the Secret only named), and one made with runp/create (rebuilt from the runtime, what is
  * missing said on stderr).
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -144,7 +144,42 @@ spec:
     expect(list.kind).toBe('List')
     expect(list.items.map((item: {kind: string}) => item.kind)).toEqual(['ConfigMap', 'Deployment'])
     expect(list.items[1].spec).toMatchObject({replicas: 1, selector: {matchLabels: {app: 'web'}}})
+
+    // A static pod file holds the Pod alone, and the kubelet refuses its API references: said, one line each.
+    const asStatic = await run('export', 'web', '-n', 'shop', '--as', 'static')
+    expect(asStatic.code, asStatic.stderr).toBe(0)
+    expect(asStatic.stdout).toMatch(/^apiVersion: v1\nkind: Pod\n/)
+    expect(asStatic.stderr.split('\n').filter((line) => line.startsWith('Warning:'))).toEqual([
+      'Warning: spec.containers[0].env[1].valueFrom.configMapKeyRef: a static pod cannot reference a ConfigMap (the kubelet rejects it)',
+      'Warning: spec.containers[0].env[2].valueFrom.secretKeyRef: a static pod cannot reference a Secret (the kubelet rejects it)',
+    ])
+
+    // The record changed under the running container (a sync -f not applied yet): the hash says so.
+    const [sandbox] = fake.sandboxes.values()
+    const record = join(dir, 'pods', sandbox.metadata.uid, 'pod.json')
+    const changed = JSON.parse(readFileSync(record, 'utf8'))
+    changed.containers[0].command = ['sleep', '60']
+    writeFileSync(record, JSON.stringify(changed))
+    const drifted = await run('export', 'web', '-n', 'shop')
+    expect(drifted.stderr).toMatch(
+      /^Note: container app runs another spec than the record's \(io\.kubernetes\.container\.hash [0-9a-f]+\); the export is the record$/m,
+    )
+    expect(drifted.stdout).toContain('        - sleep\n        - "60"\n')
     expect((await run('kill', 'web', '-n', 'shop', '--force')).code).toBe(0)
+  })
+
+  it('a static pod of the kubelet (kubernetes.io/config.source: file) loses the -<node> suffix under --as static', async () => {
+    const kubeletPod = file(
+      'kubelet-pod.yaml',
+      POD.replace('name: web,', 'name: web-node-1, annotations: {kubernetes.io/config.source: file, kubernetes.io/config.hash: 9f2c},'),
+    )
+    expect((await run('runp', kubeletPod, '-q')).code).toBe(0)
+    const result = await run('export', 'web-node-1', '-n', 'shop', '--as', 'static', '--node-name', 'node-1')
+    expect(result.code, result.stderr).toBe(0)
+    expect(
+      result.stdout.startsWith('apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: shop\n  labels:\n    app: web\nspec:\n'),
+    ).toBe(true)
+    expect(result.stdout).not.toContain('kubernetes.io/config')
   })
 
   it('a pod made with runp and create: rebuilt from the runtime, what it lacks said on stderr', async () => {

@@ -12,7 +12,7 @@ import {configMapManifest, describeSecrets, type ExportForm, inForm, objectRefer
 import type {PodModel} from '../../manifest/model.js'
 import {podManifest} from '../../manifest/pod-manifest.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {PodctlAnnotation, podDirectoryOf, podUidOf} from '../../kube/labels.js'
+import {ContainerAnnotation, containerHash, containerName, PodctlAnnotation, podDirectoryOf, podUidOf} from '../../kube/labels.js'
 import {liveObjects} from '../core/env.js'
 import {readDesiredPod} from './desired-state.js'
 import {referencedObjects} from './recorded-objects.js'
@@ -51,6 +51,7 @@ export async function exportPod(client: CriClient, sandboxes: readonly PodSandbo
   const uid = podUidOf(sandbox.labels) || sandbox.metadata?.uid || ''
   const recorded = uid === '' ? undefined : await readDesiredPod(recordRoot(sandbox, uid, options.podDirRoot), uid, client.runtimeEndpoint)
   const exported = recorded ? fromRecord(recorded) : await fromRuntime(client, sandbox)
+  if (recorded) exported.notes.push(...(await specDrift(client, sandbox, recorded)))
   const fromStaticFile = sandbox.annotations[CONFIG_SOURCE] === 'file'
   const name = String((exported.pod.metadata as ManifestObject).name ?? '')
   const staticName = options.form === 'static' && fromStaticFile ? staticPodName(name, options.nodeName) : undefined
@@ -82,6 +83,29 @@ function fromRecord(pod: PodModel): Exported {
   if (references.secrets.size > 0)
     notes.push(`the pod needs Secrets ${describeSecrets(references.secrets)}: never printed; give them beside the manifest`)
   return {pod: manifest, configMaps: kept.map((configMap) => configMapManifest(configMap)), notes}
+}
+
+/**
+ * The kubelet's check of a container against its spec (io.kubernetes.container.hash): a container
+ * that runs another spec than the record's (a sync since changed it, or is about to) is said, as the
+ * export is the record, not what runs.
+ */
+async function specDrift(client: CriClient, sandbox: PodSandbox, pod: PodModel): Promise<string[]> {
+  const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: sandbox.id}})
+  const specs = new Map([...pod.initContainers, ...pod.containers].map((container) => [container.name, container]))
+  const newest = new Map<string, (typeof containers)[number]>()
+  for (const container of containers) {
+    const name = containerName(container)
+    const seen = newest.get(name)
+    if (!seen || container.createdAt > seen.createdAt) newest.set(name, container)
+  }
+
+  return [...newest].flatMap(([name, container]) => {
+    const spec = specs.get(name)
+    const running = container.annotations[ContainerAnnotation.hash]
+    if (!spec || running === undefined || running === containerHash(spec)) return []
+    return [`container ${name} runs another spec than the record's (io.kubernetes.container.hash ${running}); the export is the record`]
+  })
 }
 
 /** The CRI config in a verbose answer: containerd keeps it in the JSON of its `info` key; others may give `config` itself. */
