@@ -9,9 +9,10 @@
  *   JS RegExps), or be empty when the expected text is ""; stderr likewise;
  * - each spec with an endpoint gets a fresh runtime (StartCrio in BeforeEach): here a private
  *   containerd (test/support/fresh-runtime.ts), never the shared lab, because `rm -a`, `rmi -a` and
- *   `rmp -a` would wipe it. A fresh containerd answers in ~0.1-0.3 s here, so one per spec (14 in
+ *   `rmp -a` would wipe it. A fresh containerd answers in ~0.1-0.3 s here, so one per spec (15 in
  *   all) costs a few seconds and keeps every spec order-free (a pull before `rmi -a` would otherwise
- *   turn "No images to remove" into "Deleted: …").
+ *   turn "No images to remove" into "Deleted: …"). StopCrio's own check is kept: the runtime,
+ *   interrupted, exits 0.
  *
  * What differs from upstream, and why:
  * - the runtime is containerd 1.6, not CRI-O 1.26: `version` expects "RuntimeName:  containerd";
@@ -69,8 +70,8 @@ function crictl(endpoint: string, args: string): Session {
   const child = spawn(CRICTL, [`--runtime-endpoint=${endpoint}`, ...args.split(' ')], {env: crictlEnv(), stdio: ['ignore', 'pipe', 'pipe']})
   let stdout = ''
   let stderr = ''
-  child.stdout?.on('data', (chunk) => (stdout += chunk))
-  child.stderr?.on('data', (chunk) => (stderr += chunk))
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
   const exit = new Promise<{code: number; stdout: string; stderr: string}>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
@@ -123,8 +124,10 @@ function useFreshRuntime(): () => string {
     runtime = await startFreshRuntime()
   })
   afterEach(async () => {
-    await runtime?.stop()
+    const stopping = runtime
     runtime = undefined
+    // StopCrio: the runtime, interrupted, must end with exit code 0
+    if (stopping) expect(await stopping.stop(), 'how the fresh containerd ended on SIGINT').toEqual({exitCode: 0, signal: null})
   })
   return () => {
     if (!runtime) throw new Error('no fresh runtime: its start failed')

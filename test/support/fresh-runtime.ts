@@ -36,13 +36,22 @@ const BRIDGE = 'podctl-fresh0'
 const SUBNET = '10.236.0.0/16'
 const GATEWAY = '10.236.0.1'
 
+export interface DaemonEnd {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+}
+
 export interface FreshRuntime {
   /** unix:// endpoint of the private containerd's CRI socket */
   endpoint: string
   /** Temp dir that holds everything of it; gone after stop(). */
   dir: string
-  /** Kills the daemon (and any shim it started), unmounts what is mounted under dir, removes dir. Safe to call twice. */
-  stop: () => Promise<void>
+  /**
+   * Interrupts the daemon (SIGINT, as gexec's Interrupt; SIGKILL after 20 s), kills any shim it
+   * started, unmounts what is mounted under dir and removes dir. Resolves to how the daemon ended
+   * (a clean stop is exit code 0). Safe to call twice.
+   */
+  stop: () => Promise<DaemonEnd>
 }
 
 /** The lab's containerd config with every path of the lab's own moved under `dir`. */
@@ -121,10 +130,10 @@ function mountsUnder(dir: string): string[] {
     .reverse()
 }
 
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+function exited(child: ChildProcess): Promise<DaemonEnd> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({exitCode: child.exitCode, signal: child.signalCode})
   return new Promise((resolve) => {
-    child.once('exit', () => resolve())
+    child.once('exit', (exitCode, signal) => resolve({exitCode, signal}))
   })
 }
 
@@ -171,15 +180,15 @@ export async function startFreshRuntime(): Promise<FreshRuntime> {
   const killOnExit = () => daemon.kill('SIGKILL')
   process.once('exit', killOnExit)
 
-  let stopped: Promise<void> | undefined
+  let stopped: Promise<DaemonEnd> | undefined
   const stop = () => {
     stopped ??= (async () => {
-      daemon.kill('SIGTERM')
+      daemon.kill('SIGINT')
       // unref'd: a daemon that exits at once leaves no 20 s timer holding the test process
-      const gone = await Promise.race([exited(daemon).then(() => true), sleep(20_000, false, {ref: false})])
-      if (!gone) {
+      let end = await Promise.race([exited(daemon), sleep(20_000, undefined, {ref: false})])
+      if (!end) {
         daemon.kill('SIGKILL')
-        await exited(daemon)
+        end = await exited(daemon)
       }
 
       process.removeListener('exit', killOnExit)
@@ -191,6 +200,7 @@ export async function startFreshRuntime(): Promise<FreshRuntime> {
       const left = mountsUnder(dir)
       if (left.length > 0) throw new Error(`could not unmount under ${dir}: ${left.join(', ')}`)
       rmSync(dir, {recursive: true, force: true})
+      return end
     })()
     return stopped
   }
