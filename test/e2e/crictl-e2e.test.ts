@@ -37,7 +37,8 @@ import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
 import {lab} from '../support/lab.js'
 import {ROOT} from '../support/podctl.js'
 
-const CRICTL = process.env.PODCTL_E2E_CRICTL ?? `${ROOT}bin/crictl`
+/** podctl as crictl; PODCTL_E2E_CRICTL (unless empty) names another, e.g. the reference /opt/crictl-ref/crictl. */
+const CRICTL = process.env.PODCTL_E2E_CRICTL || `${ROOT}bin/crictl`
 /** CrictlWithEndpoint waits a minute for crictl to exit. */
 const WAIT_MS = 60_000
 
