@@ -69,6 +69,11 @@ readonly PAUSE_TAG=3.9
 readonly BUSYBOX_IMAGE=$REGISTRY/$BUSYBOX_REPO:1.36
 readonly AUTH_BUSYBOX_IMAGE=$AUTH_REGISTRY/$BUSYBOX_REPO:1.36
 readonly PAUSE_IMAGE=$REGISTRY/$PAUSE_REPO:$PAUSE_TAG
+# Stand-ins for the images cri-tools' own e2e specs pull from gcr.io/k8s-staging-cri-tools (no outside
+# registry is reachable): same repository names under our registry, tag latest; the digest spec reads
+# test-image-digest's manifest digest from the registry (test/e2e/crictl-e2e.test.ts).
+readonly CRITOOLS_PREFIX=k8s-staging-cri-tools
+readonly CRITOOLS_IMAGES=(test-image-1 test-image-digest)
 
 readonly LOG_ROOT=$LAB_VAR/pods-logs
 readonly ENV_FILE=$LAB_RUN/env
@@ -447,6 +452,25 @@ build_pause() {
   echo "$stamp" >"$layout/.stamp"
 }
 
+# build_critools_images: one tiny one-file image per name in CRITOOLS_IMAGES (a file naming it, so
+# each has a digest of its own), for the pull specs of cri-tools' e2e suite.
+build_critools_images() {
+  local name layout stamp root
+  for name in "${CRITOOLS_IMAGES[@]}"; do
+    layout=$IMAGES_DIR/cri-tools-$name
+    stamp="rev=$IMAGE_REV cri-tools=$name"
+    if [[ -f $layout/.stamp && $(<"$layout/.stamp") == "$stamp" ]]; then continue; fi
+    log "building image $REGISTRY/$CRITOOLS_PREFIX/$name:latest"
+    root=$(mktemp -d "$IMAGES_DIR/rootfs.XXXXXX")
+    chmod 755 "$root"
+    printf 'podctl lab stand-in for gcr.io/%s/%s\n' "$CRITOOLS_PREFIX" "$name" >"$root/$name"
+    oci_build "$layout" "$root" \
+      "{\"Labels\":{\"org.opencontainers.image.title\":\"podctl-lab $CRITOOLS_PREFIX/$name\"}}" latest
+    rm -rf "$root"
+    echo "$stamp" >"$layout/.stamp"
+  done
+}
+
 # push_image NAME REPO TAG...: copy the OCI layout to the registry where the tag is missing or stale.
 push_image() {
   local name=$1 repo=$2 tag want have
@@ -470,6 +494,11 @@ ensure_images() {
   build_pause
   push_image busybox "$BUSYBOX_REPO" "${BUSYBOX_TAGS[@]}"
   push_image pause "$PAUSE_REPO" "$PAUSE_TAG"
+  build_critools_images
+  local name
+  for name in "${CRITOOLS_IMAGES[@]}"; do
+    push_image "cri-tools-$name" "$CRITOOLS_PREFIX/$name" latest
+  done
   [[ $(curl -sf -m 5 "$REG_URL/v2/_catalog") == *"\"$PAUSE_REPO\""* ]] || die "registry catalog lacks $PAUSE_REPO"
   push_auth_busybox
 }
@@ -667,6 +696,7 @@ PODCTL_LAB_AUTH_BUSYBOX=$AUTH_BUSYBOX_IMAGE
 PODCTL_LAB_AUTH_USER=$AUTH_REG_USER
 PODCTL_LAB_AUTH_PASSWORD=$(<"$AUTH_REG_PASSWORD_FILE")
 PODCTL_LAB_PAUSE=$PAUSE_IMAGE
+PODCTL_LAB_CRITOOLS_IMAGES=$REGISTRY/$CRITOOLS_PREFIX
 PODCTL_LAB_LOG_ROOT=$LOG_ROOT
 PODCTL_LAB_RUNTIME_HANDLER=$RUNTIME_HANDLER
 PODCTL_LAB_POD_CIDR=$POD_CIDR
