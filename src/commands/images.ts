@@ -8,6 +8,7 @@ import {type ImageRow, imagesOf, listImageRows, NONE, parseImageFilters} from '.
 import type {Image} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
 import {crictlImagesText} from '../lib/crictl/lists.js'
+import {listCrictlImages} from '../lib/crictl/list-calls.js'
 
 export interface ImagesResult {
   images: Image[]
@@ -74,8 +75,7 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
    */
   private async runAsCrictl(): Promise<ImagesResult> {
     const {flags} = this
-    const filter = this.args.repository ? {image: {image: this.args.repository, annotations: {}}} : undefined
-    const {images} = await (await this.client()).image('listImages', {filter})
+    const images = await listCrictlImages(await this.client(), this.args.repository)
     const result: ImagesResult = {images}
     if (this.output.kind === 'json' || this.output.kind === 'yaml') await this.emit(result)
     else if (!this.jsonEnabled()) process.stdout.write(crictlImagesText(images, {...flags, noTrunc: flags['no-trunc']}))

@@ -37,6 +37,7 @@ type Layer =
   | 'entry'
   | 'errors'
   | 'generated'
+  | 'crictl'
   | 'images'
   | 'kube'
   | 'kubelet'
@@ -72,6 +73,7 @@ type Layer =
 const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: [
     'base',
+    'crictl',
     'kubelet',
     'local-kubelet',
     'images',
@@ -94,6 +96,9 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // (from /proc, its flags and config file, its sockets), and its static pod directory. Only commands use it.
   'local-kubelet': ['manifest', 'kube', 'util', 'errors'],
   base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // crictl v1.29's personality (issue 20): its text, filters and messages over the read side's lists. Only
+  // commands use it; it renders like output/ and reads like node/, never a wing.
+  crictl: ['node', 'images', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],

@@ -100,3 +100,9 @@ export async function listCrictlContainers(client: CriClient, filters: CrictlCon
   const repoImage = filters.resolveImagePath ? (image: string) => findImage(images, image)?.repoTags[0] ?? image : undefined
   return {containers: selected, repoImage}
 }
+
+/** crictl's images: REPOSITORY[:TAG] goes to the runtime as ListImages' filter (containerd 1.6 ignores it). */
+export async function listCrictlImages(client: CriClient, repository: string | undefined): Promise<Image[]> {
+  const filter = repository ? {image: {image: repository, annotations: {}}} : undefined
+  return (await client.image('listImages', {filter})).images
+}
