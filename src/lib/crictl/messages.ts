@@ -38,6 +38,11 @@ export const DOING = {
   stopp: (ref: string) => `stopping the pod sandbox "${ref}"`,
   rmp: (ref: string) => `removing the pod sandbox "${ref}"`,
   removeContainer: (ref: string) => `removing container "${ref}" failed`,
+  inspect: {
+    container: (ref: string) => `getting the status of the container "${ref}"`,
+    pod: (ref: string) => `getting the pod sandbox status for "${ref}"`,
+    image: (ref: string) => `image status for "${ref}" request`,
+  },
   create: () => 'creating container',
   runp: () => 'run pod sandbox',
   run: () => 'running container',
