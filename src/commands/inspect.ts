@@ -98,6 +98,7 @@ and inspecti are "inspect pod" and "inspect image".`
       // Go's Println after YAML that already ends in a newline: a blank line after each document.
       if (this.output.kind === 'yaml' && !this.jsonEnabled()) this.log('')
     }
+
     if (firstFailure) throw crictlFailure(DOING.inspect[kind](firstFailure.ref), firstFailure.error)
     return shown
   }

@@ -104,13 +104,9 @@ name_namespace/container, which other commands accept as a container reference.`
       return result
     }
 
-    const now = Date.now()
     await this.emit(result, () =>
       flags.verbose
-        ? entries
-            .map((entry) => containerBlock(entry.container, now))
-            .join('')
-            .trimEnd()
+        ? verboseBlocks(entries)
         : this.output.kind === 'name'
           ? entries.map(containerRefName).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
@@ -171,4 +167,13 @@ name_namespace/container, which other commands accept as a container reference.`
     })
     return renderTable(headers, rows)
   }
+}
+
+/** crictl ps -v's blocks, in podctl's own mode too (the last blank line dropped, as podctl ends its output). */
+function verboseBlocks(entries: ContainerListEntry[]): string {
+  const now = Date.now()
+  return entries
+    .map((entry) => containerBlock(entry.container, now))
+    .join('')
+    .trimEnd()
 }

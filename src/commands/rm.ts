@@ -83,7 +83,7 @@ podctl rmp or podctl kill. Each ID is printed once removed; every failure is rep
     if (crictl) {
       // As crictl: a container it cannot find is the runtime's error alone; a failed removal says so.
       const removal = ({ref, error}: {ref: string; error: PodctlError}) =>
-        error.message === runningContainer(shown(ref)) ? error.message : `${DOING.removeContainer(shown(ref))}: ${crictlCause(error)}`
+        error.message === runningContainer(shown(ref)) ? error.message : `${DOING.removal(shown(ref))}: ${crictlCause(error)}`
       const lines = [
         ...failures.map(({error}) => ({error, line: crictlCause(error)})),
         ...outcome.failures.map((failure) => ({error: failure.error, line: removal(failure)})),

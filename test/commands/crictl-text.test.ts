@@ -4,6 +4,7 @@
  * rmp -a, rmi -a with nothing there), tables and -v blocks, Go-regexp filters, and the words and
  * streams of the mutating commands. test/e2e/crictl-text.test.ts compares the same on containerd.
  */
+/* eslint-disable @stylistic/max-len -- the expected tables are as wide as crictl prints them */
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -16,7 +17,7 @@ const fake = new FakePodRuntime()
 let env: Record<string, string | undefined>
 const crictl = (...args: string[]) => podctl(args, {env: {...env, PODCTL_PERSONALITY: 'crictl'}})
 const own = (...args: string[]) => podctl(args, {env: {...env, PODCTL_PERSONALITY: 'podctl'}})
-const LOGRUS = (level: string, message: string) => `time="<RFC3339>" level=${level} msg="${message}"\n`
+const logrus = (level: string, message: string) => `time="<RFC3339>" level=${level} msg="${message}"\n`
 const withoutTime = (text: string) => text.replaceAll(/time="[^"]+"/g, 'time="<RFC3339>"')
 
 beforeAll(async () => {
@@ -64,9 +65,9 @@ function addContainer(sandboxId: string, name: string, state: FakeContainer['sta
 describe('nothing to remove (crictl logs a note on stderr, exit 0)', () => {
   it('rm -a: "No containers to remove"; rmp -a: "No pods to remove"', async () => {
     const rm = await crictl('rm', '--all')
-    expect([rm.code, rm.stdout, withoutTime(rm.stderr)]).toEqual([0, '', LOGRUS('info', 'No containers to remove')])
+    expect([rm.code, rm.stdout, withoutTime(rm.stderr)]).toEqual([0, '', logrus('info', 'No containers to remove')])
     const rmp = await crictl('rmp', '--all')
-    expect([rmp.code, rmp.stdout, withoutTime(rmp.stderr)]).toEqual([0, '', LOGRUS('info', 'No pods to remove')])
+    expect([rmp.code, rmp.stdout, withoutTime(rmp.stderr)]).toEqual([0, '', logrus('info', 'No pods to remove')])
   })
 
   it('podctl keeps its own words', async () => {
@@ -91,12 +92,12 @@ describe('rmi (an image service with no images)', () => {
 
   it('rmi -a: "No images to remove"; rmi of an unknown image: "no such image", then the summary error', async () => {
     const all = await podctl(['rmi', '--all'], {env: images})
-    expect([all.code, all.stdout, withoutTime(all.stderr)]).toEqual([0, '', LOGRUS('info', 'No images to remove')])
+    expect([all.code, all.stdout, withoutTime(all.stderr)]).toEqual([0, '', logrus('info', 'No images to remove')])
     const missing = await podctl(['rmi', 'nonexist', 'other'], {env: images})
     expect(missing.stdout).toBe('')
     expect(withoutTime(missing.stderr)).toMatch(
       new RegExp(
-        `^${escape(LOGRUS('error', 'no such image nonexist') + LOGRUS('error', 'no such image other'))}.*unable to remove the image\\(s\\)\\n$`,
+        `^${escape(logrus('error', 'no such image nonexist') + logrus('error', 'no such image other'))}.*unable to remove the image\\(s\\)\\n$`,
         's',
       ),
     )
@@ -171,7 +172,7 @@ describe('mutating commands in crictl words', () => {
     expect(refused.stdout).toBe('')
     expect(withoutTime(refused.stderr)).toMatch(
       new RegExp(
-        `^${escape(LOGRUS('error', String.raw`container \"capp\" is running, please stop it first`))}Error: unable to remove container\\(s\\)\\n$`,
+        `^${escape(logrus('error', String.raw`container \"capp\" is running, please stop it first`))}Error: unable to remove container\\(s\\)\\n$`,
       ),
     )
     const stop = await crictl('stop', 'capp')

@@ -37,7 +37,7 @@ export const DOING = {
   update: (ref: string) => `updating container resources for "${ref}"`,
   stopp: (ref: string) => `stopping the pod sandbox "${ref}"`,
   rmp: (ref: string) => `removing the pod sandbox "${ref}"`,
-  removeContainer: (ref: string) => `removing container "${ref}" failed`,
+  removal: (ref: string) => `removing container "${ref}" failed`,
   inspect: {
     container: (ref: string) => `getting the status of the container "${ref}"`,
     pod: (ref: string) => `getting the pod sandbox status for "${ref}"`,

@@ -19,7 +19,7 @@ describe('crictl name filters (Go regexps)', () => {
     expect(regexMatcher(undefined, '--name')('x')).toBe(true)
   })
 
-  it('translate RE2-only syntax: leading flags, \\A and \\z, (?P<name>), \\Q…\\E, POSIX classes, \\pL, octal, ASCII \\s', () => {
+  it(String.raw`translate RE2-only syntax: leading flags, \A and \z, (?P<name>), \Q…\E, POSIX classes, \pL, octal, ASCII \s`, () => {
     expect(matches('(?i)WEB', 'web')).toBe(true)
     expect(matches(String.raw`\Aweb\z`, 'web')).toBe(true)
     expect(matches(String.raw`\Aweb\z`, 'web2')).toBe(false)
