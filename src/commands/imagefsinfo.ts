@@ -6,6 +6,8 @@ import {humanSize, nanosToIso} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {imageFsInfo} from '../lib/node/runtime-info.js'
 import type {FilesystemUsage, ImageFsInfoResponse} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlFilesystemsText} from '../lib/crictl/stats-text.js'
 
 export default class Imagefsinfo extends BaseCommand<typeof Imagefsinfo> {
   static override summary = 'Show how much disk the image (and container) filesystems use (CRI ImageFsInfo).'
@@ -30,7 +32,7 @@ runtime keeps containers on a separate filesystem.`
 
   public async run(): Promise<{status: ImageFsInfoResponse}> {
     const document = await imageFsInfo(await this.client())
-    await this.emit(document, () => this.table(document.status))
+    await this.emit(document, () => (isCrictl() ? crictlFilesystemsText(document.status).replace(/\n$/, '') : this.table(document.status)))
     return document
   }
 

@@ -115,7 +115,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
         : `no pods with label ${Object.entries(labels)
             .map(([k, v]) => `${k}=${v}`)
             .join(',')}`
-      this.stderrLine(`${what}${where}; nothing to kill`)
+      this.nothingToKill(`${what}${where}; nothing to kill`)
     }
 
     const force = flags.force || gracePeriod === 0
@@ -123,7 +123,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     const items = [...recorded.items, ...killed]
     const result: KillResult = {items, failures, ...(claims ? {claims: await this.deleteClaims(claims)} : {})}
     if (this.machineOutput()) await this.emit(result)
-    this.reportFailures(collapseIdentical(failures))
+    this.reportKillFailures(failures)
     return result
   }
 
@@ -140,6 +140,15 @@ the kubelet stops the pod; files podctl did not write are left alone.`
   /** The pods this command goes on to kill; the others are added to `failures` (rmp refuses running pods without --force). */
   protected admit(pods: SelectedPod[], _failures: PodFailure[]): SelectedPod[] {
     return pods
+  }
+
+  /** The note when --all or --label selects no pod (rmp and stopp say it crictl's way as crictl). */
+  protected nothingToKill(note: string): void {
+    this.stderrLine(note)
+  }
+
+  protected reportKillFailures(failures: PodFailure[]): void {
+    this.reportFailures(collapseIdentical(failures))
   }
 
   /** Whether the stopped containers and sandboxes stay (--keep; stopp always). */
@@ -227,7 +236,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
     return outcome
   }
 
-  private line(result: KillPodResult): string {
+  protected line(result: KillPodResult): string {
     if (result.recordOnly) return `${this.chalk.bold(result.pod)}: gone from the runtime; removed its record`
     const count = `${result.containersStopped} container${result.containersStopped === 1 ? '' : 's'} stopped`
     const fate = result.removed ? 'removed' : this.keepSandboxes() ? 'kept' : 'not removed'

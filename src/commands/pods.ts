@@ -8,6 +8,10 @@ import {renderTable} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlPodsText, podBlock} from '../lib/crictl/lists.js'
+import {crictlLabels, listCrictlPods} from '../lib/crictl/list-calls.js'
+import {UsageError} from '../lib/errors.js'
 
 export interface PodsResult {
   items: PodSandbox[]
@@ -36,11 +40,16 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     latest: Flags.boolean({summary: 'Only the most recently created pod.', exclusive: ['last']}),
     last: Flags.integer({summary: 'Only the N most recently created pods.', min: 1}),
     quiet: Flags.boolean({char: 'q', summary: 'Print full pod IDs only, one per line.'}),
+    verbose: Flags.boolean({
+      char: 'v',
+      summary: 'One block per pod (ID, names, state, created, labels, annotations, runtime), as crictl pods -v.',
+    }),
     'no-trunc': Flags.boolean({summary: 'Show full IDs.'}),
     output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'], {templates: true}),
   }
 
   public async run(): Promise<PodsResult> {
+    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
     const client = await this.client()
@@ -66,10 +75,37 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     }
 
     await this.emit(result, () =>
-      this.output.kind === 'name'
-        ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
-        : this.table(entries, wide, flags['no-trunc']),
+      flags.verbose
+        ? entries
+            .map((entry) => podBlock(entry.sandbox))
+            .join('')
+            .trimEnd()
+        : this.output.kind === 'name'
+          ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
+          : this.table(entries, wide, flags['no-trunc']),
     )
+    return result
+  }
+
+  /** crictl v1.29's pods: names and namespaces as Go regexps, its table, -q and -v exactly (lib/crictl/lists.ts). */
+  private async runAsCrictl(): Promise<PodsResult> {
+    const {flags} = this
+    const kind = this.output.kind
+    if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
+      throw new UsageError(`listing pod sandboxes: unsupported output format "${flags.output}"`)
+    const pods = await listCrictlPods(await this.client(), {
+      ...flags,
+      labels: crictlLabels(flags.label),
+      state: flags.state as 'notready' | 'ready' | undefined,
+      noTrunc: flags['no-trunc'],
+    })
+    const result: PodsResult = {items: pods}
+    if (kind === 'table') {
+      if (!this.jsonEnabled()) process.stdout.write(crictlPodsText(pods, {...flags, noTrunc: flags['no-trunc']}))
+      return result
+    }
+
+    await this.emit(result)
     return result
   }
 

@@ -16,6 +16,11 @@ import {
   truncateDigest,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {containerBlock, crictlPsText} from '../lib/crictl/lists.js'
+import {crictlLabels, listCrictlContainers} from '../lib/crictl/list-calls.js'
+import {UsageError} from '../lib/errors.js'
+import {inCrictlWords} from '../lib/crictl/errors.js'
 
 export interface PsResult {
   containers: Container[]
@@ -58,6 +63,10 @@ name_namespace/container, which other commands accept as a container reference.`
     latest: Flags.boolean({summary: 'Only the most recently created container (any state unless --state).', exclusive: ['last']}),
     last: Flags.integer({summary: 'Only the N most recently created containers (any state unless --state).', min: 1}),
     quiet: Flags.boolean({char: 'q', summary: 'Print full container IDs only, one per line.'}),
+    verbose: Flags.boolean({
+      char: 'v',
+      summary: 'One block per container (IDs, name, attempt, state, image, age, labels, annotations), as crictl ps -v.',
+    }),
     'no-trunc': Flags.boolean({summary: 'Show full IDs and image digests.'}),
     output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'], {templates: true}),
     'resolve-image-path': Flags.boolean({
@@ -69,6 +78,7 @@ name_namespace/container, which other commands accept as a container reference.`
   }
 
   public async run(): Promise<PsResult> {
+    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
     const wide = this.output.kind === 'wide' && !flags.quiet && !this.jsonEnabled()
@@ -96,8 +106,37 @@ name_namespace/container, which other commands accept as a container reference.`
     }
 
     await this.emit(result, () =>
-      this.output.kind === 'name' ? entries.map(containerRefName).join('\n') : this.table(entries, wide, flags['no-trunc']),
+      flags.verbose
+        ? verboseBlocks(entries)
+        : this.output.kind === 'name'
+          ? entries.map(containerRefName).join('\n')
+          : this.table(entries, wide, flags['no-trunc']),
     )
+    return result
+  }
+
+  /** crictl v1.29's ps: --pod and --id sent to the runtime, --name a Go regexp, --image by image ID; its table, -q and -v. */
+  private async runAsCrictl(): Promise<PsResult> {
+    const {flags} = this
+    const kind = this.output.kind
+    if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
+      throw inCrictlWords(new UsageError(`listing containers: unsupported output format "${flags.output}"`))
+    const {containers, repoImage} = await listCrictlContainers(await this.client(), {
+      ...flags,
+      labels: crictlLabels(flags.label),
+      state: flags.state as ContainerStateName | undefined,
+      noTrunc: flags['no-trunc'],
+      // As crictl: --image and -r apply to the table only (JSON and YAML list before the image check).
+      image: kind === 'table' ? flags.image : undefined,
+      resolveImagePath: flags['resolve-image-path'] && kind === 'table',
+    })
+    const result: PsResult = {containers}
+    if (kind === 'table') {
+      if (!this.jsonEnabled()) process.stdout.write(crictlPsText(containers, {...flags, noTrunc: flags['no-trunc'], repoImage}))
+      return result
+    }
+
+    await this.emit(result)
     return result
   }
 
@@ -129,4 +168,13 @@ name_namespace/container, which other commands accept as a container reference.`
     })
     return renderTable(headers, rows)
   }
+}
+
+/** crictl ps -v's blocks, in podctl's own mode too (the last blank line dropped, as podctl ends its output). */
+function verboseBlocks(entries: ContainerListEntry[]): string {
+  const now = Date.now()
+  return entries
+    .map((entry) => containerBlock(entry.container, now))
+    .join('')
+    .trimEnd()
 }

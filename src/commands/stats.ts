@@ -8,6 +8,8 @@ import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
 import type {ContainerStats} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlStatsText} from '../lib/crictl/stats-text.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]
@@ -95,12 +97,14 @@ crictl stats -o json run unchanged.`
       return
     }
 
-    process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !this.refreshed}))
+    // crictl clears the screen before every table itself (crictlStatsText).
+    if (!isCrictl()) process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !this.refreshed}))
     this.refreshed = true
     await this.emit(result, () => this.table(result.items))
   }
 
   private table(items: ContainerStatsSummary[]): string {
+    if (isCrictl()) return crictlStatsText(items.map((item) => ({...item, id: item.containerId}))).replace(/\n$/, '')
     const noTrunc = this.flags['no-trunc']
     const dash = (value: string | null, format: (v: string) => string) => (value === null ? '-' : format(value))
     const rows = items.map((item) => [

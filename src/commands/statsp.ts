@@ -8,6 +8,8 @@ import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type PodStatsSummary, startPodStatsSampler} from '../lib/node/pod-stats.js'
 import type {PodSandboxStats} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlPodStatsText} from '../lib/crictl/stats-text.js'
 
 export interface StatspResult {
   items: PodStatsSummary[]
@@ -69,13 +71,15 @@ runtime gave them.`
         return result
       }
 
-      process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !refreshed}))
+      // crictl clears the screen before every table itself (crictlPodStatsText).
+      if (!isCrictl()) process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !refreshed}))
       refreshed = true
       await this.emit(result, () => this.table(items))
     }
   }
 
   private table(items: PodStatsSummary[]): string {
+    if (isCrictl()) return crictlPodStatsText(items).replace(/\n$/, '')
     const rows = items.map((item) => [
       item.podName,
       item.namespace,

@@ -9,6 +9,7 @@ import {setMaxListeners} from 'node:events'
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {isCrictl} from './crictl/personality.js'
+import {isInCrictlWords} from './crictl/errors.js'
 import {fatal as crictlFatal, withFatalPrefix} from './crictl/log.js'
 import {type CrictlConfig, loadConfig, locateConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
@@ -220,7 +221,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected reportFailure(failure: PodctlError): void {
     if (isCrictl()) {
-      this.aboveSpinner(() => crictlFatal(withFatalPrefix(failure.message)))
+      this.aboveSpinner(() => crictlFatal(isInCrictlWords(failure) ? failure.message : withFatalPrefix(failure.message)))
       process.exitCode = 1
       return
     }

@@ -15,7 +15,7 @@ import {
   VERSION_FLAG,
 } from './command-spec.js'
 import {CRICTL_COMMANDS} from './command-table.js'
-import {tabwrite} from './tab-writer.js'
+import {tabwriteText, URFAVE_HELP} from './tabwriter.js'
 
 /** urfave's wrap() with its 10000-column limit: only continuation lines of a multi-line text are indented. */
 function wrap(text: string, offset: number): string {
@@ -98,7 +98,7 @@ export function appHelp(): string {
     commandsSection(CRICTL_COMMANDS) +
     optionsSection('GLOBAL OPTIONS', [...GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG]) +
     '\n'
-  return tabwrite(text)
+  return tabwriteText(text, URFAVE_HELP)
 }
 
 /**
@@ -113,7 +113,7 @@ export function commandHelp(command: CrictlCommand, helpName = `${APP.name} ${co
     descriptionSection(command) +
     optionsSection('OPTIONS', visibleFlags(command)) +
     '\n'
-  return tabwrite(text)
+  return tabwriteText(text, URFAVE_HELP)
 }
 
 /** SubcommandHelpTemplate: a command's help after a usage error, or when its Action shows usage (`crictl rm`). */
@@ -125,7 +125,7 @@ export function subcommandHelp(command: CrictlCommand, helpName = `${APP.name} $
     commandsSection([HELP_COMMAND]) +
     optionsSection('OPTIONS', visibleFlags(command)) +
     '\n'
-  return tabwrite(text)
+  return tabwriteText(text, URFAVE_HELP)
 }
 
 /** urfave's VersionPrinter, with the podctl release behind crictl's so `awk '{print $3}'` still reads v1.29.0. */

@@ -1,0 +1,162 @@
+/**
+ * crictl's text under the crictl personality on the lab: the tables, -q/-v, Go-regexp filters and
+ * the mutating commands' words, checked literally, then side by side with the reference crictl
+ * v1.29 (/opt/crictl-ref/crictl, built for comparison only) on the same objects. Only this file's
+ * own namespace is touched: no -a removal ever runs here (the fake runtime covers those paths).
+ */
+import {existsSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod, waitForExit} from '../support/containers.js'
+import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {podctl, ROOT} from '../support/podctl.js'
+
+/** The program under test: bin/run.js with PODCTL_PERSONALITY=crictl until bin/crictl lands; then only this line changes. */
+const CRICTL_BIN = `${ROOT}bin/run.js`
+const REFERENCE = '/opt/crictl-ref/crictl'
+
+const client = labClient()
+const namespace = uniqueNamespace('crictl-text')
+const env = labEnv({IMAGE_SERVICE_ENDPOINT: lab().endpoint, PODCTL_PERSONALITY: 'crictl'})
+const crictl = (...args: string[]) => podctl(args, {env, entry: CRICTL_BIN})
+let pod: TestPod
+let sleeper: string
+let finished: string
+
+/** Ages move between two runs: each becomes AGE, and the padding around it one marker. */
+const withoutAges = (text: string) =>
+  text
+    .replaceAll(/(Less than a second|About a minute|About an hour|\d+ (seconds?|minutes|hours|days|weeks|months|years)) ago/g, 'AGE')
+    .replaceAll(/ {3,}/g, ' | ')
+
+beforeAll(async () => {
+  await pullBusybox(client)
+  pod = await createPod(client, {name: 'text-web', namespace, labels: {tier: 'web'}})
+  sleeper = await runContainer(client, pod, {name: 'sleeper', script: 'sleep 3600'})
+  finished = await runContainer(client, pod, {name: 'finished', script: 'true'})
+  await waitForExit(client, finished)
+})
+
+afterAll(async () => {
+  await cleanupNamespace(client, namespace)
+  removePodLogs(pod)
+  expect(await sandboxesIn(client, namespace)).toEqual([])
+  client.close()
+})
+
+describe('crictl text on containerd', () => {
+  it('version: four lines, two spaces after each colon', async () => {
+    const version = await crictl('version')
+    expect(version.code).toBe(0)
+    expect(version.stdout).toMatch(/^Version: {2}0\.1\.0\nRuntimeName: {2}containerd\nRuntimeVersion: {2}\S+\nRuntimeApiVersion: {2}v1\n$/)
+  })
+
+  it('pods: namespace as an unanchored regexp, the table, -q, -v', async () => {
+    const table = await crictl('pods', '--namespace', namespace.slice(0, -2))
+    expect(withoutAges(table.stdout)).toBe(
+      'POD ID | CREATED | STATE | NAME | NAMESPACE | ATTEMPT | RUNTIME\n' +
+        `${pod.id.slice(0, 13)} | AGE | Ready | text-web | ${namespace} | 0 | (default)\n`,
+    )
+    expect((await crictl('pods', '--namespace', `^${namespace}$`, '--name', 'web$', '-q')).stdout).toBe(`${pod.id}\n`)
+    expect((await crictl('pods', '--namespace', `^${namespace}$`, '--name', '^web')).stdout).toMatch(/^POD ID[^\n]+\n$/)
+    const verbose = await crictl('pods', '--id', pod.id.slice(0, 10), '-v')
+    expect(verbose.stdout).toMatch(
+      new RegExp(
+        `^ID: ${pod.id}\\nName: text-web\\nUID: ${pod.spec.uid}\\nNamespace: ${namespace}\\nStatus: Ready\\n` +
+          String.raw`Created: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC\nLabels:\n(\t.+ -> .+\n){4}Runtime: \(default\)\n\n$`,
+      ),
+    )
+  })
+
+  it('ps: running only by default, -a, --pod ID prefix, --name regexp, --image by image ID, -q', async () => {
+    const running = await crictl('ps', '--pod', pod.id.slice(0, 12))
+    expect(withoutAges(running.stdout)).toBe(
+      'CONTAINER | IMAGE | CREATED | STATE | NAME | ATTEMPT | POD ID | POD\n' +
+        `${sleeper.slice(0, 13)} | ${lab().busybox} | AGE | Running | sleeper | 0 | ${pod.id.slice(0, 13)} | text-web\n`,
+    )
+    expect((await crictl('ps', '-a', '--pod', pod.id, '--name', 'fin|sle', '-q')).stdout).toBe(`${finished}\n${sleeper}\n`)
+    expect((await crictl('ps', '-a', '--pod', pod.id, '--state', 'EXITED', '-q')).stdout).toBe(`${finished}\n`)
+    expect((await crictl('ps', '-a', '--pod', pod.id, '--image', lab().busybox, '--last', '1', '-q')).stdout).toBe(`${finished}\n`)
+    expect((await crictl('ps', '-a', '--pod', pod.id, '--image', 'localhost:5000/podctl/nothing:1', '-q')).stdout).toBe('')
+  })
+
+  it('inspect of two IDs: two documents, not a list; go-template once per ID', async () => {
+    const two = await crictl('inspect', '-q', sleeper, finished)
+    expect(two.code).toBe(0)
+    expect(two.stdout.startsWith('{\n')).toBe(true)
+    expect(two.stdout.match(/^\{$/gm)).toHaveLength(2)
+    const ids = await crictl('inspect', '-o', 'go-template', '--template', '{{.status.id}}', sleeper, finished)
+    expect(ids.stdout).toBe(`${sleeper}\n${finished}\n`)
+  })
+
+  it('imagefsinfo -o table: container filesystems, then image filesystems, one indexed line per value', async () => {
+    const table = await crictl('imagefsinfo', '-o', 'table')
+    expect(table.stdout).toMatch(
+      /^Container Filesystem \nImage Filesystem \nTimeStamp\[0]: \d+\nDisk\[0]: [\d.]+[kMG]?B\nInodes\[0]: \d+\nMountpoint\[0]: \/\S+\n$/,
+    )
+  })
+
+  it('pull: one line on stdout, nothing on stderr', async () => {
+    const pull = await crictl('pull', lab().busybox)
+    expect([pull.code, pull.stderr]).toEqual([0, ''])
+    expect(pull.stdout).toMatch(/^Image is up to date for sha256:[0-9a-f]{64}\n$/)
+  })
+
+  it("stop and rm: the ID as typed; rm of a running container is refused in crictl's words", async () => {
+    const doomed = await runContainer(client, pod, {name: 'doomed', script: 'sleep 3600'})
+    const ref = doomed.slice(0, 12)
+    const refused = await crictl('rm', ref)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toMatch(
+      new RegExp(`^time="[^"]+" level=error msg="container \\\\"${ref}\\\\" is running, please stop it first"\\n`),
+    )
+    expect(await crictl('stop', '--timeout', '0', ref)).toMatchObject({code: 0, stdout: `${ref}\n`})
+    expect(await crictl('rm', ref)).toMatchObject({code: 0, stdout: `${ref}\n`})
+  })
+})
+
+describe.skipIf(!existsSync(REFERENCE))('side by side with the reference crictl v1.29', () => {
+  const reference = (...args: string[]) =>
+    spawnSync(REFERENCE, args, {env: {...process.env, ...env} as NodeJS.ProcessEnv, encoding: 'utf8'})
+
+  // Other helpers pull and remove images on the shared lab meanwhile: only the header and the busybox rows are compared.
+  const busyboxOnly = (text: string) =>
+    text
+      .split(/(?<=\n)\n/)
+      .flatMap((block) => (block.startsWith('ID: ') ? (block.includes(`RepoTags: ${lab().busybox}\n`) ? [block] : []) : block.split('\n')))
+      .filter(
+        (line) => line.startsWith('IMAGE ') || line.startsWith('ID: ') || line.includes('/podctl/busybox') || line.startsWith('Version:'),
+      )
+      // An image pulled meanwhile may widen a column: padding is compared as one marker.
+      .map((line) => line.replaceAll(/ {3,}/g, ' | '))
+
+  it.each(
+    [['version'], ['images'], ['images', '-v'], ['images', '--digests', '--pinned', '--no-trunc']].map(
+      (args) => [args.join(' '), args] as const,
+    ),
+  )('%s: the same stdout', async (_name, args) => {
+    const [ours, theirs] = [await crictl(...args), reference(...args)]
+    expect(busyboxOnly(ours.stdout)).toEqual(busyboxOnly(theirs.stdout))
+    expect(busyboxOnly(ours.stdout).length).toBeGreaterThan(0)
+  })
+
+  it('pods, ps and their -q/-v/--no-trunc forms: the same stdout (ages aside)', async () => {
+    const forms = [
+      ['pods', '--namespace', namespace],
+      ['pods', '--namespace', namespace, '--no-trunc'],
+      ['pods', '--namespace', namespace, '-v'],
+      ['pods', '--namespace', namespace, '--label', 'tier=web', '-q'],
+      ['ps', '-a', '--pod', pod.id],
+      ['ps', '-a', '--pod', pod.id, '-v'],
+      ['ps', '-a', '--pod', pod.id, '-r', '--no-trunc'],
+      ['ps', '--pod', pod.id, '--latest', '-o', 'table'],
+      ['ps', '-a', '--pod', pod.id, '--name', '^fin', '-q'],
+    ]
+    for (const args of forms) {
+      const [ours, theirs] = [await crictl(...args), reference(...args)]
+      expect({args, stdout: withoutAges(ours.stdout)}).toEqual({args, stdout: withoutAges(theirs.stdout)})
+    }
+  })
+})
