@@ -34,6 +34,7 @@ type Layer =
   | 'commands'
   | 'completion'
   | 'cri'
+  | 'crictl'
   | 'entry'
   | 'errors'
   | 'generated'
@@ -81,6 +82,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'logs',
     'completion',
     'streaming',
+    'crictl',
     'kube',
     'util',
     'errors',
@@ -103,6 +105,9 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   streaming: ['kube', 'cri', 'util', 'errors', 'generated'],
   completion: ['util', 'errors'],
   kube: ['cri', 'util', 'errors', 'generated'],
+  // The crictl personality (issue 20): which program podctl is, and crictl's own output, built from the
+  // runtime's answers (cri) for objects the read side resolved (node). Only commands use it.
+  crictl: ['node', 'cri', 'util', 'errors', 'generated'],
   cri: ['util', 'errors', 'generated'],
   util: ['errors'],
   errors: [],
