@@ -5,6 +5,8 @@ import {outputFlag} from '../lib/flags.js'
 import {humanSize, nanosToIso} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {imageFsInfo} from '../lib/node/runtime-info.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlImageFsInfo} from '../lib/crictl/runtime-documents.js'
 import type {FilesystemUsage, ImageFsInfoResponse} from '../generated/runtime/v1/api.js'
 
 export default class Imagefsinfo extends BaseCommand<typeof Imagefsinfo> {
@@ -29,6 +31,12 @@ runtime keeps containers on a separate filesystem.`
   }
 
   public async run(): Promise<{status: ImageFsInfoResponse}> {
+    const format = this.output.kind
+    if (isCrictl() && (format === 'json' || format === 'yaml') && !this.jsonEnabled()) {
+      this.log(await crictlImageFsInfo(await this.client(), format))
+      return {status: {imageFilesystems: [], containerFilesystems: []}}
+    }
+
     const document = await imageFsInfo(await this.client())
     await this.emit(document, () => this.table(document.status))
     return document

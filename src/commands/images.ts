@@ -6,6 +6,8 @@ import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ImageRow, imagesOf, listImageRows, NONE, parseImageFilters} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {byImageRef, crictlMessage} from '../lib/crictl/documents.js'
 
 export interface ImagesResult {
   images: Image[]
@@ -57,6 +59,12 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
 
     if (flags.quiet) {
       if (!this.jsonEnabled()) for (const image of result.images) this.log(image.id)
+      return result
+    }
+
+    // As crictl: its jsonpb document of the ListImages answer, in its order, byte for byte.
+    if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !this.jsonEnabled()) {
+      this.log(crictlMessage('ListImagesResponse', {images: byImageRef(result.images)}, this.output.kind))
       return result
     }
 

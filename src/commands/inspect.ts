@@ -5,6 +5,8 @@ import {UsageError} from '../lib/errors.js'
 import {outputFlag} from '../lib/flags.js'
 import {type InspectKind, inspectObjects} from '../lib/node/inspect.js'
 import {statusTable} from '../lib/output/status-table.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlInspect} from '../lib/crictl/runtime-documents.js'
 
 export type InspectResult = Record<string, unknown> | Array<Record<string, unknown>>
 
@@ -67,6 +69,11 @@ and inspecti are "inspect pod" and "inspect image".`
       throw new UsageError(`inspect ${words[0]} needs at least one ID or name, e.g. podctl inspect ${words[0]} <ID>`)
     }
 
+    const format = this.output.kind
+    if (isCrictl() && (format === 'json' || format === 'yaml') && flags.template === undefined && !this.jsonEnabled()) {
+      return this.crictl(refs, kind, format)
+    }
+
     const outcome = await inspectObjects(await this.client(), refs, kind, {namespace: flags.namespace, verbose: !flags.quiet})
     const failures = outcome.failures.map((failure) => toPodctlError(failure.error))
     // One reference: its failure is the command's failure (and --json prints it as the error).
@@ -76,5 +83,22 @@ and inspecti are "inspect pod" and "inspect image".`
     // Several references: print what was found, then every failure; the first one sets the exit code.
     this.reportFailures(failures)
     return result
+  }
+
+  /** As crictl inspect/inspectp/inspecti: one document per reference, crictl's bytes. */
+  private async crictl(refs: string[], kind: InspectKind | undefined, format: 'json' | 'yaml'): Promise<InspectResult> {
+    const {flags} = this
+    const outcome = await inspectObjects(
+      await this.client(),
+      refs,
+      kind,
+      {namespace: flags.namespace, verbose: !flags.quiet},
+      (client, target, verbose) => crictlInspect(client, target, verbose, format),
+    )
+    for (const text of outcome.documents) this.log(text)
+    const failures = outcome.failures.map((failure) => toPodctlError(failure.error))
+    if (refs.length === 1 && failures.length === 1) throw failures[0]
+    this.reportFailures(failures)
+    return {}
   }
 }

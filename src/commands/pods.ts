@@ -8,6 +8,8 @@ import {renderTable} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlMessage, newestFirst} from '../lib/crictl/documents.js'
 
 export interface PodsResult {
   items: PodSandbox[]
@@ -62,6 +64,12 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
 
     if (flags.quiet) {
       if (!this.jsonEnabled()) for (const entry of entries) this.log(entry.sandbox.id)
+      return result
+    }
+
+    // As crictl: its jsonpb document of the ListPodSandbox answer, byte for byte.
+    if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !this.jsonEnabled()) {
+      this.log(crictlMessage('ListPodSandboxResponse', {items: newestFirst(result.items)}, this.output.kind))
       return result
     }
 

@@ -16,6 +16,8 @@ import {
   truncateDigest,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlMessage, newestFirst} from '../lib/crictl/documents.js'
 
 export interface PsResult {
   containers: Container[]
@@ -92,6 +94,12 @@ name_namespace/container, which other commands accept as a container reference.`
 
     if (flags.quiet) {
       if (!this.jsonEnabled()) for (const entry of entries) this.log(entry.container.id)
+      return result
+    }
+
+    // As crictl: its jsonpb document of the ListContainers answer, byte for byte.
+    if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !this.jsonEnabled()) {
+      this.log(crictlMessage('ListContainersResponse', {containers: newestFirst(result.containers)}, this.output.kind))
       return result
     }
 

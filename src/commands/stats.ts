@@ -8,6 +8,8 @@ import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
 import type {ContainerStats} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlStats} from '../lib/crictl/runtime-documents.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]
@@ -67,6 +69,14 @@ crictl stats -o json run unchanged.`
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
     const client = await this.client()
+    const format = this.output.kind
+    // As crictl: one ListContainerStats, printed as is (crictl samples only for its table); -p is a sandbox ID.
+    if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
+      const filter = {id: this.args.container ?? flags.id ?? '', podSandboxId: flags.pod ?? '', labelSelector: labels}
+      this.log(await crictlStats(client, filter, format))
+      return {items: [], stats: []}
+    }
+
     const sampler = await startStatsSampler(client, {
       container: this.args.container,
       id: flags.id,

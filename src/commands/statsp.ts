@@ -8,6 +8,8 @@ import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type PodStatsSummary, startPodStatsSampler} from '../lib/node/pod-stats.js'
 import type {PodSandboxStats} from '../generated/runtime/v1/api.js'
+import {isCrictl} from '../lib/crictl/personality.js'
+import {crictlPodStats} from '../lib/crictl/runtime-documents.js'
 
 export interface StatspResult {
   items: PodStatsSummary[]
@@ -57,6 +59,13 @@ runtime gave them.`
   public async run(): Promise<StatspResult> {
     const {flags} = this
     const filters = {pod: this.args.pod, namespace: flags.namespace, id: flags.id, labels: parseLabelSelector(flags.label)}
+    const format = this.output.kind
+    // As crictl: one ListPodSandboxStats, printed as is (crictl samples only for its table).
+    if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
+      this.log(await crictlPodStats(await this.client(), {id: flags.id ?? this.args.pod ?? '', labelSelector: filters.labels}, format))
+      return {items: [], stats: []}
+    }
+
     const sampler = await startPodStatsSampler(await this.client(), filters)
     const interruption = flags.watch ? this.interruptSignal() : undefined
     let refreshed = false
