@@ -7,7 +7,7 @@ import {renderTable} from '../lib/output/table.js'
 import {type ImageRow, imagesOf, listImageRows, NONE, parseImageFilters} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {byImageRef, crictlMessage} from '../lib/crictl/documents.js'
+import {crictlImages} from '../lib/crictl/runtime-documents.js'
 
 export interface ImagesResult {
   images: Image[]
@@ -54,17 +54,17 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
   public async run(): Promise<ImagesResult> {
     const {flags} = this
     const filters = parseImageFilters(flags.filter, this.args.repository)
+    // As crictl: its jsonpb document of the ListImages answer (filtered by the runtime), in its order, byte for byte.
+    if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !flags.quiet && !this.jsonEnabled()) {
+      this.log(await crictlImages(await this.client(), this.args.repository, this.output.kind))
+      return {images: []}
+    }
+
     const rows = await listImageRows(await this.client(), filters)
     const result: ImagesResult = {images: imagesOf(rows)}
 
     if (flags.quiet) {
       if (!this.jsonEnabled()) for (const image of result.images) this.log(image.id)
-      return result
-    }
-
-    // As crictl: its jsonpb document of the ListImages answer, in its order, byte for byte.
-    if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !this.jsonEnabled()) {
-      this.log(crictlMessage('ListImagesResponse', {images: byImageRef(result.images)}, this.output.kind))
       return result
     }
 

@@ -192,7 +192,11 @@ export function startCrictlFixtureRuntime(socket: string, now = CRICTL_FIXTURE_N
     })),
   }
   const image = {
-    listImages: answer({images}),
+    // A tag or an ID filter, as newer containerd applies it (1.6 ignores it; crictl prints what comes back).
+    listImages: answer((request: {filter?: {image?: {image: string}}}) => {
+      const wanted = request.filter?.image?.image
+      return {images: wanted ? images.filter((candidate) => candidate.id === wanted || candidate.repoTags.includes(wanted)) : images}
+    }),
     imageStatus: answer((request: {image: {image: string}; verbose: boolean}) => {
       const found =
         images.find((candidate) => candidate.id.startsWith(request.image.image) || candidate.repoTags.includes(request.image.image)) ??
@@ -249,12 +253,15 @@ export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl
   {name: 'ps-all-json', crictl: ['ps', '-a', '-o', 'json']},
   {name: 'ps-all-yaml', crictl: ['ps', '-a', '-o', 'yaml']},
   {name: 'ps-latest-json', crictl: ['ps', '--latest', '-o', 'json']},
+  {name: 'ps-pod-label-json', crictl: ['ps', '-a', '-p', POD, '--label', 'io.kubernetes.container.name=app', '-o', 'json']},
   {name: 'images-json', crictl: ['images', '-o', 'json']},
   {name: 'images-yaml', crictl: ['images', '-o', 'yaml']},
+  {name: 'images-repo-json', crictl: ['images', '-o', 'json', 'localhost:5000/podctl/pause:3.9']},
   {name: 'inspect-running', crictl: ['inspect', RUNNING]},
   {name: 'inspect-exited', crictl: ['inspect', EXITED]},
   {name: 'inspect-yaml', crictl: ['inspect', '-o', 'yaml', RUNNING]},
   {name: 'inspect-quiet', crictl: ['inspect', '-q', RUNNING]},
+  {name: 'inspect-two', crictl: ['inspect', RUNNING, EXITED]},
   {name: 'inspectp', crictl: ['inspectp', POD], podctl: ['inspect', 'pod', POD]},
   {name: 'inspectp-yaml', crictl: ['inspectp', '-o', 'yaml', POD], podctl: ['inspect', 'pod', '-o', 'yaml', POD]},
   {name: 'inspecti', crictl: ['inspecti', IMAGE], podctl: ['inspect', 'image', IMAGE]},
@@ -263,7 +270,10 @@ export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl
   {name: 'info-quiet', crictl: ['info', '-q']},
   {name: 'stats-json', crictl: ['stats', '-o', 'json']},
   {name: 'stats-yaml', crictl: ['stats', '-o', 'yaml']},
+  {name: 'stats-one-json', crictl: ['stats', '-o', 'json', RUNNING]},
+  {name: 'stats-pod-json', crictl: ['stats', '-o', 'json', '-p', POD]},
   {name: 'statsp-json', crictl: ['statsp', '-o', 'json']},
+  {name: 'statsp-id-yaml', crictl: ['statsp', '--id', POD, '-o', 'yaml']},
   {name: 'imagefsinfo', crictl: ['imagefsinfo']},
   {name: 'imagefsinfo-yaml', crictl: ['imagefsinfo', '-o', 'yaml']},
 ]

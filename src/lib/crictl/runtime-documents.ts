@@ -8,6 +8,7 @@ import {NotFoundError} from '../errors.js'
 import type {InspectTarget} from '../node/inspect.js'
 import {
   byAttributesId,
+  byImageRef,
   containerStatusJson,
   type CrictlFormat,
   crictlMessage,
@@ -39,6 +40,15 @@ export async function crictlInspect(client: CriClient, target: InspectTarget, ve
       return crictlStatusInfo(imageStatusJson(response.image), response.info, format)
     }
   }
+}
+
+/**
+ * crictl images -o json|yaml [REPO]: the ListImages answer for a filter on REPO, in crictl's order.
+ * The runtime applies the filter (containerd 1.6 ignores it and lists every image; so does crictl).
+ */
+export async function crictlImages(client: CriClient, repository: string | undefined, format: CrictlFormat): Promise<string> {
+  const {images} = await client.image('listImages', {filter: repository ? {image: {image: repository}} : {}})
+  return crictlMessage('ListImagesResponse', {images: byImageRef(images)}, format)
 }
 
 /** crictl info: the runtime's conditions and, unless -q, its verbose info. */
