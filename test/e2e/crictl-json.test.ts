@@ -138,7 +138,8 @@ describe.skipIf(!REFERENCE)('podctl as crictl prints the reference crictl v1.29.
     await expectSameBytes(['inspecti', imageId], ['inspect', 'image', imageId])
   })
 
-  it('info, info -q, imagefsinfo', async () => {
+  it('info, info -q, imagefsinfo, version', async () => {
+    await expectSameBytes(['version'])
     await expectSameBytes(['info'])
     await expectSameBytes(['info', '-q'])
     await expectSameBytes(['imagefsinfo'])

@@ -275,5 +275,6 @@ export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl
   {name: 'statsp-json', crictl: ['statsp', '-o', 'json']},
   {name: 'statsp-id-yaml', crictl: ['statsp', '--id', POD, '-o', 'yaml']},
   {name: 'imagefsinfo', crictl: ['imagefsinfo']},
+  {name: 'version', crictl: ['version']},
   {name: 'imagefsinfo-yaml', crictl: ['imagefsinfo', '-o', 'yaml']},
 ]
