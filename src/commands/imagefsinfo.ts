@@ -6,7 +6,6 @@ import {humanSize, nanosToIso} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {imageFsInfo} from '../lib/node/runtime-info.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlImageFsInfo} from '../lib/crictl/runtime-documents.js'
 import type {FilesystemUsage, ImageFsInfoResponse} from '../generated/runtime/v1/api.js'
 
 export default class Imagefsinfo extends BaseCommand<typeof Imagefsinfo> {
@@ -33,6 +32,7 @@ runtime keeps containers on a separate filesystem.`
   public async run(): Promise<{status: ImageFsInfoResponse}> {
     const format = this.output.kind
     if (isCrictl() && (format === 'json' || format === 'yaml') && !this.jsonEnabled()) {
+      const {crictlImageFsInfo} = await import('../lib/crictl/runtime-documents.js')
       this.log(await crictlImageFsInfo(await this.client(), format))
       return {status: {imageFilesystems: [], containerFilesystems: []}}
     }

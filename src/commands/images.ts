@@ -7,7 +7,6 @@ import {renderTable} from '../lib/output/table.js'
 import {type ImageRow, imagesOf, listImageRows, NONE, parseImageFilters} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlImages} from '../lib/crictl/runtime-documents.js'
 
 export interface ImagesResult {
   images: Image[]
@@ -56,6 +55,7 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
     const filters = parseImageFilters(flags.filter, this.args.repository)
     // As crictl: its jsonpb document of the ListImages answer (filtered by the runtime), in its order, byte for byte.
     if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !flags.quiet && !this.jsonEnabled()) {
+      const {crictlImages} = await import('../lib/crictl/runtime-documents.js')
       this.log(await crictlImages(await this.client(), this.args.repository, this.output.kind))
       return {images: []}
     }

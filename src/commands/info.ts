@@ -4,7 +4,6 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
 import {runtimeInfo} from '../lib/node/runtime-info.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlInfo} from '../lib/crictl/runtime-documents.js'
 
 export default class Info extends BaseCommand<typeof Info> {
   static override summary = "Show the runtime's verbose status and configuration as JSON."
@@ -33,6 +32,7 @@ check with an exit code use podctl status.`
   public async run(): Promise<Record<string, unknown>> {
     const format = this.output.kind
     if (isCrictl() && (format === 'json' || format === 'yaml') && !this.jsonEnabled()) {
+      const {crictlInfo} = await import('../lib/crictl/runtime-documents.js')
       this.log(await crictlInfo(await this.client(), !this.flags.quiet, format))
       return {}
     }

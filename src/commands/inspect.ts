@@ -6,7 +6,6 @@ import {outputFlag} from '../lib/flags.js'
 import {type InspectKind, inspectObjects} from '../lib/node/inspect.js'
 import {statusTable} from '../lib/output/status-table.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlInspect} from '../lib/crictl/runtime-documents.js'
 
 export type InspectResult = Record<string, unknown> | Array<Record<string, unknown>>
 
@@ -88,6 +87,7 @@ and inspecti are "inspect pod" and "inspect image".`
   /** As crictl inspect/inspectp/inspecti: one document per reference, crictl's bytes. */
   private async crictl(refs: string[], kind: InspectKind | undefined, format: 'json' | 'yaml'): Promise<InspectResult> {
     const {flags} = this
+    const {crictlInspect} = await import('../lib/crictl/runtime-documents.js')
     const outcome = await inspectObjects(
       await this.client(),
       refs,

@@ -9,7 +9,6 @@ import {podFullName} from '../lib/kube/helpers.js'
 import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlMessage, newestFirst} from '../lib/crictl/documents.js'
 
 export interface PodsResult {
   items: PodSandbox[]
@@ -69,6 +68,8 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
 
     // As crictl: its jsonpb document of the ListPodSandbox answer, byte for byte.
     if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !this.jsonEnabled()) {
+      // Loaded only as crictl, so podctl's own listings never pay for crictl's encoders.
+      const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
       this.log(crictlMessage('ListPodSandboxResponse', {items: newestFirst(result.items)}, this.output.kind))
       return result
     }

@@ -17,7 +17,6 @@ import {
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlMessage, newestFirst} from '../lib/crictl/documents.js'
 
 export interface PsResult {
   containers: Container[]
@@ -99,6 +98,8 @@ name_namespace/container, which other commands accept as a container reference.`
 
     // As crictl: its jsonpb document of the ListContainers answer, byte for byte.
     if (isCrictl() && (this.output.kind === 'json' || this.output.kind === 'yaml') && !this.jsonEnabled()) {
+      // Loaded only as crictl, so podctl's own listings never pay for crictl's encoders.
+      const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
       this.log(crictlMessage('ListContainersResponse', {containers: newestFirst(result.containers)}, this.output.kind))
       return result
     }

@@ -9,7 +9,6 @@ import {renderTable} from '../lib/output/table.js'
 import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
 import type {ContainerStats} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlStats} from '../lib/crictl/runtime-documents.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]
@@ -73,6 +72,7 @@ crictl stats -o json run unchanged.`
     // As crictl: one ListContainerStats, printed as is (crictl samples only for its table); -p is a sandbox ID.
     if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
       const filter = {id: this.args.container ?? flags.id ?? '', podSandboxId: flags.pod ?? '', labelSelector: labels}
+      const {crictlStats} = await import('../lib/crictl/runtime-documents.js')
       this.log(await crictlStats(client, filter, format))
       return {items: [], stats: []}
     }

@@ -9,7 +9,6 @@ import {renderTable} from '../lib/output/table.js'
 import {type PodStatsSummary, startPodStatsSampler} from '../lib/node/pod-stats.js'
 import type {PodSandboxStats} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlPodStats} from '../lib/crictl/runtime-documents.js'
 
 export interface StatspResult {
   items: PodStatsSummary[]
@@ -62,6 +61,7 @@ runtime gave them.`
     const format = this.output.kind
     // As crictl: one ListPodSandboxStats, printed as is (crictl samples only for its table).
     if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
+      const {crictlPodStats} = await import('../lib/crictl/runtime-documents.js')
       this.log(await crictlPodStats(await this.client(), {id: flags.id ?? this.args.pod ?? '', labelSelector: filters.labels}, format))
       return {items: [], stats: []}
     }
