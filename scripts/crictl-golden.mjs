@@ -46,12 +46,12 @@ const version = execFileSync(crictl, ['--version'], {encoding: 'utf8'}).trim()
 const failures = []
 try {
   mkdirSync(OUT, {recursive: true})
-  for (const {name, crictl: argv} of CRICTL_CASES) {
+  for (const {name, crictl: argv, tz} of CRICTL_CASES) {
     const endpoint = `unix://${socket}`
     const args = ['--config', join(socketDir, 'crictl.yaml'), '-r', endpoint, '-i', endpoint, '-t', '10s', ...argv]
     // The fixture runtime answers asynchronously in this process: run crictl without blocking it.
     const result = await new Promise((resolve) => {
-      execFile(crictl, args, {env: {PATH: process.env.PATH, TZ: 'UTC', HOME: socketDir}}, (error, stdout, stderr) =>
+      execFile(crictl, args, {env: {PATH: process.env.PATH, TZ: tz ?? 'UTC', HOME: socketDir}}, (error, stdout, stderr) =>
         resolve({code: error ? (error.code ?? 1) : 0, stdout, stderr}),
       )
     })
@@ -66,7 +66,7 @@ try {
     '# What the reference crictl printed',
     '',
     `Recorded by \`node scripts/crictl-golden.mjs /path/to/crictl\` with ${version}, against the fixture`,
-    'runtime of test/support/crictl-fixtures.ts (TZ=UTC). One file per case of CRICTL_CASES; outputs only.',
+    'runtime of test/support/crictl-fixtures.ts (TZ=UTC unless the case names a zone). One file per case of CRICTL_CASES; outputs only.',
     '',
   ]
   writeFileSync(join(OUT, 'README.md'), readme.join('\n'))

@@ -20,6 +20,25 @@ export function crictlFixtures(now = CRICTL_FIXTURE_NOW) {
   const {pods, containers, images} = nodeFixtures(now)
   // Go's escapes and map order: keys that sort differently in UTF-16 and bytes, HTML characters.
   pods[0].annotations = {'kubernetes.io/config.source': 'api', 'z-last': 'a<b>&c', 'A-upper': 'x'}
+  // What go-yaml quotes or folds: words YAML reads as other types, indicators, long text with spaces.
+  pods[1].annotations = {
+    bool: 'true',
+    number: '123',
+    float: '1.5e3',
+    empty: '',
+    date: '2026-01-01',
+    dash: '- item',
+    colon: 'key: value',
+    hash: '#comment',
+    quote: "it's",
+    star: '*ref',
+    spaces: ' padded ',
+    long: 'a description that is long enough to pass the eighty columns go-yaml folds plain text at, with more words after it',
+    key10: 'x',
+    key9: 'y',
+    Key2: 'z',
+    ünïcode: 'wert',
+  }
   containers[0].annotations = {'io.kubernetes.container.hash': 'a1b2', 'io.kubernetes.container.restartCount': '0'}
   const containerInfo = {
     sandboxID: pods[0].id,
@@ -240,9 +259,10 @@ const IMAGE = 'sha256:' + 'd'.repeat(64)
 
 /**
  * One case a file: crictl v1.29's argv (after its global flags) and podctl's for the same question
- * (podctl inspect pod/image for crictl's inspectp/inspecti, until the crictl argv front maps them).
+ * (podctl inspect pod/image for crictl's inspectp/inspecti, until the crictl argv front maps them),
+ * and the time zone both run in (TZ; UTC unless said).
  */
-export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl?: string[]}> = [
+export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl?: string[]; tz?: string}> = [
   {name: 'pods-json', crictl: ['pods', '-o', 'json']},
   {name: 'pods-yaml', crictl: ['pods', '-o', 'yaml']},
   {name: 'pods-name-json', crictl: ['pods', '--name', 'web-3', '-o', 'json']},
@@ -262,6 +282,9 @@ export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl
   {name: 'inspect-yaml', crictl: ['inspect', '-o', 'yaml', RUNNING]},
   {name: 'inspect-quiet', crictl: ['inspect', '-q', RUNNING]},
   {name: 'inspect-two', crictl: ['inspect', RUNNING, EXITED]},
+  // inspect's times are local: a zone east of UTC, and one west with a half hour.
+  {name: 'inspect-berlin', crictl: ['inspect', EXITED], tz: 'Europe/Berlin'},
+  {name: 'inspectp-newfoundland', crictl: ['inspectp', POD], podctl: ['inspect', 'pod', POD], tz: 'America/St_Johns'},
   {name: 'inspectp', crictl: ['inspectp', POD], podctl: ['inspect', 'pod', POD]},
   {name: 'inspectp-yaml', crictl: ['inspectp', '-o', 'yaml', POD], podctl: ['inspect', 'pod', '-o', 'yaml', POD]},
   {name: 'inspecti', crictl: ['inspecti', IMAGE], podctl: ['inspect', 'image', IMAGE]},
