@@ -31,6 +31,13 @@ runtime keeps containers on a separate filesystem.`
   }
 
   public async run(): Promise<{status: ImageFsInfoResponse}> {
+    const format = this.output.kind
+    if (isCrictl() && (format === 'json' || format === 'yaml') && !this.jsonEnabled()) {
+      const {crictlImageFsInfo} = await import('../lib/crictl/runtime-documents.js')
+      this.log(await crictlImageFsInfo(await this.client(), format))
+      return {status: {imageFilesystems: [], containerFilesystems: []}}
+    }
+
     const document = await imageFsInfo(await this.client())
     await this.emit(document, () => (isCrictl() ? crictlFilesystemsText(document.status).replace(/\n$/, '') : this.table(document.status)))
     return document

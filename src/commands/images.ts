@@ -75,9 +75,17 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
    */
   private async runAsCrictl(): Promise<ImagesResult> {
     const {flags} = this
+    const {kind} = this.output
+    // Its jsonpb document of the ListImages answer (filtered by the runtime), in its order, byte for byte.
+    if ((kind === 'json' || kind === 'yaml') && !this.jsonEnabled()) {
+      const {crictlImages} = await import('../lib/crictl/runtime-documents.js')
+      this.log(await crictlImages(await this.client(), this.args.repository, kind))
+      return {images: []}
+    }
+
     const images = await listCrictlImages(await this.client(), this.args.repository)
     const result: ImagesResult = {images}
-    if (this.output.kind === 'json' || this.output.kind === 'yaml') await this.emit(result)
+    if (kind === 'json' || kind === 'yaml') await this.emit(result)
     else if (!this.jsonEnabled()) process.stdout.write(crictlImagesText(images, {...flags, noTrunc: flags['no-trunc']}))
     return result
   }

@@ -70,6 +70,11 @@ and inspecti are "inspect pod" and "inspect image".`
       throw new UsageError(`inspect ${words[0]} needs at least one ID or name, e.g. podctl inspect ${words[0]} <ID>`)
     }
 
+    const format = this.output.kind
+    if (isCrictl() && (format === 'json' || format === 'yaml') && flags.template === undefined && !this.jsonEnabled()) {
+      return this.crictl(refs, kind, format)
+    }
+
     const outcome = await inspectObjects(await this.client(), refs, kind, {namespace: flags.namespace, verbose: !flags.quiet})
     if (isCrictl()) return this.emitAsCrictl(outcome, refs, kind ?? 'container')
     const failures = outcome.failures.map((failure) => toPodctlError(failure.error))
@@ -87,7 +92,7 @@ and inspecti are "inspect pod" and "inspect image".`
    * stopping at the first ID that fails, whose error ends the command.
    */
   private async emitAsCrictl(
-    outcome: Awaited<ReturnType<typeof inspectObjects>>,
+    outcome: Awaited<ReturnType<typeof inspectObjects<Record<string, unknown>>>>,
     refs: string[],
     kind: InspectKind,
   ): Promise<InspectResult> {
@@ -101,5 +106,23 @@ and inspecti are "inspect pod" and "inspect image".`
 
     if (firstFailure) throw crictlFailure(DOING.inspect[kind](firstFailure.ref), firstFailure.error)
     return shown
+  }
+
+  /** As crictl inspect/inspectp/inspecti in JSON or YAML: one document per reference, crictl's bytes, up to the first that fails. */
+  private async crictl(refs: string[], kind: InspectKind | undefined, format: 'json' | 'yaml'): Promise<InspectResult> {
+    const {flags} = this
+    const {crictlInspect} = await import('../lib/crictl/runtime-documents.js')
+    const outcome = await inspectObjects(
+      await this.client(),
+      refs,
+      kind,
+      {namespace: flags.namespace, verbose: !flags.quiet},
+      (client, target, verbose) => crictlInspect(client, target, verbose, format),
+    )
+    const firstFailure = outcome.failures.find(Boolean)
+    const shown = firstFailure ? outcome.documents.slice(0, refs.indexOf(firstFailure.ref)) : outcome.documents
+    for (const text of shown) this.log(text)
+    if (firstFailure) throw crictlFailure(DOING.inspect[kind ?? 'container'](firstFailure.ref), firstFailure.error)
+    return {}
   }
 }

@@ -11,6 +11,7 @@ import type {PodSandbox} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
 import {crictlPodsText, podBlock} from '../lib/crictl/lists.js'
 import {crictlLabels, listCrictlPods} from '../lib/crictl/list-calls.js'
+import {inCrictlWords} from '../lib/crictl/errors.js'
 import {UsageError} from '../lib/errors.js'
 
 export interface PodsResult {
@@ -92,7 +93,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     const {flags} = this
     const kind = this.output.kind
     if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
-      throw new UsageError(`listing pod sandboxes: unsupported output format "${flags.output}"`)
+      throw inCrictlWords(new UsageError(`listing pod sandboxes: unsupported output format "${flags.output}"`))
     const pods = await listCrictlPods(await this.client(), {
       ...flags,
       labels: crictlLabels(flags.label),
@@ -105,7 +106,11 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
       return result
     }
 
-    await this.emit(result)
+    if (this.jsonEnabled()) return result
+    // Its jsonpb document of the ListPodSandbox answer, byte for byte; loaded only as crictl, so podctl's own
+    // listings never pay for crictl's encoders.
+    const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
+    this.log(crictlMessage('ListPodSandboxResponse', {items: newestFirst(pods)}, kind))
     return result
   }
 

@@ -136,7 +136,11 @@ name_namespace/container, which other commands accept as a container reference.`
       return result
     }
 
-    await this.emit(result)
+    if (this.jsonEnabled()) return result
+    // Its jsonpb document of the ListContainers answer, byte for byte; loaded only as crictl, so podctl's own
+    // listings never pay for crictl's encoders.
+    const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
+    this.log(crictlMessage('ListContainersResponse', {containers: newestFirst(containers)}, kind))
     return result
   }
 

@@ -69,6 +69,15 @@ crictl stats -o json run unchanged.`
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
     const client = await this.client()
+    const format = this.output.kind
+    // As crictl: one ListContainerStats, printed as is (crictl samples only for its table); -p is a sandbox ID.
+    if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
+      const filter = {id: this.args.container ?? flags.id ?? '', podSandboxId: flags.pod ?? '', labelSelector: labels}
+      const {crictlStats} = await import('../lib/crictl/runtime-documents.js')
+      this.log(await crictlStats(client, filter, format))
+      return {items: [], stats: []}
+    }
+
     const sampler = await startStatsSampler(client, {
       container: this.args.container,
       id: flags.id,

@@ -59,6 +59,14 @@ runtime gave them.`
   public async run(): Promise<StatspResult> {
     const {flags} = this
     const filters = {pod: this.args.pod, namespace: flags.namespace, id: flags.id, labels: parseLabelSelector(flags.label)}
+    const format = this.output.kind
+    // As crictl: one ListPodSandboxStats, printed as is (crictl samples only for its table).
+    if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
+      const {crictlPodStats} = await import('../lib/crictl/runtime-documents.js')
+      this.log(await crictlPodStats(await this.client(), {id: flags.id ?? this.args.pod ?? '', labelSelector: filters.labels}, format))
+      return {items: [], stats: []}
+    }
+
     const sampler = await startPodStatsSampler(await this.client(), filters)
     const interruption = flags.watch ? this.interruptSignal() : undefined
     let refreshed = false

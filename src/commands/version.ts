@@ -26,6 +26,19 @@ printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client":
   }
 
   public async run(): Promise<VersionReport> {
+    // As crictl v1.29 (which has no -o here): the runtime's four answers, Go's Println spacing; a failure is the error.
+    if (isCrictl() && this.output.kind === 'table') {
+      const runtime = await runtimeVersion(await this.client())
+      const lines = [
+        ['Version', runtime.version],
+        ['RuntimeName', runtime.runtimeName],
+        ['RuntimeVersion', runtime.runtimeVersion],
+        ['RuntimeApiVersion', runtime.runtimeApiVersion],
+      ]
+      this.log(lines.map(([key, value]) => `${key}:  ${value}`).join('\n'))
+      return {client: {version: this.config.version}, runtime}
+    }
+
     const report: VersionReport = {client: {version: this.config.version}}
     if (isCrictl() && this.output.kind === 'table') {
       // crictl prints the runtime's answer only (Go's Println puts two spaces after each colon); a failure is just the error.

@@ -41,7 +41,7 @@ export function nodeFixtures(now = Date.now()) {
     })
   }
 
-  const images = [
+  const images: Array<{id: string; repoTags: string[]; repoDigests: string[]; size: string; pinned?: boolean}> = [
     {id: 'sha256:' + 'd'.repeat(64), repoTags: ['localhost:5000/podctl/busybox:1.36'], repoDigests: [], size: '1200000'},
     {id: 'sha256:' + 'e'.repeat(64), repoTags: ['localhost:5000/podctl/pause:3.9'], repoDigests: [], size: '300000', pinned: true},
     {id: 'sha256:' + 'f'.repeat(64), repoTags: [], repoDigests: ['registry.example/app@sha256:' + 'f'.repeat(64)], size: '52000000'},

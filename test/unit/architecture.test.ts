@@ -38,7 +38,6 @@ type Layer =
   | 'entry'
   | 'errors'
   | 'generated'
-  | 'crictl'
   | 'images'
   | 'kube'
   | 'kubelet'
@@ -83,7 +82,6 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'output',
     'logs',
     'completion',
-    'crictl',
     'streaming',
     'kube',
     'util',

@@ -54,7 +54,7 @@ export const TRANSLATIONS: Readonly<Record<string, CommandTranslation>> = {
   },
   version: {to: ['version']},
   images: {to: ['images']},
-  inspect: {to: ['inspect']},
+  inspect: {to: ['inspect', 'container']},
   inspecti: {to: ['inspect', 'image']},
   imagefsinfo: {to: ['imagefsinfo']},
   inspectp: {to: ['inspect', 'pod']},

@@ -160,8 +160,8 @@ export async function inspectTarget(client: CriClient, target: InspectTarget, ve
   }
 }
 
-export interface InspectOutcome {
-  documents: Array<Record<string, unknown>>
+export interface InspectOutcome<T = Record<string, unknown>> {
+  documents: T[]
   failures: Array<{ref: string; error: PodctlError}>
 }
 
@@ -169,19 +169,21 @@ export interface InspectOutcome {
  * Resolves and inspects every reference, at most INSPECT_CONCURRENCY at a time; a reference
  * that fails is reported and never stops the others. Documents keep the order of `refs`.
  */
-export async function inspectObjects(
+export async function inspectObjects<T = Record<string, unknown>>(
   client: CriClient,
   refs: readonly string[],
   kind: InspectKind | undefined,
   options: ResolveOptions & {verbose?: boolean} = {},
-): Promise<InspectOutcome> {
+  // What one resolved object becomes: podctl's document, or (crictl personality) crictl's text.
+  inspect: (client: CriClient, target: InspectTarget, verbose: boolean) => Promise<T> = inspectTarget as never,
+): Promise<InspectOutcome<T>> {
   const lists = await listForInspect(client, refs, kind)
   const settled = await settleLimit(refs, INSPECT_CONCURRENCY, async (ref) =>
-    inspectTarget(client, resolveInspectTarget(lists, ref, kind, options), options.verbose ?? true),
+    inspect(client, resolveInspectTarget(lists, ref, kind, options), options.verbose ?? true),
   )
-  const outcome: InspectOutcome = {documents: [], failures: []}
+  const outcome: InspectOutcome<T> = {documents: [], failures: []}
   for (const [i, result] of settled.entries()) {
-    if (result.status === 'fulfilled') outcome.documents.push(result.value)
+    if (result.status === 'fulfilled') outcome.documents.push(result.value as T)
     else outcome.failures.push({ref: refs[i], error: result.reason as PodctlError})
   }
 
