@@ -3,6 +3,7 @@
  * the runtime (cmd/crictl/*.go): show the command's usage and exit 0 (cli.ShowSubcommandHelp), or
  * fail with logrus.Fatal ("ID cannot be empty", exit 1). Commands not listed take any arguments.
  */
+import {compileTemplate} from '../output/template.js'
 import {type FlagValues, parseGoBool} from './flag-set.js'
 
 export type ArgumentVerdict = {usage: true; andRun?: boolean} | {error: string} | undefined
@@ -56,7 +57,26 @@ export const ARGUMENT_RULES: Readonly<Record<string, Rule>> = {
   metricsp: (args, _given, value) => (args.length === 0 && ['', 'json', 'yaml'].includes(value('output') ?? '') ? undefined : USAGE),
   completion: usageUnless((count) => count <= 1),
   checkpoint: idRequired,
-  events: usageUnless((count) => count === 0),
+  events: (args, _given, value) => (args.length === 0 ? eventsFormat(value('output') ?? 'json', value('template') ?? '') : USAGE),
+}
+
+/**
+ * crictl's events checks -o and --template before it connects (so even with no endpoint), in its words. A template
+ * is parsed by podctl's go-template subset; Go's own words where they are the same failure (an unclosed action).
+ */
+function eventsFormat(format: string, template: string): ArgumentVerdict {
+  if (format === 'json' || format === 'yaml') {
+    return template === '' ? undefined : {error: `template can't be used with ${JSON.stringify(format)} format`}
+  }
+
+  if (format !== 'go-template') return {error: `don't support ${JSON.stringify(format)} format`}
+  try {
+    compileTemplate(template)
+    return undefined
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^template: /, '')
+    return {error: `failed to parse go-template: template: :1: ${reason.startsWith('unclosed action') ? 'unclosed action' : reason}`}
+  }
 }
 
 /** The verdict of the command's Action on its arguments, before anything is sent. */
