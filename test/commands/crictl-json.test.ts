@@ -28,8 +28,8 @@ afterAll(async () => {
 })
 
 describe('as crictl, podctl prints what crictl v1.29.0 printed for the same runtime answers', () => {
-  it.each(CRICTL_CASES.map((c) => [c.name, c] as const))('%s', async (name, {crictl, podctl: argv, tz}) => {
-    const result = await podctl(['-r', `unix://${socket}`, ...(argv ?? crictl)], {env: {...env, TZ: tz ?? 'UTC'}})
+  it.each(CRICTL_CASES.map((c) => [c.name, c] as const))('%s', async (name, {crictl, tz}) => {
+    const result = await podctl(['-r', `unix://${socket}`, ...crictl], {env: {...env, TZ: tz ?? 'UTC'}})
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(readFileSync(join(GOLDEN, `${name}.out`), 'utf8'))

@@ -13,13 +13,13 @@ import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod, waitF
 import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl, ROOT} from '../support/podctl.js'
 
-/** The program under test: bin/run.js with PODCTL_PERSONALITY=crictl until bin/crictl lands; then only this line changes. */
-const CRICTL_BIN = `${ROOT}bin/run.js`
+/** The program under test: podctl as crictl. */
+const CRICTL_BIN = `${ROOT}bin/crictl`
 const REFERENCE = '/opt/crictl-ref/crictl'
 
 const client = labClient()
 const namespace = uniqueNamespace('crictl-text')
-const env = labEnv({IMAGE_SERVICE_ENDPOINT: lab().endpoint, PODCTL_PERSONALITY: 'crictl'})
+const env = labEnv({IMAGE_SERVICE_ENDPOINT: lab().endpoint})
 const crictl = (...args: string[]) => podctl(args, {env, entry: CRICTL_BIN})
 let pod: TestPod
 let sleeper: string

@@ -14,6 +14,12 @@ const client = labClient()
 const namespace = uniqueNamespace('runtime-extras')
 const env = labEnv()
 const asCrictl = labEnv({PODCTL_PERSONALITY: 'crictl'})
+
+/** As crictl: the same words in logrus' fatal line (after crictl's prefix for the command, if any), exit 1. */
+function crictlFailure(line: string) {
+  const message = line.replace(/^Error: /, '').replace(/\n$/, '').replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)
+  return {code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^time="[^"]+" level=fatal msg="(?:.*: )?${message}"\n$`))}
+}
 let pod: TestPod
 let sleeper: string
 let runtimeVersion = ''
@@ -41,32 +47,35 @@ describe('on containerd 1.6: one line, exit 6', () => {
     if (!isContainerd16()) return
     const need = "the CRI's RuntimeConfig needs containerd 2.0+ or CRI-O 1.28+"
     const line = `Error: ${runtimeVersion} does not implement RuntimeConfig (${need})\n`
-    const results = await Promise.all([podctl(['runtime-config'], {env}), podctl(['runtime-config'], {env: asCrictl})])
-    for (const result of results) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+    const [own, crictl] = await Promise.all([podctl(['runtime-config'], {env}), podctl(['runtime-config'], {env: asCrictl})])
+    expect(own).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+    expect(crictl).toMatchObject(crictlFailure(line))
   })
 
   it('metricsp names ListPodSandboxMetrics, in every format', async () => {
     if (!isContainerd16()) return
     const need = "the CRI's pod metrics API is newer than containerd 1.x; statsp shows CPU and memory"
     const line = `Error: ${runtimeVersion} does not implement ListPodSandboxMetrics (${need})\n`
-    const results = await Promise.all([
+    const [table, json, crictl] = await Promise.all([
       podctl(['metricsp'], {env}),
       podctl(['metricsp', '-o', 'json'], {env}),
       podctl(['metricsp', '-o', 'yaml'], {env: asCrictl}),
     ])
-    for (const result of results) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+    for (const result of [table, json]) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+    expect(crictl).toMatchObject(crictlFailure(line))
   })
 
   it('checkpoint names CheckpointContainer once, for a running container by prefix and by POD/CONTAINER', async () => {
     if (!isContainerd16()) return
     const need = "the CRI's checkpoint API needs containerd 1.7+ or CRI-O 1.25+"
     const line = `Error: ${runtimeVersion} does not implement CheckpointContainer (${need})\n`
-    const results = await Promise.all([
+    const [byPrefix, byName, crictl] = await Promise.all([
       podctl(['checkpoint', sleeper.slice(0, 12), '-e', '/tmp/podctl-e2e-checkpoint.tar'], {env}),
       podctl(['checkpoint', '-n', namespace, 'extras/sleeper', '--export=/tmp/podctl-e2e-checkpoint.tar'], {env}),
       podctl(['checkpoint', '-e', '/tmp/podctl-e2e-checkpoint.tar', sleeper.slice(0, 12)], {env: asCrictl}),
     ])
-    for (const result of results) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+    for (const result of [byPrefix, byName]) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
+    expect(crictl).toMatchObject(crictlFailure(line))
   })
 })
 

@@ -258,11 +258,10 @@ const RUNNING = '2'.repeat(8) + 'c'.repeat(56)
 const IMAGE = 'sha256:' + 'd'.repeat(64)
 
 /**
- * One case a file: crictl v1.29's argv (after its global flags) and podctl's for the same question
- * (podctl inspect pod/image for crictl's inspectp/inspecti, until the crictl argv front maps them),
+ * One case a file: crictl v1.29's argv (after its global flags), which podctl as crictl takes as it is,
  * and the time zone both run in (TZ; UTC unless said).
  */
-export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl?: string[]; tz?: string}> = [
+export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; tz?: string}> = [
   {name: 'pods-json', crictl: ['pods', '-o', 'json']},
   {name: 'pods-yaml', crictl: ['pods', '-o', 'yaml']},
   {name: 'pods-name-json', crictl: ['pods', '--name', 'web-3', '-o', 'json']},
@@ -284,10 +283,10 @@ export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; podctl
   {name: 'inspect-two', crictl: ['inspect', RUNNING, EXITED]},
   // inspect's times are local: a zone east of UTC, and one west with a half hour.
   {name: 'inspect-berlin', crictl: ['inspect', EXITED], tz: 'Europe/Berlin'},
-  {name: 'inspectp-newfoundland', crictl: ['inspectp', POD], podctl: ['inspect', 'pod', POD], tz: 'America/St_Johns'},
-  {name: 'inspectp', crictl: ['inspectp', POD], podctl: ['inspect', 'pod', POD]},
-  {name: 'inspectp-yaml', crictl: ['inspectp', '-o', 'yaml', POD], podctl: ['inspect', 'pod', '-o', 'yaml', POD]},
-  {name: 'inspecti', crictl: ['inspecti', IMAGE], podctl: ['inspect', 'image', IMAGE]},
+  {name: 'inspectp-newfoundland', crictl: ['inspectp', POD], tz: 'America/St_Johns'},
+  {name: 'inspectp', crictl: ['inspectp', POD]},
+  {name: 'inspectp-yaml', crictl: ['inspectp', '-o', 'yaml', POD]},
+  {name: 'inspecti', crictl: ['inspecti', IMAGE]},
   {name: 'info', crictl: ['info']},
   {name: 'info-yaml', crictl: ['info', '-o', 'yaml']},
   {name: 'info-quiet', crictl: ['info', '-q']},
