@@ -20,6 +20,7 @@ function crictlFailure(line: string) {
   const message = line.replace(/^Error: /, '').replace(/\n$/, '').replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)
   return {code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^time="[^"]+" level=fatal msg="(?:.*: )?${message}"\n$`))}
 }
+
 let pod: TestPod
 let sleeper: string
 let runtimeVersion = ''

@@ -3,27 +3,8 @@
  * image: …", `stopping the container "ID": …`), and a runtime error reads as grpc-go prints it,
  * `rpc error: code = NotFound desc = …`. The exit code stays podctl's for the failure.
  */
+import {grpcCodeName} from '../cri/status-names.js'
 import {ExitCode, PodctlError} from '../errors.js'
-
-const GRPC_CODE_NAMES = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-]
 
 /** Failures already worded as crictl words them: the fatal line prints them without the command's prefix. */
 const worded = new WeakSet<Error>()
@@ -47,7 +28,7 @@ function asPodctlError(error: unknown): PodctlError {
 export function crictlCause(error: unknown): string {
   const failure = asPodctlError(error)
   if (failure.grpc?.code !== undefined) {
-    return `rpc error: code = ${GRPC_CODE_NAMES[failure.grpc.code] ?? `Code(${failure.grpc.code})`} desc = ${failure.grpc.details}`
+    return `rpc error: code = ${grpcCodeName(failure.grpc.code)} desc = ${failure.grpc.details}`
   }
 
   return failure.message

@@ -1,7 +1,8 @@
 /**
  * Go's text/tabwriter, as crictl configures it for every table (minwidth 20, tabwidth 1, padding 3,
- * pad ' ', no flags) and as urfave/cli's help printer does (minwidth 1, padding 2): each tab-terminated cell is padded to its column block's width (the widest
- * cell plus 3, at least 20); the last cell of a line is written as it is. Column blocks are runs of
+ * pad ' ', no flags) and as urfave/cli's help printer does (minwidth 1, padding 2): each
+ * tab-terminated cell is padded to its column block's width (the widest cell plus the padding, at
+ * least the minimum width); the last cell of a line is written as it is. Column blocks are runs of
  * consecutive lines that have a cell in that column, as in Go, so rows of different lengths lay
  * out the same way crictl's do. Widths count Unicode code points, as Go counts runes.
  */
