@@ -21,7 +21,7 @@ const unit = (...args: string[]) => podctl(['unit', ...args], {env})
 
 describe('podctl unit', () => {
   it('prints the unit: ExecStart through this node and bin/run.js, the endpoint given, after containerd.service', async () => {
-    const result = await unit('-r', socket, '-f', manifests)
+    const result = await unit('-r', socket, '--all')
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toBe('')
     expect(splitExecStart(unitValue(result.stdout, 'ExecStart')!)).toEqual([
@@ -29,8 +29,7 @@ describe('podctl unit', () => {
       BIN,
       'sync',
       '--watch',
-      '-f',
-      manifests,
+      '--all',
       '--runtime-endpoint',
       `unix://${socket}`,
     ])
@@ -69,12 +68,11 @@ describe('podctl unit', () => {
   })
 
   it.each([
-    [['-r', socket], 'nothing to supervise; give -f DIR (manifests), --all, --label KEY=VALUE or POD names'],
+    [['-r', socket], 'nothing to supervise; give --all, --label KEY=VALUE or POD names'],
     [
-      ['-r', socket, '-f', 'missing'],
-      `-f missing: no such file or directory (${join(process.cwd(), 'missing')}); give an existing manifest file or directory`,
+      ['-r', socket, '-f', manifests],
+      '-f: sync --watch does not watch manifests yet; run them once with podctl run -f FILE, then supervise them with podctl unit --all',
     ],
-    [['-r', socket, '-f', '-'], '-f -: a service has no stdin; give a manifest file or directory'],
     [['-r', socket, 'web', '--all'], 'give either POD names or --all, not both'],
     [['-r', socket, '--all', '--name', 'a/b'], '--name: "a/b" is not a unit name; use letters, digits and ":-_." (e.g. --name podctl)'],
     [

@@ -44,10 +44,10 @@ function runningId(status: PodStatus): string | undefined {
 }
 
 describe.skipIf(!hasAnalyze)('podctl unit with systemd (systemd-analyze is absent: scripts/lab.sh installs Debian package systemd)', () => {
-  it('passes systemd-analyze verify for a manifest directory', async () => {
-    const manifests = join(work, 'podctl manifests')
-    mkdirSync(manifests)
-    const printed = await podctl(['unit', '-f', manifests], {env})
+  it('passes systemd-analyze verify, with a space in its pod directory root', async () => {
+    const podDirs = join(work, 'podctl pods')
+    mkdirSync(podDirs)
+    const printed = await podctl(['unit', '--all', '-n', namespace, '--pod-dir-root', podDirs], {env})
     expect(printed.code, printed.stderr).toBe(0)
     const file = join(work, 'podctl.service')
     writeFileSync(file, printed.stdout)
