@@ -7,7 +7,7 @@
  * slice collects every value split at commas.
  */
 import {type CrictlFlag, flagNames} from './command-spec.js'
-import {goQuote} from './log.js'
+import {goQuote} from '../util/go-quote.js'
 
 /** What a command line gave a FlagSet. */
 export interface FlagValues {

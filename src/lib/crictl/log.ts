@@ -5,27 +5,13 @@
  * failure with logrus.Fatal (exit 1) and a few outcomes scripts read at info level ("No containers to
  * remove"); podctl's commands in the crictl personality write them through here.
  */
+import {goQuote} from '../util/go-quote.js'
+
 export type LogLevel = 'fatal' | 'error' | 'warning' | 'info' | 'debug'
 
 const LEVEL_COLOR: Record<LogLevel, number> = {fatal: 31, error: 31, warning: 33, info: 36, debug: 37}
 const startedAt = Date.now()
 
-/** Go's strconv.Quote: \a\b\f\n\r\t\v, \xNN below space and DEL, \uNNNN for other unprintable runes. */
-export function goQuote(text: string): string {
-  let out = '"'
-  for (const char of text) {
-    const code = char.codePointAt(0)!
-    if (char === '"' || char === '\\') out += `\\${char}`
-    else if (code >= 0x20 && code < 0x7f) out += char
-    else if (code < 0x20 || code === 0x7f) {
-      const named: Record<number, string> = {7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r'}
-      out += named[code] ? `\\${named[code]}` : `\\x${code.toString(16).padStart(2, '0')}`
-    } else if (/[\p{L}\p{M}\p{N}\p{P}\p{S}\u0020]/u.test(char)) out += char
-    else out += code > 0xff_ff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
-  }
-
-  return `${out}"`
-}
 
 /** logrus' needsQuoting: anything beyond letters, digits and -._/@^+ (or nothing at all is left bare). */
 function value(text: string): string {

@@ -25,7 +25,8 @@ import {
 } from './errors.js'
 import {ImagePuller, type PullOutcome} from './puller.js'
 import type {PullPolicy} from '../kube/labels.js'
-import {applyDefaultImageTag, defaultPullPolicy, goQuote, parseNormalizedReference} from './reference.js'
+import {goQuote} from '../util/go-quote.js'
+import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from './reference.js'
 import {discardEvents, type EventSink, normalEvent, type PodEvent, warningEvent} from '../kube/events.js'
 
 export const DEFAULT_PARALLEL_PULLS = 3

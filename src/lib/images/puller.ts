@@ -9,7 +9,8 @@ import {Limiter} from '../util/concurrency.js'
 import type {AuthConfig, DeepPartial, ImageSpec, PodSandboxConfig} from '../../generated/runtime/v1/api.js'
 import {chainCredentials, type CredentialStore, type RegistryAuth, type RegistryCredential} from './credentials.js'
 import {passThrough, pullErrorText, PullFailed} from './errors.js'
-import {goQuote, type ImageReference} from './reference.js'
+import {goQuote} from '../util/go-quote.js'
+import type {ImageReference} from './reference.js'
 
 /** What a pull needs beyond the image itself. */
 export interface PullRequest {

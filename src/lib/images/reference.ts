@@ -5,6 +5,7 @@
  */
 
 import type {PullPolicy} from '../kube/labels.js'
+import {goQuote} from '../util/go-quote.js'
 import {InvalidImageNameError} from './errors.js'
 
 const ALPHANUMERIC = '[a-z0-9]+'
@@ -156,9 +157,4 @@ export function defaultPullPolicy(image: string): PullPolicy {
   } catch {
     return 'IfNotPresent'
   }
-}
-
-/** Go's %q for the strings we quote (image names): double quotes, backslash escapes. */
-export function goQuote(text: string): string {
-  return JSON.stringify(text)
 }

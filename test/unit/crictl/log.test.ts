@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {goQuote, logLine, rfc3339} from '../../../src/lib/crictl/log.js'
+import {logLine, rfc3339} from '../../../src/lib/crictl/log.js'
+import {goQuote} from '../../../src/lib/util/go-quote.js'
 
 const NOW = new Date('2026-12-02T01:29:25Z')
 

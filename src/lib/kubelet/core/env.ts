@@ -11,6 +11,7 @@ import {readFileSync} from 'node:fs'
 import {statfs} from 'node:fs/promises'
 
 import {expandReferences} from '../../kube/expansion.js'
+import {goQuote} from '../../util/go-quote.js'
 import type {ContainerModel, InputObjects, PodModel, ResourceFieldRefModel} from '../../manifest/model.js'
 import {envVarName} from '../../manifest/names.js'
 import {EnvFileError, readFileKey} from './env-file.js'
@@ -93,41 +94,6 @@ function nodeIPs(): string[] {
   const names = Object.keys(interfaces).sort((a, b) => Number(b === defaultInterface) - Number(a === defaultInterface))
   const ips = names.flatMap((name) => (interfaces[name] ?? []).filter((address) => !address.internal).map((address) => address.address))
   return ips.length > 0 ? ips : ['127.0.0.1']
-}
-
-/** Go's %q for the label and annotation maps (FormatMap). */
-function goQuote(text: string): string {
-  let out = '"'
-  for (const char of text) {
-    const code = char.codePointAt(0)!
-    switch (char) {
-      case '"':
-      case '\\': {
-        out += `\\${char}`
-        break
-      }
-
-      case '\n': {
-        out += String.raw`\n`
-        break
-      }
-
-      case '\t': {
-        out += String.raw`\t`
-        break
-      }
-
-      case '\r': {
-        out += String.raw`\r`
-        break
-      }
-
-      default:
-        out += code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : char
-    }
-  }
-
-  return `${out}"`
 }
 
 /** fieldpath.FormatMap: `key="value"` lines, sorted by key. */
