@@ -17,7 +17,10 @@ const asCrictl = labEnv({PODCTL_PERSONALITY: 'crictl'})
 
 /** As crictl: the same words in logrus' fatal line (after crictl's prefix for the command, if any), exit 1. */
 function crictlFailure(line: string) {
-  const message = line.replace(/^Error: /, '').replace(/\n$/, '').replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)
+  const message = line
+    .replace(/^Error: /, '')
+    .replace(/\n$/, '')
+    .replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)
   return {code: 1, stdout: '', stderr: expect.stringMatching(new RegExp(`^time="[^"]+" level=fatal msg="(?:.*: )?${message}"\n$`))}
 }
 

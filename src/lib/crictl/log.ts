@@ -12,7 +12,6 @@ export type LogLevel = 'fatal' | 'error' | 'warning' | 'info' | 'debug'
 const LEVEL_COLOR: Record<LogLevel, number> = {fatal: 31, error: 31, warning: 33, info: 36, debug: 37}
 const startedAt = Date.now()
 
-
 /** logrus' needsQuoting: anything beyond letters, digits and -._/@^+ (or nothing at all is left bare). */
 function value(text: string): string {
   return /^[\w./@^+-]*$/.test(text) ? text : goQuote(text)
