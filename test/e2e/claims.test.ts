@@ -143,8 +143,9 @@ spec:
     const result = await run(['run', '-f', '-'], set)
     expect(result.code, result.stderr).toBe(0)
     const claim = join(claimsRoot, namespace, 'data-web-0')
-    await expect.poll(() => existsSync(join(claim, 'host'))).toBe(true)
-    expect(readFileSync(join(claim, 'host'), 'utf8')).toBe('web-0\n')
+    // The shell creates the file before it writes to it: wait for the content, not the file.
+    const host = join(claim, 'host')
+    await expect.poll(() => (existsSync(host) ? readFileSync(host, 'utf8') : undefined)).toBe('web-0\n')
     expect(JSON.parse(readFileSync(`${claim}.claim.json`, 'utf8'))).toMatchObject({
       provisioned: 'dynamic',
       createdFor: `web-0_${namespace}`,

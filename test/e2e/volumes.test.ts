@@ -170,8 +170,9 @@ describe('emptyDir, subPathExpr, mountPropagation and bound claims', () => {
     expect(hostMountsUnder(podDirRoot)).toEqual([`${dir}/kubernetes.io~empty-dir/cache-volume`])
     // The container wrote /logs/hello.txt into the volume's pod1/ subdirectory, and its claim file into the bound directory.
     await expect.poll(() => existsSync(`${dir}/kubernetes.io~empty-dir/workdir1/pod1/hello.txt`)).toBe(true)
-    await expect.poll(() => existsSync(join(claim, 'claimed.txt'))).toBe(true)
-    expect(readFileSync(join(claim, 'claimed.txt'), 'utf8')).toBe('claimed\n')
+    // The shell creates the file before it writes to it: wait for the content, not the file.
+    const claimed = join(claim, 'claimed.txt')
+    await expect.poll(() => (existsSync(claimed) ? readFileSync(claimed, 'utf8') : undefined)).toBe('claimed\n')
 
     const inspect = JSON.parse((await run(['inspect', '-n', namespace, 'pod1/container1'])).stdout)
     const byPath = Object.fromEntries(inspect.status.mounts.map((mount: {containerPath: string}) => [mount.containerPath, mount]))
