@@ -6,7 +6,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {PodctlError, UsageError} from '../lib/errors.js'
+import {PodctlError} from '../lib/errors.js'
 import {besideKubeletFlag, durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents, type EventSink} from '../lib/kube/events.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
@@ -114,10 +114,8 @@ runtime; 130 interrupted.`
 
   public async run(): Promise<SyncResult> {
     const {flags} = this
-    if (flags['metrics-address'] !== undefined && !flags.watch) {
-      throw new UsageError("--metrics-address needs --watch: the metrics are the supervisor's; add --watch or drop the flag")
-    }
-
+    const {refuseWithoutSupervisor} = await import('../lib/kubelet/workers/metrics-endpoint.js')
+    refuseWithoutSupervisor(flags['metrics-address'], {needs: '--watch', given: flags.watch})
     const check = {force: flags.force, instead: KUBELET_WAY, warn: (line: string) => this.warnLine(line)}
     const runtimeOwner = flags.filename && flags['dry-run'] ? undefined : await refuseBesideKubelet(await this.client(), check)
     const settings = await this.settings()
@@ -177,10 +175,9 @@ runtime; 130 interrupted.`
 
   /** --metrics-address: listening before supervision starts, so a busy port is an error at once. */
   private async metricsEndpoint() {
-    const address = this.flags['metrics-address']
-    if (address === undefined) return
     const {serveSupervisorMetrics} = await import('../lib/kubelet/workers/metrics-endpoint.js')
-    return serveSupervisorMetrics(address, {warn: (line) => this.warnLine(line), note: (line) => this.stderrLine(line)})
+    const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
+    return serveSupervisorMetrics(this.flags['metrics-address'], {needs: '--watch', given: this.flags.watch, ...say})
   }
 
   private async apply(file: string, settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {

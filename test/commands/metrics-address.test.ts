@@ -1,4 +1,5 @@
 /** sync --watch --metrics-address against the fake runtime: where it listens, what it serves, how it fails. */
+import {writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 
@@ -84,5 +85,17 @@ describe('sync --watch --metrics-address', () => {
     const result = await podctl(args('sync', '--all', '--metrics-address', '127.0.0.1:0'), {env})
     expect(result.code).toBe(ExitCode.USAGE)
     expect(result.stderr).toBe("Error: --metrics-address needs --watch: the metrics are the supervisor's; add --watch or drop the flag\n")
+  })
+})
+
+describe('run --metrics-address', () => {
+  it('needs --supervise, and says so before any pod starts', async () => {
+    const manifest = join(dir, 'pod.yaml')
+    writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: busybox}]\n')
+    const result = await podctl(args('run', '-f', manifest, '--metrics-address', '127.0.0.1:0'), {env})
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stderr).toBe(
+      "Error: --metrics-address needs --supervise: the metrics are the supervisor's; add --supervise or drop the flag\n",
+    )
   })
 })

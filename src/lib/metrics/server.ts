@@ -39,6 +39,8 @@ export async function serveMetrics(registry: MetricsRegistry, listen: ListenAddr
     }
   })
   await listenOn(server, listen)
+  // The command's own work keeps the process alive; a command that fails before it must not hang on the server.
+  server.unref()
   const bound = server.address() as AddressInfo
   return {
     address: authority(bound.address, bound.port),
