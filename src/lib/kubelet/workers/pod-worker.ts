@@ -129,7 +129,8 @@ export class PodWorker {
     this.state.fingerprint = ''
   }
 
-  private poke(): void {
+  private poke(dueAt?: number): void {
+    if (dueAt !== undefined) this.ctx.metrics?.late('worker', Date.now() - dueAt)
     this.poked = true
     this.wakeUp?.()
   }
@@ -187,7 +188,8 @@ export class PodWorker {
         resolve()
       }
 
-      const timer = dueIn > 0 ? setTimeout(() => this.poke(), dueIn) : undefined
+      const dueAt = Date.now() + dueIn
+      const timer = dueIn > 0 ? setTimeout(() => this.poke(dueAt), dueIn) : undefined
       this.wakeUp = done
       if (signal.aborted) done()
       else signal.addEventListener('abort', done, {once: true})

@@ -3,7 +3,8 @@
  * the kubelet's names where the kubelet has one (pkg/kubelet/metrics, pkg/kubelet/prober's
  * prober_probe_total) and podctl_ names otherwise. Counts by state come from the supervisor's own
  * listing (the supervised pods only, not everything the runtime runs); probe counts from every probe
- * that ran; lag from how late the listing loop and probe workers ran against their schedule.
+ * that ran; lag from how late the listing loop, a pod worker's deadline timer (back-off expiry,
+ * resync) and probe workers' period ticks fired against their schedule.
  */
 import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import type {ProbeKind} from '../../prober/prober.js'
@@ -25,7 +26,7 @@ const SANDBOX_STATES: Record<string, string> = {SANDBOX_READY: 'ready', SANDBOX_
 /** Lag buckets (seconds): a supervisor on time is within milliseconds; a stalled event loop shows up in the seconds. */
 const LAG_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-export type LagSource = 'listing' | 'probe'
+export type LagSource = 'listing' | 'probe' | 'worker'
 
 export interface ProbedContainer {
   pod: {name: string; namespace: string; uid: string}
@@ -67,7 +68,7 @@ export class SupervisorMetrics {
     )
     this.lag = registry.histogram(
       'podctl_supervisor_lag_seconds',
-      "How late the supervisor's listing or a probe ran against its schedule, in seconds.",
+      "How late the supervisor's listing, a pod worker's deadline (back-off, resync) or a probe ran against its schedule, in seconds.",
       ['loop'],
       LAG_BUCKETS,
     )
