@@ -24,6 +24,7 @@ import {
   staticPodFlags,
 } from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
+import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
 import {describeFailure, type DryRunResult, type RunResult} from '../lib/kubelet/run/run-result.js'
@@ -110,6 +111,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     rm: Flags.boolean({summary: 'Remove the pod once it has completed (implies --wait completed).'}),
     settle: settleFlag,
     supervise: Flags.boolean({summary: 'Then keep the pods synced and probed (sync --watch) until Ctrl-C, and kill them.'}),
+    'metrics-address': metricsAddressFlag,
     timeout: durationFlag({
       summary: 'Deadline of the whole run: image back-off, init containers, waiting (0 = none); --supervise outlasts it.',
       default: DEFAULT_RUN_TIMEOUT_MS,
@@ -135,6 +137,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
 
   /** Whether a kubelet (other than one --force went past) owns the runtime: --supervise pauses while one does. */
   private runtimeOwner?: RuntimeOwner
+  /** --metrics-address: where --supervise reports; it listens before any pod starts, so a busy port fails the run at once. */
+  private metrics?: import('../lib/kubelet/workers/supervisor-metrics.js').SupervisorMetrics
 
   protected override credentialFollower = {
     accepts: (token: string) => token === '-' || existsSync(token),
@@ -164,6 +168,9 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     if (flags['dry-run']) return this.dryRun(pods, {...node, auth: credential?.auth})
     this.runtimeOwner = await refuseBesideKubelet(await this.client(), {force: flags.force, warn: (line) => this.warnLine(line)})
     const settings = {...node, wait, replace: flags.replace, keepOnFailure: flags['keep-on-failure'], remove: flags.rm}
+    const {serveSupervisorMetrics} = await import('../lib/kubelet/workers/metrics-endpoint.js')
+    const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
+    this.metrics = (await serveSupervisorMetrics(flags['metrics-address'], {needs: '--supervise', given: flags.supervise, ...say}))?.metrics
     const {outcomes, interrupted} = await this.startPods(pods, {...settings, auth: credential?.auth, authSource: credential?.source})
     const result: RunResult = {pods: outcomes.map((outcome) => outcome.result)}
     await this.emit(result, () => renderRunTable(result.pods, this.chalk))
@@ -222,7 +229,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
     const client = (await this.client()).withoutCommandDeadline()
     const deps = {events, signal: interruption.signal, parallel: this.flags.parallel, runtimeOwner: this.runtimeOwner}
-    await superviseRunPods(client, pods, node, deps).finally(() => interruption.release())
+    await superviseRunPods(client, pods, node, {...deps, metrics: this.metrics}).finally(() => interruption.release())
   }
 
   /** --static: each pod becomes a file in the kubelet's static pod directory (local-kubelet/static-pods.ts); nothing runs here. */

@@ -12,6 +12,7 @@ import {discardEvents, type EventSink} from '../lib/kube/events.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
 import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {ApplyPlan} from '../lib/kubelet/kuberuntime/sync-apply.js'
+import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
 import {selectPodsFromRuntime} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
@@ -50,6 +51,10 @@ recreating pods (the kubelet would kill them) and keeps watching until the kubel
 from outside 3 times within 60s is no longer recreated either. One supervisor per pod (supervisor.lock in the pod directory): a pod \
 another supervisor holds is left to it (AlreadySupervised) and taken over when that one stops.
 
+--metrics-address HOST:PORT serves the supervisor's Prometheus metrics at /metrics (the kubelet's prober_probe_total, \
+kubelet_running_pods, kubelet_running_containers; podctl's restarts, back-off and lag) and ok at /healthz; off by default, \
+loopback unless HOST is another address, port 0 picks a free port (the address is printed on stderr).
+
 A live kubelet that uses this runtime kills every pod it did not start: sync refuses to start next to one (exit 17) \
 unless --force.
 
@@ -78,6 +83,7 @@ runtime; 130 interrupted.`
     filename: Flags.string({char: 'f', summary: 'Apply this changed Pod manifest to the pods it names.', helpValue: 'FILE|-'}),
     'dry-run': Flags.boolean({summary: 'With -f: show what changed and what sync would do; change nothing.'}),
     watch: Flags.boolean({char: 'w', summary: 'Keep syncing (and probing) until Ctrl-C.'}),
+    'metrics-address': metricsAddressFlag,
     timeout: durationFlag({
       summary: 'Deadline of one pass (0 = none).',
       default: DEFAULT_SYNC_TIMEOUT_MS,
@@ -108,6 +114,8 @@ runtime; 130 interrupted.`
 
   public async run(): Promise<SyncResult> {
     const {flags} = this
+    const {refuseWithoutSupervisor} = await import('../lib/kubelet/workers/metrics-endpoint.js')
+    refuseWithoutSupervisor(flags['metrics-address'], {needs: '--watch', given: flags.watch})
     const check = {force: flags.force, instead: KUBELET_WAY, warn: (line: string) => this.warnLine(line)}
     const runtimeOwner = flags.filename && flags['dry-run'] ? undefined : await refuseBesideKubelet(await this.client(), check)
     const settings = await this.settings()
@@ -154,7 +162,8 @@ runtime; 130 interrupted.`
       const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
       const select = () => selectPodsFromRuntime(client, selection).then((found) => found.pods)
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
-      await superviseSelection(own, settings, {...deps, runtimeOwner})
+      const endpoint = await this.metricsEndpoint()
+      await superviseSelection(own, settings, {...deps, runtimeOwner, metrics: endpoint?.metrics}).finally(() => endpoint?.close())
       return {pods: [], removed: []}
     }
 
@@ -162,6 +171,13 @@ runtime; 130 interrupted.`
     const gone = this.positional.length > 0 ? [] : await removeGonePods(client, settings, (pod) => matchesNamespace(pod, flags.namespace))
     this.reportFailures(failures.map(({error}) => error))
     return {pods: results, removed: gone.map((pod) => pod.fullName)}
+  }
+
+  /** --metrics-address: listening before supervision starts, so a busy port is an error at once. */
+  private async metricsEndpoint() {
+    const {serveSupervisorMetrics} = await import('../lib/kubelet/workers/metrics-endpoint.js')
+    const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
+    return serveSupervisorMetrics(this.flags['metrics-address'], {needs: '--watch', given: this.flags.watch, ...say})
   }
 
   private async apply(file: string, settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {

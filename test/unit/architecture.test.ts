@@ -44,6 +44,7 @@ type Layer =
   | 'local-kubelet'
   | 'logs'
   | 'manifest'
+  | 'metrics'
   | 'node'
   | 'output'
   | 'streaming'
@@ -79,6 +80,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'images',
     'node',
     'manifest',
+    'metrics',
     'output',
     'logs',
     'completion',
@@ -101,7 +103,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // the read side's lists. Commands and base-command ask it which personality runs; it renders like output/ and
   // reads like node/, never a wing.
   crictl: ['node', 'images', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
-  kubelet: ['images', 'manifest', 'prober', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  kubelet: ['images', 'manifest', 'prober', 'logs', 'metrics', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   output: ['kube', 'util', 'errors', 'generated'],
@@ -109,6 +111,8 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   logs: ['util', 'errors'],
   streaming: ['kube', 'cri', 'util', 'errors', 'generated'],
   completion: ['util', 'errors'],
+  // podctl's own /metrics: a registry the kubelet wing reports into, its text format and the HTTP server commands start.
+  metrics: ['util', 'errors'],
   kube: ['cri', 'util', 'errors', 'generated'],
   cri: ['util', 'errors', 'generated'],
   util: ['errors'],

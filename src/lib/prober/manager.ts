@@ -51,6 +51,10 @@ export interface ProbeManagerDeps {
   random?: () => number
   /** Exec probes (ExecSync) in flight at once across all containers; default EXEC_PROBES_IN_FLIGHT. */
   execProbesInFlight?: number
+  /** After every probe that ran (the kubelet's prober_probe_total counts each one, thresholds aside). */
+  onProbed?: (target: ProbeTarget, kind: ProbeKind, outcome: ProbeOutcome) => void
+  /** How late (ms) a worker's period tick ran against its schedule. */
+  onLate?: (lateMs: number) => void
 }
 
 const KINDS: readonly ProbeKind[] = ['startup', 'liveness', 'readiness']
@@ -165,7 +169,9 @@ export class ProbeManager {
       startedAtMs: target.startedAtMs,
       started: () => this.hasStarted(entry),
       probe: (signal) => run({probe, kind, target, container, signal}),
+      late: this.deps.onLate,
       observed: (outcome) => {
+        this.deps.onProbed?.(target, kind, outcome)
         entry.outputs.set(
           kind,
           outcome.exitCode === undefined ? {output: outcome.output} : {output: outcome.output, exitCode: outcome.exitCode},

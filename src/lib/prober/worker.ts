@@ -23,6 +23,8 @@ export interface WorkerHooks {
   observed(outcome: ProbeOutcome): void
   /** The results manager's Set. */
   set(result: ProbeResult): void
+  /** How late (ms) a period tick ran against the worker's grid. */
+  late?(lateMs: number): void
 }
 
 /** The value a container's result has before its first probe (the worker's initialValue). */
@@ -112,6 +114,7 @@ export class ProbeWorker {
 
     this.timer = setTimeout(() => {
       this.consumedTicks++
+      this.hooks.late?.(this.hooks.now() - due)
       this.loop()
     }, due - now)
   }

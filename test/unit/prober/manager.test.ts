@@ -59,6 +59,26 @@ describe('ProbeManager', () => {
     vi.useRealTimers()
   })
 
+  it('tells onProbed of every probe that ran (thresholds aside) and onLate how late each period tick ran', async () => {
+    const script = scripted({liveness: ['success', 'failure', 'success']})
+    const probed: string[] = []
+    const late: number[] = []
+    const probes = new ProbeManager({
+      client: runtime,
+      runProbe: script.run,
+      random: () => 0.5,
+      onProbed: (target, kind, outcome) => probed.push(`${target.pod.name}/${target.containerName} ${kind} ${outcome.status}`),
+      onLate: (lateMs) => late.push(lateMs),
+    })
+    const p = pod({livenessProbe: exec({periodSeconds: 1, failureThreshold: 3})})
+    probes.addContainer({pod: p, podSandboxId: 's', containerName: 'app', containerId: 'c1', startedAtMs: T0})
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(probed).toEqual(['web/app liveness success', 'web/app liveness failure', 'web/app liveness success'])
+    // Fake timers fire on time: two ticks, each 0 ms late.
+    expect(late).toEqual([0, 0])
+    await probes.stop()
+  })
+
   it('counts failureThreshold before readiness flips, and successThreshold before it comes back', async () => {
     const script = scripted({readiness: ['success', 'failure', 'failure', 'failure', 'success', 'success']})
     const events: ProbeEvent[] = []

@@ -28,6 +28,7 @@ import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
 import type {SupervisorLocks} from '../config/supervisor-lock.js'
 import {OutsideStops} from './outside-stops.js'
+import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
@@ -51,6 +52,7 @@ export interface WorkerContext {
   settings: Omit<SyncSettings, 'deadline'>
   deps: WorkerDeps
   locks: SupervisorLocks
+  metrics?: SupervisorMetrics
   /** Lists the runtime now (coalesced): a wake that needs a newer observation than the worker has. */
   requestListing(): void
   /** Another supervisor took or let go of the pod: the supervisor may say Standby. */
@@ -127,7 +129,8 @@ export class PodWorker {
     this.state.fingerprint = ''
   }
 
-  private poke(): void {
+  private poke(dueAt?: number): void {
+    if (dueAt !== undefined) this.ctx.metrics?.late('worker', Date.now() - dueAt)
     this.poked = true
     this.wakeUp?.()
   }
@@ -185,7 +188,8 @@ export class PodWorker {
         resolve()
       }
 
-      const timer = dueIn > 0 ? setTimeout(() => this.poke(), dueIn) : undefined
+      const dueAt = Date.now() + dueIn
+      const timer = dueIn > 0 ? setTimeout(() => this.poke(dueAt), dueIn) : undefined
       this.wakeUp = done
       if (signal.aborted) done()
       else signal.addEventListener('abort', done, {once: true})
@@ -274,6 +278,7 @@ export class PodWorker {
       mayRecreate: () => observation.sandboxes.some((sandbox) => sandbox.state === 'SANDBOX_READY') || this.outsideStops.mayRecreate(now),
     })
     if (result.failure instanceof InterruptedError) return
+    this.ctx.metrics?.backOffWaiting(state.pod, result.backOffWaits ?? 0)
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
     if (result.uid !== state.pod.uid) {
       // Recreated under a new uid: its lock is in the new pod directory.

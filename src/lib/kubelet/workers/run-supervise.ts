@@ -12,6 +12,7 @@ import {podSandboxes} from '../kuberuntime/sandbox.js'
 import type {RuntimeOwnerCheck} from './runtime-owner-watch.js'
 import {superviseSelection} from './supervisor.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
+import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 export interface SupervisedPod {
   pod: string
@@ -26,6 +27,8 @@ export interface RunSuperviseDeps {
   parallel: number
   /** Whether a kubelet owns the runtime now (supervisor.ts pauses while one does). */
   runtimeOwner?: RuntimeOwnerCheck
+  /** --metrics-address: the supervisor reports here. */
+  metrics?: SupervisorMetrics
 }
 
 export async function superviseRunPods(
@@ -55,6 +58,7 @@ export async function superviseRunPods(
       signal: deps.signal,
       locks,
       runtimeOwner: deps.runtimeOwner,
+      metrics: deps.metrics,
     })
     deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
     const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))

@@ -28,6 +28,7 @@ import type {ContainerProbes, StatusProber} from '../status/status-manager.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
 import type {SyncTarget} from './sync-pods.js'
 import {type RuntimeOwnerCheck, RuntimeOwnerWatch} from './runtime-owner-watch.js'
+import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 /** How often the runtime is listed: a container exit is seen within this, with or without an event stream. */
 export const WATCH_POLL_MS = 1000
@@ -61,6 +62,8 @@ export interface SuperviseDeps extends Omit<WorkerDeps, 'prober'> {
   locks?: SupervisorLocks
   /** Whether a kubelet owns the runtime now (runtime-owner-watch.ts); none → never checked. */
   runtimeOwner?: RuntimeOwnerCheck
+  /** Where the loop, its workers and its own prober report (--metrics-address); none → nothing is counted. */
+  metrics?: SupervisorMetrics
 }
 
 /**
@@ -73,7 +76,7 @@ export async function superviseSelection(
   settings: Omit<SyncSettings, 'deadline'>,
   deps: SuperviseDeps,
 ): Promise<void> {
-  const {client, events, signal} = deps
+  const {client, events, signal, metrics} = deps
   const pollMs = deps.pollMs ?? WATCH_POLL_MS
   const relistMs = deps.relistMs ?? EVENTS_RELIST_MS
   const locks = deps.locks ?? new SupervisorLocks(settings.podDirRoot, 'podctl sync --watch')
@@ -89,6 +92,8 @@ export async function superviseSelection(
             event.type === 'Warning' ? warningEvent(event.reason, event.message, object) : normalEvent(event.reason, event.message, object),
           )
         },
+        onProbed: metrics && ((target, kind, outcome) => metrics.probeRan(target, kind, outcome.status)),
+        onLate: metrics && ((lateMs) => metrics.late('probe', lateMs)),
       })
   const prober = deps.prober ?? ownProber!
   let wake: (() => void) | undefined
@@ -109,6 +114,7 @@ export async function superviseSelection(
     settings,
     deps: {...deps, prober},
     locks,
+    metrics,
     requestListing: poke,
     heldChanged() {
       const allHeld = supervised.size > 0 && [...supervised].every((name) => workers.get(name)?.held)
@@ -163,6 +169,7 @@ export async function superviseSelection(
         reconnectMs = 0
         supervised = new Set(targets.map((target) => target.fullName))
         handOut(targets, containers, started, {workers, podOfSandbox, context})
+        metrics?.listed(targets, containers)
         context.heldChanged()
       } catch (error) {
         if (signal.aborted) break
@@ -184,7 +191,12 @@ export async function superviseSelection(
           resolve()
         }
 
-        const timer = setTimeout(done, pause)
+        const dueAt = Date.now() + pause
+        const timer = setTimeout(() => {
+          // Only a listing that waited for its time is late or not; one asked for early is not on a schedule.
+          metrics?.late('listing', Date.now() - dueAt)
+          done()
+        }, pause)
         wake = done
         // Ctrl-C during the listing: a listener added now would never fire.
         if (signal.aborted) done()

@@ -9,6 +9,8 @@ import type {CriClient} from '../../../../src/lib/cri/client.js'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
 import {supervisorLockPath} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
+import {SupervisorMetrics} from '../../../../src/lib/kubelet/workers/supervisor-metrics.js'
+import {renderRegistry} from '../../../../src/lib/metrics/exposition.js'
 
 const UID = 'a6c1d2e3-supervised'
 const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], {stdio: 'ignore'})
@@ -125,5 +127,33 @@ describe('superviseSelection: a pod podctl did not record', () => {
     expect(turns).toBeGreaterThanOrEqual(5)
     expect(events.filter((event) => event.reason === 'NotManaged')).toHaveLength(1)
     expect(new Set(calls)).toEqual(new Set(['listContainers']))
+  })
+})
+
+describe('superviseSelection: --metrics-address', () => {
+  it("reports each listing of the supervised pods into the metrics (the kubelet's running pods and containers)", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'podctl-supervisor-'))
+    const controller = new AbortController()
+    const metrics = new SupervisorMetrics()
+    let turns = 0
+    const running = {id: 'c1', podSandboxId: 'sandbox-1', state: 'CONTAINER_RUNNING', metadata: {name: 'app', attempt: 2}}
+    const client = {
+      async runtime(method: string) {
+        if (method === 'listContainers') return {containers: [running]}
+        throw new Error(`unexpected ${method}`)
+      },
+    } as unknown as CriClient
+    await superviseSelection(
+      async () => {
+        if (++turns === 3) controller.abort()
+        return [target]
+      },
+      {podDirRoot: root} as never,
+      {client, images: {} as never, events() {}, signal: controller.signal, pollMs: 10, metrics},
+    )
+    const text = renderRegistry(metrics.registry)
+    expect(text).toContain('\nkubelet_running_pods 1\n')
+    expect(text).toContain('\nkubelet_running_containers{container_state="running"} 1\n')
+    expect(text).toContain('\npodctl_container_restarts_total{namespace="default",pod="web",container="app"} 2\n')
   })
 })
