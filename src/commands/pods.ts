@@ -30,6 +30,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     example('Ready pods of one namespace, with IPs', '-n kube-system --state ready -o wide'),
     example('IDs of pods labelled app=web, for a script', '-l app=web -q'),
     example('Pods whose name starts with "web-"', `--name 'web-*' -o json`),
+    example("crictl's verbose blocks, one per pod", '-n kube-system -v'),
   ]
 
   static override flags = {

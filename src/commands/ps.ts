@@ -46,6 +46,7 @@ name_namespace/container, which other commands accept as a container reference.`
     example('IDs of containers named "app" in any kube-* namespace', `-a --name app -n 'kube-*' -q`),
     example('Containers running a busybox image', `--image '*busybox*'`),
     example('The container created last, whatever its state', '--latest'),
+    example("crictl's verbose blocks for one pod's containers", '-a --pod web -n shop -v'),
   ]
 
   static override flags = {

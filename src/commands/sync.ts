@@ -68,6 +68,7 @@ runtime; 130 interrupted.`
     example('Show what -f would do', '-f pod.yaml --dry-run'),
     example('Supervise pods until Ctrl-C', '--all -n ci --watch'),
     example('Supervise beside a kubelet that is about to be stopped', '--all -n ci --watch --force'),
+    example('Supervise and serve Prometheus metrics on loopback', '--all --watch --metrics-address 127.0.0.1:9100'),
   ]
 
   static override strict = false
