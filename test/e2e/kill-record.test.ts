@@ -80,7 +80,7 @@ describe('kill of a pod gone from the runtime', () => {
 
     const sync = await podctl(['sync', '--all', '-n', namespace, '-q', '-o', 'json'], {env})
     expect(sync.code, sync.stderr).toBe(0)
-    expect(JSON.parse(sync.stdout)).toEqual({pods: [], removed: []})
+    expect(JSON.parse(sync.stdout)).toEqual({pods: []})
     expect(await sandboxesIn(client, namespace)).toEqual([])
 
     // Nothing is left of it now: not found again, unless told to ignore that.

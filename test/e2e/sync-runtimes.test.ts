@@ -12,7 +12,7 @@ import {podctl} from '../support/podctl.js'
 /**
  * Every runtime shares the pod directory root. A pod recorded in the lab keeps its record, its
  * directory and its containers when `sync --all` runs against another runtime (an in-process CRI
- * server with none of the lab's pods); that runtime's own gone pod is still cleaned up.
+ * server with none of the lab's pods); that runtime's own lost pod comes back there, in its directory.
  */
 const client = labClient()
 const namespace = uniqueNamespace('runtimes')
@@ -35,7 +35,8 @@ afterAll(async () => {
 
 function record(uid: string, name: string, runtimeEndpoint?: string): void {
   mkdirSync(join(podDirRoot, uid, 'volumes'), {recursive: true})
-  const pod = {...(runtimeEndpoint ? {runtimeEndpoint} : {}), name, namespace, uid, containers: [], initContainers: []}
+  const spec = {labels: {}, annotations: {}, restartPolicy: 'Always', dnsPolicy: 'Default', volumes: [], containers: [], initContainers: []}
+  const pod = {...(runtimeEndpoint ? {runtimeEndpoint} : {}), name, namespace, uid, ...spec}
   writeFileSync(join(podDirRoot, uid, 'pod.json'), JSON.stringify(pod), {mode: 0o600})
 }
 
@@ -46,7 +47,7 @@ async function running(pod: string): Promise<Array<{id: string; state: string}>>
 }
 
 describe('sync --all against another runtime', () => {
-  it("leaves this runtime's pods and records alone, and sweeps only its own gone pods", async () => {
+  it("leaves this runtime's pods and records alone, and brings back only its own lost pod", async () => {
     const path = join(work, 'keep.yaml')
     writeFileSync(
       path,
@@ -79,8 +80,10 @@ spec:
 
     const sync = await podctl(['sync', '--all', '-n', namespace, '-r', otherEndpoint, '-q', '-o', 'json'], {env})
     expect(sync.code, sync.stderr).toBe(0)
-    expect(JSON.parse(sync.stdout)).toEqual({pods: [], removed: [`gone_${namespace}`]})
-    expect(existsSync(join(podDirRoot, 'gone-uid'))).toBe(false)
+    expect(JSON.parse(sync.stdout)).toEqual({
+      pods: [{pod: 'gone', namespace, uid: 'gone-uid', did: ['recreated the pod sandbox (attempt 0)']}],
+    })
+    expect(existsSync(join(podDirRoot, 'gone-uid', 'pod.json'))).toBe(true)
     // The lab's pod: its record, its directory (the emptyDir's data) and its container are all still there.
     expect(JSON.parse(readFileSync(kept, 'utf8'))).toMatchObject({name: 'keep', uid})
     expect(readFileSync(join(podDirRoot, uid, 'volumes', 'kubernetes.io~empty-dir', 'scratch', 'f'), 'utf8')).toBe('kept\n')
@@ -90,7 +93,7 @@ spec:
     // Against the lab, the pod is in sync; the legacy record (no sandbox in the lab) is not the lab's to sweep either.
     const labSync = await podctl(['sync', '--all', '-n', namespace, '-q', '-o', 'json'], {env})
     expect(labSync.code, labSync.stderr).toBe(0)
-    expect(JSON.parse(labSync.stdout)).toMatchObject({pods: [{pod: 'keep', uid, did: []}], removed: []})
+    expect(JSON.parse(labSync.stdout)).toEqual({pods: [{pod: 'keep', namespace, uid, did: []}]})
     expect(existsSync(join(podDirRoot, 'legacy-uid', 'pod.json'))).toBe(true)
 
     const kill = await podctl(['kill', 'keep', '-n', namespace, '--force'], {env})

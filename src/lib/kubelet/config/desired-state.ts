@@ -2,8 +2,9 @@
  * What podctl keeps in the pod's directory so later commands (sync, status) know what should run,
  * as the kubelet knows a static pod from its manifest: `pod.json` (the parsed pod, root only, with
  * the runtime endpoint the pod lives on: record-owner.ts), `backoff.json` (the crash back-off
- * ladder, so it survives between `sync` runs) and `status.json` (the status manager's record:
- * readiness, last termination, supervisor).
+ * ladder, so it survives between `sync` runs), `status.json` (the status manager's record:
+ * readiness, last termination, supervisor) and `sandbox.json` (the newest sandbox attempt, so a pod
+ * the runtime lost comes back with attempt + 1).
  */
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 
@@ -15,6 +16,7 @@ import {readPodObjects, recordPodObjects} from './recorded-objects.js'
 
 const BACKOFF_FILE = 'backoff.json'
 const STATUS_FILE = 'status.json'
+const SANDBOX_FILE = 'sandbox.json'
 
 export function desiredPodPath(root: string, uid: string): string {
   return `${podDirectory(root, uid)}/${DESIRED_POD_FILE}`
@@ -141,4 +143,15 @@ export async function readRecordedStatus(root: string, uid: string): Promise<Rec
 
 export async function writeRecordedStatus(root: string, uid: string, status: RecordedPodStatus): Promise<void> {
   await writeAtomic(`${podDirectory(root, uid)}/${STATUS_FILE}`, `${JSON.stringify(status, null, 2)}\n`, 0o644)
+}
+
+/** The newest sandbox made for the pod: written once RunPodSandbox answered (the pod directory exists by then). */
+export async function recordSandboxAttempt(root: string, uid: string, sandbox: {id: string; attempt: number}): Promise<void> {
+  await writeAtomic(`${podDirectory(root, uid)}/${SANDBOX_FILE}`, `${JSON.stringify(sandbox)}\n`, 0o644)
+}
+
+/** The attempt of the newest sandbox podctl made for the pod, when it made one. */
+export async function readSandboxAttempt(root: string, uid: string): Promise<number | undefined> {
+  const recorded = await readJson<{attempt?: unknown}>(`${podDirectory(root, uid)}/${SANDBOX_FILE}`)
+  return typeof recorded?.attempt === 'number' ? recorded.attempt : undefined
 }

@@ -7,6 +7,7 @@
 import type {CriClient} from '../../cri/client.js'
 import type {EventSink} from '../../kube/events.js'
 import type {PodModel} from '../../manifest/model.js'
+import {recordSandboxAttempt} from '../config/desired-state.js'
 import {nodeDownwardContext} from '../core/env.js'
 import {setUpVolumes, volumeHostPaths, writePodEtcHosts} from '../volumes/pod-dirs.js'
 import {createPodSandbox, generatePodSandboxConfig, type SandboxContext} from './sandbox.js'
@@ -48,6 +49,8 @@ export async function createSandboxForPod(
   const runtimeHandler = settings.runtimeHandler ?? pod.runtimeClassName ?? ''
   hooks.step?.('creating the pod sandbox')
   const created = await createPodSandbox(client, pod, config, {runtimeHandler, events: hooks.events, onCreated: hooks.onCreated})
+  // Best effort: only a pod the runtime later loses reads it back (its attempt + 1).
+  await recordSandboxAttempt(settings.podDirRoot, pod.uid, {id: created.sandboxId, attempt}).catch(() => {})
   const etcHostsPath = created.ips.length > 0 ? await writePodEtcHosts(settings.podDirRoot, pod, created.ips) : undefined
   const volumePaths = volumeHostPaths(pod, settings.podDirRoot)
   return {id: created.sandboxId, config, runtimeHandler, etcHostsPath, volumePaths, ips: created.ips, node}

@@ -1,8 +1,8 @@
 /**
  * Pods recorded for this runtime (pod.json naming its endpoint: record-owner.ts) that the runtime
- * no longer has, e.g. because a kubelet or crictl removed their sandboxes behind podctl's back.
- * `sync --all` sweeps them (workers/sync-pods.ts removeGonePods) and `kill` removes those it names
- * (kill-records.ts). Both go through here, so they agree on which records count and on what goes.
+ * no longer has, e.g. because a reboot wiped the runtime's state or crictl removed their sandboxes
+ * behind podctl's back. `sync` brings them back (workers/lost-pods.ts) and `kill` removes those it
+ * names (kill-records.ts). Both go through here, so they agree on which records count.
  */
 import {readdir, readlink, rm} from 'node:fs/promises'
 import {join} from 'node:path'
@@ -25,6 +25,24 @@ export async function recordsOfRuntime(podDirRoot: string, runtime: string | und
   const records: PodModel[] = []
   for (const entry of entries) {
     if (!entry.isDirectory()) continue
+    const record = await readPodRecord(podDirRoot, entry.name)
+    if (!record || recordOwner(record.runtimeEndpoint, runtime) !== 'this' || record.pod.uid !== entry.name) continue
+    records.push(record.pod)
+  }
+
+  return records
+}
+
+/**
+ * recordsOfRuntime for the pods the runtime lacks: only the directories whose uid `live` (the
+ * uids of a listing) does not hold are read, so a supervisor can ask on every listing for the cost
+ * of one readdir while the runtime has every pod.
+ */
+export async function recordsMissingFrom(podDirRoot: string, runtime: string | undefined, live: ReadonlySet<string>): Promise<PodModel[]> {
+  const entries = await readdir(podDirRoot, {withFileTypes: true}).catch(() => [])
+  const records: PodModel[] = []
+  for (const entry of entries) {
+    if (!entry.isDirectory() || live.has(entry.name)) continue
     const record = await readPodRecord(podDirRoot, entry.name)
     if (!record || recordOwner(record.runtimeEndpoint, runtime) !== 'this' || record.pod.uid !== entry.name) continue
     records.push(record.pod)

@@ -19,7 +19,7 @@ import {sleep} from '../../util/concurrency.js'
 import {nanosToMs} from '../../util/time.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
-import {readBackOff, writeBackOff} from '../config/desired-state.js'
+import {readBackOff, readSandboxAttempt, writeBackOff} from '../config/desired-state.js'
 import {killContainer, killPod} from './kill.js'
 import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type PodActions} from './pod-actions.js'
 import {createTerminationMessageFile, etcHostsPath, volumeHostPaths} from '../volumes/pod-dirs.js'
@@ -93,7 +93,15 @@ export async function syncPodOnce(
   const backOff = deps.backOff ?? crashBackOff(now)
   if (!deps.backOff) backOff.restore(await readBackOff(settings.podDirRoot, pod.uid))
   const result: PodSyncResult = {pod: pod.name, namespace: pod.namespace, uid: pod.uid, did: []}
-  const ctx: PassContext = {pod, settings, deps, backOff, result, now, made: deps.sandbox}
+  const ctx: PassContext = {
+    pod: await lostPodSuccessor(pod, sandboxes, settings, deps),
+    settings,
+    deps,
+    backOff,
+    result,
+    now,
+    made: deps.sandbox,
+  }
   try {
     let containers = deps.containers
     let current = [...sandboxes]
@@ -120,6 +128,27 @@ export async function syncPodOnce(
 
   await writeBackOff(settings.podDirRoot, ctx.pod.uid, backOff.snapshot()).catch(() => {})
   return result
+}
+
+/**
+ * A pod podctl made a sandbox for that the runtime no longer has (a reboot wiped its state, or
+ * `crictl rmp` removed it): it comes back in a new sandbox with the newest attempt + 1, in the same
+ * pod directory (its disk emptyDirs and claims keep their data), its containers' restart counts
+ * continuing from their log files as the kubelet's calcRestartCountByLogDir does.
+ */
+async function lostPodSuccessor(
+  pod: PodModel,
+  sandboxes: readonly PodSandbox[],
+  settings: SyncSettings,
+  deps: SyncDeps,
+): Promise<PodModel> {
+  if (sandboxes.length > 0 || deps.sandbox) return pod
+  const last = await readSandboxAttempt(settings.podDirRoot, pod.uid)
+  if (last === undefined) return pod
+  const attempt = Math.max(pod.attempt ?? 0, last + 1)
+  const message = `The runtime no longer has the pod's sandbox; creating it again (attempt ${attempt}) with the pod's volumes`
+  deps.events(normalEvent('SandboxMissing', message, podFullName(pod.name, pod.namespace)))
+  return {...pod, attempt}
 }
 
 interface PassContext {

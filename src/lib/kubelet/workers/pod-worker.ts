@@ -15,7 +15,6 @@
 import {stat} from 'node:fs/promises'
 
 import {asPodctlError, InterruptedError} from '../../errors.js'
-import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import type {BackOff} from '../../kube/backoff.js'
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
@@ -28,20 +27,12 @@ import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
 import type {SupervisorLocks} from '../config/supervisor-lock.js'
 import {OutsideStops} from './outside-stops.js'
+import {fingerprint, type Observation, probeFailuresOf} from './worker-observation.js'
+import {podSandboxes} from '../kuberuntime/sandbox.js'
 import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
-
-/** What one listing saw of the pod: no sandboxes means the pod is gone from the runtime. */
-export interface Observation {
-  /** Newest first. */
-  sandboxes: PodSandbox[]
-  /** The containers of those sandboxes. */
-  containers: Container[]
-  /** Epoch ms: when the listing began. */
-  listedAt: number
-}
 
 export type WorkerDeps = Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate' | 'onKill'> & {
   prober: ContainerProbes & StatusProber
@@ -153,7 +144,7 @@ export class PodWorker {
           continue
         }
 
-        if (observation.sandboxes.length === 0) {
+        if (observation.sandboxes.length === 0 && !observation.lostUid) {
           this.ended = true
           break
         }
@@ -215,7 +206,7 @@ export class PodWorker {
   private async turn(observation: Observation): Promise<void> {
     const {settings, deps} = this.ctx
     const {sandboxes, containers} = observation
-    const state = await this.podState(sandboxes[0]?.metadata?.uid ?? '')
+    const state = await this.podState(sandboxes[0]?.metadata?.uid ?? observation.lostUid ?? '')
     if (!state.pod) return
     if (!(await this.follow(state))) return
     if (!(await this.claim(state))) return
@@ -241,6 +232,8 @@ export class PodWorker {
     if (!passLock) return
     try {
       if (!(await this.follow(state))) return
+      // Lost when listed: a `run` that was starting it may have made its sandbox since (then the next listing shows it).
+      if (observation.lostUid && (await podSandboxes(deps.client, state.pod!)).length > 0) return this.ctx.requestListing()
       await this.sync(state, {print, now, probeFailures, observation})
     } finally {
       this.lastSyncEnd = Date.now()
@@ -380,21 +373,4 @@ export class PodWorker {
 
     return true
   }
-}
-
-/** What changed in one pod since the last look: its sandboxes' and containers' IDs and states. */
-function fingerprint(sandboxes: readonly PodSandbox[], containers: readonly Container[]): string {
-  const parts = [...sandboxes.map((s) => `${s.id}:${s.state}`), ...containers.map((c) => `${c.id}:${c.state}`)]
-  return parts.sort().join(',')
-}
-
-function probeFailuresOf(prober: StatusProber, containers: readonly Container[]): Map<string, 'liveness' | 'startup'> {
-  const failures = new Map<string, 'liveness' | 'startup'>()
-  for (const container of containers) {
-    if (container.state !== 'CONTAINER_RUNNING') continue
-    if (prober.result(container.id, 'startup') === 'failure') failures.set(container.id, 'startup')
-    else if (prober.result(container.id, 'liveness') === 'failure') failures.set(container.id, 'liveness')
-  }
-
-  return failures
 }

@@ -3,6 +3,8 @@
  * SIGTERM, then killed the kubelet's way, so nothing is left behind: a CI job or a terminal
  * session that owns its pods for as long as it runs.
  */
+import {existsSync} from 'node:fs'
+
 import type {CriClient} from '../../cri/client.js'
 import {type EventSink, normalEvent} from '../../kube/events.js'
 import {ImageManager} from '../../images/image-manager.js'
@@ -12,6 +14,9 @@ import {podSandboxes} from '../kuberuntime/sandbox.js'
 import type {RuntimeOwnerCheck} from './runtime-owner-watch.js'
 import {superviseSelection} from './supervisor.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
+import {desiredPodPath, readDesiredPod} from '../config/desired-state.js'
+import {removePodRecord} from '../kuberuntime/gone-pods.js'
+import type {SyncTarget} from './sync-pods.js'
 import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 export interface SupervisedPod {
@@ -37,15 +42,17 @@ export async function superviseRunPods(
   settings: Omit<SyncSettings, 'deadline'>,
   deps: RunSuperviseDeps,
 ): Promise<void> {
-  const select = async () =>
+  // A pod the runtime lost comes back while it is still recorded (lost-pods.ts); a killed one is let go.
+  const select = async (): Promise<SyncTarget[]> =>
     (
       await Promise.all(
-        pods.map(async (pod) => ({
-          fullName: `${pod.pod}_${pod.namespace}`,
-          sandboxes: await podSandboxes(client, {name: pod.pod, namespace: pod.namespace, uid: pod.uid}),
-        })),
+        pods.map(async (pod) => {
+          const sandboxes = await podSandboxes(client, {name: pod.pod, namespace: pod.namespace, uid: pod.uid})
+          const recorded = sandboxes.length > 0 || existsSync(desiredPodPath(settings.podDirRoot, pod.uid))
+          return recorded ? [{fullName: `${pod.pod}_${pod.namespace}`, sandboxes, ...(sandboxes.length > 0 ? {} : {lostUid: pod.uid})}] : []
+        }),
       )
-    ).filter((target) => target.sandboxes.length > 0)
+    ).flat()
   const images = new ImageManager(client, deps.events, {parallel: deps.parallel})
   // The pods' supervisor locks are held until they are killed: another supervisor waiting for them
   // must not take over a pod that is being killed (it would start it again).
@@ -61,7 +68,8 @@ export async function superviseRunPods(
       metrics: deps.metrics,
     })
     deps.events(normalEvent('Stopping', 'Supervision ended: killing the supervised pods', 'supervisor'))
-    const targets = (await select()).map((target) => ({fullName: target.fullName, sandboxes: target.sandboxes}))
+    const selected = await select()
+    const targets = selected.filter((target) => target.sandboxes.length > 0).map(({fullName, sandboxes}) => ({fullName, sandboxes}))
     const outcome = await killPods(client, targets, {
       parallel: deps.parallel,
       events: deps.events,
@@ -69,6 +77,12 @@ export async function superviseRunPods(
       cleanup: true,
       forget: true,
     })
+    // A pod the runtime lost at the end has only its record left: that goes too.
+    for (const {lostUid} of selected) {
+      const record = lostUid ? await readDesiredPod(settings.podDirRoot, lostUid) : undefined
+      if (record) await removePodRecord(record, settings)
+    }
+
     if (outcome.failures.length > 0) throw outcome.failures[0].error
   } finally {
     await locks.release()

@@ -246,7 +246,8 @@ function handOut(
       })
     }
 
-    worker.update({sandboxes, containers: sandboxes.flatMap((sandbox) => bySandbox.get(sandbox.id) ?? []), listedAt})
+    const containers = sandboxes.flatMap((sandbox) => bySandbox.get(sandbox.id) ?? [])
+    worker.update({sandboxes, containers, listedAt, ...(target.lostUid ? {lostUid: target.lostUid} : {})})
   }
 
   for (const [name, worker] of workers) if (!seen.has(name) && !worker.ended) worker.update({sandboxes: [], containers: [], listedAt})

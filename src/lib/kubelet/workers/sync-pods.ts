@@ -1,11 +1,9 @@
 /**
  * `podctl sync` for several pods: each pod's lock (so a `run` of the same pod is never raced),
  * its recorded desired state (desired-state.ts), then one SyncPod pass (reconciler.ts), at most
- * `parallel` pods at once; one pod's failure never stops the others. Pods of this runtime gone from
- * it lose their pod and log directories, as the kubelet cleans up after a deleted pod; records of
- * other runtimes (record-owner.ts) are left alone.
+ * `parallel` pods at once; one pod's failure never stops the others. Pods of this runtime it lost
+ * come back (lost-pods.ts); records of other runtimes (record-owner.ts) are left alone.
  */
-import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {normalEvent} from '../../kube/events.js'
@@ -15,14 +13,16 @@ import {claimLegacyRecord, readPodRecord} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
 import {recordOwner} from '../core/record-owner.js'
 import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
-import {goneFromRuntime, recordsOfRuntime, removePodRecord} from '../kuberuntime/gone-pods.js'
+import {podSandboxes} from '../kuberuntime/sandbox.js'
 import {supervisorOf} from '../config/supervisor-lock.js'
 
 export interface SyncTarget {
   /** name_namespace */
   fullName: string
-  /** Every attempt, newest first. */
+  /** Every attempt, newest first; none for a pod the runtime lost (lost-pods.ts). */
   sandboxes: PodSandbox[]
+  /** A pod the runtime lost: the uid of its record. */
+  lostUid?: string
 }
 
 export interface SyncPodsDeps extends Omit<SyncDeps, 'containers'> {
@@ -60,10 +60,12 @@ export async function syncPods(targets: readonly SyncTarget[], settings: SyncSet
 }
 
 async function syncTarget(target: SyncTarget, settings: SyncSettings, deps: SyncPodsDeps): Promise<PodSyncResult> {
-  const sandboxes = [...target.sandboxes].sort(newestFirst)
-  const uid = sandboxes[0]?.metadata?.uid ?? ''
+  let sandboxes = [...target.sandboxes].sort(newestFirst)
+  const uid = sandboxes[0]?.metadata?.uid ?? target.lostUid ?? ''
   const runtime = deps.client.runtimeEndpoint
   const record = uid ? await readPodRecord(settings.podDirRoot, uid) : undefined
+  // Lost when listed, looked at again under its lock: a `run` starting it then has made its sandbox by now.
+  if (target.lostUid && record) sandboxes = (await podSandboxes(deps.client, record.pod)).sort(newestFirst)
   const owner = record && recordOwner(record.runtimeEndpoint, runtime)
   if (!record || owner === 'other') {
     const {name, namespace} = splitFullName(target.fullName)
@@ -109,33 +111,4 @@ export function ownSelection(
       return false
     })
   }
-}
-
-export interface GonePod {
-  /** name_namespace */
-  fullName: string
-  uid: string
-}
-
-/**
- * Pods podctl recorded for this runtime that the runtime no longer has: their pod directory and log
- * directory are removed (kuberuntime/gone-pods.ts says which records count: every runtime shares
- * the pod directory root, and a record of another runtime, or one that names no runtime, may be a
- * pod that runs elsewhere).
- */
-export async function removeGonePods(
-  client: CriClient,
-  settings: Pick<SyncSettings, 'podDirRoot' | 'logsRoot'>,
-  matches: (pod: {name: string; namespace: string}) => boolean,
-): Promise<GonePod[]> {
-  const records = await recordsOfRuntime(settings.podDirRoot, client.runtimeEndpoint)
-  const {items} = await client.runtime('listPodSandbox', {})
-  const gone: GonePod[] = []
-  for (const pod of goneFromRuntime(records, items)) {
-    if (!matches(pod)) continue
-    await removePodRecord(pod, settings)
-    gone.push({fullName: `${pod.name}_${pod.namespace}`, uid: pod.uid})
-  }
-
-  return gone
 }

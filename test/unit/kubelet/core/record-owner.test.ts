@@ -19,7 +19,8 @@ import {recordEndpoint, recordOwner} from '../../../../src/lib/kubelet/core/reco
 import {runPods} from '../../../../src/lib/kubelet/run/run-pods.js'
 import {SupervisorLocks} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
 import {applyPod} from '../../../../src/lib/kubelet/kuberuntime/sync-apply.js'
-import {ownSelection, removeGonePods, syncPods} from '../../../../src/lib/kubelet/workers/sync-pods.js'
+import {ownSelection, syncPods} from '../../../../src/lib/kubelet/workers/sync-pods.js'
+import {type Selected, withLostPods} from '../../../../src/lib/kubelet/workers/lost-pods.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
 
 const A = 'unix:///run/a/containerd.sock'
@@ -105,20 +106,36 @@ describe('pod records name their runtime', () => {
 })
 
 describe('no command acts on a record of another runtime', () => {
-  it('sync --all of runtime B removes only B’s gone pods: A’s records and legacy records stay', async () => {
+  it('sync --all of runtime B brings back only B’s lost pods: A’s records and legacy records are not its pods', async () => {
     const settings = roots()
     await recordDesiredPod(settings.podDirRoot, pod('a', 'ua'), A)
     await recordDesiredPod(settings.podDirRoot, pod('b', 'ub'), B)
+    await recordDesiredPod(settings.podDirRoot, pod('c', 'uc'), B)
     legacy(settings.podDirRoot, 'ul')
-    mkdirSync(join(settings.logsRoot, 'ns_a_ua'), {recursive: true})
-    const gone = await removeGonePods(runtimeAt(B), settings, () => true)
-    expect(gone).toEqual([{fullName: 'b_ns', uid: 'ub'}])
-    expect(existsSync(join(settings.podDirRoot, 'ua', 'pod.json'))).toBe(true)
-    expect(existsSync(join(settings.logsRoot, 'ns_a_ua'))).toBe(true)
-    expect(existsSync(join(settings.podDirRoot, 'ul', 'pod.json'))).toBe(true)
-    expect(existsSync(join(settings.podDirRoot, 'ub'))).toBe(false)
-    // The runtime A, which no longer has its pod either, does remove it.
-    expect(await removeGonePods(runtimeAt('/run/a/containerd.sock'), settings, () => true)).toEqual([{fullName: 'a_ns', uid: 'ua'}])
+    const selection = {refs: [], all: true}
+    const listed = {pods: [{fullName: 'c_ns', sandboxes: [{id: 's', metadata: {name: 'c', namespace: 'ns', uid: 'uc'}}]}], failures: []}
+    const onB = await withLostPods(listed as unknown as Selected, {podDirRoot: settings.podDirRoot, runtime: B, selection})
+    expect(onB.pods.map((target) => [target.fullName, target.lostUid])).toEqual([
+      ['c_ns', undefined],
+      ['b_ns', 'ub'],
+    ])
+    // Runtime A (named by its bare socket path) has lost its pod too; B's stay B's.
+    const onA = await withLostPods(
+      {pods: [], failures: []},
+      {podDirRoot: settings.podDirRoot, runtime: '/run/a/containerd.sock', selection},
+    )
+    expect(onA.pods).toEqual([{fullName: 'a_ns', sandboxes: [], lostUid: 'ua'}])
+    // A name that matched no sandbox but names a lost pod is no longer a failure; another name still is.
+    const named = {
+      pods: [],
+      failures: [
+        {ref: 'b_ns', error: 'not found'},
+        {ref: 'zzz', error: 'not found'},
+      ],
+    }
+    const byName = await withLostPods(named, {podDirRoot: settings.podDirRoot, runtime: B, selection: {refs: ['b_ns', 'zzz']}})
+    expect(byName).toEqual({pods: [{fullName: 'b_ns', sandboxes: [], lostUid: 'ub'}], failures: [{ref: 'zzz', error: 'not found'}]})
+    for (const uid of ['ua', 'ub', 'uc', 'ul']) expect(existsSync(join(settings.podDirRoot, uid, 'pod.json'))).toBe(true)
   })
 
   it('sync of a pod whose record is another runtime’s leaves it alone and says whose it is', async () => {
