@@ -7,11 +7,13 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {PodctlError} from '../lib/errors.js'
-import {besideKubeletFlag, durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {besideKubeletFlag, claimsRootFlag, durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents, type EventSink} from '../lib/kube/events.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
 import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {ApplyPlan} from '../lib/kubelet/kuberuntime/sync-apply.js'
+import type {SuperviseDeps} from '../lib/kubelet/workers/supervisor.js'
+import type {SyncTarget} from '../lib/kubelet/workers/sync-pods.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
 import {selectPodsFromRuntime} from '../lib/node/select.js'
@@ -19,8 +21,6 @@ import {parseLabelSelector} from '../lib/util/filters.js'
 
 export interface SyncResult {
   pods: Array<PodSyncResult | ApplyPlan>
-  /** Pods podctl recorded that the runtime no longer has: their directories were removed. */
-  removed: string[]
 }
 
 const DEFAULT_SYNC_TIMEOUT_MS = 5 * 60_000
@@ -36,8 +36,10 @@ export default class Sync extends BaseCommand<typeof Sync> {
 containers are restarted per restartPolicy after the kubelet's crash back-off (10s doubling to 5m, kept in the pod \
 directory between runs, reset after 10 minutes of running), a dead sandbox is recreated with attempt + 1, the sandbox of \
 a pod whose containers have all terminated for good is stopped, activeDeadlineSeconds is enforced (DeadlineExceeded). \
-Pods podctl recorded for this runtime that it no longer has lose their pod and log directories; records of other \
-runtimes sharing the pod directory root are left alone. What it does prints as events.
+A pod podctl recorded for this runtime that the runtime lost (a reboot wiped its state, its sandbox was removed behind \
+podctl's back) comes back in a new sandbox with attempt + 1, keeping its pod directory: disk emptyDirs and claims keep \
+their data (podctl kill is what removes a pod for good). Records of other runtimes sharing the pod directory root are \
+left alone. What it does prints as events.
 
 -f FILE applies a changed manifest: containers whose io.kubernetes.container.hash changed are killed and recreated \
 (attempt + 1), unchanged ones keep running, new ones start, removed ones are killed; a change the sandbox cannot take \
@@ -50,6 +52,15 @@ pods run after it started included. If a kubelet comes to use the runtime, it st
 recreating pods (the kubelet would kill them) and keeps watching until the kubelet is gone; a pod whose sandbox is stopped \
 from outside 3 times within 60s is no longer recreated either. One supervisor per pod (supervisor.lock in the pod directory): a pod \
 another supervisor holds is left to it (AlreadySupervised) and taken over when that one stops.
+
+--watch -f PATH (files or directories, repeatable) keeps the pods of the manifests as the files say, as the kubelet \
+keeps its static pod directory: a new file's pods run within seconds (as podctl run runs them), a changed pod is applied \
+as -f applies it, a removed file's pods are killed (also when it went while podctl was not running: each pod's record \
+names its file). ConfigMaps, Secrets and PersistentVolumeClaims in files of their own feed the pods of every file of the \
+same directory. A file that does not parse or is refused is said once (ManifestInvalid, naming the file and the field) \
+and its pods are left as they were until it is fixed; a file still being written is never read; a file or directory \
+users other than its owner may write is refused. -n is the namespace of pods that name none; --all, -l or names \
+supervise other pods too.
 
 --metrics-address HOST:PORT serves the supervisor's Prometheus metrics at /metrics (the kubelet's prober_probe_total, \
 kubelet_running_pods, kubelet_running_containers; podctl's restarts, back-off and lag) and ok at /healthz; off by default, \
@@ -67,6 +78,7 @@ runtime; 130 interrupted.`
     example('Apply a changed manifest (only changed containers are recreated)', '-f pod.yaml'),
     example('Show what -f would do', '-f pod.yaml --dry-run'),
     example('Supervise pods until Ctrl-C', '--all -n ci --watch'),
+    example('Run and keep the pods of a manifest directory as its files change', '--watch -f /etc/podctl/manifests'),
     example('Supervise beside a kubelet that is about to be stopped', '--all -n ci --watch --force'),
     example('Supervise and serve Prometheus metrics on loopback', '--all --watch --metrics-address 127.0.0.1:9100'),
   ]
@@ -81,7 +93,13 @@ runtime; 130 interrupted.`
     namespace: Flags.string({char: 'n', summary: 'Namespace of the named pods; with --all or --label, only pods of this namespace.'}),
     label: Flags.string({char: 'l', summary: 'Sync pods with this label KEY=VALUE (repeatable; all must match).', multiple: true}),
     all: Flags.boolean({summary: 'Sync every pod podctl made (restricted by --namespace when given).'}),
-    filename: Flags.string({char: 'f', summary: 'Apply this changed Pod manifest to the pods it names.', helpValue: 'FILE|-'}),
+    filename: Flags.string({
+      char: 'f',
+      summary: 'Apply this changed manifest (repeatable); with --watch, run and keep the pods of these files or directories.',
+      helpValue: 'FILE|DIR|-',
+      multiple: true,
+    }),
+    'claims-root': claimsRootFlag,
     'dry-run': Flags.boolean({summary: 'With -f: show what changed and what sync would do; change nothing.'}),
     watch: Flags.boolean({char: 'w', summary: 'Keep syncing (and probing) until Ctrl-C.'}),
     'metrics-address': metricsAddressFlag,
@@ -134,9 +152,10 @@ runtime; 130 interrupted.`
         signal: interruption.signal,
         parallel: flags.parallel,
       }
-      const result = flags.filename
-        ? await this.apply(flags.filename, settings, deps)
-        : await this.syncSelected(settings, deps, runtimeOwner)
+      const apply = async (files: string[]) =>
+        (await import('../lib/kubelet/run/apply-manifests.js')).applyManifests(files, settings, deps, {dryRun: flags['dry-run']})
+      const result =
+        flags.filename && !flags.watch ? {pods: await apply(flags.filename)} : await this.syncSelected(settings, deps, runtimeOwner)
       await this.emit(result, () => this.render(result))
       this.reportFailures(result.pods.flatMap((pod) => ('failure' in pod && pod.failure ? [failureOf(pod)] : [])))
       return result
@@ -156,22 +175,44 @@ runtime; 130 interrupted.`
   private async syncSelected(settings: SyncSettings, deps: SyncDeps, runtimeOwner?: RuntimeOwner): Promise<SyncResult> {
     const {flags} = this
     const selection = {refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(flags.label), all: flags.all}
+    // With -f, the files name the pods; --all, -l or names add other pods to supervise.
+    const selected = this.positional.length > 0 || flags.all || (flags.label?.length ?? 0) > 0
     const client = await this.client()
-    const {pods, failures, containers} = await selectPodsFromRuntime(client, selection)
-    const {syncPods, removeGonePods, ownSelection} = await import('../lib/kubelet/workers/sync-pods.js')
+    const [{syncPods, ownSelection}, {withLostPods}] = await Promise.all([
+      import('../lib/kubelet/workers/sync-pods.js'),
+      import('../lib/kubelet/workers/lost-pods.js'),
+    ])
+    const lost = {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, selection}
+    const selectWithLost = async () => withLostPods(await selectPodsFromRuntime(client, selection), lost)
     if (flags.watch) {
       const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
-      const select = () => selectPodsFromRuntime(client, selection).then((found) => found.pods)
+      const select = () => selectWithLost().then((found) => found.pods)
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
       const endpoint = await this.metricsEndpoint()
-      await superviseSelection(own, settings, {...deps, runtimeOwner, metrics: endpoint?.metrics}).finally(() => endpoint?.close())
-      return {pods: [], removed: []}
+      const superviseDeps = {...deps, runtimeOwner, metrics: endpoint?.metrics}
+      const supervising = flags.filename
+        ? this.watchFiles(settings, superviseDeps, selected ? own : undefined)
+        : superviseSelection(own, settings, superviseDeps)
+      await supervising.finally(() => endpoint?.close())
+      return {pods: []}
     }
 
+    const {pods, failures, containers} = await selectWithLost()
     const results = await syncPods(pods, settings, {...deps, containers})
-    const gone = this.positional.length > 0 ? [] : await removeGonePods(client, settings, (pod) => matchesNamespace(pod, flags.namespace))
     this.reportFailures(failures.map(({error}) => error))
-    return {pods: results, removed: gone.map((pod) => pod.fullName)}
+    return {pods: results}
+  }
+
+  /** --watch -f: the files' pods run, applied and killed as the files change, and supervised (workers/manifest-supervise.ts). */
+  private async watchFiles(
+    settings: SyncSettings,
+    deps: Omit<SuperviseDeps, keyof SyncDeps> & SyncDeps,
+    alsoSelect?: () => Promise<SyncTarget[]>,
+  ) {
+    const {watchManifests} = await import('../lib/kubelet/workers/manifest-supervise.js')
+    const [paths, reading] = [this.flags.filename ?? [], {namespace: this.flags.namespace, claimsRoot: this.flags['claims-root']}]
+    const listPods = async () => (await selectPodsFromRuntime(deps.client, {refs: [], all: true})).pods
+    await watchManifests({paths, reading, listPods, alsoSelect}, settings, deps)
   }
 
   /** --metrics-address: listening before supervision starts, so a busy port is an error at once. */
@@ -179,24 +220,6 @@ runtime; 130 interrupted.`
     const {serveSupervisorMetrics} = await import('../lib/kubelet/workers/metrics-endpoint.js')
     const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
     return serveSupervisorMetrics(this.flags['metrics-address'], {needs: '--watch', given: this.flags.watch, ...say})
-  }
-
-  private async apply(file: string, settings: SyncSettings, deps: SyncDeps): Promise<SyncResult> {
-    const [{loadPodManifest}, {planApply, applyPod}, {sandboxesByFullName}] = await Promise.all([
-      import('../lib/manifest/load.js'),
-      import('../lib/kubelet/kuberuntime/sync-apply.js'),
-      import('../lib/kubelet/run/run-pods.js'),
-    ])
-    const pods = await loadPodManifest(file)
-    const existing = await sandboxesByFullName(deps.client, pods)
-    const results: SyncResult['pods'] = []
-    for (const pod of pods) {
-      const sandboxes = existing.get(`${pod.name}_${pod.namespace}`) ?? []
-      if (this.flags['dry-run']) results.push(await planApply(deps.client, pod, sandboxes, settings))
-      else results.push(await applyPod(pod, sandboxes, settings, deps))
-    }
-
-    return {pods: results, removed: []}
   }
 
   private render(result: SyncResult): string {
@@ -208,7 +231,6 @@ runtime; 130 interrupted.`
       const body = [...changes.map((line) => `  changed: ${line}`), ...done.map((line) => `  ${line}`)]
       return body.length === 0 ? `${name}: in sync` : `${name}:\n${body.join('\n')}`
     })
-    for (const pod of result.removed) lines.push(`${chalk.bold(pod)}: gone from the runtime; removed its pod and log directories`)
     if (this.flags.watch) return 'Stopped watching; the pods keep running'
     return lines.join('\n') || 'no pods to sync'
   }
@@ -220,10 +242,6 @@ type SyncDeps = {
   events: EventSink
   signal: AbortSignal
   parallel: number
-}
-
-function matchesNamespace(pod: {namespace: string}, namespace: string | undefined): boolean {
-  return namespace === undefined || namespace === pod.namespace
 }
 
 function failureOf(pod: PodSyncResult): PodctlError {

@@ -62,7 +62,7 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
     }),
     filename: Flags.string({
       char: 'f',
-      summary: 'Manifest file or directory for sync --watch to run (refused until sync --watch watches manifests).',
+      summary: 'Manifest file or directory whose pods sync --watch runs and keeps as it changes (repeatable).',
       multiple: true,
       helpValue: 'FILE|DIR',
     }),
@@ -78,10 +78,11 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
 
   public async run(): Promise<AgentUnit> {
     const {flags} = this
-    const manifests = refuseManifests(flags.filename ?? [])
+    const manifests = flags.filename ?? []
     const labels = flags.label ?? []
     const selects = this.positional.length > 0 || flags.all || labels.length > 0
-    if (!selects) throw new UsageError('nothing to supervise; give --all, --label KEY=VALUE or POD names')
+    if (!selects && manifests.length === 0)
+      throw new UsageError('nothing to supervise; give -f FILE|DIR, --all, --label KEY=VALUE or POD names')
 
     // The mixes sync refuses (POD names with --all, ...) are refused now, not in the journal at boot.
     if (selects) validateSelection({refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(labels), all: flags.all})
@@ -111,18 +112,4 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
     if (!this.jsonEnabled()) process.stdout.write(unit.unit)
     return unit
   }
-}
-
-/**
- * sync --watch applies one -f file and exits: under Restart=always that is a loop, not supervision. The unit's
- * renderer takes manifests already, for the day sync --watch watches them.
- */
-function refuseManifests(manifests: string[]): string[] {
-  if (manifests.length > 0) {
-    throw new UsageError(
-      '-f: sync --watch does not watch manifests yet; run them once with podctl run -f FILE, then supervise them with podctl unit --all',
-    )
-  }
-
-  return manifests
 }

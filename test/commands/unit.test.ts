@@ -68,11 +68,7 @@ describe('podctl unit', () => {
   })
 
   it.each([
-    [['-r', socket], 'nothing to supervise; give --all, --label KEY=VALUE or POD names'],
-    [
-      ['-r', socket, '-f', manifests],
-      '-f: sync --watch does not watch manifests yet; run them once with podctl run -f FILE, then supervise them with podctl unit --all',
-    ],
+    [['-r', socket], 'nothing to supervise; give -f FILE|DIR, --all, --label KEY=VALUE or POD names'],
     [['-r', socket, 'web', '--all'], 'give either POD names or --all, not both'],
     [['-r', socket, '--all', '--name', 'a/b'], '--name: "a/b" is not a unit name; use letters, digits and ":-_." (e.g. --name podctl)'],
     [

@@ -69,6 +69,8 @@ function asObject(value: Json): JsonObject {
 export interface PodsFromDocumentsOptions extends ParsePodOptions, WorkloadOptions {
   /** --volume NAME=DIR. */
   volumes?: readonly string[]
+  /** Documents with no Pod are fine (a watched directory's file of ConfigMaps feeds the pods of its other files). */
+  allowNoPods?: boolean
 }
 
 /** What the documents of an input hold, sorted by what podctl does with them (kinds.ts). */
@@ -113,7 +115,7 @@ export function readDocuments(documents: LabelledDocument[], options: PodsFromDo
   }
 
   // Workloads scaled to 0 replicas (or --replicas 0) make no pod, and that is not an error.
-  if (pods.length === 0 && contents.workloads === 0) {
+  if (pods.length === 0 && contents.workloads === 0 && !options.allowNoPods) {
     const what =
       objects.size > 0
         ? ' (only ConfigMaps and Secrets; add the Pod that uses them)'

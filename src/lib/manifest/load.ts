@@ -256,17 +256,21 @@ export async function loadManifest(
   const documents: LabelledDocument[] = []
   for (const path of files) {
     const source = sourceName(path)
-    const positions: number[] = []
-    const parsed = await parseDocuments(await readInput(path, options.stdin), source, positions)
+    const parsed = await labelledDocuments(await readInput(path, options.stdin), source)
     if (parsed.length === 0 && files.length === 1) throw new ManifestError(`${source}: no Pod found (the manifest is empty)`)
-    documents.push(
-      ...parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${positions[index]})` : source})),
-    )
+    documents.push(...parsed)
   }
 
   const contents = readDocuments(documents, options)
   rejectDuplicates(contents.pods)
   return contents
+}
+
+/** One file's documents, each labelled as messages name it: the file, and `(document N)` when it holds several. */
+export async function labelledDocuments(text: string, source: string): Promise<LabelledDocument[]> {
+  const positions: number[] = []
+  const parsed = await parseDocuments(text, source, positions)
+  return parsed.map((document, index) => ({document, label: parsed.length > 1 ? `${source} (document ${positions[index]})` : source}))
 }
 
 export async function loadCrictlConfigs(

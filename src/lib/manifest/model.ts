@@ -372,6 +372,8 @@ export interface PodModel {
   startAfter?: StartAfterModel
   /** Warnings found while reading the pod (a projected source skipped, ...), printed before the run. */
   warnings?: string[]
+  /** `sync --watch -f`: the watched manifest file (absolute) the pod comes from; its pods go when it goes. */
+  manifestFile?: string
 }
 
 export {type ContainerType, type PullPolicy, type RestartPolicy} from '../kube/labels.js'

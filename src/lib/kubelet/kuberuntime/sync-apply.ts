@@ -127,14 +127,18 @@ export function describeActions(actions: PodActions): string[] {
   ]
 }
 
-/** Applies the manifest to one pod: records it, then recreates the pod or syncs it container by container. */
+/**
+ * Applies the manifest to one pod: records it, then recreates the pod or syncs it container by
+ * container. `listed` is the pod's sandboxes, or how to list them once the pod's lock is held (the
+ * pod then keeps the desired uid).
+ */
 export async function applyPod(
   desired: PodModel,
-  sandboxes: readonly PodSandbox[],
+  listed: readonly PodSandbox[] | (() => Promise<PodSandbox[]>),
   settings: SyncSettings,
   deps: SyncDeps,
 ): Promise<PodSyncResult & {changes: PodChanges}> {
-  const pod = withIdentity(desired, sandboxes)
+  const pod = typeof listed === 'function' ? desired : withIdentity(desired, listed)
   // The pod's pass lock, as `sync` takes it: a supervisor's turn (sync --watch) waits until the apply is done.
   const lock = await lockPods(settings.podDirRoot, [podFullName(pod.name, pod.namespace)], {
     deadline: settings.deadline,
@@ -142,6 +146,8 @@ export async function applyPod(
     onWait: (name, pid) => deps.events(normalEvent('Waiting', `Another podctl (pid ${pid}) is running pod ${name}; waiting for it`, name)),
   })
   try {
+    // Listed under the lock when asked to: a supervisor's recreation that held it is seen.
+    const sandboxes = typeof listed === 'function' ? await listed() : listed
     // The pod directory of this uid is another runtime's pod's: neither its record nor its pod is this apply's to change.
     const foreign = await recordOfAnotherRuntimeError(settings.podDirRoot, pod.uid, deps.client.runtimeEndpoint)
     if (foreign)

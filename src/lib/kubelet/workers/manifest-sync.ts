@@ -1,0 +1,212 @@
+/**
+ * The watched manifest source's pods kept as its files say (config/manifest-source.ts), as the
+ * kubelet's sync loop turns its file source's ADD, UPDATE and REMOVE into pod work:
+ * - a pod new to the node runs as `podctl run` runs it (admission, pulls, rollback on failure;
+ *   retried after a back-off of 10 s doubling to 5 min while it fails);
+ * - a pod whose manifest changed is applied as `sync -f` applies it (only containers whose hash
+ *   changed are recreated; a sandbox change recreates the pod with attempt + 1); a pod recorded
+ *   but lost by the runtime comes back in its own pod directory;
+ * - a pod no file names any more is killed as `podctl kill` kills it, also when its file went
+ *   while podctl was not running (each pod's record names its file);
+ * - a file that does not parse or is refused is said once (ManifestInvalid, naming the file and the
+ *   field) and its pods are left as they were until it is fixed; so are the pods of a file still
+ *   being written or that cannot be read.
+ * The pod workers (supervisor.ts) restart, probe and recreate these pods between changes.
+ */
+import {dirname} from 'node:path'
+
+import type {CriClient} from '../../cri/client.js'
+import {asPodctlError} from '../../errors.js'
+import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
+import {newestFirst, podFullName} from '../../kube/helpers.js'
+import type {PodModel} from '../../manifest/model.js'
+import {settleLimit} from '../../util/concurrency.js'
+import {digestOf} from '../config/manifest-files.js'
+import type {SourceUpdate} from '../config/manifest-source.js'
+import type {ImageEnsurer} from '../kuberuntime/container.js'
+import {recordsOfRuntime, removePodRecord} from '../kuberuntime/gone-pods.js'
+import {killPods} from '../kuberuntime/kill-pods.js'
+import {applyPod} from '../kuberuntime/sync-apply.js'
+import {runPods, sandboxesByFullName} from '../run/run-pods.js'
+import type {PodRunSettings} from '../run/sync-pod.js'
+
+const RETRY_FIRST_MS = 10_000
+const RETRY_MAX_MS = 300_000
+
+export type ManifestSyncSettings = Omit<PodRunSettings, 'wait' | 'replace' | 'keepOnFailure' | 'remove' | 'deadline'>
+
+export interface ManifestSyncDeps {
+  client: CriClient
+  images: ImageEnsurer
+  events: EventSink
+  signal: AbortSignal
+  parallel: number
+}
+
+interface Wanted {
+  pod: PodModel
+  file: string
+  fingerprint: string
+}
+
+export class ManifestSync {
+  /** What was last applied to each pod (name_namespace): a pod is acted on again only when that changes. */
+  private readonly applied = new Map<string, {fingerprint: string; file: string}>()
+  private readonly retries = new Map<string, {at: number; delayMs: number}>()
+  /** What was last said of each file, so each problem is said once. */
+  private readonly told = new Map<string, string>()
+  private wanted = new Map<string, Wanted>()
+  /** Pods left as they are: their file is broken, unreadable or still being written. */
+  private kept = new Set<string>()
+  private keptFiles = new Set<string>()
+  private first = true
+
+  constructor(
+    /** The watched paths, absolute. */
+    private readonly watched: readonly string[],
+    private readonly settings: ManifestSyncSettings,
+    private readonly deps: ManifestSyncDeps,
+  ) {}
+
+  /** The pods the files name now, kept ones included: what the supervisor supervises. */
+  names(): Set<string> {
+    return new Set([...this.wanted.keys(), ...this.kept])
+  }
+
+  /** A new state of the files: every pod that changed is run, applied or killed. */
+  async update(update: SourceUpdate): Promise<void> {
+    this.tell(update)
+    this.keptFiles = new Set([...update.unreadable.keys(), ...update.settling, ...update.files.filter((f) => f.error).map((f) => f.path)])
+    const wanted = new Map<string, Wanted>()
+    for (const reading of update.files) {
+      for (const pod of reading.pods ?? []) {
+        const name = podFullName(pod.name, pod.namespace)
+        const other = wanted.get(name)
+        if (other) {
+          this.say(reading.path, 'warn', `${reading.path}: pod ${name} is also defined in ${other.file}; the first file's is run`)
+          continue
+        }
+
+        const fingerprint = digestOf(`${JSON.stringify({...pod, uid: '', objects: undefined})}${reading.feedDigest ?? ''}`)
+        wanted.set(name, {pod: {...pod, manifestFile: reading.path}, file: reading.path, fingerprint})
+      }
+    }
+
+    this.wanted = wanted
+    await this.reconcile()
+  }
+
+  /** Pods whose run or apply failed are tried again once their back-off is over. */
+  async retryDue(now = Date.now()): Promise<void> {
+    if ([...this.retries.values()].some((retry) => retry.at <= now)) await this.reconcile(now)
+  }
+
+  private async reconcile(now = Date.now()): Promise<void> {
+    const {client} = this.deps
+    const records = await recordsOfRuntime(this.settings.podDirRoot, client.runtimeEndpoint)
+    const recorded = new Map(records.map((pod) => [podFullName(pod.name, pod.namespace), pod]))
+    this.kept = new Set([...this.applied].filter(([, {file}]) => this.keptFiles.has(file)).map(([name]) => name))
+    for (const pod of records)
+      if (pod.manifestFile && this.keptFiles.has(pod.manifestFile)) this.kept.add(podFullName(pod.name, pod.namespace))
+    const work: Array<() => Promise<void>> = []
+    for (const [name, wanted] of this.wanted) {
+      if (this.kept.has(name) && this.applied.get(name)?.file !== wanted.file) continue
+      const retry = this.retries.get(name)
+      const same = this.applied.get(name)?.fingerprint === wanted.fingerprint
+      if ((same && !retry) || (retry && retry.at > now)) continue
+      work.push(() => this.apply(name, wanted, recorded.get(name)))
+    }
+
+    const gone = new Set([...this.applied.keys()].filter((name) => !this.wanted.has(name) && !this.kept.has(name)))
+    // A pod whose file went while podctl was not running: its record still names the file.
+    if (this.first)
+      for (const [name, pod] of recorded)
+        if (this.isWatched(pod.manifestFile) && !this.wanted.has(name) && !this.kept.has(name)) gone.add(name)
+    this.first = false
+    for (const name of gone) work.push(() => this.remove(name, recorded.get(name)))
+    await settleLimit(work, this.deps.parallel, (task) => task())
+  }
+
+  private isWatched(file: string | undefined): boolean {
+    return file !== undefined && (this.watched.includes(file) || this.watched.includes(dirname(file)))
+  }
+
+  /** Runs a pod new to the node, or applies its manifest to the pod podctl recorded (keeping its uid and directory). */
+  private async apply(name: string, wanted: Wanted, record: PodModel | undefined): Promise<void> {
+    const {client, events, signal} = this.deps
+    const pod = record && wanted.pod.uidGenerated ? {...wanted.pod, uid: record.uid} : wanted.pod
+    let failure: string | undefined
+    try {
+      if (record) {
+        const listed = async (): Promise<PodSandbox[]> => (await sandboxesByFullName(client, [pod])).get(name) ?? []
+        const result = await applyPod(pod, listed, this.settings, {...this.deps})
+        failure = result.failure?.message
+        if (!failure && result.did.length > 0) events(normalEvent('Applied', `${wanted.file}: ${result.did.join('; ')}`, name))
+      } else if ((await sandboxesByFullName(client, [pod])).get(name)?.length) {
+        failure =
+          'a pod of this name runs that podctl did not record (made by crictl or a kubelet?); left alone: remove it or rename the pod'
+      } else {
+        const run = {...this.settings, wait: 'none' as const, replace: false, keepOnFailure: false, remove: false}
+        const [outcome] = await runPods(client, [pod], run, {...this.deps, images: this.deps.images})
+        failure = outcome.failure?.message
+        if (!failure) events(normalEvent('Added', `${wanted.file}: pod started (attempt ${outcome.result.attempt})`, name))
+      }
+    } catch (error) {
+      if (signal.aborted) return
+      failure = asPodctlError(error).message
+    }
+
+    if (failure) {
+      const delayMs = Math.min(RETRY_MAX_MS, (this.retries.get(name)?.delayMs ?? RETRY_FIRST_MS / 2) * 2)
+      this.retries.set(name, {at: Date.now() + delayMs, delayMs})
+      events(warningEvent('FailedSync', `${wanted.file}: ${failure}; trying again in ${delayMs / 1000}s`, name))
+      return
+    }
+
+    this.retries.delete(name)
+    this.applied.set(name, {fingerprint: wanted.fingerprint, file: wanted.file})
+  }
+
+  /** Kills a pod no file names any more, as `podctl kill` does (its record first, so no worker brings it back). */
+  private async remove(name: string, record: PodModel | undefined): Promise<void> {
+    const {client, events} = this.deps
+    const file = this.applied.get(name)?.file ?? record?.manifestFile
+    this.applied.delete(name)
+    this.retries.delete(name)
+    if (!record) return
+    events(normalEvent('Removed', `${file ?? 'its manifest'} no longer has the pod: killing it`, name))
+    const sandboxes = ((await sandboxesByFullName(client, [record])).get(name) ?? []).filter((s) => s.metadata?.uid === record.uid)
+    try {
+      if (sandboxes.length === 0) await removePodRecord(record, this.settings)
+      else {
+        const outcome = await killPods(client, [{fullName: name, sandboxes: sandboxes.sort(newestFirst)}], {
+          forget: true,
+          parallel: 1,
+          podDirRoot: this.settings.podDirRoot,
+          events,
+        })
+        if (outcome.failures[0]) throw outcome.failures[0].error
+      }
+    } catch (error) {
+      events(warningEvent('FailedKill', asPodctlError(error).message, name))
+    }
+  }
+
+  /** Each file's error, warnings and unreadability, said once per new message. */
+  private tell(update: SourceUpdate): void {
+    for (const [path, why] of update.unreadable) this.say(path, 'warn', `${why}; its pods are left as they are`)
+    for (const reading of update.files) {
+      if (reading.error)
+        this.say(reading.path, 'warn', `${reading.error.split('\n').join(' ')}; its pods are left as they are until it is fixed`)
+      else this.say(reading.path, 'note', reading.warnings.join('; '))
+    }
+  }
+
+  private say(path: string, kind: 'warn' | 'note', message: string): void {
+    if (this.told.get(path) === message) return
+    this.told.set(path, message)
+    if (message === '') return
+    this.deps.events(kind === 'warn' ? warningEvent('ManifestInvalid', message, path) : normalEvent('ManifestRead', message, path))
+  }
+}

@@ -1,0 +1,244 @@
+import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {PodLabel} from '../../src/lib/kube/labels.js'
+import {BIN, podctl} from '../support/podctl.js'
+import {lab, labClient, labEnv, uniqueNamespace} from '../support/lab.js'
+import {useLabNamespace} from '../support/lab-namespace.js'
+import {splitExecStart, unitValue} from '../support/systemd-exec.js'
+import {until} from '../support/until.js'
+
+/**
+ * podctl as a node agent, against the lab: `sync --watch -f DIR` runs what is dropped into the
+ * directory, applies an edit by the container hash, leaves a broken file's pod running and says so
+ * once, kills the pod of a removed file; `podctl unit -f DIR` gives a unit systemd accepts whose
+ * ExecStart is that agent; a pod whose sandbox is removed behind podctl's back comes back with
+ * attempt + 1 and the data of its disk emptyDir, under the supervisor and under a one-shot sync.
+ */
+const client = labClient()
+const namespace = uniqueNamespace('watch')
+const work = mkdtempSync(join(tmpdir(), 'podctl-watch-'))
+const podDirRoot = join(work, 'pods')
+const env = labEnv({
+  PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
+  PODCTL_POD_DIR_ROOT: podDirRoot,
+  PODCTL_CONTAINER_LOGS_DIR: join(work, 'links'),
+  PODCTL_CLAIMS_ROOT: join(work, 'claims'),
+})
+const hasAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0
+
+useLabNamespace(client, namespace, work)
+
+const agents: ChildProcess[] = []
+afterAll(() => {
+  for (const agent of agents) agent.kill('SIGKILL')
+})
+
+/** A running podctl: its output so far, and a stop that waits for its exit code. */
+function start(argv: string[], extraEnv: Record<string, string | undefined> = env) {
+  const agent = spawn(argv[0], argv.slice(1), {env: {...extraEnv, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
+  agents.push(agent)
+  let output = ''
+  agent.stdout!.on('data', (chunk) => (output += chunk))
+  agent.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => {
+    agent.on('close', resolve)
+  })
+  return {
+    output: () => output,
+    async stop(): Promise<number | null> {
+      agent.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+interface Listed {
+  id: string
+  state: string
+  podSandboxId: string
+  metadata: {name: string; attempt: number}
+}
+
+async function containers(pod: string): Promise<Listed[]> {
+  const ps = await podctl(['ps', '-a', '-n', namespace, '--pod', pod, '-o', 'json'], {env})
+  // Not there yet (exit 5, not found) is no container.
+  if (ps.code === 5) return []
+  expect(ps.code, ps.stderr).toBe(0)
+  return JSON.parse(ps.stdout).containers
+}
+
+async function running(pod: string): Promise<Listed | undefined> {
+  return (await containers(pod)).find((container) => container.state === 'CONTAINER_RUNNING')
+}
+
+async function sandboxesOf(pod: string) {
+  const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.namespace]: namespace}}})
+  return items.filter((sandbox) => sandbox.metadata?.name === pod)
+}
+
+async function exec(pod: string, script: string): Promise<string> {
+  const result = await podctl(['exec', '-n', namespace, `${pod}/app`, '--', 'sh', '-c', script], {env})
+  expect(result.code, result.stderr).toBe(0)
+  return result.stdout
+}
+
+function podYaml(name: string, command: string, extra = ''): string {
+  return `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: ${lab().busybox}
+    command: [sh, -c, '${command}']
+${extra}`
+}
+
+const LOOP = 'trap "exit 0" TERM; while true; do sleep 1; done'
+const wait = {timeoutMs: 60_000, pollMs: 200}
+
+describe('a watched manifest directory', () => {
+  it.skipIf(!hasAnalyze)(
+    'unit -f DIR verifies; its ExecStart runs, applies, keeps a broken file once and kills a removed file’s pod',
+    async () => {
+      const manifests = join(work, 'manifests')
+      mkdirSync(manifests, {mode: 0o755})
+      const printed = await podctl(['unit', '-f', manifests], {env})
+      expect(printed.code, printed.stderr).toBe(0)
+      const unitFile = join(work, 'podctl.service')
+      writeFileSync(unitFile, printed.stdout)
+      const verify = spawnSync('systemd-analyze', ['verify', unitFile], {encoding: 'utf8'})
+      expect({status: verify.status, stdout: verify.stdout, stderr: verify.stderr}).toEqual({status: 0, stdout: '', stderr: ''})
+      const argv = splitExecStart(unitValue(printed.stdout, 'ExecStart')!)
+      expect(argv.slice(2, 6)).toEqual(['sync', '--watch', '-f', manifests])
+
+      // As systemd starts it: the unit's command line, no pod roots from the environment but the lab's test ones.
+      const agent = start(argv, {
+        PATH: process.env.PATH,
+        PODCTL_CONTAINER_LOGS_DIR: env.PODCTL_CONTAINER_LOGS_DIR,
+        PODCTL_CLAIMS_ROOT: env.PODCTL_CLAIMS_ROOT,
+      })
+      try {
+        // Dropped in with a ConfigMap of its own file beside it.
+        const config = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeting, namespace: ${namespace}}\ndata: {text: hello}\n`
+        writeFileSync(join(manifests, 'greeting.yaml'), config, {mode: 0o644})
+        const env = `    env: [{name: GREETING, valueFrom: {configMapKeyRef: {name: greeting, key: text}}}]\n`
+        writeFileSync(join(manifests, 'web.yaml'), podYaml('web', LOOP) + env, {mode: 0o644})
+        const first = await until('the dropped manifest to run', () => running('web'), wait)
+        const [{metadata}] = await sandboxesOf('web')
+        expect(await exec('web', 'echo $GREETING')).toBe('hello\n')
+
+        // An edit recreates the changed container in the same sandbox.
+        writeFileSync(join(manifests, 'web.yaml'), podYaml('web', `echo edited; ${LOOP}`) + env, {mode: 0o644})
+        const edited = await until(
+          'the edited container to run',
+          async () => {
+            const now = await running('web')
+            return now && now.id !== first.id ? now : undefined
+          },
+          wait,
+        )
+        expect(edited).toMatchObject({metadata: {name: 'app', attempt: 1}, podSandboxId: first.podSandboxId})
+
+        // Broken: said once, the pod left running; a later file still runs (the directory is still watched).
+        writeFileSync(join(manifests, 'web.yaml'), 'kind: Pod\nspec: [\n', {mode: 0o644})
+        await until('the broken file to be reported', () => agent.output().includes('ManifestInvalid'), wait)
+        writeFileSync(join(manifests, 'later.yaml'), podYaml('later', LOOP), {mode: 0o644})
+        await until('the later manifest to run', () => running('later'), wait)
+        expect(agent.output().split('ManifestInvalid').length - 1, agent.output()).toBe(1)
+        expect((await running('web'))?.id).toBe(edited.id)
+
+        // Removed: the pod is killed and its directory goes.
+        rmSync(join(manifests, 'web.yaml'))
+        await until('the removed file’s pod to go', async () => ((await sandboxesOf('web')).length === 0 ? true : undefined), wait)
+        expect(existsSync(join(podDirRoot, metadata!.uid))).toBe(false)
+        expect((await running('later'))?.state).toBe('CONTAINER_RUNNING')
+      } finally {
+        expect(await agent.stop(), agent.output()).toBe(0)
+      }
+
+      expect(agent.output()).toContain('Stopped watching; the pods keep running')
+      expect((await podctl(['kill', 'later', '-n', namespace], {env})).code).toBe(0)
+    },
+    180_000,
+  )
+
+  it('refuses a directory others may write, naming it and the fix', async () => {
+    const open = join(work, 'open')
+    mkdirSync(open)
+    spawnSync('chmod', ['0777', open])
+    const result = await podctl(['sync', '--watch', '-f', open], {env})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`-f ${open} is writable by users other than its owner (mode 0777); fix: chmod go-w ${open}`)
+  })
+})
+
+describe('a pod the runtime lost', () => {
+  const manifest = (name: string) =>
+    podYaml(
+      name,
+      `test -f /data/f || echo kept > /data/f; ${LOOP}`,
+      `    volumeMounts: [{name: data, mountPath: /data}]\n  volumes: [{name: data, emptyDir: {}}]\n`,
+    )
+
+  async function runPod(name: string): Promise<string> {
+    const file = join(work, `${name}.yaml`)
+    writeFileSync(file, manifest(name))
+    const run = await podctl(['run', '-f', file, '-q', '-o', 'json'], {env})
+    expect(run.code, run.stderr).toBe(0)
+    await until('the pod to write its file', async () => (await exec(name, 'cat /data/f 2>/dev/null || true')) === 'kept\n', wait)
+    return JSON.parse(run.stdout).pods[0].uid
+  }
+
+  async function removeBehindPodctl(name: string): Promise<void> {
+    for (const sandbox of await sandboxesOf(name)) {
+      await client.runtime('stopPodSandbox', {podSandboxId: sandbox.id})
+      await client.runtime('removePodSandbox', {podSandboxId: sandbox.id})
+    }
+  }
+
+  it('comes back under sync --watch --all with attempt + 1 and its disk emptyDir', async () => {
+    const uid = await runPod('lost')
+    const agent = start(['node', BIN, 'sync', '--watch', '--all', '-n', namespace])
+    try {
+      await until('the supervisor to start', () => agent.output().includes('Supervising'), wait)
+      await removeBehindPodctl('lost')
+      const back = await until(
+        'the lost pod to come back',
+        async () => {
+          const [sandbox] = await sandboxesOf('lost')
+          return sandbox?.state === 'SANDBOX_READY' && (await running('lost')) ? sandbox : undefined
+        },
+        wait,
+      )
+      expect(back.metadata).toMatchObject({uid, attempt: 1})
+      expect(await exec('lost', 'cat /data/f')).toBe('kept\n')
+      expect(agent.output()).toContain('SandboxMissing')
+    } finally {
+      expect(await agent.stop(), agent.output()).toBe(0)
+    }
+  }, 120_000)
+
+  it('comes back under a one-shot sync too; only kill removes it for good', async () => {
+    const uid = await runPod('once')
+    await removeBehindPodctl('once')
+    const sync = await podctl(['sync', 'once', '-n', namespace, '-q', '-o', 'json'], {env})
+    expect(sync.code, sync.stderr).toBe(0)
+    expect(JSON.parse(sync.stdout).pods[0]).toMatchObject({
+      pod: 'once',
+      uid,
+      did: expect.arrayContaining(['recreated the pod sandbox (attempt 1)']),
+    })
+    expect(await exec('once', 'cat /data/f')).toBe('kept\n')
+    expect((await podctl(['kill', 'once', '-n', namespace], {env})).code).toBe(0)
+    expect(existsSync(join(podDirRoot, uid))).toBe(false)
+    const again = await podctl(['sync', '--all', '-n', namespace, '-q', '-o', 'json'], {env})
+    expect(JSON.parse(again.stdout).pods.map((pod: {pod: string}) => pod.pod)).not.toContain('once')
+  }, 120_000)
+})
