@@ -169,6 +169,34 @@ describe('a watched manifest directory', () => {
     180_000,
   )
 
+  it('kills, at its next start, the pod of a file removed while it was not running', async () => {
+    const manifests = join(work, 'offline')
+    mkdirSync(manifests, {mode: 0o755})
+    writeFileSync(join(manifests, 'gone.yaml'), podYaml('gone', LOOP), {mode: 0o644})
+    writeFileSync(join(manifests, 'stays.yaml'), podYaml('stays', LOOP), {mode: 0o644})
+    const argv = ['node', BIN, 'sync', '--watch', '-f', manifests]
+    const first = start(argv)
+    let stays: Listed | undefined
+    try {
+      await until('both pods to run', async () => (await running('gone')) && (stays = await running('stays')), wait)
+    } finally {
+      expect(await first.stop(), first.output()).toBe(0)
+    }
+
+    rmSync(join(manifests, 'gone.yaml'))
+    const second = start(argv)
+    try {
+      await until('the pod of the removed file to go', async () => ((await sandboxesOf('gone')).length === 0 ? true : undefined), wait)
+      expect(second.output()).toContain('no longer has the pod: killing it')
+      // The other pod was left as it ran: the same container, not restarted.
+      expect((await running('stays'))?.id).toBe(stays!.id)
+    } finally {
+      expect(await second.stop(), second.output()).toBe(0)
+    }
+
+    expect((await podctl(['kill', 'stays', '-n', namespace], {env})).code).toBe(0)
+  }, 120_000)
+
   it('refuses a directory others may write, naming it and the fix', async () => {
     const open = join(work, 'open')
     mkdirSync(open)

@@ -30,6 +30,7 @@ import {killPods} from '../kuberuntime/kill-pods.js'
 import {applyPod} from '../kuberuntime/sync-apply.js'
 import {runPods, sandboxesByFullName} from '../run/run-pods.js'
 import type {PodRunSettings} from '../run/sync-pod.js'
+import {OWNER_CHECK_MS, type RuntimeOwnerCheck} from './runtime-owner-watch.js'
 
 const RETRY_FIRST_MS = 10_000
 const RETRY_MAX_MS = 300_000
@@ -42,6 +43,8 @@ export interface ManifestSyncDeps {
   events: EventSink
   signal: AbortSignal
   parallel: number
+  /** Whether a kubelet owns the runtime now: nothing is started, applied or killed while one does. */
+  runtimeOwner?: RuntimeOwnerCheck
 }
 
 interface Wanted {
@@ -61,6 +64,8 @@ export class ManifestSync {
   private kept = new Set<string>()
   private keptFiles = new Set<string>()
   private first = true
+  /** Epoch ms of the last look that found a kubelet owning the runtime; 0 when none did. */
+  private ownerSeenAt = 0
 
   constructor(
     /** The watched paths, absolute. */
@@ -99,33 +104,46 @@ export class ManifestSync {
 
   /** Pods whose run or apply failed are tried again once their back-off is over. */
   async retryDue(now = Date.now()): Promise<void> {
-    if ([...this.retries.values()].some((retry) => retry.at <= now)) await this.reconcile(now)
+    const ownerMayBeGone = this.ownerSeenAt > 0 && now - this.ownerSeenAt >= OWNER_CHECK_MS
+    if (ownerMayBeGone || [...this.retries.values()].some((retry) => retry.at <= now)) await this.reconcile(now)
   }
 
   private async reconcile(now = Date.now()): Promise<void> {
     const {client} = this.deps
+    // Beside a kubelet every pod started here would be killed (the supervisor says so): the files wait.
+    const owner = await this.deps.runtimeOwner?.().catch(() => undefined)
+    this.ownerSeenAt = owner === undefined ? 0 : now
+    if (owner !== undefined) return
     const records = await recordsOfRuntime(this.settings.podDirRoot, client.runtimeEndpoint)
     const recorded = new Map(records.map((pod) => [podFullName(pod.name, pod.namespace), pod]))
-    this.kept = new Set([...this.applied].filter(([, {file}]) => this.keptFiles.has(file)).map(([name]) => name))
-    for (const pod of records)
-      if (pod.manifestFile && this.keptFiles.has(pod.manifestFile)) this.kept.add(podFullName(pod.name, pod.namespace))
+    this.kept = this.keptPods(records)
     const work: Array<() => Promise<void>> = []
     for (const [name, wanted] of this.wanted) {
-      if (this.kept.has(name) && this.applied.get(name)?.file !== wanted.file) continue
+      if (this.kept.has(name)) continue
       const retry = this.retries.get(name)
       const same = this.applied.get(name)?.fingerprint === wanted.fingerprint
       if ((same && !retry) || (retry && retry.at > now)) continue
       work.push(() => this.apply(name, wanted, recorded.get(name)))
     }
 
-    const gone = new Set([...this.applied.keys()].filter((name) => !this.wanted.has(name) && !this.kept.has(name)))
-    // A pod whose file went while podctl was not running: its record still names the file.
-    if (this.first)
-      for (const [name, pod] of recorded)
-        if (this.isWatched(pod.manifestFile) && !this.wanted.has(name) && !this.kept.has(name)) gone.add(name)
+    for (const name of this.unwanted(recorded)) work.push(() => this.remove(name, recorded.get(name)))
     this.first = false
-    for (const name of gone) work.push(() => this.remove(name, recorded.get(name)))
     await settleLimit(work, this.deps.parallel, (task) => task())
+  }
+
+  /** The pods of files broken, unreadable or being written: what was applied from them, and what records name them. */
+  private keptPods(records: readonly PodModel[]): Set<string> {
+    const kept = new Set([...this.applied].filter(([, {file}]) => this.keptFiles.has(file)).map(([name]) => name))
+    for (const pod of records) if (pod.manifestFile && this.keptFiles.has(pod.manifestFile)) kept.add(podFullName(pod.name, pod.namespace))
+    return kept
+  }
+
+  /** Pods applied that no file names now; on the first look also those whose file went while podctl was not running. */
+  private unwanted(recorded: ReadonlyMap<string, PodModel>): Set<string> {
+    const unwanted = (name: string) => !this.wanted.has(name) && !this.kept.has(name)
+    const gone = new Set([...this.applied.keys()].filter((name) => unwanted(name)))
+    if (this.first) for (const [name, pod] of recorded) if (this.isWatched(pod.manifestFile) && unwanted(name)) gone.add(name)
+    return gone
   }
 
   private isWatched(file: string | undefined): boolean {
@@ -204,8 +222,11 @@ export class ManifestSync {
   }
 
   private say(path: string, kind: 'warn' | 'note', message: string): void {
-    if (this.told.get(path) === message) return
+    const before = this.told.get(path)
+    if (before === message || before === `!${message}`) return
     this.told.set(path, message)
+    if (kind === 'note' && before?.startsWith('!')) this.deps.events(normalEvent('ManifestFixed', `${path} can be read again`, path))
+    if (kind === 'warn') this.told.set(path, `!${message}`)
     if (message === '') return
     this.deps.events(kind === 'warn' ? warningEvent('ManifestInvalid', message, path) : normalEvent('ManifestRead', message, path))
   }
