@@ -6,8 +6,10 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {besideKubeletFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
-import {DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from '../lib/kube/helpers.js'
+import {besideKubeletFlag, claimsRootFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from '../lib/kube/helpers.js'
+import {parseListenAddress} from '../lib/metrics/address.js'
+import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {type AgentUnit, agentUnit, STOP_SIGNAL} from '../lib/local-kubelet/agent-unit.js'
 import {validateSelection} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
@@ -72,6 +74,8 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
     parallel: Flags.integer({summary: 'Image pulls in flight at once (sync --watch --parallel).', min: 1, helpValue: 'N'}),
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
+    'claims-root': claimsRootFlag,
+    'metrics-address': metricsAddressFlag,
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline in the journal; only failures.'}),
     force: besideKubeletFlag,
   }
@@ -105,6 +109,9 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
         parallel: flags.parallel,
         podLogsRoot: flags['pod-logs-root'] === DEFAULT_POD_LOGS_ROOT ? undefined : flags['pod-logs-root'],
         podDirRoot: flags['pod-dir-root'] === DEFAULT_POD_DIR_ROOT ? undefined : flags['pod-dir-root'],
+        claimsRoot: flags['claims-root'] === DEFAULT_CLAIMS_ROOT ? undefined : flags['claims-root'],
+        // A bad address is refused now, not in the journal at boot.
+        metricsAddress: flags['metrics-address'] === undefined ? undefined : checkedAddress(flags['metrics-address']),
         quiet: flags.quiet,
         force: flags.force,
       },
@@ -112,4 +119,9 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
     if (!this.jsonEnabled()) process.stdout.write(unit.unit)
     return unit
   }
+}
+
+function checkedAddress(address: string): string {
+  parseListenAddress(address)
+  return address
 }

@@ -70,6 +70,10 @@ describe('podctl unit', () => {
   it.each([
     [['-r', socket], 'nothing to supervise; give -f FILE|DIR, --all, --label KEY=VALUE or POD names'],
     [['-r', socket, 'web', '--all'], 'give either POD names or --all, not both'],
+    [
+      ['-r', socket, '--all', '--metrics-address', 'nine'],
+      '--metrics-address "nine": expected HOST:PORT, e.g. 127.0.0.1:9100 (port 0 picks a free one)',
+    ],
     [['-r', socket, '--all', '--name', 'a/b'], '--name: "a/b" is not a unit name; use letters, digits and ":-_." (e.g. --name podctl)'],
     [
       ['-r', socket, '--all', '--after', 'containerd'],

@@ -44,6 +44,10 @@ export interface WatchSelection {
   parallel?: number
   podLogsRoot?: string
   podDirRoot?: string
+  /** --claims-root beside -f manifests whose claims live elsewhere than the default root. */
+  claimsRoot?: string
+  /** --metrics-address, checked when the unit is printed. */
+  metricsAddress?: string
   quiet: boolean
   force: boolean
 }
@@ -164,6 +168,8 @@ function watchArgs(watch: WatchSelection, cwd: string): string[] {
   if (watch.parallel !== undefined) args.push('--parallel', String(watch.parallel))
   if (watch.podLogsRoot !== undefined) args.push('--pod-logs-root', resolve(cwd, watch.podLogsRoot))
   if (watch.podDirRoot !== undefined) args.push('--pod-dir-root', resolve(cwd, watch.podDirRoot))
+  if (watch.claimsRoot !== undefined) args.push('--claims-root', resolve(cwd, watch.claimsRoot))
+  if (watch.metricsAddress !== undefined) args.push('--metrics-address', watch.metricsAddress)
   if (watch.quiet) args.push('--quiet')
   if (watch.force) args.push('--force')
   return args
