@@ -1,29 +1,94 @@
-import {readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {dirname, join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
 import {EXIT_CODE_DOCS} from '../../src/lib/errors.js'
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-// The command reference is generated into its own page (npm run readme), not into the README.
-const reference = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8')
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const read = (path: string) => readFileSync(join(root, path), 'utf8')
+const readme = read('README.md')
+const reference = read('docs/commands.md')
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+]
+
+/** GitHub's heading anchors: lower case, punctuation other than - and _ dropped, spaces to -, repeats numbered. */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>()
+  const result = new Set<string>()
+  for (const [, heading] of withoutCode(markdown).matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading
+      .trim()
+      .toLowerCase()
+      .replaceAll(/[^\p{L}\p{N} _-]/gu, '')
+      .replaceAll(' ', '-')
+    const count = seen.get(slug) ?? 0
+    seen.set(slug, count + 1)
+    result.add(count === 0 ? slug : `${slug}-${count}`)
+  }
+
+  return result
+}
+
+function withoutCode(markdown: string): string {
+  return markdown.replaceAll(/^```[\s\S]*?^```$/gm, '').replaceAll(/`[^`\n]*`/g, (span) => (span.includes('](') ? '' : span))
+}
 
 describe('README stays true', () => {
   it('documents every exit code exactly as the code defines it', () => {
     for (const [code, name, meaning] of EXIT_CODE_DOCS) expect(readme).toContain(`| ${code} | \`${name}\` | ${meaning} |`)
   })
 
-  it('has a reference entry for every command', () => {
-    const commands = readdirSync(new URL('../../src/commands', import.meta.url)).map((file) => file.replace(/\.ts$/, ''))
-    expect(commands.length).toBeGreaterThan(10)
-    for (const command of commands) expect(reference).toMatch(new RegExp(`^## \`podctl ${command}\\b`, 'm'))
-  })
-
   it('has the two-command quick start that CI runs', () => {
-    const ci = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8')
+    const ci = read('.ci/run')
     expect(readme).toContain('bash scripts/quickstart.sh')
     expect(readme).toContain('npm test ')
     expect(ci).toContain('bash scripts/quickstart.sh')
     expect(ci).toMatch(/^npm test$/m)
+  })
+
+  it('stays short enough to read in five minutes: the reference lives in docs/commands.md', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(30_000)
+    expect(readme).not.toContain('<!-- commands -->')
+    expect(readme).toContain('](docs/commands.md)')
+  })
+})
+
+describe('docs/commands.md stays true', () => {
+  it('has a reference entry for every command', () => {
+    const commands = readdirSync(join(root, 'src/commands')).map((file) => file.replace(/\.ts$/, ''))
+    expect(commands.length).toBeGreaterThan(10)
+    for (const command of commands) expect(reference).toMatch(new RegExp(`^## \`podctl ${command}\\b`, 'm'))
+  })
+
+  it('is what `npm run readme` writes: one block between the markers', () => {
+    expect(reference.match(/^<!-- commands -->$/gm)).toHaveLength(1)
+    expect(reference.match(/^<!-- commandsstop -->$/gm)).toHaveLength(1)
+    expect(read('package.json')).toContain('oclif readme --no-aliases --readme-path docs/commands.md')
+  })
+})
+
+describe('links between the README and docs/', () => {
+  it('lists every page of docs/ in the README', () => {
+    for (const page of pages.filter((page) => page !== 'README.md')) expect(readme).toContain(`](${page})`)
+  })
+
+  it.each(pages)('%s links only to files and headings that exist', (page) => {
+    const broken: string[] = []
+    for (const [, target] of withoutCode(read(page)).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue
+      const [path, anchor] = target.split('#')
+      const file = path === '' ? page : relative(root, join(root, dirname(page), path))
+      if (!existsSync(join(root, file))) broken.push(`${target}: no file ${file}`)
+      else if (anchor !== undefined && file.endsWith('.md') && !anchors(read(file)).has(anchor))
+        broken.push(`${target}: no heading in ${file}`)
+    }
+
+    expect(broken).toEqual([])
   })
 })
