@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes the README's generated sections from the code, so the docs cannot drift from it:
 // the exit-code table from src/lib/errors.ts (via dist; `npm run build` first). The command
-// reference between <!-- commands --> markers is written by `oclif readme` (see `npm run readme`).
+// reference is not in the README: `oclif readme --readme-path docs/commands.md` writes it between
+// that page's <!-- commands --> markers (see `npm run readme`).
 import {readFileSync, writeFileSync} from 'node:fs'
 
 import {EXIT_CODE_DOCS} from '../dist/lib/errors.js'

@@ -8,7 +8,7 @@
 //   node scripts/bundle/binary.mjs [--node /path/to/node] [--out FILE]
 //
 // Other architectures need that architecture's Node binary (and a machine or emulator to train
-// the cache on); see the README.
+// the cache on); see docs/single-binary.md.
 import {spawnSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
