@@ -78,6 +78,7 @@ attempted even when another fails; the exit code is that of the first failing im
     example('As crictl pull -u: the password from stdin', `-u alice registry.example.com/team/app:v2 <<< "$PASSWORD"`),
     example('Keep retrying with the kubelet back-off for up to 2 minutes', '--retry-for 2m registry.example.com/app:v2'),
     example('Image IDs and sizes for a script', 'busybox:1.36 -o json'),
+    example('Layer byte counts as plain lines on stderr, for CI logs', '--progress plain registry.example.com/app:v2'),
   ]
 
   static override strict = false
