@@ -6,10 +6,11 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
 import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
-import {durationFlag, outputFlag} from '../lib/flags.js'
+import {durationFlag, outputFlag, progressFlag} from '../lib/flags.js'
 import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import {DEFAULT_PARALLEL_PULLS, type EnsureImageOptions, type EnsureImageResult, ImageManager} from '../lib/images/image-manager.js'
 import {pullSandboxConfig} from '../lib/images/pull-options.js'
+import {chooseProgressView, SpinnerProgressView} from '../lib/images/progress-view.js'
 import {applyDefaultImageTag} from '../lib/images/reference.js'
 import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
@@ -61,6 +62,10 @@ Retries: by default each image gets one attempt. --retry-for DURATION retries fa
 each wait; then the last error is reported. (For tests, PODCTL_BACKOFF_BASE_MS shrinks the first step; the ladder keeps \
 its shape.) The global --timeout is the deadline of each runtime call, not of the retries.
 
+Progress: on a terminal, each layer's bytes done / total and rate under the spinner while it downloads (from \
+containerd's content service; other runtimes keep the spinner alone), cleared at the end; --progress plain prints a \
+line on stderr as each layer starts and is done, for logs and CI. stdout and -o json never change.
+
 Images are pulled concurrently, at most --parallel at once; an image named twice is pulled and reported once. Every image is \
 attempted even when another fails; the exit code is that of the first failing image in argument order: 10 ErrImagePull \
 (also RegistryUnavailable, ImagePullBackOff), 11 InvalidImageName, 12 ErrImageNeverPull, 13 Unauthorized.`
@@ -73,6 +78,7 @@ attempted even when another fails; the exit code is that of the first failing im
     example('As crictl pull -u: the password from stdin', `-u alice registry.example.com/team/app:v2 <<< "$PASSWORD"`),
     example('Keep retrying with the kubelet back-off for up to 2 minutes', '--retry-for 2m registry.example.com/app:v2'),
     example('Image IDs and sizes for a script', 'busybox:1.36 -o json'),
+    example('Layer byte counts as plain lines on stderr, for CI logs', '--progress plain registry.example.com/app:v2'),
   ]
 
   static override strict = false
@@ -102,6 +108,7 @@ attempted even when another fails; the exit code is that of the first failing im
       multipleNonGreedy: true,
     }),
     parallel: Flags.integer({summary: 'Pulls in flight at once.', default: DEFAULT_PARALLEL_PULLS, min: 1}),
+    progress: progressFlag,
     'retry-for': durationFlag({
       summary: 'Retry failed pulls with the kubelet back-off (10s doubling to 5m) while the next attempt fits in this window.',
       default: 0,
@@ -185,7 +192,10 @@ attempted even when another fails; the exit code is that of the first failing im
     const {flags} = this
     const showEvents = !this.machineOutput() && !flags.quiet
     const progress = (done: number) => `Pulling image${pulls.size === 1 ? '' : 's'}: ${done} of ${pulls.size} done`
-    const spinner = showEvents ? await this.spinner(progress(0)) : undefined
+    const spinner = showEvents || flags.progress === 'tty' ? await this.spinner(progress(0)) : undefined
+    const display = spinner && new SpinnerProgressView(spinner, () => process.stderr.columns)
+    const line = (text: string) => this.stderrLine(text)
+    const debug = flags.debug ? (text: string) => this.debugLine(text) : undefined
     const print = showEvents ? this.printEvents({kind: 'compact'}) : discardEvents
     const manager = new ImageManager(
       () => this.client(),
@@ -194,7 +204,7 @@ attempted even when another fails; the exit code is that of the first failing im
         pulls.get(event.object ?? '')?.events.push(event)
         print(event)
       },
-      {parallel: flags.parallel},
+      {parallel: flags.parallel, progress: chooseProgressView(flags.progress, display, {showEvents, line, debug})},
     )
     const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
     let done = 0
@@ -207,7 +217,7 @@ attempted even when another fails; the exit code is that of the first failing im
         pull.error = toPodctlError(error)
         if (!(error instanceof InterruptedError)) this.reportFailure(withReason(pull.error))
       } finally {
-        if (spinner) spinner.text = progress(++done)
+        display?.setStep(progress(++done))
       }
     }
 

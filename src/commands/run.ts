@@ -23,6 +23,7 @@ import {
   settleFlag,
   staticPodFlags,
 } from '../lib/flags.js'
+import {spinnerSteps} from '../lib/images/progress-view.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {podFullName} from '../lib/kube/helpers.js'
@@ -209,8 +210,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     })
     try {
       const {runPods} = await import('../lib/kubelet/run/run-pods.js')
-      const onStep = spinner && ((text: string) => (spinner.text = text))
-      const deps = {events, signal: interruption.signal, parallel: flags.parallel, onStep}
+      const deps = {events, signal: interruption.signal, parallel: flags.parallel, ...spinnerSteps(spinner, !this.machineOutput())}
       const outcomes = await runPods(await this.client(), pods, {...settings, deadline: this.commandDeadline()}, deps)
       // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
       interruption.settle()

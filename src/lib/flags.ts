@@ -250,3 +250,10 @@ export function stateFlag(states: readonly string[], summary: string) {
 export function withoutStdin(args: Interfaces.ArgInput | undefined): Interfaces.ArgInput {
   return Object.fromEntries(Object.entries(args ?? {}).map(([name, arg]) => [name, {ignoreStdin: true, ...arg}]))
 }
+
+/** `pull --progress`: how layer progress shows on stderr (images/progress-view.ts's ProgressMode; tsc checks the two agree). */
+export const progressFlag = Flags.option({
+  options: ['auto', 'tty', 'plain', 'none'] as const,
+  default: 'auto' as const,
+  summary: 'Layer progress on stderr: tty (bars under the spinner; auto on a terminal), plain (a line per layer step), none.',
+})()

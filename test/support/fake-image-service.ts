@@ -4,6 +4,7 @@ import {join} from 'node:path'
 
 import * as grpc from '@grpc/grpc-js'
 
+import {ContentService, type Status} from '../../src/generated/containerd/services/content/v1/content.js'
 import {type Image, ImageServiceService, type ImageStatusRequest, type PullImageRequest} from '../../src/generated/runtime/v1/api.js'
 
 export type FakeCall =
@@ -15,6 +16,11 @@ export type FakeAnswer<T> = T | {grpcError: {code: grpc.status; details: string}
 export interface FakeImageServiceHandlers {
   imageStatus?: (request: ImageStatusRequest) => Promise<FakeAnswer<Image | undefined>> | FakeAnswer<Image | undefined>
   pullImage?: (request: PullImageRequest) => Promise<FakeAnswer<string>> | FakeAnswer<string>
+  /**
+   * containerd's Content/ListStatuses on the same socket, given the namespace header of the call (the
+   * service is there only when the fake is started with `{content: true}`, as on containerd; else UNIMPLEMENTED as on CRI-O).
+   */
+  listStatuses?: (namespace: string | undefined) => Promise<FakeAnswer<Status[]>> | FakeAnswer<Status[]>
 }
 
 /**
@@ -24,13 +30,15 @@ export interface FakeImageServiceHandlers {
  */
 export class FakeImageService {
   readonly calls: FakeCall[] = []
+  /** The namespace header of each Content/ListStatuses call, in order. */
+  readonly contentCalls: Array<string | undefined> = []
   endpoint = ''
   private server?: grpc.Server
   private dir = ''
 
   constructor(public handlers: FakeImageServiceHandlers = {}) {}
 
-  async start(): Promise<this> {
+  async start(options: {content?: boolean} = {}): Promise<this> {
     this.dir = await mkdtemp(join(tmpdir(), 'podctl-fake-cri-'))
     this.endpoint = `unix://${join(this.dir, 'cri.sock')}`
     const server = new grpc.Server()
@@ -56,6 +64,17 @@ export class FakeImageService {
       imageFsInfo: (_call: unknown, callback: grpc.sendUnaryData<unknown>) =>
         callback(null, {imageFilesystems: [], containerFilesystems: []}),
     } as unknown as grpc.UntypedServiceImplementation)
+    if (options.content) {
+      server.addService(ContentService, {
+        listStatuses: async (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+          const namespace = call.metadata.get('containerd-namespace')[0]?.toString()
+          this.contentCalls.push(namespace)
+          const result = await (this.handlers.listStatuses ?? (() => []))(namespace)
+          answer(result, callback as grpc.sendUnaryData<Status[]>, (statuses) => ({statuses}))
+        },
+      } as unknown as grpc.UntypedServiceImplementation)
+    }
+
     await new Promise<void>((resolve, reject) => {
       server.bindAsync(this.endpoint, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve()))
     })
@@ -73,6 +92,7 @@ export class FakeImageService {
 
   reset(handlers: FakeImageServiceHandlers = {}): void {
     this.calls.length = 0
+    this.contentCalls.length = 0
     this.handlers = handlers
   }
 

@@ -33,6 +33,7 @@ type Layer =
   | 'base'
   | 'commands'
   | 'completion'
+  | 'containerd'
   | 'cri'
   | 'crictl'
   | 'entry'
@@ -104,7 +105,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // reads like node/, never a wing.
   crictl: ['node', 'images', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'metrics', 'kube', 'cri', 'util', 'errors', 'generated'],
-  images: ['kube', 'cri', 'util', 'errors', 'generated'],
+  images: ['kube', 'containerd', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   output: ['kube', 'util', 'errors', 'generated'],
   manifest: ['images', 'kube', 'util', 'errors'],
@@ -115,6 +116,8 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   metrics: ['util', 'errors'],
   kube: ['cri', 'util', 'errors', 'generated'],
   cri: ['util', 'errors', 'generated'],
+  // containerd's own content service on the CRI socket (pull progress): beside cri, on the same floor; only images reads it.
+  containerd: ['util', 'errors', 'generated'],
   util: ['errors'],
   errors: [],
   generated: [],

@@ -23,7 +23,9 @@ import {
   UnauthorizedError,
   withCredentialHint,
 } from './errors.js'
+import {ContentIngests} from '../containerd/content.js'
 import {ImagePuller, type PullOutcome} from './puller.js'
+import {IngestPoller, type ProgressView} from './pull-progress.js'
 import type {PullPolicy} from '../kube/labels.js'
 import {goQuote} from '../util/go-quote.js'
 import {applyDefaultImageTag, defaultPullPolicy, parseNormalizedReference} from './reference.js'
@@ -85,6 +87,8 @@ export interface ImageManagerOptions {
   /** Overrides the back-off ladder (tests); default 10 s → 300 s, or PODCTL_BACKOFF_BASE_MS. */
   backOff?: {initialMs: number; maxMs: number}
   now?: () => number
+  /** Where pull progress goes, from containerd's content service on the image endpoint; none → no polling. */
+  progress?: ProgressView
 }
 
 export class ImageManager {
@@ -108,10 +112,13 @@ export class ImageManager {
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
     this.backOff = new BackOff({...(options.backOff ?? ladderFromEnv(IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS)), now: this.now})
+    const {progress} = options
+    const poller = progress && new IngestPoller(async () => new ContentIngests((await this.getClient()).imageEndpoint), progress)
     this.puller = new ImagePuller(
       this.getClient,
       options.credentials ?? new DockerConfigKeyring(),
       options.parallel ?? DEFAULT_PARALLEL_PULLS,
+      poller,
     )
   }
 

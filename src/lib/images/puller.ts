@@ -10,6 +10,7 @@ import type {AuthConfig, DeepPartial, ImageSpec, PodSandboxConfig} from '../../g
 import {chainCredentials, type CredentialStore, type RegistryAuth, type RegistryCredential} from './credentials.js'
 import {passThrough, pullErrorText, PullFailed} from './errors.js'
 import {goQuote} from '../util/go-quote.js'
+import type {PullProgress} from './pull-progress.js'
 import type {ImageReference} from './reference.js'
 
 /** What a pull needs beyond the image itself. */
@@ -46,6 +47,7 @@ export class ImagePuller {
     private readonly getClient: () => Promise<CriClient>,
     private readonly credentials: CredentialStore,
     parallel: number,
+    private readonly progress?: PullProgress,
   ) {
     this.slots = new Limiter(Math.max(1, parallel), 'interrupted while waiting to pull')
   }
@@ -114,15 +116,21 @@ export class ImagePuller {
     const failures: string[] = []
     for (const credential of candidates) {
       const started = performance.now()
+      let pullMs = 0
       try {
-        const response = await (
-          await this.getClient()
-        ).image(
-          'pullImage',
-          {image: spec, auth: credential?.auth as DeepPartial<AuthConfig> | undefined, sandboxConfig: options.sandboxConfig},
-          {signal},
-        )
-        const pullMs = Math.trunc(performance.now() - started)
+        const client = await this.getClient()
+        const pullEnded = this.progress?.pullStarted()
+        const response = await client
+          .image(
+            'pullImage',
+            {image: spec, auth: credential?.auth as DeepPartial<AuthConfig> | undefined, sandboxConfig: options.sandboxConfig},
+            {signal},
+          )
+          // The pull's time is the call's, not the last progress poll's after it.
+          .finally(() => {
+            pullMs = Math.trunc(performance.now() - started)
+            return pullEnded?.()
+          })
         if (!response.imageRef) {
           failures.push(`imageRef of image ${goQuote(image)} is not set`)
           continue

@@ -10,6 +10,7 @@ import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {ImageManager} from '../../images/image-manager.js'
+import type {ProgressView} from '../../images/pull-progress.js'
 import {Limiter} from '../../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from '../lifecycle/admission.js'
 import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
@@ -59,6 +60,8 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client' | 'images'> {
   parallel: number
   /** Default: the kubelet's image manager on this client, --parallel pulls at once. */
   images?: PodRunDeps['images']
+  /** Where that image manager's pull progress goes (run's spinner); none → no progress polling. */
+  pullProgress?: ProgressView
 }
 
 /**
@@ -74,7 +77,7 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   }
 
   await checkUserNamespaces(client, pods, settings.runtimeHandler)
-  const images = deps.images ?? new ImageManager(client, deps.events, {parallel: deps.parallel})
+  const images = deps.images ?? new ImageManager(client, deps.events, {parallel: deps.parallel, progress: deps.pullProgress})
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
     deadline: settings.deadline,
