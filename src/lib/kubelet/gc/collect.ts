@@ -9,7 +9,7 @@ import {asPodctlError} from '../../errors.js'
 import type {Container, Image, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {PodLabel} from '../../kube/labels.js'
 import {containerLogsDir} from '../kuberuntime/container-logs-links.js'
-import {type CollectedContainer, containersToRemove, describeContainer, containerLogPath, removeDeadContainer} from './container-gc.js'
+import {type CollectedContainer, containerLogPath, containersToRemove, describeContainer, removeDeadContainer} from './container-gc.js'
 import {bytesToFree, imageFsUsage, type ImageFsUsage} from './image-fs.js'
 import {type CollectedImage, describeImage, freeSpace, imageCandidates, imageUsage, removeImage} from './image-gc.js'
 import {ImageRecords} from './image-records.js'
@@ -113,7 +113,8 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   const scope = {logsRoot: settings.logsRoot, liveUids, recordedUids: await recordedPodUids(settings.podDirRoot), nowMs: now()}
   const podLogDirectories: string[] = []
   for (const directory of await podLogDirectoriesToRemove({...scope, namespace: settings.namespace})) {
-    if (dryRun || (await attempt(directory.path, async () => removePath(directory.path).then(() => true)))) podLogDirectories.push(directory.path)
+    if (dryRun || (await attempt(directory.path, async () => removePath(directory.path).then(() => true))))
+      podLogDirectories.push(directory.path)
   }
 
   const containerLogLinks: string[] = []
@@ -121,7 +122,7 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
     if (dryRun || (await attempt(link, async () => removePath(link).then(() => true)))) containerLogLinks.push(link)
   }
 
-  const images = await collectImages(client, settings.images, remaining, {...options, dryRun, now}, attempt)
+  const images = await collectImages(client, settings.images, remaining, {...options, dryRun, now, attempt})
   return {dryRun, containers, sandboxes, podLogDirectories, containerLogLinks, images, failures}
 }
 
@@ -131,9 +132,9 @@ async function collectImages(
   client: CriClient,
   policy: ImageGcPolicy,
   containers: readonly Container[],
-  options: GcOptions & {dryRun: boolean; now: () => number},
-  attempt: Attempt,
+  options: GcOptions & {dryRun: boolean; now: () => number; attempt: Attempt},
 ): Promise<ImageGcResult> {
+  const {attempt} = options
   const result: ImageGcResult = {
     ran: false,
     highThresholdPercent: policy.highThresholdPercent,
@@ -153,9 +154,11 @@ async function collectImages(
   result.usageBefore = await imageFsUsage(client, signal)
   if (result.usageBefore.usagePercent < policy.highThresholdPercent) return result
   result.bytesToFree = Math.max(0, bytesToFree(result.usageBefore, policy.lowThresholdPercent))
-  const candidates = imageCandidates(images, inUse, known, policy, options.now())
+  const candidates = imageCandidates(images, {inUse, records: known, minAgeMs: policy.minAgeMs, nowMs: options.now()})
   const remove = (image: Image) =>
-    options.dryRun ? Promise.resolve(describeImage(image)) : attempt(`image ${describeImage(image).ref}`, () => removeImage(client, image, signal))
+    options.dryRun
+      ? Promise.resolve(describeImage(image))
+      : attempt(`image ${describeImage(image).ref}`, () => removeImage(client, image, signal))
   Object.assign(result, await freeSpace(candidates, result.bytesToFree, remove))
   if (!options.dryRun && result.removed.length > 0) result.usageAfter = await imageFsUsage(client, signal)
   return result

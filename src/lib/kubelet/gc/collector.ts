@@ -101,7 +101,8 @@ export function imageShortfall({images}: GcResult): string | undefined {
   if (!images.ran || images.freedBytes >= images.bytesToFree) return undefined
   return (
     `image filesystem ${images.usageBefore?.usagePercent ?? '?'}% used (high threshold ${images.highThresholdPercent}%): ` +
-    `needed to free ${images.bytesToFree} bytes to reach ${images.lowThresholdPercent}%, but only ${images.freedBytes} bytes of unused images were eligible`
+    `needed to free ${images.bytesToFree} bytes to reach ${images.lowThresholdPercent}%, ` +
+    `but only ${images.freedBytes} bytes of unused images were eligible`
   )
 }
 

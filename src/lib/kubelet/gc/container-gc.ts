@@ -107,5 +107,7 @@ export async function removeDeadContainer(client: CriClient, container: Containe
 async function removeLogFile(logPath: string): Promise<void> {
   const name = basename(logPath)
   const rotated = (await readdir(dirname(logPath)).catch(() => [] as string[])).filter((entry) => entry.startsWith(`${name}.`))
-  await Promise.all([logPath, ...rotated.map((entry) => join(dirname(logPath), entry))].map((path) => rm(path, {force: true}).catch(() => {})))
+  await Promise.all(
+    [logPath, ...rotated.map((entry) => join(dirname(logPath), entry))].map((path) => rm(path, {force: true}).catch(() => {})),
+  )
 }

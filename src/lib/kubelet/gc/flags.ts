@@ -25,7 +25,8 @@ const durationFlag = Flags.custom<number>({
 const percentFlag = Flags.custom<number>({
   async parse(input, _context, opts) {
     const value = Number(input)
-    if (!/^\d+$/.test(input.trim()) || value > 100) throw new UsageError(`--${opts.name} "${input}" is not a percentage; use a whole number 0 to 100`)
+    if (!/^\d+$/.test(input.trim()) || value > 100)
+      throw new UsageError(`--${opts.name} "${input}" is not a percentage; use a whole number 0 to 100`)
     return value
   },
   helpValue: 'PERCENT',

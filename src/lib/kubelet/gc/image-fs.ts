@@ -34,7 +34,8 @@ export async function imageFsUsage(client: CriClient, signal?: AbortSignal): Pro
   const {imageFilesystems} = await client.image('imageFsInfo', {}, {signal})
   const [filesystem] = imageFilesystems
   const mountpoint = filesystem?.fsId?.mountpoint
-  if (!mountpoint) throw new RuntimeError('the runtime reports no image filesystem (ImageFsInfo is empty); image garbage collection needs one')
+  if (!mountpoint)
+    throw new RuntimeError('the runtime reports no image filesystem (ImageFsInfo is empty); image garbage collection needs one')
   const fs = await statfs(mountpoint).catch((error: Error) => {
     throw new RuntimeError(`cannot measure the image filesystem at ${mountpoint} (${error.message}); run podctl gc on the runtime's host`)
   })

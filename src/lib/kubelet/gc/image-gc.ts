@@ -20,20 +20,21 @@ export interface CollectedImage {
 /** Whether any container (running or not) uses the image: by ID, tag or digest, as the runtime reports it. */
 export function imageUsage(containers: readonly Container[]): (image: Image) => boolean {
   const refs = new Set(containers.flatMap((container) => [container.imageRef, container.image?.image ?? ''].filter(Boolean)))
-  return (image) => refs.has(image.id) || image.repoTags.some((tag) => refs.has(tag)) || image.repoDigests.some((digest) => refs.has(digest))
+  return (image) =>
+    refs.has(image.id) || image.repoTags.some((tag) => refs.has(tag)) || image.repoDigests.some((digest) => refs.has(digest))
+}
+
+export interface CandidateContext extends Pick<ImageGcPolicy, 'minAgeMs'> {
+  inUse: (image: Image) => boolean
+  records: ReadonlyMap<string, ImageRecord>
+  nowMs: number
 }
 
 /** The images GC may remove, in removal order. */
-export function imageCandidates(
-  images: readonly Image[],
-  inUse: (image: Image) => boolean,
-  records: ReadonlyMap<string, ImageRecord>,
-  policy: Pick<ImageGcPolicy, 'minAgeMs'>,
-  nowMs: number,
-): Image[] {
+export function imageCandidates(images: readonly Image[], {inUse, records, minAgeMs, nowMs}: CandidateContext): Image[] {
   const recordOf = (image: Image) => records.get(image.id) ?? {firstDetectedMs: nowMs, lastUsedMs: 0}
   return images
-    .filter((image) => !image.pinned && !inUse(image) && nowMs - recordOf(image).firstDetectedMs >= policy.minAgeMs)
+    .filter((image) => !image.pinned && !inUse(image) && nowMs - recordOf(image).firstDetectedMs >= minAgeMs)
     .sort((a, b) => {
       const [x, y] = [recordOf(a), recordOf(b)]
       return x.lastUsedMs - y.lastUsedMs || x.firstDetectedMs - y.firstDetectedMs || a.id.localeCompare(b.id)

@@ -24,7 +24,7 @@ export interface PodLogDirectory {
 /** The kubelet's parsePodUIDFromLogsDirectory: the last "_" part; the namespace is the first. */
 export function parsePodLogsDirectoryName(name: string): {namespace: string; podUid: string} | undefined {
   const parts = name.split('_')
-  if (parts.length < 3 || parts.some((part) => part === '')) return undefined
+  if (parts.length < 3 || parts.includes('')) return undefined
   return {namespace: parts[0], podUid: parts.at(-1)!}
 }
 
@@ -76,11 +76,7 @@ function parseLinkName(name: string): {namespace: string; containerId: string} |
 }
 
 /** Links in `linksDir` whose log file is gone and whose container is not running. */
-export async function deadContainerLogLinks(
-  linksDir: string,
-  containers: readonly Container[],
-  namespace?: string,
-): Promise<string[]> {
+export async function deadContainerLogLinks(linksDir: string, containers: readonly Container[], namespace?: string): Promise<string[]> {
   const running = new Set(containers.filter((container) => container.state === 'CONTAINER_RUNNING').map((container) => container.id))
   const dead: string[] = []
   for (const name of await readdir(linksDir).catch(() => [] as string[])) {

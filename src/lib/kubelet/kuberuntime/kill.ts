@@ -258,7 +258,8 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
       collect(
         await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot, client.runtimeEndpoint))),
       )
-      if (options.podLogsRoot !== undefined) collect(await Promise.allSettled(podLogDirectories(ordered, options.podLogsRoot).map(removeTree)))
+      const logs = options.podLogsRoot === undefined ? [] : podLogDirectories(ordered, options.podLogsRoot)
+      collect(await Promise.allSettled(logs.map(removeTree)))
     }
   }
 
@@ -275,8 +276,8 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
 
 /** The kubelet's log directories of the pod's sandboxes under `root` (a crictl config's own log_directory is not podctl's to remove). */
 function podLogDirectories(sandboxes: readonly PodSandbox[], root: string): string[] {
-  const paths = sandboxes.flatMap(({metadata}) =>
-    metadata?.uid && metadata.name && metadata.namespace ? [buildPodLogsDirectory(root, metadata.namespace, metadata.name, metadata.uid)] : [],
+  const paths = sandboxes.flatMap(({metadata: pod}) =>
+    pod?.uid && pod.name && pod.namespace ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : [],
   )
   return [...new Set(paths)]
 }
