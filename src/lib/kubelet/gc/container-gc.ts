@@ -5,8 +5,7 @@
  * but the newest MaxPerPodContainer of each group are removed, with their log file, rotated logs and
  * /var/log/containers link. A container in an unknown state is stopped first, as the kubelet kills it.
  */
-import {readdir, rm} from 'node:fs/promises'
-import {basename, dirname, isAbsolute, join} from 'node:path'
+import {isAbsolute} from 'node:path'
 
 import type {CriClient} from '../../cri/client.js'
 import {NotFoundError} from '../../errors.js'
@@ -15,6 +14,7 @@ import {podFullName} from '../../kube/helpers.js'
 import {PodLabel} from '../../kube/labels.js'
 import {compareNanosDesc} from '../../util/time.js'
 import {removeContainerLogLinks} from '../kuberuntime/container-logs-links.js'
+import {removeLogFiles} from '../kuberuntime/container-ops.js'
 import type {ContainerGcPolicy} from './policy.js'
 
 export interface CollectedContainer {
@@ -98,16 +98,7 @@ export async function removeDeadContainer(client: CriClient, container: Containe
   if (container.state === 'CONTAINER_UNKNOWN')
     await client.runtime('stopContainer', {containerId: container.id, timeout: '0'}, {signal}).catch(ignoreGone)
   await client.runtime('removeContainer', {containerId: container.id}, {signal}).catch(ignoreGone)
-  if (logPath) await removeLogFile(logPath)
+  if (logPath) await removeLogFiles(logPath).catch(() => [])
   await removeContainerLogLinks([container])
   return describeContainer(container, logPath)
-}
-
-/** The log file and the rotated ones beside it (the kubelet's log manager Clean). Best effort. */
-async function removeLogFile(logPath: string): Promise<void> {
-  const name = basename(logPath)
-  const rotated = (await readdir(dirname(logPath)).catch(() => [] as string[])).filter((entry) => entry.startsWith(`${name}.`))
-  await Promise.all(
-    [logPath, ...rotated.map((entry) => join(dirname(logPath), entry))].map((path) => rm(path, {force: true}).catch(() => {})),
-  )
 }

@@ -19,6 +19,7 @@ import {sleep} from '../../util/concurrency.js'
 import {nanosToMs} from '../../util/time.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
+import {removeOneContainer} from './container-ops.js'
 import {readBackOff, writeBackOff} from '../config/desired-state.js'
 import {killContainer, killPod} from './kill.js'
 import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type PodActions} from './pod-actions.js'
@@ -305,7 +306,10 @@ async function startWithBackOff(
   return started.containerId
 }
 
-/** Keeps the new instance and the newest exited one (the last termination state); older exited instances go (container GC). */
+/**
+ * Keeps the new instance and the newest exited one (the last termination state); older exited instances
+ * go with their log files and links, as the kubelet's container GC (MaxPerPodContainer 1) removes them.
+ */
 async function pruneOlder(ctx: PassContext, sandboxId: string, name: string, keepId: string): Promise<void> {
   const {client, signal} = ctx.deps
   const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: sandboxId}}, {signal})
@@ -315,7 +319,7 @@ async function pruneOlder(ctx: PassContext, sandboxId: string, name: string, kee
     .slice(1)
   await Promise.all(
     exited.map(async (container) => {
-      await client.runtime('removeContainer', {containerId: container.id})
+      await removeOneContainer(client, container)
       await removeContainerLogLinks([container])
     }),
   ).catch(() => {})
