@@ -7,6 +7,7 @@
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import type {Container, Image, PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {sandboxImageFromInfo} from '../../images/store.js'
 import {PodLabel} from '../../kube/labels.js'
 import {containerLogsDir} from '../kuberuntime/container-logs-links.js'
 import {type CollectedContainer, containerLogPath, containersToRemove, describeContainer, removeDeadContainer} from './container-gc.js'
@@ -147,8 +148,12 @@ async function collectImages(
   result.ran = true
   const {signal} = options
   const records = options.imageRecords ?? new ImageRecords()
-  const {images} = await client.image('listImages', {}, {signal})
-  const inUse = imageUsage(containers)
+  const [{images}, status] = await Promise.all([
+    client.image('listImages', {}, {signal}),
+    client.runtime('status', {verbose: true}, {signal}).catch(() => undefined),
+  ])
+  const sandboxImage = sandboxImageFromInfo(status?.info)
+  const inUse = imageUsage(containers, sandboxImage ? [sandboxImage] : [])
   const known = await records.detect(images, inUse, options.now())
   if (!options.dryRun) await records.save()
   result.usageBefore = await imageFsUsage(client, signal)

@@ -1,7 +1,8 @@
 /**
  * The kubelet's image GC (images/image_gc_manager.go): when the image filesystem is at the high
  * threshold or above, free what brings it down to the low threshold, removing images no container
- * uses (in any state) and that are not pinned (the runtime pins the sandbox image), first seen at
+ * uses (in any state), not the runtime's sandbox image (the kubelet always counts it in use) and
+ * not pinned (containerd 2 pins the sandbox image too), first seen at
  * least MinAge ago, least recently used first (then first seen first), until enough is freed.
  */
 import type {CriClient} from '../../cri/client.js'
@@ -17,9 +18,14 @@ export interface CollectedImage {
   sizeBytes: number
 }
 
-/** Whether any container (running or not) uses the image: by ID, tag or digest, as the runtime reports it. */
-export function imageUsage(containers: readonly Container[]): (image: Image) => boolean {
-  const refs = new Set(containers.flatMap((container) => [container.imageRef, container.image?.image ?? ''].filter(Boolean)))
+/**
+ * Whether any container (running or not) uses the image, or it is one of `alwaysInUse` (the sandbox
+ * image): by ID, tag or digest, as the runtime reports them.
+ */
+export function imageUsage(containers: readonly Container[], alwaysInUse: readonly string[] = []): (image: Image) => boolean {
+  const refs = new Set(
+    [...alwaysInUse, ...containers.flatMap((container) => [container.imageRef, container.image?.image ?? ''])].filter(Boolean),
+  )
   return (image) =>
     refs.has(image.id) || image.repoTags.some((tag) => refs.has(tag)) || image.repoDigests.some((digest) => refs.has(digest))
 }

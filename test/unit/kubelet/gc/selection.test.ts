@@ -158,6 +158,12 @@ describe('image GC', () => {
     ])
   })
 
+  it("counts the runtime's sandbox image as in use, as the kubelet always does", () => {
+    const inUse = imageUsage([], ['registry.test/pause:3.9'])
+    expect(inUse(image('sha256:pause', 1, {repoTags: ['registry.test/pause:3.9']}))).toBe(true)
+    expect(inUse(image('sha256:other', 1))).toBe(false)
+  })
+
   it('removes candidates in order until enough is freed, going on past a failed removal', async () => {
     const candidates = [image('sha256:a', 30), image('sha256:b', 50), image('sha256:c', 40), image('sha256:d', 10)]
     const remove = async (chosen: Image) =>
