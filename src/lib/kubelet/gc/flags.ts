@@ -67,3 +67,6 @@ export function imageGcPolicyFromFlags(flags: {
     minAgeMs: flags['minimum-image-ttl-duration'],
   })
 }
+
+/** Everything a supervisor (sync --watch) takes for garbage collection: the image flags and --gc-period. */
+export const supervisorGcFlags = {...imageGcFlags, 'gc-period': gcPeriodFlag}
