@@ -123,7 +123,7 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
     if (dryRun || (await attempt(link, async () => removePath(link).then(() => true)))) containerLogLinks.push(link)
   }
 
-  const images = await collectImages(client, settings.images, remaining, {...options, dryRun, now, attempt})
+  const images = await collectImages(client, settings.images, {...options, dryRun, now, attempt})
   return {dryRun, containers, sandboxes, podLogDirectories, containerLogLinks, images, failures}
 }
 
@@ -132,7 +132,6 @@ type Attempt = <T>(object: string, work: () => Promise<T>) => Promise<T | undefi
 async function collectImages(
   client: CriClient,
   policy: ImageGcPolicy,
-  containers: readonly Container[],
   options: GcOptions & {dryRun: boolean; now: () => number; attempt: Attempt},
 ): Promise<ImageGcResult> {
   const {attempt} = options
@@ -148,8 +147,10 @@ async function collectImages(
   result.ran = true
   const {signal} = options
   const records = options.imageRecords ?? new ImageRecords()
-  const [{images}, status] = await Promise.all([
+  // Containers listed again, just before deciding: one created since the round began keeps its image too.
+  const [{images}, {containers}, status] = await Promise.all([
     client.image('listImages', {}, {signal}),
+    client.runtime('listContainers', {filter: {}}, {signal}),
     client.runtime('status', {verbose: true}, {signal}).catch(() => undefined),
   ])
   const sandboxImage = sandboxImageFromInfo(status?.info)
