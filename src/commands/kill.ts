@@ -32,7 +32,8 @@ export default class Kill extends BaseCommand<typeof Kill> {
 left of the grace period (never below 2s unless --force). Sidecars (init containers with restartPolicy Always) \
 share that one grace period: each waits for the app containers and the sidecars declared after it, then stops with \
 what is left (at least 2s). Then StopPodSandbox for every sandbox (attempt) of the pod; \
-then the containers and sandboxes are removed unless --keep. The grace period is --grace-period, else the pod's \
+then the containers and sandboxes are removed unless --keep, and with them the pod's log directory under \
+--pod-logs-root. The grace period is --grace-period, else the pod's \
 io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Objects already gone count as done, so killing twice is safe. \
 A pod the runtime no longer has (its sandboxes were removed behind podctl's back) but that podctl still records for \
 this runtime loses its record: pod.json, which supervisors and sync act on, the rest of its pod directory and its log \
@@ -213,6 +214,7 @@ the kubelet stops the pod; files podctl did not write are left alone.`
       forget: true,
       parallel: this.flags.parallel,
       podDirRoot: this.flags['pod-dir-root'],
+      podLogsRoot: this.flags['pod-logs-root'],
       // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
       events: this.printEvents({kind: 'warnings'}),
       onSettled() {

@@ -1,4 +1,4 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readFileSync} from 'node:fs'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -29,7 +29,7 @@ afterAll(async () => {
 })
 
 describe('podctl kill', () => {
-  it('runs the preStop hook within the grace period, then stops, then removes everything', async () => {
+  it('runs the preStop hook within the grace period, then stops, then removes everything, its log directory too', async () => {
     const pod = await createTestPod(client, {
       name: 'hooked',
       namespace: ns,
@@ -43,9 +43,11 @@ describe('podctl kill', () => {
         },
       ],
     })
-    const logFile = `${lab().logRoot}/${ns}_hooked_${pod.uid}/app/0.log`
+    const logDirectory = `${lab().logRoot}/${ns}_hooked_${pod.uid}`
+    // The kill removes the pod's log directory: read the log through a descriptor opened before.
+    const log = openSync(`${logDirectory}/app/0.log`, 'r')
 
-    const run = await podctl(['kill', 'hooked', '-n', ns, '-o', 'json'], {env})
+    const run = await podctl(['kill', 'hooked', '-n', ns, '-o', 'json'], {env: labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot})})
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     const [item] = JSON.parse(run.stdout).items
@@ -53,8 +55,10 @@ describe('podctl kill', () => {
     // preStop (2 s) ran before SIGTERM; the trap then ends the container at once, far below the 20 s grace.
     expect(item.durationMs).toBeGreaterThanOrEqual(2000)
     expect(item.durationMs).toBeLessThan(7000)
-    expect(existsSync(logFile) && readFileSync(logFile, 'utf8')).toMatch(/prestop-ran/)
+    expect(readFileSync(log, 'utf8')).toMatch(/prestop-ran/)
+    closeSync(log)
     expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
+    expect(existsSync(logDirectory)).toBe(false)
   })
 
   it('gives a container that ignores SIGTERM the grace period, then kills it', async () => {

@@ -1,4 +1,4 @@
-import {existsSync, mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -133,8 +133,11 @@ describe('podctl sync (one pass)', () => {
     expect(report.containers.find((container) => container.name === 'c')?.attempt).toBe(3)
     const rows = await containers('crash')
     expect(rows.find((row) => row.name === 'ok')!.id).toBe(okId)
-    // Only the newest exited instance is kept beside the new one.
-    expect(rows.filter((row) => row.name === 'c').length).toBeLessThanOrEqual(2)
+    // Only the newest exited instance is kept beside the new one, and only their log files (container GC).
+    const kept = rows.filter((row) => row.name === 'c')
+    expect(kept.length).toBeLessThanOrEqual(2)
+    const logFiles = readdirSync(join(logsRoot, `${namespace}_crash_${report.uid}`, 'c')).sort()
+    expect(logFiles).toEqual(kept.map((row) => `${row.attempt}.log`).sort())
   })
 
   it('stops the sandbox of a pod whose containers have all terminated for good (Never)', async () => {

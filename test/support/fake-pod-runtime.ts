@@ -46,6 +46,16 @@ export interface FakeContainer {
   mounts: Array<{containerPath: string; hostPath: string}>
   /** Epoch ms: until then the container is "starting" and cannot be stopped or removed (containerd after a cancelled start). */
   busyUntil?: number
+  /** What ContainerStatus reports as its log file (absolute, as containerd reports it). */
+  logPath?: string
+}
+
+export interface FakeImage {
+  id: string
+  repoTags: string[]
+  repoDigests: string[]
+  size: string
+  pinned: boolean
 }
 
 interface Hold {
@@ -63,6 +73,9 @@ export class FakePodRuntime {
   readonly calls: FakeCall[] = []
   readonly sandboxes = new Map<string, FakeSandbox>()
   readonly containers = new Map<string, FakeContainer>()
+  readonly images = new Map<string, FakeImage>()
+  /** ImageFsInfo's mountpoint: a real directory, since podctl measures its filesystem (statfs). */
+  imageFsMountpoint = '/'
   client!: CriClient
   /** The exit code of every init container, the moment it starts. */
   initExitCode = 0
@@ -100,6 +113,8 @@ export class FakePodRuntime {
     this.calls.length = 0
     this.sandboxes.clear()
     this.containers.clear()
+    this.images.clear()
+    this.imageFsMountpoint = '/'
     this.failures.clear()
     this.holds.clear()
     this.cancelledStartBusyMs = 0
@@ -328,6 +343,17 @@ export class FakePodRuntime {
   private imageHandlers(): Record<string, grpc.handleUnaryCall<any, any>> {
     return {
       imageStatus: this.handler('imageStatus', ({image}) => ({image: {id: image.image, repoTags: [], repoDigests: [], size: '1'}})),
+      listImages: this.handler('listImages', () => ({images: [...this.images.values()]})),
+      removeImage: this.handler('removeImage', ({image}) => {
+        if (!this.images.delete(image.image)) throw new Error(`image ${image.image} not found`)
+        return {}
+      }),
+      imageFsInfo: this.handler('imageFsInfo', () => ({
+        imageFilesystems: [
+          {timestamp: this.now(), fsId: {mountpoint: this.imageFsMountpoint}, usedBytes: {value: '0'}, inodesUsed: {value: '0'}},
+        ],
+        containerFilesystems: [],
+      })),
     }
   }
 

@@ -145,8 +145,9 @@ const WING_LAYERS = {
   config: ['core', 'volumes'],
   kuberuntime: ['core', 'volumes', 'lifecycle', 'config'],
   status: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
+  gc: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
   run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
-  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'run'],
+  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'run', 'gc'],
 } as const satisfies Record<string, readonly string[]>
 type WingFolder = keyof typeof WING_LAYERS
 const WING = 'src/lib/kubelet/'

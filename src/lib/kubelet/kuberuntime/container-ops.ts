@@ -192,7 +192,7 @@ async function logPathOf(client: CriClient, container: Container): Promise<strin
 }
 
 /** The log file and its rotations (`<file>.<timestamp>`, `.gz`); files that are already gone are fine. */
-async function removeLogFiles(logPath: string): Promise<string[]> {
+export async function removeLogFiles(logPath: string): Promise<string[]> {
   const directory = dirname(logPath)
   const file = basename(logPath)
   const entries = await readdir(directory).catch(() => [] as string[])

@@ -4,11 +4,13 @@
  * period and preStop hook come from the container annotations the kubelet (and `podctl run`)
  * write, so pods made by the kubelet or crictl are killed the same way.
  */
+import {rm} from 'node:fs/promises'
+
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError, NotFoundError, PodctlError, RuntimeError} from '../../errors.js'
 import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {discardEvents, type EventSink, normalEvent} from '../../kube/events.js'
-import {newestFirst, podFullName} from '../../kube/helpers.js'
+import {buildPodLogsDirectory, newestFirst, podFullName} from '../../kube/helpers.js'
 import {containerName, gracePeriodFor} from '../../kube/labels.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from '../lifecycle/hooks.js'
@@ -40,6 +42,12 @@ export interface KillPodOptions {
    * its volumes stay, as the kubelet tears a pod's volumes down only when the pod is deleted.
    */
   keepPodDirectory?: boolean
+  /**
+   * The root of the pod log directories: with it, a pod removed for good (not keepPodDirectory) loses
+   * its <root>/<namespace>_<name>_<uid> directory too, as the kubelet's GC removes a deleted pod's logs.
+   * Without it (rollbacks, whose message points at the logs) the logs stay.
+   */
+  podLogsRoot?: string
   /**
    * The user kills the pod (`kill`, the end of `run --supervise`): its pod.json goes first, so a
    * supervisor looking meanwhile does not restart or recreate what is being killed.
@@ -246,10 +254,13 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
-    if (removed && !options.keepPodDirectory)
+    if (removed && !options.keepPodDirectory) {
       collect(
         await Promise.allSettled(ordered.map((sandbox) => removeRecordedPodDirectory(sandbox, options.podDirRoot, client.runtimeEndpoint))),
       )
+      const logs = options.podLogsRoot === undefined ? [] : podLogDirectories(ordered, options.podLogsRoot)
+      collect(await Promise.allSettled(logs.map(removeTree)))
+    }
   }
 
   const result: KillPodResult = {
@@ -261,6 +272,18 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   }
   if (failures.length > 0) throw new KillPodError(result, failures)
   return result
+}
+
+/** The kubelet's log directories of the pod's sandboxes under `root` (a crictl config's own log_directory is not podctl's to remove). */
+function podLogDirectories(sandboxes: readonly PodSandbox[], root: string): string[] {
+  const paths = sandboxes.flatMap(({metadata: pod}) =>
+    pod?.uid && pod.name && pod.namespace ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : [],
+  )
+  return [...new Set(paths)]
+}
+
+async function removeTree(path: string): Promise<void> {
+  await rm(path, {recursive: true, force: true})
 }
 
 /**

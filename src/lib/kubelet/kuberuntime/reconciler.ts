@@ -19,13 +19,14 @@ import {sleep} from '../../util/concurrency.js'
 import {nanosToMs} from '../../util/time.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
-import {readBackOff, readSandboxAttempt, writeBackOff} from '../config/desired-state.js'
+import {removeOneContainer} from './container-ops.js'
+import {readBackOff, writeBackOff} from '../config/desired-state.js'
 import {killContainer, killPod} from './kill.js'
 import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type PodActions} from './pod-actions.js'
 import {createTerminationMessageFile, etcHostsPath, volumeHostPaths} from '../volumes/pod-dirs.js'
 import {observePod} from './pod-observe.js'
 import {PodFailedError} from '../core/reasons.js'
-import {finishRecreation, recreatePodSandbox, type Recreation, rollBackRecreation} from './recreate-pod.js'
+import {finishRecreation, lostPodSuccessor, recreatePodSandbox, type Recreation, rollBackRecreation} from './recreate-pod.js'
 import {generatePodSandboxConfig, podLogDirectory, type SandboxContext} from './sandbox.js'
 import {awaitSidecarStartup} from './sidecars.js'
 import {crashBackOff, firstOfStep, ranPastBackOff, restartDelay} from './crash-backoff.js'
@@ -128,27 +129,6 @@ export async function syncPodOnce(
 
   await writeBackOff(settings.podDirRoot, ctx.pod.uid, backOff.snapshot()).catch(() => {})
   return result
-}
-
-/**
- * A pod podctl made a sandbox for that the runtime no longer has (a reboot wiped its state, or
- * `crictl rmp` removed it): it comes back in a new sandbox with the newest attempt + 1, in the same
- * pod directory (its disk emptyDirs and claims keep their data), its containers' restart counts
- * continuing from their log files as the kubelet's calcRestartCountByLogDir does.
- */
-async function lostPodSuccessor(
-  pod: PodModel,
-  sandboxes: readonly PodSandbox[],
-  settings: SyncSettings,
-  deps: SyncDeps,
-): Promise<PodModel> {
-  if (sandboxes.length > 0 || deps.sandbox) return pod
-  const last = await readSandboxAttempt(settings.podDirRoot, pod.uid)
-  if (last === undefined) return pod
-  const attempt = Math.max(pod.attempt ?? 0, last + 1)
-  const message = `The runtime no longer has the pod's sandbox; creating it again (attempt ${attempt}) with the pod's volumes`
-  deps.events(normalEvent('SandboxMissing', message, podFullName(pod.name, pod.namespace)))
-  return {...pod, attempt}
 }
 
 interface PassContext {
@@ -334,7 +314,10 @@ async function startWithBackOff(
   return started.containerId
 }
 
-/** Keeps the new instance and the newest exited one (the last termination state); older exited instances go (container GC). */
+/**
+ * Keeps the new instance and the newest exited one (the last termination state); older exited instances
+ * go with their log files and links, as the kubelet's container GC (MaxPerPodContainer 1) removes them.
+ */
 async function pruneOlder(ctx: PassContext, sandboxId: string, name: string, keepId: string): Promise<void> {
   const {client, signal} = ctx.deps
   const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: sandboxId}}, {signal})
@@ -344,7 +327,7 @@ async function pruneOlder(ctx: PassContext, sandboxId: string, name: string, kee
     .slice(1)
   await Promise.all(
     exited.map(async (container) => {
-      await client.runtime('removeContainer', {containerId: container.id})
+      await removeOneContainer(client, container)
       await removeContainerLogLinks([container])
     }),
   ).catch(() => {})

@@ -18,7 +18,7 @@ import {newestFirst, podFullName, stableKey} from '../../kube/helpers.js'
 import {containerName} from '../../kube/labels.js'
 import type {PodModel} from '../../manifest/model.js'
 import {createSandboxForPod, type CreateSandboxHooks, type CreateSandboxSettings} from './create-sandbox.js'
-import {recordDesiredPod} from '../config/desired-state.js'
+import {readSandboxAttempt, recordDesiredPod} from '../config/desired-state.js'
 import {killPod} from './kill.js'
 import {rollBackPod} from './rollback.js'
 import {podSandboxes, type SandboxContext} from './sandbox.js'
@@ -156,4 +156,25 @@ export async function rollBackRecreation(
     keptAttempts: replaced?.map((sandbox) => sandbox.metadata?.attempt ?? 0),
   })
   return failure
+}
+
+/**
+ * A pod podctl made a sandbox for that the runtime no longer has (a reboot wiped its state, or
+ * `crictl rmp` removed it): it comes back in a new sandbox with the newest attempt + 1, in the same
+ * pod directory (its disk emptyDirs and claims keep their data), its containers' restart counts
+ * continuing from their log files as the kubelet's calcRestartCountByLogDir does.
+ */
+export async function lostPodSuccessor(
+  pod: PodModel,
+  sandboxes: readonly PodSandbox[],
+  settings: {podDirRoot: string},
+  deps: {sandbox?: unknown; events: EventSink},
+): Promise<PodModel> {
+  if (sandboxes.length > 0 || deps.sandbox) return pod
+  const last = await readSandboxAttempt(settings.podDirRoot, pod.uid)
+  if (last === undefined) return pod
+  const attempt = Math.max(pod.attempt ?? 0, last + 1)
+  const message = `The runtime no longer has the pod's sandbox; creating it again (attempt ${attempt}) with the pod's volumes`
+  deps.events(normalEvent('SandboxMissing', message, podFullName(pod.name, pod.namespace)))
+  return {...pod, attempt}
 }

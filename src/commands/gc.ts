@@ -1,0 +1,94 @@
+/**
+ * `podctl gc`: one garbage collection round the kubelet's way (kubelet/gc/collect.ts): dead
+ * containers beyond one per pod and container name with their logs, empty old sandboxes, log
+ * directories of deleted pods, and unused images when the image filesystem is past the high threshold.
+ */
+import {Flags} from '@oclif/core'
+
+import {BaseCommand, example} from '../lib/base-command.js'
+import {RuntimeError} from '../lib/errors.js'
+import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
+import {shortId} from '../lib/kube/helpers.js'
+import {humanSize} from '../lib/output/format.js'
+import type {GcResult} from '../lib/kubelet/gc/collect.js'
+import {imageGcFlags, imageGcPolicyFromFlags} from '../lib/kubelet/gc/flags.js'
+
+export default class Gc extends BaseCommand<typeof Gc> {
+  static override summary = "Collect garbage the kubelet's way: dead containers, empty sandboxes, deleted pods' logs, unused images."
+
+  static override description = `One round of the kubelet's garbage collection. Containers: every container that is not \
+running, grouped by pod UID and container name, keeps its newest instance (MaxPerPodContainer 1); older ones are removed \
+with their log file and /var/log/containers link. Sandboxes: a pod's older sandboxes go once not ready and empty; its \
+newest stays. Logs: a directory under --pod-logs-root goes when the runtime has no sandbox of its pod and no pod directory \
+records it (and it has not changed for a minute). Images: when the image filesystem is at --image-gc-high-threshold or \
+above, unused, unpinned images first seen at least --minimum-image-ttl-duration ago are removed, least recently used \
+first, until usage would be at --image-gc-low-threshold. podctl remembers when it first saw each image in a file beside \
+the pod directories. -n limits containers, sandboxes and logs to one namespace; images are the node's (100 leaves them). \
+A kubelet that uses the runtime collects its own garbage: gc refuses to run beside one (exit 17) unless --force.`
+
+  static override examples = [
+    example('Collect garbage now'),
+    example('Show what would go', '--dry-run'),
+    example("Only one namespace's pods, leaving images alone", '-n ci --image-gc-high-threshold 100'),
+    example('Free the image filesystem down to 50% when it is 60% full', '--image-gc-high-threshold 60 --image-gc-low-threshold 50'),
+  ]
+
+  static override flags = {
+    namespace: Flags.string({char: 'n', summary: 'Only the containers, sandboxes and log directories of this namespace.'}),
+    'dry-run': Flags.boolean({summary: 'List what would be removed; remove nothing.'}),
+    ...imageGcFlags,
+    'pod-logs-root': podLogsRootFlag,
+    'pod-dir-root': podDirRootFlag,
+    force: Flags.boolean({summary: 'Collect although a kubelet uses this runtime (it collects its own garbage; the two would race).'}),
+    output: outputFlag(['table', 'json', 'yaml']),
+  }
+
+  public async run(): Promise<GcResult> {
+    const {flags} = this
+    const images = imageGcPolicyFromFlags(flags)
+    const client = await this.client()
+    if (!flags['dry-run']) {
+      const {refuseBesideKubelet} = await import('../lib/local-kubelet/runtime-owner.js')
+      const instead = 'the kubelet collects its own garbage'
+      await refuseBesideKubelet(client, {force: flags.force, instead, warn: (line) => this.warnLine(line)})
+    }
+
+    const [{collectGarbage}, {ImageRecords, imageRecordsFile}, {imageShortfall}] = await Promise.all([
+      import('../lib/kubelet/gc/collect.js'),
+      import('../lib/kubelet/gc/image-records.js'),
+      import('../lib/kubelet/gc/collector.js'),
+    ])
+    const settings = {images, logsRoot: flags['pod-logs-root'], podDirRoot: flags['pod-dir-root'], namespace: flags.namespace}
+    const imageRecords = new ImageRecords(imageRecordsFile(settings.podDirRoot, client.runtimeEndpoint))
+    const result = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords})
+    await this.emit(result, () => this.render(result))
+    const shortfall = imageShortfall(result)
+    if (shortfall) this.warnLine(shortfall)
+    this.reportFailures(result.failures.map(({object, message}) => new RuntimeError(`${object}: ${message}`)))
+    return result
+  }
+
+  private render(result: GcResult): string {
+    const verb = result.dryRun ? 'would remove' : 'removed'
+    const removals = [
+      ...result.containers.map((c) => {
+        const log = c.logPath ? ` and its log ${c.logPath}` : ''
+        return `${verb} container ${c.name} (attempt ${c.attempt}, ${shortId(c.id)})${c.pod ? ` of pod ${c.pod}` : ''}${log}`
+      }),
+      ...result.sandboxes.map((s) => `${verb} sandbox ${shortId(s.id)} (attempt ${s.attempt}) of pod ${s.pod}`),
+      ...result.podLogDirectories.map((path) => `${verb} log directory ${path}`),
+      ...result.containerLogLinks.map((path) => `${verb} dead log link ${path}`),
+      ...result.images.removed.map((image) => `${verb} image ${image.ref} (${humanSize(image.sizeBytes)})`),
+    ]
+    const lines = removals.length > 0 ? removals : ['nothing to collect']
+    const {images} = result
+    if (images.usageBefore) {
+      const after = images.usageAfter ? `, now ${images.usageAfter.usagePercent}%` : ''
+      lines.push(
+        `image filesystem ${images.usageBefore.mountpoint}: ${images.usageBefore.usagePercent}% used${after} ` +
+          `(high threshold ${images.highThresholdPercent}%, low ${images.lowThresholdPercent}%)`,
+      )
+    } else if (!images.ran) lines.push('images: left alone (--image-gc-high-threshold 100)')
+    return lines.join('\n')
+  }
+}

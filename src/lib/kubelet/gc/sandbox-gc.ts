@@ -1,0 +1,58 @@
+/**
+ * The kubelet's sandbox GC (kuberuntime_gc.go evictSandboxes): sandboxes are grouped by pod UID; the
+ * newest of each pod (attempt, then creation time) always stays while the pod exists, and an older
+ * one goes only when it is inactive: not ready and holding no containers. podctl has no API server
+ * to say a pod was deleted, so a pod with any sandbox counts as existing: its newest sandbox stays.
+ */
+import type {CriClient} from '../../cri/client.js'
+import {NotFoundError} from '../../errors.js'
+import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {podFullName} from '../../kube/helpers.js'
+import {compareNanosDesc} from '../../util/time.js'
+
+export interface CollectedSandbox {
+  id: string
+  /** name_namespace */
+  pod: string
+  podUid: string
+  attempt: number
+}
+
+/** Newest first: higher attempt, then later creation (the kubelet's sandboxByAttempt). */
+function byAttemptNewestFirst(a: PodSandbox, b: PodSandbox): number {
+  const attempts = (b.metadata?.attempt ?? 0) - (a.metadata?.attempt ?? 0)
+  return attempts || compareNanosDesc(a.createdAt, b.createdAt) || a.id.localeCompare(b.id)
+}
+
+/** The sandboxes to remove, given the containers that remain once container GC is done. */
+export function sandboxesToRemove(sandboxes: readonly PodSandbox[], remaining: readonly Container[]): PodSandbox[] {
+  const holding = new Set(remaining.map((container) => container.podSandboxId))
+  const byPod = new Map<string, PodSandbox[]>()
+  for (const sandbox of sandboxes) {
+    const uid = sandbox.metadata?.uid ?? ''
+    byPod.set(uid, [...(byPod.get(uid) ?? []), sandbox])
+  }
+
+  return [...byPod.values()].flatMap((pod) =>
+    [...pod]
+      .sort(byAttemptNewestFirst)
+      .slice(1)
+      .filter((sandbox) => sandbox.state !== 'SANDBOX_READY' && !holding.has(sandbox.id)),
+  )
+}
+
+export function describeSandbox(sandbox: PodSandbox): CollectedSandbox {
+  const {name = '', namespace = '', uid = '', attempt = 0} = sandbox.metadata ?? {}
+  return {id: sandbox.id, pod: podFullName(name, namespace), podUid: uid, attempt}
+}
+
+/** StopPodSandbox before RemovePodSandbox, as the kubelet guards against a sandbox never stopped. Gone counts as removed. */
+export async function removeSandbox(client: CriClient, sandbox: PodSandbox, signal?: AbortSignal): Promise<CollectedSandbox> {
+  const ignoreGone = (error: unknown) => {
+    if (!(error instanceof NotFoundError)) throw error
+  }
+
+  await client.runtime('stopPodSandbox', {podSandboxId: sandbox.id}, {signal}).catch(ignoreGone)
+  await client.runtime('removePodSandbox', {podSandboxId: sandbox.id}, {signal}).catch(ignoreGone)
+  return describeSandbox(sandbox)
+}

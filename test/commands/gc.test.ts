@@ -1,0 +1,223 @@
+/**
+ * podctl gc against the in-process fake runtime: which dead containers, sandboxes, log files and
+ * images go (and that the rest stays), --dry-run, -n, the threshold checks, and what users see.
+ */
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {ExitCode} from '../../src/lib/errors.js'
+import {type FakeContainer, FakePodRuntime} from '../support/fake-pod-runtime.js'
+import {podctl, ROOT} from '../support/podctl.js'
+
+const fake = new FakePodRuntime()
+const dir = mkdtempSync(join(tmpdir(), 'podctl-gc-command-'))
+const podDirRoot = join(dir, 'pods')
+const logsRoot = join(dir, 'logs')
+const linksDir = join(dir, 'containers')
+let env: Record<string, string | undefined>
+const run = (...args: string[]) => podctl(['gc', ...args], {env})
+/** Leaves images alone, so a test about containers makes no image call. */
+const NO_IMAGES = ['--image-gc-high-threshold', '100', '--image-gc-low-threshold', '99']
+
+beforeAll(async () => {
+  await fake.start()
+  env = {
+    CONTAINER_RUNTIME_ENDPOINT: fake.client.runtimeEndpoint,
+    IMAGE_SERVICE_ENDPOINT: undefined,
+    CRI_CONFIG_FILE: undefined,
+    PODCTL_POD_DIR_ROOT: podDirRoot,
+    PODCTL_POD_LOGS_ROOT: logsRoot,
+    PODCTL_CONTAINER_LOGS_DIR: linksDir,
+  }
+})
+
+beforeEach(() => {
+  fake.reset()
+  rmSync(dir, {recursive: true, force: true})
+  mkdirSync(linksDir, {recursive: true})
+})
+
+afterAll(async () => {
+  await fake.close()
+  rmSync(dir, {recursive: true, force: true})
+})
+
+let counter = 0
+/** A container of pod `name` in `namespace` (sandbox made on first use) with a real log file. */
+function addContainer(pod: {name: string; namespace: string}, name: string, attempt: number, state: FakeContainer['state']): FakeContainer {
+  const uid = `uid-${pod.name}`
+  const sandbox =
+    [...fake.sandboxes.values()].find((candidate) => candidate.metadata.uid === uid) ??
+    fake.addSandbox({name: pod.name, namespace: pod.namespace, uid, attempt: 0})
+  const logPath = join(logsRoot, `${pod.namespace}_${pod.name}_${uid}`, name, `${attempt}.log`)
+  mkdirSync(join(logPath, '..'), {recursive: true})
+  writeFileSync(logPath, `log of ${name} ${attempt}\n`)
+  const id = `c${String(++counter).padStart(63, '0')}`
+  const container: FakeContainer = {
+    id,
+    podSandboxId: sandbox.id,
+    metadata: {name, attempt},
+    image: {image: 'busybox:1.36'},
+    imageRef: 'sha256:busybox',
+    state,
+    createdAt: String(BigInt(Date.now() - 60_000) * 1_000_000n + BigInt(counter)),
+    startedAt: '0',
+    finishedAt: '0',
+    exitCode: 1,
+    reason: 'Error',
+    labels: {
+      'io.kubernetes.pod.name': pod.name,
+      'io.kubernetes.pod.namespace': pod.namespace,
+      'io.kubernetes.pod.uid': uid,
+      'io.kubernetes.container.name': name,
+    },
+    annotations: {},
+    mounts: [],
+    logPath,
+  }
+  fake.containers.set(id, container)
+  return container
+}
+
+const web = {name: 'web', namespace: 'shop'}
+
+describe('podctl gc: containers', () => {
+  it('keeps the running instance and the newest dead one per container name; older ones go with their log files', async () => {
+    const dead = [0, 1, 2, 3].map((attempt) => addContainer(web, 'app', attempt, 'CONTAINER_EXITED'))
+    const running = addContainer(web, 'app', 4, 'CONTAINER_RUNNING')
+    const sidecar = addContainer(web, 'log', 0, 'CONTAINER_EXITED')
+    const result = await run(...NO_IMAGES, '-o', 'json')
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const document = JSON.parse(result.stdout)
+    expect(document.containers.map((c: {attempt: number}) => c.attempt)).toEqual([2, 1, 0])
+    expect(document.containers[0]).toEqual({
+      id: dead[2].id,
+      name: 'app',
+      attempt: 2,
+      state: 'CONTAINER_EXITED',
+      pod: 'web_shop',
+      podUid: 'uid-web',
+      podSandboxId: dead[2].podSandboxId,
+      logPath: dead[2].logPath,
+    })
+    expect(document).toMatchObject({dryRun: false, sandboxes: [], podLogDirectories: [], failures: []})
+    expect(document.images).toMatchObject({ran: false, highThresholdPercent: 100, removed: []})
+    expect([...fake.containers.keys()].sort()).toEqual([dead[3].id, running.id, sidecar.id].sort())
+    for (const gone of dead.slice(0, 3)) expect(existsSync(gone.logPath!)).toBe(false)
+    for (const kept of [dead[3], running, sidecar]) expect(existsSync(kept.logPath!)).toBe(true)
+    expect(fake.methods().filter((method) => method.endsWith('mage') || method.startsWith('image') || method === 'listImages')).toEqual([])
+  })
+
+  it('says what it removed in one line each, and that nothing is left to collect the second time', async () => {
+    const old = addContainer(web, 'app', 0, 'CONTAINER_EXITED')
+    addContainer(web, 'app', 1, 'CONTAINER_EXITED')
+    const first = await run(...NO_IMAGES)
+    expect(first.code).toBe(0)
+    expect(first.stdout).toBe(
+      `removed container app (attempt 0, ${old.id.slice(0, 13)}) of pod web_shop and its log ${old.logPath}\n` +
+        'images: left alone (--image-gc-high-threshold 100)\n',
+    )
+    const second = await run(...NO_IMAGES)
+    expect(second.stdout).toBe('nothing to collect\nimages: left alone (--image-gc-high-threshold 100)\n')
+  })
+
+  it('--dry-run lists what would go and removes nothing', async () => {
+    const old = addContainer(web, 'app', 0, 'CONTAINER_EXITED')
+    addContainer(web, 'app', 1, 'CONTAINER_EXITED')
+    const result = await run(...NO_IMAGES, '--dry-run')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^would remove container app \(attempt 0, /)
+    expect(fake.containers.size).toBe(2)
+    expect(existsSync(old.logPath!)).toBe(true)
+    expect(fake.methods()).not.toContain('removeContainer')
+  })
+
+  it('-n touches only that namespace', async () => {
+    const other = {name: 'db', namespace: 'store'}
+    addContainer(web, 'app', 0, 'CONTAINER_EXITED')
+    addContainer(web, 'app', 1, 'CONTAINER_EXITED')
+    addContainer(other, 'app', 0, 'CONTAINER_EXITED')
+    addContainer(other, 'app', 1, 'CONTAINER_EXITED')
+    const result = await run(...NO_IMAGES, '-n', 'store', '-o', 'json')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).containers.map((c: {pod: string}) => c.pod)).toEqual(['db_store'])
+    expect(fake.containers.size).toBe(3)
+  })
+
+  it("removes a pod's older sandbox once it is not ready and empty, never the newest", async () => {
+    const first = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'u', attempt: 0})
+    const second = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'u', attempt: 1})
+    first.state = 'SANDBOX_NOTREADY'
+    second.state = 'SANDBOX_NOTREADY'
+    const result = await run(...NO_IMAGES, '-o', 'json')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).sandboxes).toEqual([{id: first.id, pod: 'web_shop', podUid: 'u', attempt: 0}])
+    expect([...fake.sandboxes.keys()]).toEqual([second.id])
+  })
+
+  it("removes a deleted pod's log directory (no sandbox, no record) but not a live or recorded pod's", async () => {
+    addContainer(web, 'app', 0, 'CONTAINER_RUNNING')
+    const gone = join(logsRoot, 'shop_gone_uid-gone')
+    const recorded = join(logsRoot, 'shop_kept_uid-kept')
+    for (const path of [gone, recorded]) mkdirSync(path, {recursive: true})
+    mkdirSync(join(podDirRoot, 'uid-kept'), {recursive: true})
+    writeFileSync(join(podDirRoot, 'uid-kept', 'pod.json'), '{}')
+    // Only directories unchanged for a minute go (a `run` makes its directory before its sandbox).
+    const old = Date.now() / 1000 - 120
+    for (const path of [gone, recorded]) utimesSync(path, old, old)
+    const result = await run(...NO_IMAGES, '-o', 'json')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).podLogDirectories).toEqual([gone])
+    expect(readdirSync(logsRoot).sort()).toEqual(['shop_kept_uid-kept', 'shop_web_uid-web'])
+  })
+})
+
+describe('podctl gc: images', () => {
+  const addImage = (id: string, size: number, extra: {pinned?: boolean} = {}) =>
+    fake.images.set(id, {
+      id,
+      repoTags: [`registry.test/${id.slice(7)}:1`],
+      repoDigests: [],
+      size: String(size),
+      pinned: Boolean(extra.pinned),
+    })
+  /** Any filesystem with data on it is at 1% or more: the repository's. */
+  const PAST_HIGH = ['--image-gc-high-threshold', '1', '--image-gc-low-threshold', '0']
+
+  it('past the high threshold removes unused, unpinned images, keeps those containers use, and says it could not free enough', async () => {
+    fake.imageFsMountpoint = ROOT
+    addContainer(web, 'app', 0, 'CONTAINER_EXITED')
+    addImage('sha256:busybox', 5_000_000)
+    addImage('sha256:unused', 3_000_000)
+    addImage('sha256:pause', 1_000_000, {pinned: true})
+    const young = await run(...PAST_HIGH, '-o', 'json')
+    expect(young.code).toBe(0)
+    // First seen just now: younger than the default 2m minimum age.
+    expect(JSON.parse(young.stdout).images.removed).toEqual([])
+
+    const result = await run(...PAST_HIGH, '--minimum-image-ttl-duration', '0')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(
+      /^removed image registry\.test\/unused:1 \(3MB\)\nimage filesystem .*: \d+% used, now \d+% \(high threshold 1%, low 0%\)\n$/,
+    )
+    const shortfall = String.raw`needed to free \d+ bytes to reach 0%, but only 3000000 bytes of unused images were eligible`
+    expect(result.stderr).toMatch(new RegExp(`^Warning: image filesystem \\d+% used \\(high threshold 1%\\): ${shortfall}\n$`))
+    expect([...fake.images.keys()].sort()).toEqual(['sha256:busybox', 'sha256:pause'])
+  })
+
+  it('refuses a low threshold not below the high one, naming both flags', async () => {
+    const result = await run('--image-gc-high-threshold', '80', '--image-gc-low-threshold', '80')
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stderr).toBe(
+      'Error: --image-gc-low-threshold 80 must be below --image-gc-high-threshold 80; lower the low threshold or raise the high one\n',
+    )
+    const percent = await run('--image-gc-high-threshold', '120')
+    expect(percent.code).toBe(ExitCode.USAGE)
+    expect(percent.stderr).toBe('Error: --image-gc-high-threshold "120" is not a percentage; use a whole number 0 to 100\n')
+    expect(fake.methods()).toEqual([])
+  })
+})

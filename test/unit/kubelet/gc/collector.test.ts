@@ -1,0 +1,110 @@
+/**
+ * GarbageCollector, the supervisor's collection loop, against the in-process fake runtime: a round
+ * at start and one per period, images only every image period, events for what went and what
+ * failed, and a failing round that never ends the loop.
+ */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import * as grpc from '@grpc/grpc-js'
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import type {PodEvent} from '../../../../src/lib/kube/events.js'
+import {GarbageCollector} from '../../../../src/lib/kubelet/gc/collector.js'
+import type {GcSettings} from '../../../../src/lib/kubelet/gc/collect.js'
+import {type FakeContainer, FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {until} from '../../../support/until.js'
+
+let fake: FakePodRuntime
+const work = mkdtempSync(join(tmpdir(), 'podctl-gc-collector-'))
+const settings: GcSettings = {
+  images: {highThresholdPercent: 1, lowThresholdPercent: 0, minAgeMs: 0},
+  logsRoot: join(work, 'logs'),
+  podDirRoot: join(work, 'pods'),
+  linksDir: join(work, 'links'),
+}
+
+beforeAll(async () => {
+  fake = await new FakePodRuntime().start()
+})
+
+beforeEach(() => fake.reset())
+
+afterAll(async () => {
+  await fake.close()
+  rmSync(work, {recursive: true, force: true})
+})
+
+function exited(attempt: number): FakeContainer {
+  const sandbox = [...fake.sandboxes.values()][0] ?? fake.addSandbox({name: 'web', namespace: 'ns', uid: 'u', attempt: 0})
+  const container: FakeContainer = {
+    id: `c${attempt}${'0'.repeat(63)}`,
+    podSandboxId: sandbox.id,
+    metadata: {name: 'app', attempt},
+    image: {image: 'busybox:1.36'},
+    imageRef: 'sha256:busybox',
+    state: 'CONTAINER_EXITED',
+    createdAt: String(attempt + 1),
+    startedAt: '0',
+    finishedAt: '0',
+    exitCode: 1,
+    reason: 'Error',
+    labels: {'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'ns', 'io.kubernetes.pod.uid': 'u'},
+    annotations: {},
+    mounts: [],
+  }
+  fake.containers.set(container.id, container)
+  return container
+}
+
+const count = (method: string) => fake.methods().filter((name) => name === method).length
+
+describe('GarbageCollector', () => {
+  it('collects at start and every period, images only every image period, until the signal ends it', async () => {
+    exited(0)
+    exited(1)
+    const events: PodEvent[] = []
+    const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
+    const controller = new AbortController()
+    const loop = collector.start(controller.signal)
+    await until('three rounds', () => count('listPodSandbox') >= 3)
+    controller.abort()
+    await loop
+    expect(count('listImages')).toBe(1)
+    expect([...fake.containers.values()].map((container) => container.metadata.attempt)).toEqual([1])
+    expect(events.filter((event) => event.type === 'Normal').map((event) => [event.reason, event.message, event.object])).toEqual([
+      ['GarbageCollected', 'removed 1 dead container', 'node'],
+    ])
+  })
+
+  it('reports a failed round as a warning and keeps collecting', async () => {
+    fake.failNext('listContainers', grpc.status.UNAVAILABLE, 'runtime restarting')
+    const events: PodEvent[] = []
+    const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, events: (e) => events.push(e)})
+    const controller = new AbortController()
+    const loop = collector.start(controller.signal)
+    await until('a round after the failure', () => count('listPodSandbox') >= 1)
+    controller.abort()
+    await loop
+    expect(events[0]).toMatchObject({type: 'Warning', reason: 'ContainerGCFailed', object: 'node'})
+    expect(events[0].message).toMatch(/runtime restarting/)
+  })
+
+  it('says so when unused images cannot bring usage down to the low threshold', async () => {
+    fake.images.set('sha256:old', {id: 'sha256:old', repoTags: ['old:1'], repoDigests: [], size: '10', pinned: false})
+    const events: PodEvent[] = []
+    const result = await new GarbageCollector(fake.client, settings, {events: (e) => events.push(e)}).round()
+    expect(result?.images.removed).toEqual([{id: 'sha256:old', ref: 'old:1', sizeBytes: 10}])
+    expect(events.map((event) => [event.type, event.reason])).toEqual([
+      ['Normal', 'GarbageCollected'],
+      ['Warning', 'ImageGCFailed'],
+    ])
+    expect(events[0].message).toBe('removed 1 image (0.0 MB)')
+  })
+
+  it('does nothing with a period of 0', async () => {
+    await new GarbageCollector(fake.client, settings, {periodMs: 0}).start(new AbortController().signal)
+    expect(fake.methods()).toEqual([])
+  })
+})
