@@ -12,9 +12,9 @@ import {discardEvents, type EventSink} from '../lib/kube/events.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
 import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {ApplyPlan} from '../lib/kubelet/kuberuntime/sync-apply.js'
-import type {SuperviseDeps} from '../lib/kubelet/workers/supervisor.js'
-import type {SyncTarget} from '../lib/kubelet/workers/sync-pods.js'
+import type {SuperviseDeps, SyncTarget} from '../lib/kubelet/workers/supervisor.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
+import {supervisorGcFlags} from '../lib/kubelet/gc/flags.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
 import {selectPodsFromRuntime} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
@@ -117,6 +117,7 @@ runtime; 130 interrupted.`
     }),
     'pod-logs-root': podLogsRootFlag,
     'pod-dir-root': podDirRootFlag,
+    ...supervisorGcFlags,
     quiet: Flags.boolean({char: 'q', summary: 'No event timeline; only the result (or the error).'}),
     force: besideKubeletFlag,
     output: outputFlag(['table', 'json', 'yaml']),
@@ -188,8 +189,14 @@ runtime; 130 interrupted.`
       const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
       const select = () => selectWithLost().then((found) => found.pods)
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
-      const endpoint = await this.metricsEndpoint()
-      const superviseDeps = {...deps, runtimeOwner, metrics: endpoint?.metrics}
+      const [{serveSupervisorMetrics}, {supervisorCollector}] = await Promise.all([
+        import('../lib/kubelet/workers/metrics-endpoint.js'),
+        import('../lib/kubelet/gc/collector.js'),
+      ])
+      const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
+      const endpoint = await serveSupervisorMetrics(flags['metrics-address'], {needs: '--watch', given: true, ...say})
+      const garbage = supervisorCollector(client, flags, settings, deps.events)
+      const superviseDeps = {...deps, runtimeOwner, metrics: endpoint?.metrics, garbage}
       const supervising = flags.filename
         ? this.watchFiles(settings, superviseDeps, selected ? own : undefined)
         : superviseSelection(own, settings, superviseDeps)
@@ -213,13 +220,6 @@ runtime; 130 interrupted.`
     const [paths, reading] = [this.flags.filename ?? [], {namespace: this.flags.namespace, claimsRoot: this.flags['claims-root']}]
     const listPods = async () => (await selectPodsFromRuntime(deps.client, {refs: [], all: true})).pods
     await watchManifests({paths, reading, listPods, alsoSelect}, settings, deps)
-  }
-
-  /** --metrics-address: listening before supervision starts, so a busy port is an error at once. */
-  private async metricsEndpoint() {
-    const {serveSupervisorMetrics} = await import('../lib/kubelet/workers/metrics-endpoint.js')
-    const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
-    return serveSupervisorMetrics(this.flags['metrics-address'], {needs: '--watch', given: this.flags.watch, ...say})
   }
 
   private render(result: SyncResult): string {

@@ -5,6 +5,7 @@
  * log directory. Images on a private containerd (fresh-runtime.ts), since image GC removes images:
  * past the high threshold an unused image goes, one a container uses and the runtime's sandbox image stay.
  */
+import {spawn} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -16,7 +17,8 @@ import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
 import {lab, labClient, labEnv, runSandbox, sandboxConfig, uniqueNamespace} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
-import {podctl} from '../support/podctl.js'
+import {BIN, podctl} from '../support/podctl.js'
+import {until} from '../support/until.js'
 import {createTestPod, waitForExit} from '../support/pods.js'
 
 const client = labClient()
@@ -112,6 +114,54 @@ describe('podctl gc on the lab (containers, one namespace)', () => {
     expect(kill.code).toBe(0)
     expect(existsSync(logDirectory)).toBe(false)
   })
+})
+
+describe('the supervisor collects too (sync --watch --gc-period)', () => {
+  it('removes a crash loop’s older exited instances and their logs within a round, the newest kept beside the running one', async () => {
+    const pod = await createTestPod(client, {
+      name: 'looped',
+      namespace,
+      restartPolicy: 'Always',
+      containers: [
+        {name: 'app', script: 'echo attempt 0; exit 1'},
+        {name: 'web', script: 'trap "exit 0" TERM; while true; do sleep 1; done'},
+      ],
+    })
+    await waitForExit(client, pod.containerIds.app)
+    const ids = [pod.containerIds.app]
+    for (const attempt of [1, 2])
+      ids.push(await crashAgain(client, {sandboxId: pod.sandboxId, uid: pod.uid, name: 'looped'}, 'app', attempt))
+    const logs = await Promise.all(ids.map((id) => logPathOf(id)))
+
+    // Once a second here (the kubelet's minute is the default); -n keeps it to this file's namespace.
+    const args = [BIN, 'sync', '--watch', '--all', '-n', namespace, '--gc-period', '1s', ...NO_IMAGES]
+    const agent = spawn(process.execPath, args, {env: {...env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
+    let output = ''
+    agent.stdout.on('data', (chunk) => (output += chunk))
+    agent.stderr.on('data', (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => {
+      agent.on('close', resolve)
+    })
+    try {
+      const left = await until(
+        'the supervisor to collect the older instances',
+        async () => {
+          const now = await instances(pod.uid)
+          return now.length === 2 ? now : undefined
+        },
+        {timeoutMs: 60_000, pollMs: 200},
+      )
+      expect(left.map((container) => [container.metadata?.name, container.metadata?.attempt, container.state]).sort()).toEqual([
+        ['app', 2, 'CONTAINER_EXITED'],
+        ['web', 0, 'CONTAINER_RUNNING'],
+      ])
+      expect(logs.map((log) => existsSync(log))).toEqual([false, false, true])
+      await until('the GarbageCollected event', () => output.includes('GarbageCollected'), {timeoutMs: 10_000})
+    } finally {
+      agent.kill('SIGTERM')
+      expect(await exited, output).toBe(0)
+    }
+  }, 120_000)
 })
 
 describe('podctl gc on a private containerd (images)', () => {

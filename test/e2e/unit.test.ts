@@ -84,6 +84,8 @@ spec:
         NO_COLOR: '1',
         PODCTL_CONTAINER_LOGS_DIR: env.PODCTL_CONTAINER_LOGS_DIR,
         PODCTL_BACKOFF_BASE_MS: '1000',
+        // No node-wide collection beside the other test files (support/lab.ts labEnv).
+        PODCTL_GC_PERIOD: env.PODCTL_GC_PERIOD,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

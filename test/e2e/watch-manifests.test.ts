@@ -123,6 +123,8 @@ describe('a watched manifest directory', () => {
         PATH: process.env.PATH,
         PODCTL_CONTAINER_LOGS_DIR: env.PODCTL_CONTAINER_LOGS_DIR,
         PODCTL_CLAIMS_ROOT: env.PODCTL_CLAIMS_ROOT,
+        // No node-wide collection beside the other test files (support/lab.ts labEnv).
+        PODCTL_GC_PERIOD: env.PODCTL_GC_PERIOD,
       })
       try {
         // Dropped in with a ConfigMap of its own file beside it.

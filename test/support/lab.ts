@@ -39,9 +39,14 @@ export function lab(): Lab {
   }
 }
 
-/** Environment that points podctl at the lab and nowhere else. */
+/**
+ * Environment that points podctl at the lab and nowhere else. A supervisor collects no garbage
+ * (PODCTL_GC_PERIOD=0): its collection is node-wide, as the kubelet's, and would remove the exited
+ * containers and images of the test files running beside it; the tests of collection turn it on.
+ */
 export function labEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return {CONTAINER_RUNTIME_ENDPOINT: lab().endpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined, ...extra}
+  const isolated = {CONTAINER_RUNTIME_ENDPOINT: lab().endpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+  return {...isolated, PODCTL_GC_PERIOD: '0', ...extra}
 }
 
 export function labClient(): CriClient {

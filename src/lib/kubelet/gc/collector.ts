@@ -10,6 +10,7 @@ import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import {discardEvents, type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
 import {collectGarbage, type GcResult, type GcSettings} from './collect.js'
+import {imageGcPolicyFromFlags} from './flags.js'
 import {ImageRecords, imageRecordsFile} from './image-records.js'
 import {CONTAINER_GC_PERIOD_MS, IMAGE_GC_PERIOD_MS} from './policy.js'
 
@@ -45,11 +46,11 @@ export class GarbageCollector {
     this.records = new ImageRecords(imageRecordsFile(settings.podDirRoot, client.runtimeEndpoint))
   }
 
-  /** Rounds until `signal` aborts (resolves then); the first at once. */
-  async start(signal: AbortSignal): Promise<void> {
+  /** Rounds until `signal` aborts (resolves then); the first at once. None while `paused` says so (a kubelet collects its own). */
+  async start(signal: AbortSignal, paused: () => boolean = () => false): Promise<void> {
     if (this.periodMs <= 0) return
     while (!signal.aborted) {
-      await this.round(signal)
+      if (!paused()) await this.round(signal)
       await sleep(this.periodMs, undefined, {signal}).catch(() => {})
     }
   }
@@ -109,4 +110,19 @@ export function imageShortfall({images}: GcResult): string | undefined {
 /** Decimal megabytes, one decimal, as sizes elsewhere in podctl's output. */
 function megabytes(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`
+}
+
+/**
+ * The supervisor's collector from its flags: node-wide as the kubelet's, or only the namespace of
+ * `sync --watch -n NAMESPACE`; none with --gc-period 0.
+ */
+export function supervisorCollector(
+  client: CriClient,
+  flags: Parameters<typeof imageGcPolicyFromFlags>[0] & {'gc-period': number; namespace?: string},
+  settings: {logsRoot: string; podDirRoot: string},
+  events: EventSink,
+): GarbageCollector | undefined {
+  if (flags['gc-period'] <= 0) return undefined
+  const gcSettings = {images: imageGcPolicyFromFlags(flags), ...settings, namespace: flags.namespace}
+  return new GarbageCollector(client, gcSettings, {periodMs: flags['gc-period'], events})
 }

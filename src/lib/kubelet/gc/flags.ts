@@ -52,6 +52,7 @@ export const imageGcFlags = {
 export const gcPeriodFlag = durationFlag({
   summary: 'How often the supervisor collects garbage (dead containers, empty sandboxes, logs; images every 5m); 0 = never.',
   default: CONTAINER_GC_PERIOD_MS,
+  env: 'PODCTL_GC_PERIOD',
   defaultHelp: async () => '1m',
 })
 

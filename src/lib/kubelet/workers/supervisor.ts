@@ -29,6 +29,10 @@ import {SupervisorLocks} from '../config/supervisor-lock.js'
 import type {SyncTarget} from './sync-pods.js'
 import {type RuntimeOwnerCheck, RuntimeOwnerWatch} from './runtime-owner-watch.js'
 import type {SupervisorMetrics} from './supervisor-metrics.js'
+import type {GarbageCollector} from '../gc/collector.js'
+
+/** The pods a listing hands out (sync-pods.ts), for callers that build selections. */
+export type {SyncTarget} from './sync-pods.js'
 
 /** How often the runtime is listed: a container exit is seen within this, with or without an event stream. */
 export const WATCH_POLL_MS = 1000
@@ -64,6 +68,8 @@ export interface SuperviseDeps extends Omit<WorkerDeps, 'prober'> {
   runtimeOwner?: RuntimeOwnerCheck
   /** Where the loop, its workers and its own prober report (--metrics-address); none → nothing is counted. */
   metrics?: SupervisorMetrics
+  /** The kubelet's garbage collection, once a minute while the loop runs (gc/collector.ts); none → none. */
+  garbage?: GarbageCollector
 }
 
 /**
@@ -157,6 +163,7 @@ export async function superviseSelection(
 
   events(normalEvent('Supervising', `Watching pods; Ctrl-C to stop`))
   stream.start()
+  const collecting = collectGarbage(deps.garbage, streamStop.signal, context.paused)
   try {
     while (!signal.aborted) {
       const started = Date.now()
@@ -206,7 +213,7 @@ export async function superviseSelection(
     }
   } finally {
     streamStop.abort()
-    await stream.stopped()
+    await Promise.all([stream.stopped(), collecting])
     unsubscribe()
     // Each worker finishes its step in flight and says in status.json that the pod is no longer
     // supervised; then (not before: a supervisor taking over must not have its status.json cleared)
@@ -215,6 +222,11 @@ export async function superviseSelection(
     await ownProber?.stop()
     if (!deps.locks) await locks.release()
   }
+}
+
+/** The collector's rounds for as long as the loop runs (none while a kubelet owns the runtime: it collects its own). */
+async function collectGarbage(garbage: GarbageCollector | undefined, signal: AbortSignal, paused: () => boolean): Promise<void> {
+  await garbage?.start(signal, paused)
 }
 
 /**
