@@ -6,7 +6,7 @@ import {durationFlag, outputFlag, podDirRootFlag} from '../lib/flags.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
-import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
+import {advisoryFalseConditions, runtimeStatus, type RuntimeStatusReport, unmetRequiredConditions} from '../lib/node/runtime-status.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/status/pod-status.js'
 import {
@@ -35,8 +35,9 @@ export default class Status extends BaseCommand<typeof Status> {
 
   static override description = `Without POD: calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages \
 concurrently (RuntimeConfig is optional: older runtimes answer UNIMPLEMENTED and the cgroup driver shows as not reported). \
-Exits 7 (RuntimeNotReady) when a runtime condition such as RuntimeReady or NetworkReady is false, \
-so CI and node checks can use it as a health probe.
+Exits 7 (RuntimeNotReady) when RuntimeReady or NetworkReady is false or missing, the kubelet's test, \
+so CI and node checks can use it as a health probe. Any other condition that is false (containerd 1.7's \
+ContainerdHasNoDeprecationWarnings) is shown as a warning on stderr and leaves the exit code 0.
 
 With POD (a name in --namespace, name_namespace, or sandbox ID prefix): the kubelet's GetPodStatus — every sandbox \
 (attempt) newest first, the pod IP from the newest sandbox when it is ready, every container newest first — and the \
@@ -97,13 +98,11 @@ probe output).`
 
     const report = await runtimeStatus(await this.client())
     await this.emit(report, () => this.render(report))
-    if (!report.ready) {
-      const failing = report.conditions.filter((condition) => !condition.status)
-      const why =
-        failing.length > 0
-          ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
-          : 'the runtime reported no conditions'
-      this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${why}`))
+    for (const condition of advisoryFalseConditions(report.conditions))
+      this.warnLine(`runtime condition ${describeCondition(condition)} is false`)
+    const unmet = unmetRequiredConditions(report.conditions)
+    if (unmet.length > 0) {
+      this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${unmet.map(describeCondition).join(', ')}`))
     }
 
     return report
@@ -247,4 +246,9 @@ probe output).`
     )
     return `${header}\n\n${conditions}`
   }
+}
+
+/** "NetworkReady (NetworkPluginNotReady: cni config uninitialized)" */
+function describeCondition(c: {type: string; reason: string; message: string}): string {
+  return `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`
 }
