@@ -7,8 +7,15 @@ const {dirname} = require('node:path')
 
 const root = dirname(__dirname)
 
+/** The command words from oclif.manifest.json (written by the build), so flags before the command can move behind it. */
+const readCommandWords = (commandWords) => {
+  try {
+    return commandWords(require('../oclif.manifest.json'))
+  } catch {}
+}
+
 const startUnbundled = async ({program, argv, development}) => {
-  const [{execute}, personality, {normalizeArgv}] = await Promise.all([
+  const [{execute}, personality, {commandWords, normalizeArgv}] = await Promise.all([
     import('@oclif/core'),
     import('../dist/lib/crictl/personality.js'),
     import('../dist/lib/util/argv.js'),
@@ -20,7 +27,7 @@ const startUnbundled = async ({program, argv, development}) => {
     const {crictlArgv} = await import('../dist/lib/crictl/main.js')
     args = crictlArgv(argv, require('../package.json').version)
     if (args === undefined) return
-  } else args = normalizeArgv(argv)
+  } else args = normalizeArgv(argv, readCommandWords(commandWords))
   return execute({development, dir: root, args})
 }
 

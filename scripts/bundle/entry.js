@@ -13,7 +13,7 @@ import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 
 import {personalityFromEnv, personalityOf, setPersonality} from '../../dist/lib/crictl/personality.js'
-import {normalizeArgv} from '../../dist/lib/util/argv.js'
+import {commandWords, normalizeArgv} from '../../dist/lib/util/argv.js'
 
 class BundledPlugin extends Plugin {
   async _manifest() {
@@ -43,7 +43,7 @@ export async function run(argv, root, program) {
     const {crictlArgv} = await import('../../dist/lib/crictl/main.js')
     args = crictlArgv(argv, pjson.version)
     if (args === undefined) return
-  } else args = normalizeArgv(argv)
+  } else args = normalizeArgv(argv, commandWords(manifest))
   const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
   return oclifRun(args, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})

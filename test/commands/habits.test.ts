@@ -80,9 +80,24 @@ describe('global flags before the command', () => {
     expect(result.stderr).toBe('Error: --timeout "pods" is not a duration; use e.g. 10s, 500ms or 2m\n')
   })
 
+  it("a command's own flags before it move behind it with their values: -r EP --name web -q pods", async () => {
+    const [pods, unknown] = await Promise.all([
+      podctl(['-r', socket, '--name', 'web', '-q', 'pods'], {env}),
+      podctl(['-r', socket, '--pod-dir-root', '/tmp', 'pods'], {env}),
+    ])
+    expect(pods).toMatchObject({code: 0, stdout: 'aaa111\n', stderr: ''})
+    // A flag the command does not have is named, not taken for the command.
+    expect(unknown.code).toBe(ExitCode.USAGE)
+    expect(unknown.stderr).toMatch(/^Error: Nonexistent flag: --pod-dir-root\b/)
+  })
+
   it('bin/dev.js reorders the same way', async () => {
-    const result = await podctl(['-r', socket, 'pods', '-q'], {env, entry: join(ROOT, 'bin', 'dev.js')})
-    expect(result).toMatchObject({code: 0, stdout: 'aaa111\n'})
+    const [pods, named] = await Promise.all([
+      podctl(['-r', socket, 'pods', '-q'], {env, entry: join(ROOT, 'bin', 'dev.js')}),
+      podctl(['-r', socket, '--name', 'web', 'pods', '-q'], {env: {...env, NODE_ENV: 'production'}, entry: join(ROOT, 'bin', 'dev.js')}),
+    ])
+    expect(pods).toMatchObject({code: 0, stdout: 'aaa111\n'})
+    expect(named).toMatchObject({code: 0, stdout: 'aaa111\n'})
   })
 })
 
