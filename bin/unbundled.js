@@ -15,11 +15,13 @@ const readCommandWords = (commandWords) => {
 }
 
 const startUnbundled = async ({program, argv, development}) => {
-  const [{execute}, personality, {commandWords, normalizeArgv}] = await Promise.all([
+  const [{execute}, personality, {commandWords, normalizeArgv}, {endQuietlyOnClosedPipe}] = await Promise.all([
     import('@oclif/core'),
     import('../dist/lib/crictl/personality.js'),
     import('../dist/lib/util/argv.js'),
+    import('../dist/lib/output/closed-pipe.js'),
   ])
+  endQuietlyOnClosedPipe()
   const chosen = personality.personalityFromEnv() ?? personality.personalityOf(program)
   personality.setPersonality(chosen)
   let args

@@ -13,6 +13,7 @@ import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 
 import {personalityFromEnv, personalityOf, setPersonality} from '../../dist/lib/crictl/personality.js'
+import {endQuietlyOnClosedPipe} from '../../dist/lib/output/closed-pipe.js'
 import {commandWords, normalizeArgv} from '../../dist/lib/util/argv.js'
 
 class BundledPlugin extends Plugin {
@@ -36,6 +37,7 @@ class BundledPlugin extends Plugin {
  * command, `help X`), as bin/dev.js does.
  */
 export async function run(argv, root, program) {
+  endQuietlyOnClosedPipe()
   const personality = personalityFromEnv() ?? personalityOf(program)
   setPersonality(personality)
   let args = argv

@@ -28,7 +28,11 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
 export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
-  [ExitCode.OK, 'Success', 'the command did what was asked'],
+  [
+    ExitCode.OK,
+    'Success',
+    'the command did what was asked; also when the reader of its output closed the pipe early (head -1): it stops quietly',
+  ],
   [ExitCode.INTERNAL, 'InternalError', 'a bug in podctl; rerun with --debug and report it'],
   [ExitCode.USAGE, 'UsageError', 'bad flag, argument, config file or input; nothing was sent to the runtime'],
   [ExitCode.UNREACHABLE, 'RuntimeUnreachable', 'no runtime answered at the endpoint (missing socket, refused, connect timeout)'],

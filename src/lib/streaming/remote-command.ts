@@ -89,7 +89,7 @@ export async function runRemoteCommand(url: URL, io: RemoteCommandIo): Promise<S
     })
     let outputClosed = false
     const onOutputError = () => {
-      // A closed pipe (`podctl exec ... | head -1`): stop quietly, like a shell pipeline does.
+      // A closed local stream: stop quietly. For podctl's own stdout the entries' rule (output/closed-pipe.ts) exits 0 first.
       outputClosed = true
       session.close()
     }
