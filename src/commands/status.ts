@@ -6,7 +6,7 @@ import {durationFlag, outputFlag, podDirRootFlag} from '../lib/flags.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
-import {advisoryFalseConditions, runtimeStatus, type RuntimeStatusReport, unmetRequiredConditions} from '../lib/node/runtime-status.js'
+import * as runtime from '../lib/node/runtime-status.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/status/pod-status.js'
 import {
@@ -88,7 +88,7 @@ probe output).`
     'pod-dir-root': podDirRootFlag,
   }
 
-  public async run(): Promise<RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
+  public async run(): Promise<runtime.RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
     if (this.args.pod !== undefined) return this.podStatus(this.args.pod)
     for (const flag of ['namespace', 'wait-for', 'no-trunc'] as const) {
       if (this.flags[flag] !== undefined && this.flags[flag] !== false) {
@@ -96,14 +96,11 @@ probe output).`
       }
     }
 
-    const report = await runtimeStatus(await this.client())
+    const report = await runtime.runtimeStatus(await this.client())
     await this.emit(report, () => this.render(report))
-    for (const condition of advisoryFalseConditions(report.conditions))
-      this.warnLine(`runtime condition ${describeCondition(condition)} is false`)
-    const unmet = unmetRequiredConditions(report.conditions)
-    if (unmet.length > 0) {
-      this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${unmet.map(describeCondition).join(', ')}`))
-    }
+    for (const condition of runtime.advisoryFalseConditions(report.conditions)) this.warnLine(runtime.falseConditionWarning(condition))
+    const notReady = runtime.notReadyMessage(report)
+    if (notReady !== undefined) this.reportFailure(new RuntimeNotReadyError(notReady))
 
     return report
   }
@@ -228,7 +225,7 @@ probe output).`
     return `Conditions: ${conditions}${report.supervised ? chalk.dim(' (supervised)') : ''}${by}${notice}\n\n${table}`
   }
 
-  private render(report: RuntimeStatusReport): string {
+  private render(report: runtime.RuntimeStatusReport): string {
     const {chalk} = this
     const {runtime} = report
     const header = renderFields([
@@ -246,9 +243,4 @@ probe output).`
     )
     return `${header}\n\n${conditions}`
   }
-}
-
-/** "NetworkReady (NetworkPluginNotReady: cni config uninitialized)" */
-function describeCondition(c: {type: string; reason: string; message: string}): string {
-  return `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`
 }

@@ -33,6 +33,23 @@ export function unmetRequiredConditions(conditions: readonly Condition[]): Condi
   })
 }
 
+/** "NetworkReady (NetworkPluginNotReady: cni config uninitialized)" */
+function describeCondition(c: Condition): string {
+  return `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`
+}
+
+/** Why the runtime is not ready, naming each unmet required condition; undefined when it is ready. */
+export function notReadyMessage(report: RuntimeStatusReport): string | undefined {
+  const unmet = unmetRequiredConditions(report.conditions)
+  if (unmet.length === 0) return undefined
+  return `runtime at ${report.endpoint} is not ready: ${unmet.map(describeCondition).join(', ')}`
+}
+
+/** The warning for a false condition that does not make the runtime unready. */
+export function falseConditionWarning(condition: Condition): string {
+  return `runtime condition ${describeCondition(condition)} is false`
+}
+
 /** The false conditions that are not required: shown as warnings. */
 export function advisoryFalseConditions(conditions: readonly Condition[]): Condition[] {
   const required: readonly string[] = REQUIRED_RUNTIME_CONDITIONS
