@@ -139,6 +139,19 @@ describe('help and version', () => {
   })
 })
 
+describe('a pod in another namespace', () => {
+  it('logs POD/CONTAINER says which namespace has the pod and what to add', async () => {
+    const [logs, status] = await Promise.all([
+      podctl(['-r', socket, 'logs', 'web/app', '-n', 'demo'], {env}),
+      podctl(['-r', socket, 'status', 'web', '-n', 'demo'], {env}),
+    ])
+    for (const result of [logs, status]) {
+      expect(result.code).toBe(ExitCode.NOT_FOUND)
+      expect(result.stderr).toBe('Error: pod "web" not found in namespace demo; it exists in default: add -n default\n')
+    }
+  })
+})
+
 describe("crictl's command names", () => {
   it('img and image list images', async () => {
     const [img, image] = await Promise.all([podctl(['-r', socket, 'img', '-q'], {env}), podctl(['image', '-q', '-r', socket], {env})])
