@@ -147,8 +147,8 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
 export async function showUsage(config: Config, id: string | undefined): Promise<void> {
   const command = id === undefined ? undefined : config.findCommand(id)
   if (!command) return
-  const {Help} = await import('@oclif/core')
-  class StderrHelp extends Help {
+  const {default: PodctlHelp} = await import('./output/help.js')
+  class StderrHelp extends PodctlHelp {
     protected override log(...lines: string[]): void {
       process.stderr.write(`${lines.join('\n')}\n`)
     }

@@ -123,6 +123,19 @@ describe('help and version', () => {
     }
   })
 
+  it('-h and --help list the global flags under the commands', async () => {
+    const [h, help] = await Promise.all([podctl(['-h'], {env}), podctl(['--help'], {env})])
+    expect(h.code).toBe(0)
+    expect(help.stdout).toBe(h.stdout)
+    const globals = h.stdout.slice(h.stdout.indexOf('\nGLOBAL FLAGS\n'))
+    expect(h.stdout.indexOf('\nCOMMANDS\n')).toBeLessThan(h.stdout.indexOf('\nGLOBAL FLAGS\n'))
+    expect(globals).toMatch(/^ {2}-r, --runtime-endpoint=<value> +CRI runtime endpoint/m)
+    expect(globals).toMatch(/^ {2}-i, --image-endpoint=<value> +CRI image endpoint/m)
+    expect(globals).toMatch(/^ {6}--connect-timeout=DURATION +How long/m)
+    expect(globals).toMatch(/^ {2}-D, --debug +Print each runtime call/m)
+    expect(globals).toMatch(/^ {6}--\[no-\]color +Colour output/m)
+  })
+
   it('-v and --version print the version', async () => {
     const [v, version] = await Promise.all([podctl(['-v'], {env}), podctl(['--version'], {env})])
     expect(v.code).toBe(0)
