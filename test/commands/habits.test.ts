@@ -136,6 +136,13 @@ describe('help and version', () => {
     expect(globals).toMatch(/^ {6}--\[no-\]color +Colour output/m)
   })
 
+  it('a first flag without a short form lines up with the flags under it', async () => {
+    const result = await podctl(['stats', '--help'], {env})
+    const flags = result.stdout.split('\nFLAGS\n')[1].split('\n')
+    expect(flags[0]).toMatch(/^ {6}--id=<value> {14}Only containers whose ID/)
+    expect(flags[1]).toMatch(/^ {2}-p, --pod=<value> {13}Only containers of this pod/)
+  })
+
   it('-v and --version print the version', async () => {
     const [v, version] = await Promise.all([podctl(['-v'], {env}), podctl(['--version'], {env})])
     expect(v.code).toBe(0)

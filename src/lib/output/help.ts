@@ -1,8 +1,11 @@
 /**
  * podctl's help class (package.json oclif.helpClass; the bundle serves it from inside itself, see
- * scripts/bundle/oclif-patches.mjs): oclif's help with the global flags listed under the root help.
+ * scripts/bundle/oclif-patches.mjs): oclif's help with the global flags listed under the root help,
+ * and the flag lists of a command aligned when a flag without a short form comes first.
  */
-import {type Command, Help} from '@oclif/core'
+import {stripVTControlCharacters} from 'node:util'
+
+import {type Command, CommandHelp, Help} from '@oclif/core'
 
 type Row = [string, string | undefined]
 
@@ -27,7 +30,28 @@ export function globalFlagRows(commands: readonly Command.Loadable[]): Row[] {
     .map((flag) => [flagLabel(flag), flag.summary ?? flag.description])
 }
 
+/**
+ * Puts back the indentation oclif's list renderer trims from the first row (it trims the whole
+ * list): a first flag without a short form (`    --id`) stood left of the `-n, --namespace` under
+ * it. A list oclif renders one block per row (label, then the text below it) has every label flush
+ * left, and is left so.
+ */
+export function keepFirstLabelIndent(input: ReadonlyArray<ReadonlyArray<string | undefined>>, output: string): string {
+  const first = stripVTControlCharacters(input[0]?.[0] ?? '')
+  const indent = /^\s+/.exec(first)?.[0]
+  if (!indent || output.includes('\n\n') || !stripVTControlCharacters(output).startsWith(first.trim())) return output
+  return `${indent}${output}`
+}
+
+class PodctlCommandHelp extends CommandHelp {
+  override renderList(input: Array<Array<string | undefined>>, opts: Parameters<CommandHelp['renderList']>[1]): string {
+    return keepFirstLabelIndent(input, super.renderList(input, opts))
+  }
+}
+
 export default class PodctlHelp extends Help {
+  protected override CommandHelpClass = PodctlCommandHelp
+
   override async showRootHelp(): Promise<void> {
     await super.showRootHelp()
     const rows = globalFlagRows(this.config.commands)
@@ -37,5 +61,9 @@ export default class PodctlHelp extends Help {
       this.section('GLOBAL FLAGS', `${this.wrap(note, 2)}\n\n${this.renderList(rows, {indentation: 2, stripAnsi: this.opts.stripAnsi})}`),
     )
     this.log('')
+  }
+
+  override renderList(input: Array<Array<string | undefined>>, opts: Parameters<Help['renderList']>[1]): string {
+    return keepFirstLabelIndent(input, super.renderList(input, opts))
   }
 }
