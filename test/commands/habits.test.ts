@@ -159,6 +159,25 @@ describe('help and version', () => {
   })
 })
 
+describe('did you mean', () => {
+  it('an unknown command names the nearest one, exit 2, in both entries', async () => {
+    const [bundled, unbundled] = await Promise.all([
+      podctl(['pdos'], {env}),
+      podctl(['pdos'], {env: {...env, NODE_ENV: 'production'}, entry: join(ROOT, 'bin', 'dev.js')}),
+    ])
+    for (const result of [bundled, unbundled]) {
+      expect(result).toMatchObject({code: ExitCode.USAGE, stdout: ''})
+      expect(result.stderr).toBe('Error: unknown command "pdos"; did you mean pods? (podctl --help lists the commands)\n')
+    }
+  })
+
+  it('an unknown flag names the nearest flag of the command', async () => {
+    const result = await podctl(['-r', socket, 'pods', '--namepsace', 'x'], {env})
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stderr).toBe('Error: Nonexistent flag: --namepsace (did you mean --namespace?); see --help\n')
+  })
+})
+
 describe('a pod in another namespace', () => {
   it('logs POD/CONTAINER says which namespace has the pod and what to add', async () => {
     const [logs, status] = await Promise.all([
