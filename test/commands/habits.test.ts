@@ -178,6 +178,28 @@ describe('did you mean', () => {
   })
 })
 
+describe('an empty list after an exact --name', () => {
+  it('hints on stderr that names are exact and how to glob, never in -o json', async () => {
+    const [ps, psAll, pods, json, glob] = await Promise.all([
+      podctl(['-r', socket, 'ps', '--name', 'ap'], {env}),
+      podctl(['-r', socket, 'ps', '-a', '--name', 'ap'], {env}),
+      podctl(['-r', socket, 'pods', '--name', 'we'], {env}),
+      podctl(['-r', socket, 'ps', '--name', 'ap', '-o', 'json'], {env}),
+      podctl(['-r', socket, 'ps', '--name', 'ap*', '-q'], {env}),
+    ])
+    expect(ps.code).toBe(0)
+    expect(ps.stdout).toMatch(/^CONTAINER +IMAGE/)
+    expect(ps.stderr).toBe(
+      "--name matches whole names only; to match names that start with it, use --name 'ap*' (and -a for containers that are not running)\n",
+    )
+    expect(psAll.stderr).toBe("--name matches whole names only; to match names that start with it, use --name 'ap*'\n")
+    expect(pods.stderr).toBe("--name matches whole names only; to match names that start with it, use --name 'we*'\n")
+    expect(json).toMatchObject({code: 0, stderr: ''})
+    expect(JSON.parse(json.stdout)).toEqual({containers: []})
+    expect(glob).toMatchObject({code: 0, stdout: 'ccc333\n', stderr: ''})
+  })
+})
+
 describe('a pod in another namespace', () => {
   it('logs POD/CONTAINER says which namespace has the pod and what to add', async () => {
     const [logs, status] = await Promise.all([
