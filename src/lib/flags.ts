@@ -166,6 +166,13 @@ export const streamImageEndpointFlag = Flags.string({
   helpGroup: 'GLOBAL',
 })
 
+/** exec -it, attach -it: docker's --detach-keys (streaming/detach-keys.ts reads it; its DEFAULT_DETACH_KEYS is this default). */
+export const detachKeysFlag = Flags.string({
+  summary: 'With -i and -t: the keys that end the session and leave the process running, in docker\'s spelling ("" for none).',
+  default: 'ctrl-p,ctrl-q',
+  helpValue: 'KEYS',
+})
+
 /** crictl's pair of config files, the other input of run (and runp/create): both or neither. */
 export const crictlConfigFlags = {
   'pod-config': Flags.string({

@@ -200,6 +200,19 @@ describe('an empty list after an exact --name', () => {
   })
 })
 
+describe('detach keys', () => {
+  it('a --detach-keys that is not a key is a usage error naming the flag, for exec and attach', async () => {
+    const [exec, attach] = await Promise.all([
+      podctl(['-r', socket, 'exec', '-it', '--detach-keys', 'ctrl-1', 'ccc333', '--', 'sh'], {env}),
+      podctl(['-r', socket, 'attach', '-it', '--detach-keys', 'ctrl-1', 'ccc333'], {env}),
+    ])
+    for (const result of [exec, attach]) {
+      expect(result.code).toBe(ExitCode.USAGE)
+      expect(result.stderr).toMatch(/^Error: --detach-keys "ctrl-1": "ctrl-1" is not a key; use e\.g\. ctrl-p,ctrl-q\b/)
+    }
+  })
+})
+
 describe('a pod in another namespace', () => {
   it('logs POD/CONTAINER says which namespace has the pod and what to add', async () => {
     const [logs, status] = await Promise.all([
