@@ -97,11 +97,13 @@ function takeGlobal(argv: readonly string[], index: number): Taken | undefined {
 
 /**
  * A flag that is not global, at argv[index], as typed: with the next word as its value unless that
- * word is a command or the last word (then it is the command, perhaps mistyped, for oclif to name).
+ * word is a command, or the last word and shaped like a command name (then it is the command,
+ * perhaps mistyped, for oclif to name; `--pod-dir-root /tmp` alone has no command).
  */
 function takeCommandFlag(argv: readonly string[], index: number, commands: ReadonlySet<string>): Taken {
   const next = argv[index + 1]
-  const isValue = !argv[index].includes('=') && index + 2 < argv.length && !next.startsWith('-') && !commands.has(next)
+  const mayBeCommand = index + 2 >= argv.length && /^[a-z][a-z-]*$/.test(next ?? '')
+  const isValue = !argv[index].includes('=') && next !== undefined && !next.startsWith('-') && !commands.has(next) && !mayBeCommand
   return isValue ? {tokens: [argv[index], next], used: 2} : {tokens: [argv[index]], used: 1}
 }
 

@@ -32,6 +32,8 @@ export function closest(word: string, known: Iterable<string>): string | undefin
 
 /** `unknown command "pdos"; did you mean pods? ...`: the line an entry prints for a command that does not exist. */
 export function unknownCommandMessage(word: string, commands: Iterable<string>, bin = 'podctl'): string {
+  // Only flags were given, and this one is not global: there is no command to give it to.
+  if (word.startsWith('-')) return `${word} is not a global flag and no command follows it; give the command too (${bin} --help lists them)`
   const near = closest(word, commands)
   return `unknown command "${word}"${near ? `; did you mean ${near}?` : ''} (${bin} --help lists the commands)`
 }

@@ -85,6 +85,7 @@ describe('normalizeArgv: crictl habits before oclif parses', () => {
     expect(normalizeArgv(['--all', 'pdos'], commands)).toEqual(['pdos', '--all'])
     // No command at all, and -v/--version: as typed.
     expect(normalizeArgv(['--bogus'], commands)).toEqual(['--bogus'])
+    expect(normalizeArgv(['--pod-dir-root', '/tmp'], commands)).toEqual(['--pod-dir-root', '/tmp'])
     expect(normalizeArgv(['-v', 'ps'], commands)).toEqual(['-v', 'ps'])
     expect(normalizeArgv(['help', 'ps'], commands)).toEqual(['ps', '--help'])
   })

@@ -16,6 +16,9 @@ describe('did you mean', () => {
     expect(closest('zzzzzz', commands)).toBeUndefined()
     expect(unknownCommandMessage('pdos', commands)).toBe('unknown command "pdos"; did you mean pods? (podctl --help lists the commands)')
     expect(unknownCommandMessage('zzz', commands)).toBe('unknown command "zzz" (podctl --help lists the commands)')
+    expect(unknownCommandMessage('--pod-dir-root', commands)).toBe(
+      '--pod-dir-root is not a global flag and no command follows it; give the command too (podctl --help lists them)',
+    )
   })
 
   it("reads oclif's errors: a missing command, and unknown flags against the command's own", () => {
