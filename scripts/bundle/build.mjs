@@ -54,6 +54,11 @@ function embedded() {
       if (!existsSync(path)) throw new Error('oclif.manifest.json is missing: run `oclif manifest` first (npm run build)')
       return `export default ${readFileSync(path, 'utf8')};`
     },
+    // The help class of package.json's oclif.helpClass, bundled (oclif-patches.mjs makes loadHelpClass take it).
+    'podctl:help'() {
+      const {helpClass} = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).oclif
+      return `export {default} from ${JSON.stringify(join(ROOT, helpClass))};`
+    },
     'podctl:package-json'() {
       const {name, version, description, license, engines, dependencies, oclif} = JSON.parse(
         readFileSync(join(ROOT, 'package.json'), 'utf8'),

@@ -13,7 +13,9 @@ import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 
 import {personalityFromEnv, personalityOf, setPersonality} from '../../dist/lib/crictl/personality.js'
-import {normalizeArgv} from '../../dist/lib/util/argv.js'
+import {endQuietlyOnClosedPipe} from '../../dist/lib/output/closed-pipe.js'
+import {commandWords, normalizeArgv} from '../../dist/lib/util/argv.js'
+import {reportUnknownCommand} from '../../dist/lib/util/suggest.js'
 
 class BundledPlugin extends Plugin {
   async _manifest() {
@@ -36,6 +38,7 @@ class BundledPlugin extends Plugin {
  * command, `help X`), as bin/dev.js does.
  */
 export async function run(argv, root, program) {
+  endQuietlyOnClosedPipe()
   const personality = personalityFromEnv() ?? personalityOf(program)
   setPersonality(personality)
   let args = argv
@@ -43,10 +46,15 @@ export async function run(argv, root, program) {
     const {crictlArgv} = await import('../../dist/lib/crictl/main.js')
     args = crictlArgv(argv, pjson.version)
     if (args === undefined) return
-  } else args = normalizeArgv(argv)
+  }
+
+  const words = personality === 'crictl' ? undefined : commandWords(manifest)
+  if (words) args = normalizeArgv(argv, words)
   const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
-  return oclifRun(args, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root})
+  return oclifRun(args, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root}).catch((error) =>
+    reportUnknownCommand(error, words),
+  )
 }
 
 /** Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. */

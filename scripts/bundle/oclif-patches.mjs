@@ -93,6 +93,17 @@ function __podctlSilentDebug(namespace) {
     [`(0, help_1.getHelpFlagAdditions)(config)`, `(0, require("./help/util").getHelpFlagAdditions)(config)`],
     [`(0, help_1.normalizeArgv)(config, argv)`, `(0, require("./help/util").normalizeArgv)(config, argv)`],
   ],
+  // The help class package.json names (oclif.helpClass) is loaded by path from disk; the bundle and the single
+  // executable have it inside them (the podctl:help module, build.mjs).
+  'help/index.js': [
+    [
+      `async function loadHelpClass(config) {
+    if (config.pjson.oclif?.helpClass) {`,
+      `async function loadHelpClass(config) {
+    if (config.pjson.oclif?.helpClass) return require("podctl:help").default;
+    if (config.pjson.oclif?.helpClass) {`,
+    ],
+  ],
   // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
   'performance.js': [
     [

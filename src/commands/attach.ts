@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {streamImageEndpointFlag} from '../lib/flags.js'
+import {detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {resolveContainer} from '../lib/node/resolve.js'
 import {attachInteractive} from '../lib/streaming/runtime-streams.js'
+import {detachHint, parseDetachKeys} from '../lib/streaming/detach-keys.js'
 
 export interface AttachResult {
   containerId: string
@@ -21,7 +22,9 @@ runtime's streaming server (CRI Attach), as crictl attach and kubectl attach do.
 terminal is then in raw mode, its size followed, restored on exit).
 
 The session ends when the process exits (or, for a container with stdinOnce, when stdin ends) or on Ctrl-C (without \
--t; with -t, Ctrl-C goes to the container); the container keeps running after a detach. A runtime without a usable \
+-t; with -t, Ctrl-C goes to the container). With -i and -t, Ctrl-P Ctrl-Q (--detach-keys, docker's spelling) \
+detaches with exit 0, as docker attach does; a line on stderr says so when the session starts. The container keeps \
+running after a detach. A runtime without a usable \
 streaming server fails with exit 16.`
 
   static override examples = [
@@ -43,13 +46,19 @@ streaming server fails with exit 16.`
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
     interactive: Flags.boolean({char: 'i', summary: "Send podctl's stdin to the container's process."}),
     tty: Flags.boolean({char: 't', summary: 'The container has a terminal (created with tty: true).'}),
+    'detach-keys': detachKeysFlag,
   }
 
   public async run(): Promise<AttachResult> {
+    // Bad keys are a usage error before anything is sent.
+    const detachKeys = parseDetachKeys(this.flags['detach-keys'])
     const client = await this.client()
     const container = await resolveContainer(client, this.args.container, {namespace: this.flags.namespace})
     const {interactive: stdin, tty} = this.flags
-    const {exitCode} = await attachInteractive(client, container, {stdin, tty, signal: this.interruptSignal().signal})
+    const hint = detachHint(detachKeys, {stdin, tty})
+    if (hint) this.stderrLine(hint)
+    const {exitCode, detached} = await attachInteractive(client, container, {stdin, tty, detachKeys, signal: this.interruptSignal().signal})
+    if (detached) this.stderrLine('\r\nDetached; the process keeps running.')
     process.exitCode = exitCode
     return {containerId: container.id, exitCode}
   }

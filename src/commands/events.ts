@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
+import {isCrictl} from '../lib/crictl/personality.js'
 import {outputFlag} from '../lib/flags.js'
 import {eventDocument, watchContainerEvents} from '../lib/node/container-events.js'
 import {nanosToIso, truncateId} from '../lib/output/format.js'
@@ -18,18 +19,22 @@ stopped or deleted, with the pod sandbox's status and its containers' statuses (
 PLEG reads). JSON (the default, as crictl events) prints one document per event: containerId, containerEventType \
 (CONTAINER_CREATED_EVENT, CONTAINER_STARTED_EVENT, CONTAINER_STOPPED_EVENT, CONTAINER_DELETED_EVENT), createdAt \
 (Unix nanoseconds, as a string), podSandboxStatus and containersStatuses. -o table prints one line per event. \
-Ctrl-C ends the stream (exit 0). A runtime without the call, such as containerd before 1.7, is reported at once \
-with exit 6 (Unimplemented).`
+Events that happened before the command started (containerd queues them while nobody listens \
+and sends them all at once to the next subscriber) are skipped, with one note on stderr when the first is skipped; \
+--queued prints them too, as crictl events does. Ctrl-C ends the stream (exit 0). A runtime without the call, \
+such as containerd before 1.7, is reported at once with exit 6 (Unimplemented).`
 
   static override examples = [
     example('Watch every event as JSON'),
     example('One line per event', '-o table'),
     example('Only the event types, for a script', `-o go-template='{{.containerEventType}} {{.containerId}}'`),
+    example('Also the events queued while nobody listened', '--queued'),
   ]
 
   static override flags = {
     output: outputFlag(['json', 'yaml', 'table'], {templates: true}),
     template: Flags.string({summary: 'Go-template field paths to print per event, e.g. {{.containerEventType}}.'}),
+    queued: Flags.boolean({summary: 'Also print the events the runtime queued before this command started (skipped by default).'}),
   }
 
   public async run(): Promise<void> {
@@ -38,17 +43,26 @@ with exit 6 (Unimplemented).`
     // Printed one after another, in the order received (YAML output loads its library on first use).
     let printed: Promise<void> = Promise.resolve()
     let first = true
-    await watchContainerEvents(
-      client,
-      (event) => {
-        printed = printed.then(async () => {
-          if (this.output.kind === 'yaml' && !first) process.stdout.write('---\n')
-          first = false
-          await this.emit(eventDocument(event), () => this.line(event))
-        })
+    let skipping = false
+    const print = (event: ContainerEventResponse) => {
+      printed = printed.then(async () => {
+        if (this.output.kind === 'yaml' && !first) process.stdout.write('---\n')
+        first = false
+        await this.emit(eventDocument(event), () => this.line(event))
+      })
+    }
+
+    // crictl prints the queued events; so does podctl as crictl.
+    const all = this.flags.queued || isCrictl()
+    await watchContainerEvents(client, print, {
+      signal: interruption.signal,
+      since: all ? undefined : this.startedAt,
+      onQueued: () => {
+        // Said once, when the first one comes: the stream may run for hours before Ctrl-C.
+        if (!skipping) this.stderrLine('Skipping the events the runtime queued before this command started (--queued prints them)')
+        skipping = true
       },
-      interruption.signal,
-    )
+    })
     await printed
   }
 

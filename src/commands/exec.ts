@@ -1,11 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {streamImageEndpointFlag} from '../lib/flags.js'
+import {detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {UsageError} from '../lib/errors.js'
 import {execInContainer} from '../lib/node/exec.js'
 import {resolveContainer} from '../lib/node/resolve.js'
 import {execInteractive} from '../lib/streaming/runtime-streams.js'
+import {detachHint, parseDetachKeys} from '../lib/streaming/detach-keys.js'
 import {separateCommand, valueFlagSpellings} from '../lib/util/command-separator.js'
 
 export interface ExecResult {
@@ -28,7 +29,8 @@ podctl then exits 4). Without --timeout the command may run as long as it needs.
 
 With -i (stdin) and/or -t (a terminal) the command runs through the runtime's streaming server (CRI Exec): -i sends \
 podctl's stdin to the command (a pipe's end is the command's end of input), -t gives it a terminal (the local one \
-in raw mode, window size followed, restored on exit; Ctrl-C goes to the command). The exit code is still the \
+in raw mode, window size followed, restored on exit; Ctrl-C goes to the command; with both, Ctrl-P Ctrl-Q, or \
+--detach-keys, ends the session with exit 0 as docker's detach does). The exit code is still the \
 command's; --timeout bounds only the set-up. A runtime without a usable streaming server fails with exit 16. \
 As in crictl, the command starts at the first word after the container (\`exec CONTAINER ls -l\`); put "--" before \
 it when podctl's own flags come after the container's name. -s/--sync (crictl's) is the default without -i/-t.`
@@ -64,6 +66,7 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
     interactive: Flags.boolean({char: 'i', summary: "Send podctl's stdin to the command (through the streaming server)."}),
     tty: Flags.boolean({char: 't', summary: 'Give the command a terminal; with a local terminal, raw mode and window size.'}),
+    'detach-keys': detachKeysFlag,
     sync: Flags.boolean({
       char: 's',
       summary: "crictl's --sync: run the command with ExecSync, as podctl does without -i/-t.",
@@ -83,11 +86,21 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
     const cmd = this.commandArgv()
     if (cmd.length === 0) throw new UsageError(`no command given; usage: ${USAGE}`)
 
+    // Bad keys are a usage error before anything is sent.
+    const detachKeys = parseDetachKeys(this.flags['detach-keys'])
     const client = await this.client()
     const container = await resolveContainer(client, this.args.container, {namespace: this.flags.namespace})
     if (this.flags.interactive || this.flags.tty) {
       const {interactive: stdin, tty} = this.flags
-      const {exitCode} = await execInteractive(client, container, cmd, {stdin, tty, signal: this.interruptSignal().signal})
+      const hint = detachHint(detachKeys, {stdin, tty})
+      if (hint) this.stderrLine(hint)
+      const {exitCode, detached} = await execInteractive(client, container, cmd, {
+        stdin,
+        tty,
+        detachKeys,
+        signal: this.interruptSignal().signal,
+      })
+      if (detached) this.stderrLine('\r\nDetached; the process keeps running.')
       process.exitCode = exitCode
       return {containerId: container.id, exitCode}
     }

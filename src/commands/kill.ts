@@ -8,7 +8,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {NotFoundError, type PodctlError, UsageError} from '../lib/errors.js'
 import {claimsRootFlag, killManifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
 import {type ClaimDeletion, claimsOfPods, deleteClaims} from '../lib/kubelet/kuberuntime/kill-claims.js'
-import type {KillPodOptions, KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
+import {graceNotice, type KillPodOptions, type KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
 import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
 import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
 import type {StaticKillResult} from '../lib/local-kubelet/static-pod-files.js'
@@ -204,7 +204,8 @@ the kubelet stops the pod; files podctl did not write are left alone.`
   /** Every pod, --parallel at once, with progress on a terminal; a pod's failure goes to `failures`, the others go on. */
   private async killPods(pods: SelectedPod[], failures: PodFailure[], options: KillPodOptions): Promise<KillPodResult[]> {
     // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
-    const progress = (done: number) => `Killing ${pods.length} pod${pods.length === 1 ? '' : 's'} (${done} done)`
+    let waiting = ''
+    const progress = (done: number, why = waiting) => `Killing ${pods.length} pod${pods.length === 1 ? '' : 's'} (${done} done)${why}`
     const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(progress(0)) : undefined
     let done = 0
     const outcome = await killPods(await this.client(), pods, {
@@ -217,6 +218,9 @@ the kubelet stops the pod; files podctl did not write are left alone.`
       podLogsRoot: this.flags['pod-logs-root'],
       // Killing is implied by the summary line; warnings (failed or skipped preStop hooks) matter.
       events: this.printEvents({kind: 'warnings'}),
+      onGracePeriod(grace) {
+        if (spinner) spinner.text = progress(done, (waiting = `: ${graceNotice(grace)}`))
+      },
       onSettled() {
         if (spinner) spinner.text = progress(++done)
       },

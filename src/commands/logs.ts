@@ -73,12 +73,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     const reader = await LogFileReader.open(target.path)
     if (flags.debug) this.debugLine(`reading ${target.path}`)
 
-    // EPIPE (e.g. `| head`) means the reader has seen enough: stop quietly, as cat does.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- end now, even while following
-      if (error.code === 'EPIPE') process.exit(0)
-    })
-
+    // A closed pipe (`| head`) ends the command quietly, exit 0, as for every command (output/closed-pipe.ts).
     const stream: LogStream | undefined = flags.stream
     const writer = new OrderedWriter({stdout: process.stdout, stderr: stream ? process.stdout : process.stderr}, flags['limit-bytes'])
     try {

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
-import {parseLabelSelector} from '../lib/util/filters.js'
+import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
@@ -86,6 +86,10 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
           ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
     )
+    // An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none).
+    const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
+    const hint = entries.length === 0 && forPeople ? exactNameHint({name: flags.name, namespace: flags.namespace}) : undefined
+    if (hint) this.stderrLine(hint)
     return result
   }
 

@@ -39,10 +39,11 @@ crictl stats -o json run unchanged.`
     example('Containers labelled app=web, for a script', '-l app=web -o json'),
     example("Working-set bytes in crictl's layout", `-o json | jq -r '.stats[].memory.workingSetBytes.value'`),
     example('One container by ID prefix', '4f2a9c'),
+    example('One container by pod and name', 'web/server -n shop'),
   ]
 
   static override args = {
-    container: Args.string({description: 'Container ID prefix (an ambiguous prefix is an error).'}),
+    container: Args.string({description: 'Container ID prefix or POD/CONTAINER, as logs and exec take (an ambiguous prefix is an error).'}),
   }
 
   static override flags = {

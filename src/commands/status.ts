@@ -6,7 +6,7 @@ import {durationFlag, outputFlag, podDirRootFlag} from '../lib/flags.js'
 import {humanDuration, truncateId} from '../lib/output/format.js'
 import {renderFields, renderTable} from '../lib/output/table.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
-import {runtimeStatus, type RuntimeStatusReport} from '../lib/node/runtime-status.js'
+import * as runtime from '../lib/node/runtime-status.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {getPodStatus, type PodStatusReport} from '../lib/kubelet/status/pod-status.js'
 import {
@@ -35,8 +35,9 @@ export default class Status extends BaseCommand<typeof Status> {
 
   static override description = `Without POD: calls Version, Status, RuntimeConfig, ListPodSandbox, ListContainers and ListImages \
 concurrently (RuntimeConfig is optional: older runtimes answer UNIMPLEMENTED and the cgroup driver shows as not reported). \
-Exits 7 (RuntimeNotReady) when a runtime condition such as RuntimeReady or NetworkReady is false, \
-so CI and node checks can use it as a health probe.
+Exits 7 (RuntimeNotReady) when RuntimeReady or NetworkReady is false or missing, the kubelet's test, \
+so CI and node checks can use it as a health probe. Any other condition that is false (containerd 1.7's \
+ContainerdHasNoDeprecationWarnings) is shown as a warning on stderr and leaves the exit code 0.
 
 With POD (a name in --namespace, name_namespace, or sandbox ID prefix): the kubelet's GetPodStatus — every sandbox \
 (attempt) newest first, the pod IP from the newest sandbox when it is ready, every container newest first — and the \
@@ -87,7 +88,7 @@ probe output).`
     'pod-dir-root': podDirRootFlag,
   }
 
-  public async run(): Promise<RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
+  public async run(): Promise<runtime.RuntimeStatusReport | PodStatusReport | PodDeletedResult> {
     if (this.args.pod !== undefined) return this.podStatus(this.args.pod)
     for (const flag of ['namespace', 'wait-for', 'no-trunc'] as const) {
       if (this.flags[flag] !== undefined && this.flags[flag] !== false) {
@@ -95,16 +96,11 @@ probe output).`
       }
     }
 
-    const report = await runtimeStatus(await this.client())
+    const report = await runtime.runtimeStatus(await this.client())
     await this.emit(report, () => this.render(report))
-    if (!report.ready) {
-      const failing = report.conditions.filter((condition) => !condition.status)
-      const why =
-        failing.length > 0
-          ? failing.map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`).join(', ')
-          : 'the runtime reported no conditions'
-      this.reportFailure(new RuntimeNotReadyError(`runtime at ${report.endpoint} is not ready: ${why}`))
-    }
+    for (const condition of runtime.advisoryFalseConditions(report.conditions)) this.warnLine(runtime.falseConditionWarning(condition))
+    const notReady = runtime.notReadyMessage(report)
+    if (notReady !== undefined) this.reportFailure(new RuntimeNotReadyError(notReady))
 
     return report
   }
@@ -229,7 +225,7 @@ probe output).`
     return `Conditions: ${conditions}${report.supervised ? chalk.dim(' (supervised)') : ''}${by}${notice}\n\n${table}`
   }
 
-  private render(report: RuntimeStatusReport): string {
+  private render(report: runtime.RuntimeStatusReport): string {
     const {chalk} = this
     const {runtime} = report
     const header = renderFields([

@@ -21,6 +21,7 @@ import {makeChalk, wantsColor} from './output/color.js'
 import {eventLines, type EventStyle} from './output/events.js'
 import {toJson, toYaml} from './output/serialize.js'
 import {isMachineOutput, type OutputSpec, parseOutputSpec, renderEach} from './output/spec.js'
+import {flagSuggestion} from './util/suggest.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -190,7 +191,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       case 'template': {
         const documents = options.each ?? [result]
         if (documents.length > 0) this.log(renderEach(spec.render, documents))
-
         break
       }
 
@@ -393,7 +393,7 @@ export function toPodctlError(error: unknown): PodctlError {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('See more help with'))
       .join(' ')
-    return new UsageError(`${text}; see --help`)
+    return new UsageError(`${text}${flagSuggestion(error)}; see --help`)
   }
 
   return new PodctlError('InternalError', ExitCode.INTERNAL, `${message.split('\n')[0]} (rerun with --debug for details)`)

@@ -28,14 +28,22 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
 export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
-  [ExitCode.OK, 'Success', 'the command did what was asked'],
+  [
+    ExitCode.OK,
+    'Success',
+    'the command did what was asked; also when the reader of its output closed the pipe early (head -1): it stops quietly',
+  ],
   [ExitCode.INTERNAL, 'InternalError', 'a bug in podctl; rerun with --debug and report it'],
   [ExitCode.USAGE, 'UsageError', 'bad flag, argument, config file or input; nothing was sent to the runtime'],
   [ExitCode.UNREACHABLE, 'RuntimeUnreachable', 'no runtime answered at the endpoint (missing socket, refused, connect timeout)'],
   [ExitCode.DEADLINE_EXCEEDED, 'DeadlineExceeded', 'the runtime accepted the call but did not answer before the deadline'],
   [ExitCode.NOT_FOUND, 'NotFound', 'the pod, container or image does not exist'],
   [ExitCode.UNIMPLEMENTED, 'Unimplemented', 'the runtime does not implement a call podctl needs'],
-  [ExitCode.NOT_READY, 'RuntimeNotReady', 'a runtime condition (RuntimeReady, NetworkReady) is false'],
+  [
+    ExitCode.NOT_READY,
+    'RuntimeNotReady',
+    'RuntimeReady or NetworkReady is false or not reported (other false conditions are only warnings)',
+  ],
   [ExitCode.ALREADY_EXISTS, 'AlreadyExists', 'the object already exists'],
   [ExitCode.RUNTIME, 'RuntimeError', 'the runtime refused or failed the call'],
   [ExitCode.IMAGE_PULL, 'ErrImagePull', 'the image could not be pulled (also RegistryUnavailable, ImagePullBackOff)'],

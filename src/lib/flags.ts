@@ -147,8 +147,8 @@ export function checkCredentialArgv(argv: readonly string[], accept: (token: str
 export async function showUsage(config: Config, id: string | undefined): Promise<void> {
   const command = id === undefined ? undefined : config.findCommand(id)
   if (!command) return
-  const {Help} = await import('@oclif/core')
-  class StderrHelp extends Help {
+  const {default: PodctlHelp} = await import('./output/help.js')
+  class StderrHelp extends PodctlHelp {
     protected override log(...lines: string[]): void {
       process.stderr.write(`${lines.join('\n')}\n`)
     }
@@ -164,6 +164,13 @@ export async function showUsage(config: Config, id: string | undefined): Promise
 export const streamImageEndpointFlag = Flags.string({
   summary: 'CRI image endpoint (defaults to the runtime endpoint; -i means --interactive in this command).',
   helpGroup: 'GLOBAL',
+})
+
+/** exec -it, attach -it: docker's --detach-keys (streaming/detach-keys.ts reads it; its DEFAULT_DETACH_KEYS is this default). */
+export const detachKeysFlag = Flags.string({
+  summary: 'With -i and -t: the keys that end the session and leave the process running, in docker\'s spelling ("" for none).',
+  default: 'ctrl-p,ctrl-q',
+  helpValue: 'KEYS',
 })
 
 /** crictl's pair of config files, the other input of run (and runp/create): both or neither. */

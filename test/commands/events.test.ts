@@ -23,8 +23,10 @@ beforeAll(async () => {
   const runtime = {
     version: versionHandler,
     getContainerEvents(call: {write(message: unknown): void; end(): void}) {
+      // Two events from long ago, as containerd sends what it queued, then one that happens now.
       call.write(event('c1'.padEnd(64, '0'), 'CONTAINER_CREATED_EVENT', '1700000000000000000'))
       call.write(event('c1'.padEnd(64, '0'), 'CONTAINER_STARTED_EVENT', '1700000001000000000'))
+      call.write(event('c2'.padEnd(64, '0'), 'CONTAINER_STOPPED_EVENT', String(BigInt(Date.now()) * 1_000_000n)))
       call.end()
     },
   }
@@ -36,30 +38,44 @@ afterAll(async () => {
 })
 
 describe('podctl events', () => {
-  it('prints one JSON document per event, as crictl events does, until the stream ends', async () => {
-    const result = await podctl(['-r', socket, 'events'], {env})
+  it('skips the events from before its start, says so once on stderr, and prints the new one', async () => {
+    const result = await podctl(['-r', socket, 'events', '-o', 'go-template={{.containerEventType}} {{.containerId}}'], {env})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe(`CONTAINER_STOPPED_EVENT ${'c2'.padEnd(64, '0')}\n`)
+    expect(result.stderr).toBe('Skipping the events the runtime queued before this command started (--queued prints them)\n')
+  })
+
+  it('--queued prints one JSON document per event, as crictl events does, until the stream ends', async () => {
+    const result = await podctl(['-r', socket, 'events', '--queued'], {env})
     expect(result.code, result.stderr).toBe(0)
     const documents = result.stdout
       .trimEnd()
       .split(/\n(?=\{)/)
       .map((text) => JSON.parse(text))
-    expect(documents.map((d) => d.containerEventType)).toEqual(['CONTAINER_CREATED_EVENT', 'CONTAINER_STARTED_EVENT'])
+    expect(result.stderr).toBe('')
+    expect(documents.map((d) => d.containerEventType)).toEqual([
+      'CONTAINER_CREATED_EVENT',
+      'CONTAINER_STARTED_EVENT',
+      'CONTAINER_STOPPED_EVENT',
+    ])
     expect(documents[0]).toMatchObject({containerId: 'c1'.padEnd(64, '0'), createdAt: '1700000000000000000'})
     expect(documents[0].podSandboxStatus.metadata).toMatchObject({name: 'web', namespace: 'shop'})
   })
 
   it('-o table prints a line per event; -o go-template and yaml work per event', async () => {
     const [table, template, yaml] = await Promise.all([
-      podctl(['-r', socket, 'events', '-o', 'table'], {env}),
-      podctl(['-r', socket, 'event', '-o', 'go-template={{.containerEventType}}'], {env}),
-      podctl(['-r', socket, 'events', '-o', 'yaml'], {env}),
+      podctl(['-r', socket, 'events', '--queued', '-o', 'table'], {env}),
+      podctl(['-r', socket, 'event', '--queued', '-o', 'go-template={{.containerEventType}}'], {env}),
+      podctl(['-r', socket, 'events', '--queued', '-o', 'yaml'], {env}),
     ])
-    expect(table.stdout).toBe(
-      '2023-11-14T22:13:20.000Z CREATED container=c100000000000 pod=web_shop\n' +
-        '2023-11-14T22:13:21.000Z STARTED container=c100000000000 pod=web_shop\n',
-    )
-    expect(template.stdout).toBe('CONTAINER_CREATED_EVENT\nCONTAINER_STARTED_EVENT\n')
-    expect(yaml.stdout.split('\n---\n')).toHaveLength(2)
+    const lines = table.stdout.split('\n')
+    expect(lines.slice(0, 2)).toEqual([
+      '2023-11-14T22:13:20.000Z CREATED container=c100000000000 pod=web_shop',
+      '2023-11-14T22:13:21.000Z STARTED container=c100000000000 pod=web_shop',
+    ])
+    expect(lines.slice(2)).toEqual([expect.stringMatching(/^\S+ STOPPED container=c200000000000 pod=web_shop$/), ''])
+    expect(template.stdout).toBe('CONTAINER_CREATED_EVENT\nCONTAINER_STARTED_EVENT\nCONTAINER_STOPPED_EVENT\n')
+    expect(yaml.stdout.split('\n---\n')).toHaveLength(3)
     expect(yaml.stdout).toContain('containerEventType: CONTAINER_STARTED_EVENT')
   })
 })

@@ -80,9 +80,24 @@ describe('global flags before the command', () => {
     expect(result.stderr).toBe('Error: --timeout "pods" is not a duration; use e.g. 10s, 500ms or 2m\n')
   })
 
+  it("a command's own flags before it move behind it with their values: -r EP --name web -q pods", async () => {
+    const [pods, unknown] = await Promise.all([
+      podctl(['-r', socket, '--name', 'web', '-q', 'pods'], {env}),
+      podctl(['-r', socket, '--pod-dir-root', '/tmp', 'pods'], {env}),
+    ])
+    expect(pods).toMatchObject({code: 0, stdout: 'aaa111\n', stderr: ''})
+    // A flag the command does not have is named, not taken for the command.
+    expect(unknown.code).toBe(ExitCode.USAGE)
+    expect(unknown.stderr).toMatch(/^Error: Nonexistent flag: --pod-dir-root\b/)
+  })
+
   it('bin/dev.js reorders the same way', async () => {
-    const result = await podctl(['-r', socket, 'pods', '-q'], {env, entry: join(ROOT, 'bin', 'dev.js')})
-    expect(result).toMatchObject({code: 0, stdout: 'aaa111\n'})
+    const [pods, named] = await Promise.all([
+      podctl(['-r', socket, 'pods', '-q'], {env, entry: join(ROOT, 'bin', 'dev.js')}),
+      podctl(['-r', socket, '--name', 'web', 'pods', '-q'], {env: {...env, NODE_ENV: 'production'}, entry: join(ROOT, 'bin', 'dev.js')}),
+    ])
+    expect(pods).toMatchObject({code: 0, stdout: 'aaa111\n'})
+    expect(named).toMatchObject({code: 0, stdout: 'aaa111\n'})
   })
 })
 
@@ -108,6 +123,26 @@ describe('help and version', () => {
     }
   })
 
+  it('-h and --help list the global flags under the commands', async () => {
+    const [h, help] = await Promise.all([podctl(['-h'], {env}), podctl(['--help'], {env})])
+    expect(h.code).toBe(0)
+    expect(help.stdout).toBe(h.stdout)
+    const globals = h.stdout.slice(h.stdout.indexOf('\nGLOBAL FLAGS\n'))
+    expect(h.stdout.indexOf('\nCOMMANDS\n')).toBeLessThan(h.stdout.indexOf('\nGLOBAL FLAGS\n'))
+    expect(globals).toMatch(/^ {2}-r, --runtime-endpoint=<value> +CRI runtime endpoint/m)
+    expect(globals).toMatch(/^ {2}-i, --image-endpoint=<value> +CRI image endpoint/m)
+    expect(globals).toMatch(/^ {6}--connect-timeout=DURATION +How long/m)
+    expect(globals).toMatch(/^ {2}-D, --debug +Print each runtime call/m)
+    expect(globals).toMatch(/^ {6}--\[no-\]color +Colour output/m)
+  })
+
+  it('a first flag without a short form lines up with the flags under it', async () => {
+    const result = await podctl(['stats', '--help'], {env})
+    const flags = result.stdout.split('\nFLAGS\n')[1].split('\n')
+    expect(flags[0]).toMatch(/^ {6}--id=<value> {14}Only containers whose ID/)
+    expect(flags[1]).toMatch(/^ {2}-p, --pod=<value> {13}Only containers of this pod/)
+  })
+
   it('-v and --version print the version', async () => {
     const [v, version] = await Promise.all([podctl(['-v'], {env}), podctl(['--version'], {env})])
     expect(v.code).toBe(0)
@@ -121,6 +156,73 @@ describe('help and version', () => {
     expect(result.stdout).toBe('')
     expect(result.stderr).toContain('USAGE\n  $ podctl inspect REF...')
     expect(result.stderr).toMatch(/^Error: Missing 1 required arg: ref\b.*\n$/m)
+  })
+})
+
+describe('did you mean', () => {
+  it('an unknown command names the nearest one, exit 2, in both entries', async () => {
+    const [bundled, unbundled] = await Promise.all([
+      podctl(['pdos'], {env}),
+      podctl(['pdos'], {env: {...env, NODE_ENV: 'production'}, entry: join(ROOT, 'bin', 'dev.js')}),
+    ])
+    for (const result of [bundled, unbundled]) {
+      expect(result).toMatchObject({code: ExitCode.USAGE, stdout: ''})
+      expect(result.stderr).toBe('Error: unknown command "pdos"; did you mean pods? (podctl --help lists the commands)\n')
+    }
+  })
+
+  it('an unknown flag names the nearest flag of the command', async () => {
+    const result = await podctl(['-r', socket, 'pods', '--namepsace', 'x'], {env})
+    expect(result.code).toBe(ExitCode.USAGE)
+    expect(result.stderr).toBe('Error: Nonexistent flag: --namepsace (did you mean --namespace?); see --help\n')
+  })
+})
+
+describe('an empty list after an exact --name', () => {
+  it('hints on stderr that names are exact and how to glob, never in -o json', async () => {
+    const [ps, psAll, pods, json, glob] = await Promise.all([
+      podctl(['-r', socket, 'ps', '--name', 'ap'], {env}),
+      podctl(['-r', socket, 'ps', '-a', '--name', 'ap'], {env}),
+      podctl(['-r', socket, 'pods', '--name', 'we'], {env}),
+      podctl(['-r', socket, 'ps', '--name', 'ap', '-o', 'json'], {env}),
+      podctl(['-r', socket, 'ps', '--name', 'ap*', '-q'], {env}),
+    ])
+    expect(ps.code).toBe(0)
+    expect(ps.stdout).toMatch(/^CONTAINER +IMAGE/)
+    expect(ps.stderr).toBe(
+      "--name matches whole names only; to match names that start with it, use --name 'ap*' (and -a for containers that are not running)\n",
+    )
+    expect(psAll.stderr).toBe("--name matches whole names only; to match names that start with it, use --name 'ap*'\n")
+    expect(pods.stderr).toBe("--name matches whole names only; to match names that start with it, use --name 'we*'\n")
+    expect(json).toMatchObject({code: 0, stderr: ''})
+    expect(JSON.parse(json.stdout)).toEqual({containers: []})
+    expect(glob).toMatchObject({code: 0, stdout: 'ccc333\n', stderr: ''})
+  })
+})
+
+describe('detach keys', () => {
+  it('a --detach-keys that is not a key is a usage error naming the flag, for exec and attach', async () => {
+    const [exec, attach] = await Promise.all([
+      podctl(['-r', socket, 'exec', '-it', '--detach-keys', 'ctrl-1', 'ccc333', '--', 'sh'], {env}),
+      podctl(['-r', socket, 'attach', '-it', '--detach-keys', 'ctrl-1', 'ccc333'], {env}),
+    ])
+    for (const result of [exec, attach]) {
+      expect(result.code).toBe(ExitCode.USAGE)
+      expect(result.stderr).toMatch(/^Error: --detach-keys "ctrl-1": "ctrl-1" is not a key; use e\.g\. ctrl-p,ctrl-q\b/)
+    }
+  })
+})
+
+describe('a pod in another namespace', () => {
+  it('logs POD/CONTAINER says which namespace has the pod and what to add', async () => {
+    const [logs, status] = await Promise.all([
+      podctl(['-r', socket, 'logs', 'web/app', '-n', 'demo'], {env}),
+      podctl(['-r', socket, 'status', 'web', '-n', 'demo'], {env}),
+    ])
+    for (const result of [logs, status]) {
+      expect(result.code).toBe(ExitCode.NOT_FOUND)
+      expect(result.stderr).toBe('Error: pod "web" not found in namespace demo; it exists in default: add -n default\n')
+    }
   })
 })
 

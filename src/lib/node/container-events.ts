@@ -11,6 +11,17 @@ export function eventDocument(event: ContainerEventResponse): Record<string, unk
   return structuredClone(event) as unknown as Record<string, unknown>
 }
 
+export interface WatchOptions {
+  signal?: AbortSignal
+  /**
+   * Epoch ms: events that happened before it are passed to `onQueued` instead of `onEvent`.
+   * containerd keeps the events of a stream nobody reads and sends them the moment one subscribes,
+   * so without this a watch starts with a burst of stale history.
+   */
+  since?: number
+  onQueued?: (event: ContainerEventResponse) => void
+}
+
 /**
  * Streams every event to `onEvent` until Ctrl-C (`signal`) or the runtime ends the stream. A runtime
  * without the call (containerd before 1.7) fails with UnimplementedError (exit 6).
@@ -18,10 +29,17 @@ export function eventDocument(event: ContainerEventResponse): Record<string, unk
 export async function watchContainerEvents(
   client: CriClient,
   onEvent: (event: ContainerEventResponse) => void,
-  signal?: AbortSignal,
+  options: WatchOptions = {},
 ): Promise<void> {
+  const {signal, since, onQueued} = options
+  const sinceNanos = since === undefined ? undefined : BigInt(since) * 1_000_000n
+  const route = (event: ContainerEventResponse) => {
+    if (sinceNanos !== undefined && BigInt(event.createdAt || 0) < sinceNanos) onQueued?.(event)
+    else onEvent(event)
+  }
+
   try {
-    await client.runtimeStream('getContainerEvents', {}, onEvent, {signal})
+    await client.runtimeStream('getContainerEvents', {}, route, {signal})
   } catch (error) {
     if (!(error instanceof UnimplementedError)) throw error
     throw new UnimplementedError(`${error.message}: container events need containerd 1.7+ or CRI-O with enable_pod_events`)

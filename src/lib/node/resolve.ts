@@ -45,10 +45,7 @@ export function matchPodSandboxes(sandboxes: readonly PodSandbox[], ref: string,
 
   // 3. sandbox ID prefix: all its attempts are the pods with the same name+namespace
   const byId = sandboxes.filter((pod) => pod.id.startsWith(ref))
-  if (byId.length === 0) {
-    const where = options.namespace === undefined ? '' : ` in namespace "${namespace}"`
-    throw new NotFoundError(`pod "${ref}" not found${where}; list pods with: podctl pods`)
-  }
+  if (byId.length === 0) throw notFoundIn(sandboxes, ref, namespace, options.namespace !== undefined)
 
   const fullName = (pod: PodSandbox) => podFullName(pod.metadata?.name ?? '', pod.metadata?.namespace ?? '')
   const pods = new Set(byId.map(fullName))
@@ -59,6 +56,23 @@ export function matchPodSandboxes(sandboxes: readonly PodSandbox[], ref: string,
 
   const [first] = byId
   return byName(first.metadata?.name ?? '', first.metadata?.namespace ?? '').sort(newestFirst)
+}
+
+/**
+ * The NotFound for a pod reference. A pod of that name in other namespaces is the usual slip
+ * (kubectl's default namespace is "default" too), so the message names them and the flag to add.
+ */
+function notFoundIn(sandboxes: readonly PodSandbox[], ref: string, namespace: string, namespaceGiven: boolean): NotFoundError {
+  const elsewhere = [...new Set(sandboxes.filter((pod) => pod.metadata?.name === ref).map((pod) => pod.metadata?.namespace ?? ''))]
+    .filter((other) => other !== namespace)
+    .sort()
+  if (elsewhere.length > 0) {
+    const add = elsewhere.length === 1 ? `add -n ${elsewhere[0]}` : 'add -n NAMESPACE'
+    return new NotFoundError(`pod "${ref}" not found in namespace ${namespace}; it exists in ${elsewhere.join(', ')}: ${add}`)
+  }
+
+  const where = namespaceGiven ? ` in namespace "${namespace}"` : ''
+  return new NotFoundError(`pod "${ref}" not found${where}; list pods with: podctl pods`)
 }
 
 /** One container from an ID prefix or `POD/CONTAINER` (newest attempt). */

@@ -11,8 +11,49 @@ export interface RuntimeStatusReport {
   images: number
   /** From RuntimeConfig; null when the runtime predates that RPC (containerd 1.6 answers UNIMPLEMENTED). */
   cgroupDriver: string | null
-  /** True when every condition the runtime reports is true. */
+  /** True when RuntimeReady and NetworkReady are both reported and true (the kubelet's test); other conditions only warn. */
   ready: boolean
+}
+
+/**
+ * The conditions the kubelet requires of a runtime (its runtime-state check reads only these two; a
+ * missing one counts as false). Any other condition, such as containerd 1.7's
+ * ContainerdHasNoDeprecationWarnings, is advice and never makes the runtime unready.
+ */
+export const REQUIRED_RUNTIME_CONDITIONS = ['RuntimeReady', 'NetworkReady'] as const
+
+type Condition = RuntimeStatusReport['conditions'][number]
+
+/** The required conditions that are false, and those missing (reported as false with reason "not reported"). */
+export function unmetRequiredConditions(conditions: readonly Condition[]): Condition[] {
+  return REQUIRED_RUNTIME_CONDITIONS.flatMap((type) => {
+    const condition = conditions.find((candidate) => candidate.type === type)
+    if (condition === undefined) return [{type, status: false, reason: 'not reported', message: ''}]
+    return condition.status ? [] : [condition]
+  })
+}
+
+/** "NetworkReady (NetworkPluginNotReady: cni config uninitialized)" */
+function describeCondition(c: Condition): string {
+  return `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`
+}
+
+/** Why the runtime is not ready, naming each unmet required condition; undefined when it is ready. */
+export function notReadyMessage(report: RuntimeStatusReport): string | undefined {
+  const unmet = unmetRequiredConditions(report.conditions)
+  if (unmet.length === 0) return undefined
+  return `runtime at ${report.endpoint} is not ready: ${unmet.map(describeCondition).join(', ')}`
+}
+
+/** The warning for a false condition that does not make the runtime unready. */
+export function falseConditionWarning(condition: Condition): string {
+  return `runtime condition ${describeCondition(condition)} is false`
+}
+
+/** The false conditions that are not required: shown as warnings. */
+export function advisoryFalseConditions(conditions: readonly Condition[]): Condition[] {
+  const required: readonly string[] = REQUIRED_RUNTIME_CONDITIONS
+  return conditions.filter((condition) => !condition.status && !required.includes(condition.type))
 }
 
 /**
@@ -44,6 +85,6 @@ export async function runtimeStatus(client: CriClient): Promise<RuntimeStatusRep
     containers: {running: containers.byState.get('CONTAINER_RUNNING') ?? 0, total: containers.total},
     images,
     cgroupDriver: runtimeConfig?.linux?.cgroupDriver ?? null,
-    ready: conditions.length > 0 && conditions.every((condition) => condition.status),
+    ready: unmetRequiredConditions(conditions).length === 0,
   }
 }

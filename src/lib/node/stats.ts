@@ -2,10 +2,10 @@ import type {CriClient} from '../cri/client.js'
 import {nanosToIso} from '../util/time.js'
 import type {Container, ContainerStats, CpuUsage, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {selectContainers as selectListedContainers} from './containers.js'
-import {matchContainerId} from './resolve.js'
+import {matchContainerRef} from './resolve.js'
 
 export interface StatsFilters {
-  /** A container reference (ID prefix); an ambiguous or unknown one is an error. */
+  /** A container reference (ID prefix or POD/CONTAINER, as logs and exec take); an ambiguous or unknown one is an error. */
   container?: string
   /** Container ID prefix, as a filter. */
   id?: string
@@ -44,7 +44,9 @@ export interface ContainerStatsSummary {
  */
 export function selectContainers(containers: readonly Container[], sandboxes: readonly PodSandbox[], filters: StatsFilters): Container[] {
   const {container, id, pod, namespace, all} = filters
-  const candidates = container === undefined ? containers : [matchContainerId(containers, container)]
+  // POD/CONTAINER names its pod in --namespace when that is one namespace (a glob only filters).
+  const podNamespace = namespace === undefined || namespace.includes('*') ? undefined : namespace
+  const candidates = container === undefined ? containers : [matchContainerRef(containers, sandboxes, container, {namespace: podNamespace})]
   const entries = selectListedContainers(candidates, sandboxes, {id, pod, namespace, all: all || container !== undefined})
   return entries.map((entry) => entry.container)
 }

@@ -35,12 +35,16 @@ export interface RemoteCommandIo {
   terminal?: TerminalSource
   /** Ends the session (Ctrl-C without a TTY): podctl then fails with Interrupted. */
   signal?: AbortSignal
+  /** The detach keys were typed (detach-keys.ts): the session ends here, the process runs on; exit 0. */
+  detach?: AbortSignal
   /** Deadline of the connect, the upgrade and the creation of the streams. */
   timeoutMs: number
 }
 
 export interface StatusOutcome {
   exitCode: number
+  /** Left by the detach keys: the process still runs, and exitCode is 0. */
+  detached?: boolean
 }
 
 interface Status {
@@ -89,7 +93,7 @@ export async function runRemoteCommand(url: URL, io: RemoteCommandIo): Promise<S
     })
     let outputClosed = false
     const onOutputError = () => {
-      // A closed pipe (`podctl exec ... | head -1`): stop quietly, like a shell pipeline does.
+      // A closed local stream: stop quietly. For podctl's own stdout the entries' rule (output/closed-pipe.ts) exits 0 first.
       outputClosed = true
       session.close()
     }
@@ -99,8 +103,9 @@ export async function runRemoteCommand(url: URL, io: RemoteCommandIo): Promise<S
     if (stdin && io.stdin) cleanups.push(copyIn(session, io.stdin, stdin))
     if (resize && io.terminal) cleanups.push(sendResizes(resize, io.terminal))
 
-    const interrupted = await untilDone(session, [error, stdout, stderr], io.signal)
-    if (interrupted) throw new InterruptedError('interrupted; the session was closed')
+    const ended = await untilDone(session, [error, stdout, stderr], io.signal, io.detach)
+    if (ended === 'interrupted') throw new InterruptedError('interrupted; the session was closed')
+    if (ended === 'detached') return {exitCode: 0, detached: true}
     if (outputClosed) return {exitCode: 0}
     await Promise.all([flushed(io.stdout), io.stderr ? flushed(io.stderr) : undefined])
     // The server always writes a status, success included; none and a dropped connection mean it was lost.
@@ -182,28 +187,36 @@ function sendResizes(resize: SpdyStream, terminal: TerminalSource): () => void {
   return terminal.onResize(send)
 }
 
-/** Resolves when the server is done with every output stream (or the session ended); true when interrupted. */
-function untilDone(session: SpdySession, streams: Array<SpdyStream | undefined>, signal?: AbortSignal): Promise<boolean> {
+/** Resolves when the server is done with every output stream (or the session ended), or on Ctrl-C or the detach keys. */
+function untilDone(
+  session: SpdySession,
+  streams: Array<SpdyStream | undefined>,
+  signal?: AbortSignal,
+  detach?: AbortSignal,
+): Promise<'done' | 'interrupted' | 'detached'> {
   const pending = streams.filter((stream): stream is SpdyStream => stream !== undefined)
   return new Promise((resolve) => {
     const check = () => {
-      if (session.closed || pending.every((stream) => stream.remoteDone)) finish(false)
+      if (session.closed || pending.every((stream) => stream.remoteDone)) finish('done')
     }
 
-    const onAbort = () => finish(true)
+    const onAbort = () => finish('interrupted')
+    const onDetach = () => finish('detached')
     const removals: Array<() => void> = []
-    const finish = (interrupted: boolean) => {
+    const finish = (how: 'done' | 'interrupted' | 'detached') => {
       signal?.removeEventListener('abort', onAbort)
+      detach?.removeEventListener('abort', onDetach)
       for (const remove of removals) remove()
-      resolve(interrupted)
+      resolve(how)
     }
 
-    if (signal?.aborted) {
-      finish(true)
+    if (signal?.aborted || detach?.aborted) {
+      finish(signal?.aborted ? 'interrupted' : 'detached')
       return
     }
 
     signal?.addEventListener('abort', onAbort, {once: true})
+    detach?.addEventListener('abort', onDetach, {once: true})
     removals.push(session.closing.add(check), ...pending.map((stream) => stream.ended.add(check)))
     check()
   })

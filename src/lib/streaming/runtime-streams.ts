@@ -29,6 +29,8 @@ export interface SessionOptions {
   signal?: AbortSignal
   /** Defaults to this process's stdin, stdout and stderr. */
   streams?: LocalStreams
+  /** With stdin and tty: the sequence that detaches (detach-keys.ts parseDetachKeys). */
+  detachKeys?: Buffer
 }
 
 /** exec -i/-t: the command in the container with this process's streams; its exit code is the outcome's. */

@@ -7,6 +7,9 @@
  *   with the same letter (`ps -r` is --resolve-image-path, `exec -t` is --tty, as in crictl) never
  *   takes them, and a flag's value is never read as the command.
  * - `help [COMMAND…]` is `COMMAND… --help`; `-h` before the command is `--help` after it.
+ * - A command's own flags before it (`podctl -r EP --pod-dir-root DIR pods`) move behind it as
+ *   typed, when the entry says which words are commands: a word after such a flag is its value
+ *   unless it is a command, so `--all ps` stays a flag and a command.
  * - crictl's command names that podctl spells otherwise (`inspectp`, `event`, …) are renamed.
  *
  * Anything not recognised is left exactly where it stands, for oclif to report.
@@ -43,6 +46,22 @@ export const COMMAND_RENAMES: Readonly<Record<string, readonly string[]>> = {
 }
 
 const HELP = new Set(['-h', '--help'])
+const VERSION = new Set(['-v', '--version'])
+
+/** What an entry knows of oclif's manifest: each command's id and aliases. */
+export interface ManifestCommands {
+  commands: Readonly<Record<string, {aliases?: readonly string[]; hiddenAliases?: readonly string[]}>>
+}
+
+/** Every word that names a command: ids, aliases, crictl's renamed names and `help`. */
+export function commandWords(manifest: ManifestCommands): Set<string> {
+  const words = new Set(['help', ...Object.keys(COMMAND_RENAMES)])
+  for (const [id, command] of Object.entries(manifest.commands)) {
+    for (const word of [id, ...(command.aliases ?? []), ...(command.hiddenAliases ?? [])]) words.add(word)
+  }
+
+  return words
+}
 
 interface Taken {
   /** The flag in the form it is moved to. */
@@ -76,10 +95,27 @@ function takeGlobal(argv: readonly string[], index: number): Taken | undefined {
   return {tokens: [`--${flag.name}=${next}`], used: 2}
 }
 
-/** The argv oclif should see: global flags behind the command, `help X` as `X --help`, crictl's names renamed. */
-export function normalizeArgv(argv: readonly string[]): string[] {
+/**
+ * A flag that is not global, at argv[index], as typed: with the next word as its value unless that
+ * word is a command, or the last word and shaped like a command name (then it is the command,
+ * perhaps mistyped, for oclif to name; `--pod-dir-root /tmp` alone has no command).
+ */
+function takeCommandFlag(argv: readonly string[], index: number, commands: ReadonlySet<string>): Taken {
+  const next = argv[index + 1]
+  const mayBeCommand = index + 2 >= argv.length && /^[a-z][a-z-]*$/.test(next ?? '')
+  const isValue = !argv[index].includes('=') && next !== undefined && !next.startsWith('-') && !commands.has(next) && !mayBeCommand
+  return isValue ? {tokens: [argv[index], next], used: 2} : {tokens: [argv[index]], used: 1}
+}
+
+/**
+ * The argv oclif should see: global flags behind the command, `help X` as `X --help`, crictl's names
+ * renamed. With `commands` (commandWords of the manifest), other flags before the command move
+ * behind it too; without, an unknown leading flag leaves argv as typed.
+ */
+export function normalizeArgv(argv: readonly string[], commands?: ReadonlySet<string>): string[] {
   const moved: string[] = []
   let help = false
+  let unknown = false
   let index = 0
   while (index < argv.length && argv[index].startsWith('-') && argv[index] !== '--') {
     if (HELP.has(argv[index])) {
@@ -89,13 +125,23 @@ export function normalizeArgv(argv: readonly string[]): string[] {
     }
 
     const taken = takeGlobal(argv, index)
-    // -v/--version and anything unknown: leave the rest as typed.
-    if (!taken) return [...argv]
-    moved.push(...taken.tokens)
-    index += taken.used
+    if (taken) {
+      moved.push(...taken.tokens)
+      index += taken.used
+      continue
+    }
+
+    // -v/--version, and anything unknown when the commands are not known: leave the rest as typed.
+    if (!commands || VERSION.has(argv[index])) return [...argv]
+    unknown = true
+    const own = takeCommandFlag(argv, index, commands)
+    moved.push(...own.tokens)
+    index += own.used
   }
 
   let rest = argv.slice(index)
+  // Only flags, one of them not global: there is no command to move them behind.
+  if (rest.length === 0 && unknown) return [...argv]
   if (rest.length === 0) return help || moved.length > 0 ? ['--help'] : []
   const rename = COMMAND_RENAMES[rest[0]]
   if (rename) rest = [...rename, ...rest.slice(1)]

@@ -15,6 +15,19 @@ export function nameMatcher(pattern: string | undefined): (value: string) => boo
   return (value) => regex.test(value)
 }
 
+/**
+ * For a list that came back empty: a --name (or --namespace) without `*` matches whole names only,
+ * which surprises anyone used to crictl's substring match. The hint names the glob that would
+ * match what they probably meant; undefined when no exact filter was given.
+ */
+export function exactNameHint(filters: Readonly<Record<string, string | undefined>>): string | undefined {
+  const exact = Object.entries(filters).filter(([, value]) => value !== undefined && value !== '' && !value.includes('*'))
+  if (exact.length === 0) return undefined
+  const names = exact.map(([flag]) => `--${flag}`).join(' and ')
+  const globs = exact.map(([flag, value]) => `--${flag} '${value}*'`).join(' ')
+  return `${names} ${exact.length === 1 ? 'matches' : 'match'} whole names only; to match names that start with it, use ${globs}`
+}
+
 /** `-l a=b -l c=d` or `-l a=b,c=d` → {a: 'b', c: 'd'}; the runtime applies it server-side. */
 export function parseLabelSelector(values: readonly string[] | undefined, flag = '--label'): Record<string, string> {
   const selector: Record<string, string> = {}

@@ -197,6 +197,16 @@ describe('column helpers', () => {
 })
 
 describe('matchContainerRef', () => {
+  it('names the namespaces a pod of that name is in when it is not in the one asked for', () => {
+    expect(() => matchContainerRef(containers, sandboxes, 'db/server')).toThrow(
+      'pod "db" not found in namespace default; it exists in shop: add -n shop',
+    )
+    expect(() => matchContainerRef(containers, sandboxes, 'web/server', {namespace: 'prod'})).toThrow(
+      'pod "web" not found in namespace prod; it exists in other, shop: add -n NAMESPACE',
+    )
+    expect(() => matchContainerRef(containers, sandboxes, 'ghost/server')).toThrow('pod "ghost" not found; list pods with: podctl pods')
+  })
+
   it('takes the newest attempt of POD/CONTAINER in the namespace', () => {
     expect(matchContainerRef(containers, sandboxes, 'web/web', {namespace: 'shop'}).id).toBe(hex('1'))
     expect(matchContainerRef(containers, sandboxes, 'web/web', {namespace: 'other'}).id).toBe(hex('5'))

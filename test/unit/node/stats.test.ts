@@ -82,6 +82,15 @@ describe('selectContainers', () => {
     expect(() => selectContainers(containers, sandboxes, {container: 'zzz'})).toThrow(NotFoundError)
   })
 
+  it('takes POD/CONTAINER as logs and exec do, the pod in --namespace (default "default")', () => {
+    expect(ids(selectContainers(containers, sandboxes, {container: 'web/app'}))).toEqual(['c3aaa'])
+    expect(ids(selectContainers(containers, sandboxes, {container: 'web/sidecar', namespace: 'shop'}))).toEqual(['c1abb'])
+    expect(ids(selectContainers(containers, sandboxes, {container: 'web_shop/app'}))).toEqual(['c1aaa'])
+    expect(() => selectContainers(containers, sandboxes, {container: 'db/postgres'})).toThrow(
+      'pod "db" not found in namespace default; it exists in shop: add -n shop',
+    )
+  })
+
   it('fails on an unknown --pod', () => {
     expect(() => selectContainers(containers, sandboxes, {pod: 'nope'})).toThrow(NotFoundError)
   })

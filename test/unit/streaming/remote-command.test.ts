@@ -3,6 +3,8 @@ import {PassThrough, Readable} from 'node:stream'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {DeadlineExceededError, InterruptedError, RuntimeError, StreamingUnavailableError} from '../../../src/lib/errors.js'
+import {parseDetachKeys} from '../../../src/lib/streaming/detach-keys.js'
+import {withLocalStreams} from '../../../src/lib/streaming/local.js'
 import {parseStatus, runRemoteCommand, type TerminalSource} from '../../../src/lib/streaming/remote-command.js'
 import {usableUrl} from '../../../src/lib/streaming/runtime-streams.js'
 import {FakeSpdyServer, type ServerStream} from '../../support/fake-spdy-server.js'
@@ -132,6 +134,23 @@ describe('runRemoteCommand against a fake streaming server', () => {
     await until(() => server?.connections[0]?.streams.length === 3)
     controller.abort()
     await expect(session).rejects.toThrow(InterruptedError)
+  })
+
+  it('the detach keys end a -it session with exit 0, sending neither them nor an end of stdin', async () => {
+    const url = await catServer(0)
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const session = withLocalStreams(
+      {stdin: true, tty: true, detachKeys: parseDetachKeys('ctrl-p,ctrl-q'), streams: {stdin, stdout, stderr: new PassThrough()}},
+      (io) => runRemoteCommand(url, {...io, tty: true, timeoutMs: 5000}),
+    )
+    stdin.write('ls\r\u0010')
+    await until(() => String(stdout.read() ?? '').includes('ls\r'))
+    stdin.write('\u0011more')
+    expect(await session).toEqual({exitCode: 0, detached: true})
+    const sent = server!.connections[0].streams.find((s) => s.headers.streamtype === 'stdin')!
+    expect(Buffer.concat(sent.data).toString()).toBe('ls\r')
+    expect(sent.finished).toBe(false)
   })
 
   it('a server that refuses the session, or none at all, is StreamingUnavailable', async () => {

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../../src/lib/base-command.js'
-import {GLOBAL_FLAGS, normalizeArgv} from '../../../src/lib/util/argv.js'
+import {commandWords, GLOBAL_FLAGS, normalizeArgv} from '../../../src/lib/util/argv.js'
 
 describe('normalizeArgv: crictl habits before oclif parses', () => {
   it('moves global flags from before the command to behind it, spelled long', () => {
@@ -62,6 +62,32 @@ describe('normalizeArgv: crictl habits before oclif parses', () => {
   it('leaves an unknown leading flag where it is, for oclif to report', () => {
     expect(normalizeArgv(['--bogus', 'ps'])).toEqual(['--bogus', 'ps'])
     expect(normalizeArgv(['-D=1', 'ps'])).toEqual(['-D=1', 'ps'])
+  })
+
+  it("with the commands known, moves a command's own flags from before it to behind it, values included", () => {
+    const commands = commandWords({commands: {pods: {}, ps: {aliases: ['containers']}, logs: {}}})
+    expect(normalizeArgv(['-r', 'EP', '--pod-dir-root', 'DIR', 'pods'], commands)).toEqual([
+      'pods',
+      '--runtime-endpoint=EP',
+      '--pod-dir-root',
+      'DIR',
+    ])
+    expect(normalizeArgv(['--pod-dir-root=DIR', '-r', 'EP', 'pods', '-q'], commands)).toEqual([
+      'pods',
+      '--pod-dir-root=DIR',
+      '--runtime-endpoint=EP',
+      '-q',
+    ])
+    expect(normalizeArgv(['-n', 'demo', 'logs', 'web/server'], commands)).toEqual(['logs', '-n', 'demo', 'web/server'])
+    // A command word right after a flag is the command: the flag takes no value.
+    expect(normalizeArgv(['--all', 'containers', 'web'], commands)).toEqual(['containers', '--all', 'web'])
+    // The last word is the command even when mistyped, for oclif to report by its name.
+    expect(normalizeArgv(['--all', 'pdos'], commands)).toEqual(['pdos', '--all'])
+    // No command at all, and -v/--version: as typed.
+    expect(normalizeArgv(['--bogus'], commands)).toEqual(['--bogus'])
+    expect(normalizeArgv(['--pod-dir-root', '/tmp'], commands)).toEqual(['--pod-dir-root', '/tmp'])
+    expect(normalizeArgv(['-v', 'ps'], commands)).toEqual(['-v', 'ps'])
+    expect(normalizeArgv(['help', 'ps'], commands)).toEqual(['ps', '--help'])
   })
 
   it('knows every flag BaseCommand has, with the same letters', () => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {nameMatcher, parseLabelSelector, takeNewest} from '../../../src/lib/util/filters.js'
+import {exactNameHint, nameMatcher, parseLabelSelector, takeNewest} from '../../../src/lib/util/filters.js'
 import {mapLimit, settleLimit} from '../../../src/lib/util/concurrency.js'
 
 describe('name filters are exact unless globbed', () => {
@@ -61,5 +61,18 @@ describe('newest N and concurrency', () => {
       return n
     })
     expect(out.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+  })
+})
+
+describe('exactNameHint', () => {
+  it('names the exact filters and the globs that would match names starting with them', () => {
+    expect(exactNameHint({name: 'serv', namespace: undefined})).toBe(
+      "--name matches whole names only; to match names that start with it, use --name 'serv*'",
+    )
+    expect(exactNameHint({name: 'serv', namespace: 'kube'})).toBe(
+      "--name and --namespace match whole names only; to match names that start with it, use --name 'serv*' --namespace 'kube*'",
+    )
+    expect(exactNameHint({name: 'serv*', namespace: undefined})).toBeUndefined()
+    expect(exactNameHint({name: undefined})).toBeUndefined()
   })
 })

@@ -29,6 +29,11 @@ export interface KillPodOptions {
   keep?: boolean
   /** Receives Killing / FailedPreStopHook events. */
   events?: EventSink
+  /**
+   * Before the running containers are stopped (not with force): the longest a pod may now take, its
+   * grace period (at least the 2 s minimum), so a waiting user is told why and for how long.
+   */
+  onGracePeriod?: (grace: {pod: string; seconds: number}) => void
   signal?: AbortSignal
   /** A rollback: its calls may outlive the command deadline (each still has its own). */
   cleanup?: boolean
@@ -94,6 +99,11 @@ export interface KillContainerOutcome {
   gracePeriodSeconds: number
   /** The timeout sent with StopContainer, after the preStop hook's time and the wait for its turn were subtracted. */
   stopTimeoutSeconds: number
+}
+
+/** What a waiting user is told while a pod's containers have their grace period to stop (30 s by default). */
+export function graceNotice({pod, seconds}: {pod: string; seconds: number}): string {
+  return `waiting up to ${seconds}s for ${pod} to stop (its grace period; --force kills at once)`
 }
 
 /** Whole seconds, as the kubelet truncates a duration it takes out of a grace period. */
@@ -218,6 +228,11 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   const listed = options.containers ?? (await client.runtime('listContainers', {filter: {}}, callOptions)).containers
   const containers = listed.filter((container) => ids.has(container.podSandboxId))
   const running = containers.filter((container) => container.state === 'CONTAINER_RUNNING')
+
+  if (running.length > 0 && !options.force && options.onGracePeriod) {
+    const graces = running.map((container) => gracePeriodFor(container.annotations, options.gracePeriodSeconds))
+    options.onGracePeriod({pod, seconds: Math.max(MIN_GRACE_PERIOD_SECONDS, ...graces)})
+  }
 
   // One grace period for all: app containers first, then sidecars in reverse declaration order.
   const kills = await killRunningContainers(client, running, {

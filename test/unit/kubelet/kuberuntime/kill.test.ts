@@ -4,7 +4,7 @@ import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {NotFoundError, RuntimeError} from '../../../../src/lib/errors.js'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodFor, parsePreStopHandler} from '../../../../src/lib/kube/labels.js'
-import {killPod, KillPodError, stopTimeoutSeconds} from '../../../../src/lib/kubelet/kuberuntime/kill.js'
+import {graceNotice, killPod, KillPodError, stopTimeoutSeconds} from '../../../../src/lib/kubelet/kuberuntime/kill.js'
 import type {Container, PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 
 describe('gracePeriodFor', () => {
@@ -210,6 +210,24 @@ describe('killPod', () => {
     expect(result.removed).toBe(false)
     expect(calls.some((call) => call.method.startsWith('remove'))).toBe(false)
     expect(calls.find((call) => call.method === 'stopContainer')!.request.timeout).toBe('4')
+  })
+
+  it('says how long the pod may take, its longest grace period, before stopping; nothing with force', async () => {
+    const running = [
+      container('c1', 'new', 'CONTAINER_RUNNING', {'io.kubernetes.pod.terminationGracePeriod': '9'}),
+      container('c2', 'new', 'CONTAINER_RUNNING'),
+    ]
+    const told: Array<{pod: string; seconds: number}> = []
+    await killPod(fakeClient(running).client, sandboxes, {onGracePeriod: (grace) => told.push(grace)})
+    await killPod(fakeClient(running).client, sandboxes, {gracePeriodSeconds: 0, onGracePeriod: (grace) => told.push(grace)})
+    await killPod(fakeClient(running).client, sandboxes, {force: true, onGracePeriod: (grace) => told.push(grace)})
+    await killPod(fakeClient([]).client, sandboxes, {onGracePeriod: (grace) => told.push(grace)})
+    // The default 30 s of c2 is the longest; --grace-period 0 without force still gets the 2 s minimum.
+    expect(told).toEqual([
+      {pod: 'web_default', seconds: 30},
+      {pod: 'web_default', seconds: 2},
+    ])
+    expect(graceNotice(told[0])).toBe('waiting up to 30s for web_default to stop (its grace period; --force kills at once)')
   })
 
   it('force: StopContainer timeout 0 and no preStop hook', async () => {
