@@ -27,23 +27,22 @@ export interface KillResult {
 export default class Kill extends BaseCommand<typeof Kill> {
   static override summary = "Stop and remove pods the kubelet's way: preStop hooks, grace period, then the sandbox."
 
-  static override description = `For each pod: every running container in parallel gets a Killing event, its preStop exec hook \
-(from the io.kubernetes.container.preStopHandler annotation) within the grace period, then StopContainer with what is \
-left of the grace period (never below 2s unless --force). Sidecars (init containers with restartPolicy Always) \
-share that one grace period: each waits for the app containers and the sidecars declared after it, then stops with \
-what is left (at least 2s). Then StopPodSandbox for every sandbox (attempt) of the pod; \
-then the containers and sandboxes are removed unless --keep, and with them the pod's log directory under \
---pod-logs-root. The grace period is --grace-period, else the pod's \
-io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Objects already gone count as done, so killing twice is safe. \
-A pod the runtime no longer has (its sandboxes were removed behind podctl's back) but that podctl still records for \
-this runtime loses its record: pod.json, which supervisors and sync act on, the rest of its pod directory and its log \
-directory under --pod-logs-root; --all and --label remove such records too. Records of other runtimes are never \
-touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not found. \
-Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of the \
-first failure (5 for a pod that does not exist, unless --ignore-not-found). Claim directories (--claims-root) \
-outlive their pods; --delete-claims removes the data of the killed pods' claims, except a claim a running pod still uses. \
---static NAME (or NAME-<node>) instead removes the file run --static wrote into the kubelet's static pod directory, and \
-the kubelet stops the pod; files podctl did not write are left alone.`
+  static override description = `For each pod: every running container in parallel gets a Killing event, its preStop \
+exec hook (from the io.kubernetes.container.preStopHandler annotation) within the grace period, then StopContainer with \
+what is left of the grace period (never below 2s unless --force). Sidecars (init containers with restartPolicy Always) \
+share that one grace period: each waits for the app containers and the sidecars declared after it, then stops with what \
+is left (at least 2s). Then StopPodSandbox for every sandbox (attempt) of the pod; then the containers and sandboxes are \
+removed unless --keep, and with them the pod's log directory under --pod-logs-root. The grace period is --grace-period, \
+else the pod's io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Objects already gone count as done, so \
+killing twice is safe. A pod the runtime no longer has (its sandboxes were removed behind podctl's back) but that podctl \
+still records for this runtime loses its record: pod.json, which supervisors and sync act on, the rest of its pod \
+directory and its log directory under --pod-logs-root; --all and --label remove such records too. Records of other \
+runtimes are never touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not \
+found. Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of \
+the first failure (5 for a pod that does not exist, unless --ignore-not-found). Claim directories (--claims-root) \
+outlive their pods; --delete-claims removes the data of the killed pods' claims, except a claim a running pod still \
+uses. --static NAME (or NAME-<node>) instead removes the file run --static wrote into the kubelet's static pod \
+directory, and the kubelet stops the pod; files podctl did not write are left alone.`
 
   static override examples = [
     example('Kill one pod of the default namespace', 'web'),

@@ -86,11 +86,15 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
           ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
     )
-    // An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none).
-    const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
-    const hint = entries.length === 0 && forPeople ? exactNameHint({name: flags.name, namespace: flags.namespace}) : undefined
-    if (hint) this.stderrLine(hint)
+    if (entries.length === 0) this.hintExactNames()
     return result
+  }
+
+  /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */
+  private hintExactNames(): void {
+    const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
+    const hint = forPeople ? exactNameHint({name: this.flags.name, namespace: this.flags.namespace}) : undefined
+    if (hint) this.stderrLine(hint)
   }
 
   /** crictl v1.29's pods: names and namespaces as Go regexps, its table, -q and -v exactly (lib/crictl/lists.ts). */

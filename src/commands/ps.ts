@@ -113,11 +113,16 @@ name_namespace/container, which other commands accept as a container reference.`
           ? entries.map(containerRefName).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
     )
-    // An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none).
-    const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
-    const hint = entries.length === 0 && forPeople ? exactNameHint({name: flags.name, namespace: flags.namespace}) : undefined
-    if (hint) this.stderrLine(`${hint}${flags.all ? '' : ' (and -a for containers that are not running)'}`)
+    if (entries.length === 0) this.hintExactNames()
     return result
+  }
+
+  /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */
+  private hintExactNames(): void {
+    const {flags} = this
+    const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
+    const hint = forPeople ? exactNameHint({name: flags.name, namespace: flags.namespace}) : undefined
+    if (hint) this.stderrLine(`${hint}${flags.all ? '' : ' (and -a for containers that are not running)'}`)
   }
 
   /** crictl v1.29's ps: --pod and --id sent to the runtime, --name a Go regexp, --image by image ID; its table, -q and -v. */
