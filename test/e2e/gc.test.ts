@@ -5,7 +5,6 @@
  * log directory. Images on a private containerd (fresh-runtime.ts), since image GC removes images:
  * past the high threshold an unused image goes, one a container uses and the runtime's sandbox image stay.
  */
-import {spawn} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -17,6 +16,7 @@ import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
 import {lab, labClient, labEnv, runSandbox, sandboxConfig, uniqueNamespace} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
+import {startAgent} from '../support/agent.js'
 import {BIN, podctl} from '../support/podctl.js'
 import {until} from '../support/until.js'
 import {createTestPod, waitForExit} from '../support/pods.js'
@@ -135,13 +135,7 @@ describe('the supervisor collects too (sync --watch --gc-period)', () => {
 
     // Once a second here (the kubelet's minute is the default); -n keeps it to this file's namespace.
     const args = [BIN, 'sync', '--watch', '--all', '-n', namespace, '--gc-period', '1s', ...NO_IMAGES]
-    const agent = spawn(process.execPath, args, {env: {...env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
-    let output = ''
-    agent.stdout.on('data', (chunk) => (output += chunk))
-    agent.stderr.on('data', (chunk) => (output += chunk))
-    const exited = new Promise<number | null>((resolve) => {
-      agent.on('close', resolve)
-    })
+    const agent = startAgent([process.execPath, ...args], env)
     try {
       const left = await until(
         'the supervisor to collect the older instances',
@@ -156,10 +150,9 @@ describe('the supervisor collects too (sync --watch --gc-period)', () => {
         ['web', 0, 'CONTAINER_RUNNING'],
       ])
       expect(logs.map((log) => existsSync(log))).toEqual([false, false, true])
-      await until('the GarbageCollected event', () => output.includes('GarbageCollected'), {timeoutMs: 10_000})
+      await until('the GarbageCollected event', () => agent.output().includes('GarbageCollected'), {timeoutMs: 10_000})
     } finally {
-      agent.kill('SIGTERM')
-      expect(await exited, output).toBe(0)
+      expect(await agent.stop(), agent.output()).toBe(0)
     }
   }, 120_000)
 })

@@ -1,10 +1,11 @@
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import {startAgent} from '../support/agent.js'
 import {lab, labClient, labEnv, uniqueNamespace} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
 import {podctl} from '../support/podctl.js'
@@ -77,23 +78,13 @@ spec:
     expect(stopSignal).toBe('SIGTERM')
 
     // As systemd starts it: the unit's command line alone, no endpoint or pod roots from the environment.
-    const agent = spawn(argv[0], argv.slice(1), {
-      // PODCTL_BACKOFF_BASE_MS only keeps the restart below quick (1 s instead of the kubelet's 10 s).
-      env: {
-        PATH: process.env.PATH,
-        NO_COLOR: '1',
-        PODCTL_CONTAINER_LOGS_DIR: env.PODCTL_CONTAINER_LOGS_DIR,
-        PODCTL_BACKOFF_BASE_MS: '1000',
-        // No node-wide collection beside the other test files (support/lab.ts labEnv).
-        PODCTL_GC_PERIOD: env.PODCTL_GC_PERIOD,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    agent.stdout.on('data', (chunk) => (output += chunk))
-    agent.stderr.on('data', (chunk) => (output += chunk))
-    const exited = new Promise<number | null>((resolve) => {
-      agent.on('close', resolve)
+    // PODCTL_BACKOFF_BASE_MS only keeps the restart below quick (1 s instead of the kubelet's 10 s).
+    const agent = startAgent(argv, {
+      PATH: process.env.PATH,
+      PODCTL_CONTAINER_LOGS_DIR: env.PODCTL_CONTAINER_LOGS_DIR,
+      PODCTL_BACKOFF_BASE_MS: '1000',
+      // No node-wide collection beside the other test files (support/lab.ts labEnv).
+      PODCTL_GC_PERIOD: env.PODCTL_GC_PERIOD,
     })
     try {
       const status = async (): Promise<PodStatus> =>
@@ -118,16 +109,14 @@ spec:
         {timeoutMs: 60_000, pollMs: 200},
       )
 
-      agent.kill(stopSignal)
-      expect(await exited, output).toBe(0)
-      expect(output).toContain('Stopped watching; the pods keep running')
+      expect(await agent.stop(stopSignal), agent.output()).toBe(0)
+      expect(agent.output()).toContain('Stopped watching; the pods keep running')
       const after = await status()
       expect(after.supervised).toBe(false)
       expect(after.containerStatuses[0]).toMatchObject({name: 'c', state: 'Running', restartCount: 1})
       expect(runningId(after)).toBe(runningId(restarted))
     } finally {
-      agent.kill('SIGKILL')
-      await exited
+      await agent.stop('SIGKILL')
       expect((await podctl(['kill', 'agent', '-n', namespace], {env})).code).toBe(0)
     }
   }, 120_000)

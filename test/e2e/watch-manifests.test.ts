@@ -1,11 +1,12 @@
-import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {PodLabel} from '../../src/lib/kube/labels.js'
+import {startAgent} from '../support/agent.js'
 import {BIN, podctl} from '../support/podctl.js'
 import {lab, labClient, labEnv, uniqueNamespace} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
@@ -33,29 +34,8 @@ const hasAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0
 
 useLabNamespace(client, namespace, work)
 
-const agents: ChildProcess[] = []
-afterAll(() => {
-  for (const agent of agents) agent.kill('SIGKILL')
-})
-
-/** A running podctl: its output so far, and a stop that waits for its exit code. */
-function start(argv: string[], extraEnv: Record<string, string | undefined> = env) {
-  const agent = spawn(argv[0], argv.slice(1), {env: {...extraEnv, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
-  agents.push(agent)
-  let output = ''
-  agent.stdout!.on('data', (chunk) => (output += chunk))
-  agent.stderr!.on('data', (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => {
-    agent.on('close', resolve)
-  })
-  return {
-    output: () => output,
-    async stop(): Promise<number | null> {
-      agent.kill('SIGTERM')
-      return exited
-    },
-  }
-}
+/** The agent under test, as its unit or a user starts it. */
+const start = (argv: string[], agentEnv: Record<string, string | undefined> = env) => startAgent(argv, agentEnv)
 
 interface Listed {
   id: string

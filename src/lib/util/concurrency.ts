@@ -108,3 +108,32 @@ export async function sleep(ms: number, signal?: AbortSignal, interruptedMessage
     throw error
   }
 }
+
+/**
+ * A loop's pause between two rounds: over after `ms`, as soon as `signal` aborts (also when it
+ * already has), or when `wake()` is called because something came in that the next round must see.
+ */
+export class Pause {
+  private wakeUp?: () => void
+
+  wait(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', done)
+        this.wakeUp = undefined
+        resolve()
+      }
+
+      const timer = setTimeout(done, ms)
+      this.wakeUp = done
+      if (signal.aborted) done()
+      else signal.addEventListener('abort', done, {once: true})
+    })
+  }
+
+  /** Ends the pause in progress, if there is one. */
+  wake(): void {
+    this.wakeUp?.()
+  }
+}

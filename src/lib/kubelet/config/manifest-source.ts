@@ -16,6 +16,7 @@ import {readdir, readFile, stat} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 
 import {UsageError} from '../../errors.js'
+import {Pause} from '../../util/concurrency.js'
 import {type FileReading, type ManifestFile, type ReadingOptions, readManifestFiles} from './manifest-files.js'
 
 /** How long a file must stay unchanged before it is read. */
@@ -75,7 +76,7 @@ export class ManifestSource {
   private readonly texts = new Map<string, {signature: string; text: string}>()
   private readonly watchers: FSWatcher[] = []
   private lastSignatures = ''
-  private wake?: () => void
+  private readonly pausing = new Pause()
   private soon = false
 
   constructor(
@@ -118,24 +119,11 @@ export class ManifestSource {
 
   private poke(): void {
     this.soon = true
-    this.wake?.()
+    this.pausing.wake()
   }
 
   private async pause(signal: AbortSignal, ms: number): Promise<void> {
-    if (this.soon) return
-    await new Promise<void>((done) => {
-      const finish = () => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', finish)
-        this.wake = undefined
-        done()
-      }
-
-      const timer = setTimeout(finish, ms)
-      this.wake = finish
-      if (signal.aborted) finish()
-      else signal.addEventListener('abort', finish, {once: true})
-    })
+    if (!this.soon) await this.pausing.wait(ms, signal)
   }
 
   /** One look at every path; true while some file has not settled yet (look again after SETTLE_MS). */

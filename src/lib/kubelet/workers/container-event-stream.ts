@@ -14,6 +14,7 @@ import type {CriClient} from '../../cri/client.js'
 import {asPodctlError, formatMs, UnimplementedError} from '../../errors.js'
 import type {ContainerEventResponse} from '../../../generated/runtime/v1/api.js'
 import {type EventSink, normalEvent} from '../../kube/events.js'
+import {Pause} from '../../util/concurrency.js'
 
 /** 'starting' until the stream proves itself or fails; the loop polls meanwhile. */
 export type WatchMode = 'starting' | 'events' | 'polling'
@@ -55,7 +56,7 @@ export class ContainerEventStream {
   private readonly timing: EventStreamTiming
   private failures = 0
   private running?: Promise<void>
-  private skipPause?: () => void
+  private readonly pausing = new Pause()
 
   constructor(private readonly options: ContainerEventStreamOptions) {
     this.timing = {...DEFAULT_EVENT_STREAM_TIMING, ...options.timing}
@@ -74,7 +75,7 @@ export class ContainerEventStream {
    */
   runtimeRestarted(): void {
     this.failures = 0
-    if (this.running) this.skipPause?.()
+    if (this.running) this.pausing.wake()
     else this.start()
   }
 
@@ -154,18 +155,6 @@ export class ContainerEventStream {
   }
 
   private pause(ms: number): Promise<void> {
-    const {signal} = this.options
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        this.skipPause = undefined
-        resolve()
-      }
-
-      const timer = setTimeout(done, ms)
-      signal.addEventListener('abort', done, {once: true})
-      this.skipPause = done
-    })
+    return this.pausing.wait(ms, this.options.signal)
   }
 }
