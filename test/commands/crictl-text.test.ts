@@ -11,7 +11,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {type FakeContainer, FakePodRuntime} from '../support/fake-pod-runtime.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
-import {podctl} from '../support/podctl.js'
+import {endpointEnv, podctl} from '../support/podctl.js'
 
 const fake = new FakePodRuntime()
 let env: Record<string, string | undefined>
@@ -22,7 +22,7 @@ const withoutTime = (text: string) => text.replaceAll(/time="[^"]+"/g, 'time="<R
 
 beforeAll(async () => {
   await fake.start()
-  env = {CONTAINER_RUNTIME_ENDPOINT: fake.client.runtimeEndpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+  env = endpointEnv(fake.client.runtimeEndpoint)
 })
 
 beforeEach(() => fake.reset())

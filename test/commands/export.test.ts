@@ -14,7 +14,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {ExitCode} from '../../src/lib/errors.js'
 import {unmountUnder} from '../../src/lib/kubelet/volumes/volumes.js'
 import {FakePodRuntime} from '../support/fake-pod-runtime.js'
-import {podctl} from '../support/podctl.js'
+import {endpointEnv, podctl} from '../support/podctl.js'
 
 const fake = new FakePodRuntime()
 const dir = mkdtempSync(join(tmpdir(), 'podctl-export-'))
@@ -57,13 +57,10 @@ const run = (...args: string[]) => podctl(args, {env})
 
 beforeAll(async () => {
   await fake.start()
-  env = {
-    CONTAINER_RUNTIME_ENDPOINT: fake.client.runtimeEndpoint,
-    IMAGE_SERVICE_ENDPOINT: undefined,
-    CRI_CONFIG_FILE: undefined,
+  env = endpointEnv(fake.client.runtimeEndpoint, {
     PODCTL_POD_DIR_ROOT: join(dir, 'pods'),
     PODCTL_POD_LOGS_ROOT: join(dir, 'logs'),
-  }
+  })
 })
 
 beforeEach(() => fake.reset())

@@ -10,7 +10,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
 import {type FakeContainer, FakePodRuntime} from '../support/fake-pod-runtime.js'
-import {podctl, ROOT} from '../support/podctl.js'
+import {endpointEnv, podctl, ROOT} from '../support/podctl.js'
 
 const fake = new FakePodRuntime()
 const dir = mkdtempSync(join(tmpdir(), 'podctl-gc-command-'))
@@ -24,14 +24,11 @@ const NO_IMAGES = ['--image-gc-high-threshold', '100', '--image-gc-low-threshold
 
 beforeAll(async () => {
   await fake.start()
-  env = {
-    CONTAINER_RUNTIME_ENDPOINT: fake.client.runtimeEndpoint,
-    IMAGE_SERVICE_ENDPOINT: undefined,
-    CRI_CONFIG_FILE: undefined,
+  env = endpointEnv(fake.client.runtimeEndpoint, {
     PODCTL_POD_DIR_ROOT: podDirRoot,
     PODCTL_POD_LOGS_ROOT: logsRoot,
     PODCTL_CONTAINER_LOGS_DIR: linksDir,
-  }
+  })
 })
 
 beforeEach(() => {

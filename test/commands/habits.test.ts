@@ -6,12 +6,12 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
-import {podctl, ROOT} from '../support/podctl.js'
+import {endpointEnv, podctl, ROOT} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
 
 const dir = socketDir()
 const socket = join(dir, 'cri.sock')
-const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+const env = endpointEnv()
 let stop: () => Promise<void>
 
 type Callback = (error: null, response: unknown) => void

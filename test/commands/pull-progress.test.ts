@@ -7,12 +7,12 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {Status} from '../../src/generated/containerd/services/content/v1/content.js'
 import {fakeImage, FakeImageService} from '../support/fake-image-service.js'
-import {podctl} from '../support/podctl.js'
+import {endpointEnv, podctl} from '../support/podctl.js'
 import {until} from '../support/until.js'
 
 const LAYER = `sha256:${'e5'.repeat(32)}`
 const IMAGE_ID = `sha256:${'f6'.repeat(32)}`
-const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+const env = endpointEnv()
 const pulledLine = (image: string) => `Successfully pulled image "${image}" in 0s. Image size: 3000 bytes. ID: f6f6f6f6f6f6f\n`
 
 let containerd: FakeImageService

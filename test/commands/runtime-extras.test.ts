@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
-import {podctl} from '../support/podctl.js'
+import {endpointEnv, podctl} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
 
 type Callback = (error: null, response: unknown) => void
@@ -16,7 +16,7 @@ type Callback = (error: null, response: unknown) => void
 const dir = socketDir()
 const newer = join(dir, 'newer.sock')
 const older = join(dir, 'older.sock')
-const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+const env = endpointEnv()
 const asCrictl = {...env, PODCTL_PERSONALITY: 'crictl'}
 const stops: Array<() => Promise<void>> = []
 const checkpointed: Array<{containerId: string; location: string}> = []

@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
-import {BIN, podctl} from '../support/podctl.js'
+import {BIN, endpointEnv, podctl} from '../support/podctl.js'
 import {splitExecStart, unitValue} from '../support/systemd-exec.js'
 
 const work = mkdtempSync(join(tmpdir(), 'podctl-unit-'))
@@ -16,7 +16,7 @@ afterAll(() => rmSync(work, {recursive: true, force: true}))
 
 const socket = join(work, 'containerd.sock')
 // No endpoint from the machine's environment or crictl config: each test names its own.
-const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
+const env = endpointEnv()
 const unit = (...args: string[]) => podctl(['unit', ...args], {env})
 
 describe('podctl unit', () => {

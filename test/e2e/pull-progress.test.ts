@@ -12,7 +12,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {type BigImage, ensureBigImage} from '../support/big-image.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
 import {lab} from '../support/lab.js'
-import {podctl} from '../support/podctl.js'
+import {endpointEnv, podctl} from '../support/podctl.js'
 import {type SlowRegistry, slowRegistry} from '../support/slow-registry.js'
 import {finalScreen, podctlOnTerminal} from '../support/terminal.js'
 
@@ -24,7 +24,7 @@ let big: BigImage
 /** The big image, pulled through the proxy. */
 let image: string
 
-const env = () => ({CONTAINER_RUNTIME_ENDPOINT: runtime.endpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined})
+const env = () => endpointEnv(runtime.endpoint)
 const short = (digest: string) => digest.slice('sha256:'.length, 'sha256:'.length + 12)
 
 /** Each test starts without the image (and so has all of it to download). */

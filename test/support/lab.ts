@@ -3,6 +3,7 @@ import {randomBytes} from 'node:crypto'
 
 import {CriClient, type RuntimeRequest} from '../../src/lib/cri/client.js'
 import {PodLabel} from '../../src/lib/kube/labels.js'
+import {endpointEnv} from './podctl.js'
 
 export interface Lab {
   endpoint: string
@@ -45,8 +46,7 @@ export function lab(): Lab {
  * containers and images of the test files running beside it; the tests of collection turn it on.
  */
 export function labEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const isolated = {CONTAINER_RUNTIME_ENDPOINT: lab().endpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined}
-  return {...isolated, PODCTL_GC_PERIOD: '0', ...extra}
+  return endpointEnv(lab().endpoint, {PODCTL_GC_PERIOD: '0', ...extra})
 }
 
 export function labClient(): CriClient {

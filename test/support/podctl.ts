@@ -44,3 +44,11 @@ export function podctl(args: string[], options: RunOptions = {}): Promise<RunRes
     child.stdin.end(options.input ?? '')
   })
 }
+
+/**
+ * Environment that points podctl at `endpoint` (none: at nothing, so each test names its own) and
+ * at nothing else: no image endpoint or crictl config from the machine running the tests.
+ */
+export function endpointEnv(endpoint?: string, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {CONTAINER_RUNTIME_ENDPOINT: endpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined, ...extra}
+}
