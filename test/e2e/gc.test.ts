@@ -69,21 +69,27 @@ async function logPathOf(containerId: string): Promise<string> {
   return status!.logPath
 }
 
+/** A pod whose `app` crashed `crashes` + 1 times (attempts 0…crashes, all exited) beside a running `web`, and the app instances' IDs. */
+async function crashLoop(name: string, crashes: number) {
+  const pod = await createTestPod(client, {
+    name,
+    namespace,
+    restartPolicy: 'Always',
+    containers: [
+      {name: 'app', script: 'echo attempt 0; exit 1'},
+      {name: 'web', script: 'trap "exit 0" TERM; while true; do sleep 1; done'},
+    ],
+  })
+  await waitForExit(client, pod.containerIds.app)
+  const ids = [pod.containerIds.app]
+  const target = {sandboxId: pod.sandboxId, uid: pod.uid, name}
+  for (let attempt = 1; attempt <= crashes; attempt++) ids.push(await crashAgain(client, target, 'app', attempt))
+  return {pod, ids}
+}
+
 describe('podctl gc on the lab (containers, one namespace)', () => {
   it('keeps one exited instance per container name and its log beside the running one; kill then leaves no log directory', async () => {
-    const pod = await createTestPod(client, {
-      name: 'crash',
-      namespace,
-      restartPolicy: 'Always',
-      containers: [
-        {name: 'app', script: 'echo attempt 0; exit 1'},
-        {name: 'web', script: 'trap "exit 0" TERM; while true; do sleep 1; done'},
-      ],
-    })
-    await waitForExit(client, pod.containerIds.app)
-    const target = {sandboxId: pod.sandboxId, uid: pod.uid, name: 'crash'}
-    const ids = [pod.containerIds.app]
-    for (const attempt of [1, 2, 3]) ids.push(await crashAgain(client, target, 'app', attempt))
+    const {pod, ids} = await crashLoop('crash', 3)
     const logs = await Promise.all(ids.map((id) => logPathOf(id)))
     for (const log of logs) expect(existsSync(log)).toBe(true)
 
@@ -118,19 +124,7 @@ describe('podctl gc on the lab (containers, one namespace)', () => {
 
 describe('the supervisor collects too (sync --watch --gc-period)', () => {
   it('removes a crash loop’s older exited instances and their logs within a round, the newest kept beside the running one', async () => {
-    const pod = await createTestPod(client, {
-      name: 'looped',
-      namespace,
-      restartPolicy: 'Always',
-      containers: [
-        {name: 'app', script: 'echo attempt 0; exit 1'},
-        {name: 'web', script: 'trap "exit 0" TERM; while true; do sleep 1; done'},
-      ],
-    })
-    await waitForExit(client, pod.containerIds.app)
-    const ids = [pod.containerIds.app]
-    for (const attempt of [1, 2])
-      ids.push(await crashAgain(client, {sandboxId: pod.sandboxId, uid: pod.uid, name: 'looped'}, 'app', attempt))
+    const {pod, ids} = await crashLoop('looped', 2)
     const logs = await Promise.all(ids.map((id) => logPathOf(id)))
 
     // Once a second here (the kubelet's minute is the default); -n keeps it to this file's namespace.
