@@ -261,5 +261,8 @@ describe('run --supervise', () => {
     expect(left.filter((sandbox) => sandbox.metadata?.namespace === namespace)).toEqual([])
     const dirs = existsSync(podDirRoot) ? readdirSync(podDirRoot).filter((name) => !name.startsWith('.')) : []
     expect(dirs.map((dir) => [dir, readdirSync(join(podDirRoot, dir))])).toEqual([])
+    // Nor a log directory, as kill leaves none.
+    const logs = join(work, 'logs')
+    expect((existsSync(logs) ? readdirSync(logs) : []).filter((name) => name.includes('_owned_'))).toEqual([])
   })
 })

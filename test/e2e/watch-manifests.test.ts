@@ -140,6 +140,7 @@ describe('a watched manifest directory', () => {
         rmSync(join(manifests, 'web.yaml'))
         await until('the removed file’s pod to go', async () => ((await sandboxesOf('web')).length === 0 ? true : undefined), wait)
         expect(existsSync(join(podDirRoot, metadata!.uid))).toBe(false)
+        expect(existsSync(join(work, 'logs', `${namespace}_web_${metadata!.uid}`))).toBe(false)
         expect((await running('later'))?.state).toBe('CONTAINER_RUNNING')
       } finally {
         expect(await agent.stop(), agent.output()).toBe(0)

@@ -202,6 +202,7 @@ export class ManifestSync {
           forget: true,
           parallel: 1,
           podDirRoot: this.settings.podDirRoot,
+          podLogsRoot: this.settings.logsRoot,
           events,
         })
         if (outcome.failures[0]) throw outcome.failures[0].error

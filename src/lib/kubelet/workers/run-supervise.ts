@@ -74,6 +74,8 @@ export async function superviseRunPods(
       parallel: deps.parallel,
       events: deps.events,
       podDirRoot: settings.podDirRoot,
+      // Nothing is left behind: the pods' log directories go with them, as kill's do.
+      podLogsRoot: settings.logsRoot,
       cleanup: true,
       forget: true,
     })
