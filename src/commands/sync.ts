@@ -100,7 +100,7 @@ runtime; 130 interrupted.`
       multiple: true,
     }),
     'claims-root': claimsRootFlag,
-    'dry-run': Flags.boolean({summary: 'With -f: show what changed and what sync would do; change nothing.'}),
+    'dry-run': Flags.boolean({summary: 'With -f: show what changed and what sync would do; change nothing.', exclusive: ['watch']}),
     watch: Flags.boolean({char: 'w', summary: 'Keep syncing (and probing) until Ctrl-C.'}),
     'metrics-address': metricsAddressFlag,
     timeout: durationFlag({
