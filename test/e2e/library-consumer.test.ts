@@ -64,6 +64,13 @@ const status = await pod.status()
 console.log(JSON.stringify({bad, exec, logs, phase: status.phase, ready: status.ready}))
 `
 
+// Records every module the import loads (Node's loader hooks), to show that `import 'podctl'` starts no CLI.
+const RECORD_LOADS = `
+import {register} from 'node:module'
+register('data:text/javascript,' + encodeURIComponent(
+  'export async function load(url, context, next) { process.stderr.write("loaded " + url + "\\\\n"); return next(url, context) }'))
+`
+
 const CONSUMER_TSCONFIG = {
   compilerOptions: {
     target: 'ES2022',
@@ -112,6 +119,7 @@ beforeAll(async () => {
   writeFileSync(join(consumer, 'package.json'), JSON.stringify(manifest, null, 2))
   writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG, null, 2))
   writeFileSync(join(consumer, 'smoke.ts'), CONSUMER_SOURCE)
+  writeFileSync(join(consumer, 'record-loads.mjs'), RECORD_LOADS)
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: consumer, timeout: 240_000})
   await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', consumer])
 }, 300_000)
@@ -137,6 +145,20 @@ describe('podctl as a library in a project of its own', () => {
     expect(await sandboxesIn(client, namespaces.passing)).toEqual([])
     expect(podDirectoriesLeft()).toEqual([])
     expect(logDirectoriesOf(namespaces.passing)).toEqual([])
+  })
+
+  it("loads none of the CLI's modules (oclif, chalk, cli-table3, ora) with the API", async () => {
+    const script = "const api = await import('podctl'); console.log(Object.keys(api).includes('connect'))"
+    const {stdout, stderr} = await run(process.execPath, ['--import', './record-loads.mjs', '--input-type=module', '-e', script], {
+      cwd: consumer,
+    })
+    expect(stdout).toBe('true\n')
+    const loaded = stderr.split('\n').filter((line) => line.startsWith('loaded '))
+    expect(loaded.some((line) => line.includes('/node_modules/podctl/dist/lib/api/index.js'))).toBe(true)
+    const cli = loaded.filter((line) =>
+      /\/node_modules\/(@oclif\/core|chalk|cli-table3|ora)\/|\/podctl\/dist\/(commands|lib\/output)\//.test(line),
+    )
+    expect(cli).toEqual([])
   })
 
   it('leaves nothing either when the consumer throws midway', async () => {
