@@ -6,8 +6,7 @@
  */
 import {CRI_CLIENT_VERSION, type CriClient, DEFAULT_CALL_TIMEOUT_MS} from '../cri/client.js'
 import {loadConfig, locateConfig} from '../cri/config.js'
-import {connectPlan} from '../cri/connect.js'
-import {planEndpoints} from '../cri/endpoint.js'
+import {connectRuntime} from '../cri/connect.js'
 import {InterruptedError, UsageError} from '../errors.js'
 import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from '../kube/helpers.js'
 import {discardEvents, type PodEvent} from '../kube/events.js'
@@ -152,8 +151,8 @@ export class Runtime implements AsyncDisposable {
 export async function connect(options: ConnectOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env
   const config = await loadConfig(locateConfig(options.configFile, env))
-  const plan = planEndpoints({runtimeFlag: options.runtimeEndpoint, imageFlag: options.imageEndpoint, env, config})
-  const {client} = await connectPlan(plan, {
+  const endpoints = {runtimeFlag: options.runtimeEndpoint, imageFlag: options.imageEndpoint, env, config}
+  const {client} = await connectRuntime(endpoints, {
     connectTimeoutMs: options.connectTimeoutMs,
     callTimeoutMs: options.callTimeoutMs ?? config?.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
   })
