@@ -41,14 +41,16 @@ describe('the manifest forms of the library API', () => {
   })
 
   it('names the text <manifest> in its errors, with the field', async () => {
-    const failure = await loadManifestInput('apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n', {claimsRoot}).catch((e: unknown) => e)
+    const failure = await loadManifestInput('apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n', {claimsRoot}).catch(
+      (error: unknown) => error,
+    )
     expect(failure).toBeInstanceOf(ManifestError)
     expect((failure as ManifestError).exitCode).toBe(2)
     expect((failure as ManifestError).message).toMatch(/^<manifest>: /)
   })
 
   it('refuses a pod whose ConfigMap is missing before anything runs, as the kubelet names it', async () => {
-    const failure = await loadManifestInput(pod, {claimsRoot}).catch((e: unknown) => e)
+    const failure = await loadManifestInput(pod, {claimsRoot}).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(PodctlError)
     expect((failure as PodctlError).toJSON()).toMatchObject({code: 'CreateContainerConfigError', exitCode: 14})
     expect((failure as PodctlError).message).toContain('configmap "settings" not found')
