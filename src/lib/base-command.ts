@@ -342,16 +342,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private async buildClient(): Promise<CriClient> {
-    const [{planEndpoints}, {connectPlan}] = await Promise.all([import('./cri/endpoint.js'), import('./cri/connect.js')])
+    const {connectRuntime} = await import('./cri/connect.js')
     const config = await this.crictlConfig()
     const debugOn = Boolean(this.flags.debug || config?.debug)
-    const plan = planEndpoints({
-      runtimeFlag: this.flags['runtime-endpoint'],
-      imageFlag: this.flags['image-endpoint'],
-      env: process.env,
-      config,
-    })
-    const connected = await connectPlan(plan, {
+    const endpoints = {runtimeFlag: this.flags['runtime-endpoint'], imageFlag: this.flags['image-endpoint'], env: process.env, config}
+    const connected = await connectRuntime(endpoints, {
       connectTimeoutMs: this.flags['connect-timeout'],
       callTimeoutMs: this.callTimeoutMs() ?? config?.timeoutMs,
       commandDeadline: this.commandDeadline(),

@@ -30,6 +30,7 @@ const KNOWN_VIOLATIONS = {
 }
 
 type Layer =
+  | 'api'
   | 'base'
   | 'commands'
   | 'completion'
@@ -69,11 +70,16 @@ type Layer =
  * - errors is the ground: util may throw its errors, errors imports nothing.
  * - streaming (exec -i/-t, attach, port-forward) asks the runtime for a streaming URL and speaks SPDY to it: a wing
  *   beside node that only commands use; it names containers and sandboxes (generated) and never parses manifests.
+ * - `api`: the library (`import {connect} from 'podctl'`, package.json's exports): connect, run and drive pods from
+ *   a test. It sits where commands sit, beside them, and uses the same wings, never base, output, flags or anything
+ *   of oclif's; nothing but commands may import it (issue 24), so the CLI's commands can become its users.
  * - `entry`: a file directly under src/ (launch.ts) starts the process before anything is loaded or cached, so it
  *   imports Node's built-ins only.
  */
 const LAYERS: Record<Layer, readonly Layer[]> = {
+  api: ['kubelet', 'local-kubelet', 'images', 'node', 'streaming', 'manifest', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   commands: [
+    'api',
     'base',
     'crictl',
     'kubelet',

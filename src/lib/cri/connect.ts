@@ -1,6 +1,6 @@
 import {PodctlError, RuntimeUnreachableError} from '../errors.js'
 import {type ClientOptions, CRI_CLIENT_VERSION, CriClient} from './client.js'
-import {DEFAULT_RUNTIME_ENDPOINTS, type EndpointPlan, type EndpointSource} from './endpoint.js'
+import {DEFAULT_RUNTIME_ENDPOINTS, type EndpointInputs, type EndpointPlan, type EndpointSource, planEndpoints} from './endpoint.js'
 
 export interface ConnectedClient {
   client: CriClient
@@ -9,6 +9,11 @@ export interface ConnectedClient {
 }
 
 type Settings = Omit<ClientOptions, 'runtimeEndpoint' | 'imageEndpoint'>
+
+/** The CLI's endpoint resolution and connect in one: the commands (base-command) and the library API (api/) share it. */
+export function connectRuntime(inputs: EndpointInputs, settings: Settings): Promise<ConnectedClient> {
+  return connectPlan(planEndpoints(inputs), settings)
+}
 
 /**
  * Builds the client for a plan. With no endpoint configured, the well-known sockets are probed

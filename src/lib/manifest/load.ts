@@ -250,12 +250,13 @@ export async function loadPodManifest(
 /** Every document of the manifests, sorted by kind (inputs.ts): the pods, and the objects not run. */
 export async function loadManifest(
   paths: string | readonly string[],
-  options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>} = {},
+  options: PodsFromDocumentsOptions & {stdin?: () => Promise<string>; stdinSource?: string} = {},
 ): Promise<ManifestContents> {
   const files = await expandManifestPaths(typeof paths === 'string' ? [paths] : paths)
   const documents: LabelledDocument[] = []
   for (const path of files) {
-    const source = sourceName(path)
+    // The library API hands its manifest text in as stdin; messages name it as the caller does.
+    const source = path === STDIN && options.stdinSource ? options.stdinSource : sourceName(path)
     const parsed = await labelledDocuments(await readInput(path, options.stdin), source)
     if (parsed.length === 0 && files.length === 1) throw new ManifestError(`${source}: no Pod found (the manifest is empty)`)
     documents.push(...parsed)
@@ -315,6 +316,9 @@ export interface RunInput {
   strict?: boolean
   /** --replicas: every workload's replicas (and Jobs' completions). */
   replicas?: number
+  /** What `-` reads (default: the process's stdin), and how messages name it (default <stdin>). */
+  stdin?: () => Promise<string>
+  stdinSource?: string
 }
 
 export interface LoadedPods {
@@ -354,7 +358,8 @@ export async function loadRunInput(input: RunInput): Promise<LoadedPods> {
       throw new UsageError('no manifest: pass -f pod.yaml (- for stdin), or --pod-config FILE --container-config FILE')
     }
 
-    const contents = await loadManifest(manifest, {namespace, volumes: input.volumes, replicas: input.replicas})
+    const {volumes, replicas, stdin, stdinSource} = input
+    const contents = await loadManifest(manifest, {namespace, volumes, replicas, stdin, stdinSource})
     if (input.strict) refuseSkipped(contents.skipped)
     const notice = skippedWarning(contents.skipped)
     loaded = {pods: contents.pods, form: 'manifest', ...(notice ? {notices: [notice]} : {})}

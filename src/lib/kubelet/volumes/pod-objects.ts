@@ -81,9 +81,10 @@ export async function loadPodsToRun(
     replicas?: number
   },
   file?: string,
+  stdin?: Pick<RunInput, 'stdin' | 'stdinSource'>,
 ): Promise<{pods: PodModel[]; warnings: string[]; origins: string[]}> {
   const {filename, volume: volumes, namespace, strict, replicas} = flags
-  const input: RunInput = {filename, file, volumes, namespace, strict, replicas}
+  const input: RunInput = {filename, file, volumes, namespace, strict, replicas, ...stdin}
   const loaded = await loadRunInput({...input, podConfig: flags['pod-config'], containerConfig: flags['container-config']})
   const {pods, warning} = loaded
   checkPodReferences(pods)

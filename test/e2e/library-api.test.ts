@@ -1,0 +1,100 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {connect, type LogLine, PodctlError, type Runtime} from '../../src/lib/api/index.js'
+import {pullBusybox} from '../support/containers.js'
+import {cleanupNamespace, lab, labClient, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+
+/** The library API in-process against the lab: what docs/library.md promises beyond the consumer test's path. */
+const client = labClient()
+const namespace = uniqueNamespace('lib-api')
+const podDirRoot = mkdtempSync(join(tmpdir(), 'podctl-library-api-'))
+let runtime: Runtime
+
+function pod(name: string, container: Record<string, unknown>, spec: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name, namespace},
+    spec: {terminationGracePeriodSeconds: 1, ...spec, containers: [{name: 'app', image: lab().busybox, ...container}]},
+  }
+}
+
+beforeAll(async () => {
+  await pullBusybox(client)
+  runtime = await connect({runtimeEndpoint: lab().endpoint, podLogsRoot: lab().logRoot, podDirRoot, env: {}})
+})
+
+afterAll(async () => {
+  await runtime?.[Symbol.asyncDispose]()
+  await cleanupNamespace(client, namespace)
+  expect(await sandboxesIn(client, namespace)).toEqual([])
+  client.close()
+  rmSync(podDirRoot, {recursive: true, force: true})
+})
+
+describe('the library API against the lab', () => {
+  it('serves a ConfigMap beside the pod through portForward once the readiness probe passes', async () => {
+    const page = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {name: 'page', namespace},
+      data: {'index.html': 'hello from a ConfigMap\n'},
+    }
+    const web = pod(
+      'web',
+      {
+        command: ['httpd', '-f', '-p', '8080', '-h', '/www'],
+        volumeMounts: [{name: 'page', mountPath: '/www'}],
+        readinessProbe: {httpGet: {path: '/', port: 8080}, periodSeconds: 1},
+      },
+      {volumes: [{name: 'page', configMap: {name: 'page'}}]},
+    )
+    await using server = await runtime.runPod([web, page], {wait: 'ready'})
+    expect((await server.status()).ready).toBe(true)
+    await using forward = await server.portForward(8080)
+    expect(forward).toMatchObject({address: '127.0.0.1', remotePort: 8080})
+    const response = await fetch(`http://127.0.0.1:${forward.localPort}/index.html`)
+    expect({status: response.status, body: await response.text()}).toEqual({status: 200, body: 'hello from a ConfigMap\n'})
+  })
+
+  it('follows a log as an async iterator that ends when the container exits', async () => {
+    const script = 'for i in 1 2 3; do echo line $i; sleep 0.5; done; echo done >&2'
+    await using counter = await runtime.runPod(pod('counter', {command: ['sh', '-c', script]}, {restartPolicy: 'Never'}), {wait: 'none'})
+    const lines: Array<Pick<LogLine, 'stream' | 'text'>> = []
+    for await (const {stream, text} of counter.container().followLogs()) lines.push({stream, text})
+    expect(lines).toEqual([
+      {stream: 'stdout', text: 'line 1'},
+      {stream: 'stdout', text: 'line 2'},
+      {stream: 'stdout', text: 'line 3'},
+      {stream: 'stderr', text: 'done'},
+    ])
+    expect((await counter.container().status()).exitCode).toBe(0)
+  })
+
+  it("with wait: 'completed', gives the container's exit code", async () => {
+    await using job = await runtime.runPod(pod('job', {command: ['sh', '-c', 'exit 4']}, {restartPolicy: 'Never'}), {wait: 'completed'})
+    expect(job.exitCode).toBe(4)
+    expect((await job.status()).phase).toBe('Failed')
+  })
+
+  it("rejects with the CLI's error class and exit code, and rolls the pod back", async () => {
+    const missing = pod('missing', {image: `${lab().registry}/podctl/no-such-image:1`, imagePullPolicy: 'Never', command: ['true']})
+    const failure = await runtime.runPod(missing).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(PodctlError)
+    expect((failure as PodctlError).toJSON()).toMatchObject({code: 'ErrImageNeverPull', exitCode: 12})
+    expect((failure as PodctlError).message).toMatch(/^pod missing_lib-api-\w+: ErrImageNeverPull: /)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('kills the pods a Runtime ran when it is disposed of', async () => {
+    const own = await connect({runtimeEndpoint: lab().endpoint, podLogsRoot: lab().logRoot, podDirRoot, env: {}})
+    await own.runPod(pod('leftover', {command: ['sleep', '3600']}))
+    expect(await sandboxesIn(client, namespace)).toHaveLength(1)
+    await own[Symbol.asyncDispose]()
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+})
