@@ -1,4 +1,4 @@
-import {BinaryReader} from '@bufbuild/protobuf/wire'
+import {BinaryReader, WireType} from '@bufbuild/protobuf/wire'
 
 /**
  * The generated code's BinaryReader, reading strings straight out of the gRPC message's Buffer.
@@ -21,5 +21,18 @@ export class BufferReader extends BinaryReader {
     this.pos += length
     if (this.pos > this.len) throw new RangeError('premature EOF')
     return this.buffer.toString('utf8', start, this.pos)
+  }
+
+  /** Reads a length-delimited field's length; where the field ends. */
+  fieldEnd(): number {
+    const end = this.uint32() + this.pos
+    if (end > this.len) throw new RangeError('premature EOF')
+    return end
+  }
+
+  /** Steps over the field whose tag was just read; BinaryReader#skip makes a view of a length-delimited one first. */
+  skipField(tag: number): void {
+    if ((tag & 7) === WireType.LengthDelimited) this.pos = this.fieldEnd()
+    else this.skip(tag & 7, tag >>> 3)
   }
 }

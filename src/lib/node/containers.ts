@@ -71,7 +71,7 @@ export function stateToRequest(filters: ContainerListFilters): ContainerState | 
 export async function listContainers(
   client: CriClient,
   filters: ContainerListFilters,
-  options: {withExitCodes?: boolean; withImageNames?: boolean} = {},
+  options: {withExitCodes?: boolean; withImageNames?: boolean; summaries?: boolean} = {},
 ): Promise<ContainerListEntry[]> {
   checkFilters(filters)
   const state = stateToRequest(filters)
@@ -79,9 +79,12 @@ export async function listContainers(
   // the user gave, so one ListImages (never an ImageStatus per container, crictl's `ps -r`) turns
   // IDs back into tags for the IMAGE column and --image. Only for display: a failure shows IDs.
   const withImages = options.withImageNames || filters.image !== undefined
+  const request = {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
+  // Summaries (cri/summaries.ts) for tables and names: no annotations, and sandboxes only for their names.
+  const {summaries} = options
   const [{containers}, {items: sandboxes}, images] = await Promise.all([
-    client.runtime('listContainers', {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}),
-    client.runtime('listPodSandbox', {}),
+    summaries ? client.listSummaries('listContainers', request) : client.runtime('listContainers', request),
+    summaries ? client.listSummaries('listPodSandbox', {}) : client.runtime('listPodSandbox', {}),
     withImages
       ? client.image('listImages', {}).then(
           (r) => r.images,

@@ -36,6 +36,13 @@ describe('ages', () => {
     expect(nanosToIso('0')).toBeNull()
     expect(humanDuration(59_999)).toBe('59 seconds')
   })
+
+  it('orders timestamps as numbers, newest first, whatever their lengths and signs', () => {
+    const nanos = ['1764504000000000001', '0', '999', '-5', '1764504000000000000', '-40', '1000', '999']
+    const byBigInt = [...nanos].sort((a, b) => (BigInt(a) === BigInt(b) ? 0 : BigInt(a) > BigInt(b) ? -1 : 1))
+    expect([...nanos].sort(compareNanosDesc)).toEqual(byBigInt)
+    expect(compareNanosDesc('999', '999')).toBe(0)
+  })
 })
 
 describe('sizes', () => {
