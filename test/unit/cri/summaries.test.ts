@@ -84,6 +84,6 @@ describe('summaries: List answers decoded for a table', () => {
 
   it('fails on a truncated answer, as the generated code does', () => {
     const bytes = Buffer.from(ListPodSandboxResponse.encode(ListPodSandboxResponse.fromPartial({items: [{id: 'abcdef'}]})).finish())
-    expect(() => decodeSandboxSummaries(bytes.subarray(0, - 2), names)).toThrow(RangeError)
+    expect(() => decodeSandboxSummaries(bytes.subarray(0, -2), names)).toThrow(RangeError)
   })
 })
