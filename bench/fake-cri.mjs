@@ -58,7 +58,8 @@ function containersOf(pod, i) {
     image: {image: IMAGES[c].id, annotations: {}, userSpecifiedImage: `${IMAGES[c].repo}:${IMAGES[c].tag}`},
     imageRef: IMAGES[c].id,
     state: i % 10 === 9 ? 'CONTAINER_EXITED' : 'CONTAINER_RUNNING',
-    createdAt: String(BigInt(pod.createdAt) + 1_000_000_000n),
+    // The kubelet starts a pod's containers one after the other.
+    createdAt: String(BigInt(pod.createdAt) + 1_000_000_000n + BigInt(c) * 40_000_000n),
     labels: {...pod.kube, 'io.kubernetes.container.name': name},
     annotations: {
       'io.kubernetes.container.hash': hex(i + c, 8),

@@ -11,6 +11,16 @@ describe('IDs', () => {
     expect(truncateId(`sha256:${'b'.repeat(64)}`)).toBe('bbbbbbbbbbbbb')
     expect(truncateId(id, true)).toBe(id)
   })
+
+  it('drops only a prefix of lower-case letters and digits before the first colon', () => {
+    expect(truncateId('sha512:0123456789abcdef')).toBe('0123456789abc')
+    expect(truncateId('SHA256:0123456789abcdef')).toBe('SHA256:012345')
+    expect(truncateId(':0123456789abcdef')).toBe(':0123456789ab')
+    expect(truncateId('sha-256:0123456789abcdef')).toBe('sha-256:01234')
+    expect(truncateId('a:b:0123456789abcdef')).toBe('b:0123456789a')
+    expect(truncateId('short')).toBe('short')
+    expect(truncateId('')).toBe('')
+  })
 })
 
 describe('ages', () => {
