@@ -52,6 +52,8 @@ const SECONDS = Number(option('seconds', CASE === 'stuck-kill' ? '80' : '60'))
 const NAMESPACE = option('namespace', 'bench-watch')
 /** The crash back-off's first step in the stuck-kill case (10 s: the kubelet's ladder, 10 s doubling to 300 s). */
 const BACKOFF_BASE_MS = Number(option('backoff-base-ms', '10000'))
+/** Node.js options for the supervisor alone, e.g. SUPERVISOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p' (not in NODE_OPTIONS). */
+const SUPERVISOR_NODE_ARGS = (process.env.SUPERVISOR_NODE_ARGS ?? '').split(' ').filter(Boolean)
 const work = mkdtempSync(join(tmpdir(), 'podctl-bench-watch-'))
 const lab = labEnv()
 const env = {
@@ -267,7 +269,10 @@ async function probes(http) {
   }
 
   // The supervisor's events (one line each) tell how many probes failed: a timed-out exec is "Unhealthy".
-  const watch = spawn(process.execPath, [PODCTL, 'sync', '--watch', '--all', '-n', NAMESPACE], {env, stdio: ['ignore', 'pipe', 'ignore']})
+  const watch = spawn(process.execPath, [...SUPERVISOR_NODE_ARGS, PODCTL, 'sync', '--watch', '--all', '-n', NAMESPACE], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   let events = ''
   watch.stdout.setEncoding('utf8')
   watch.stdout.on('data', (chunk) => {

@@ -195,15 +195,28 @@ export function imageCandidates(container: Container, tags: ReadonlyMap<string, 
 
 const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})$/
 
+/**
+ * The hex of a bare digest, else undefined; remembered per value, because a node's thousands of
+ * containers run a few dozen images and a listing asks twice a row. Bounded for long supervisors.
+ */
+const digests = new Map<string, string | undefined>()
+function digestHex(value: string): string | undefined {
+  if (digests.has(value)) return digests.get(value)
+  if (digests.size >= 512) digests.clear()
+  const hex = DIGEST.exec(value)?.[1]
+  digests.set(value, hex)
+  return hex
+}
+
 function isDigest(value: string): boolean {
-  return DIGEST.test(value)
+  return digestHex(value) !== undefined
 }
 
 /** crictl's rule: a bare digest (`sha256:<hex>`) is shortened to 13 hex characters; names stay whole. */
 export function truncateDigest(value: string, noTrunc = false): string {
   if (noTrunc) return value
-  const digest = DIGEST.exec(value)
-  return digest ? shortId(digest[1]) : value
+  const hex = digestHex(value)
+  return hex === undefined ? value : shortId(hex)
 }
 
 export function stateLabel(state: ContainerState | string): string {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {compareNanosDesc, humanAge, humanDuration, humanSize, nanosToIso, truncateId} from '../../../src/lib/output/format.js'
+import {compareNanosDesc, humanAge, humanDuration, humanSize, nanosToIso, nanosToMs, truncateId} from '../../../src/lib/output/format.js'
 import {renderTable} from '../../../src/lib/output/table.js'
 import {toJson} from '../../../src/lib/output/serialize.js'
 
@@ -52,6 +52,14 @@ describe('ages', () => {
     const byBigInt = [...nanos].sort((a, b) => (BigInt(a) === BigInt(b) ? 0 : BigInt(a) > BigInt(b) ? -1 : 1))
     expect([...nanos].sort(compareNanosDesc)).toEqual(byBigInt)
     expect(compareNanosDesc('999', '999')).toBe(0)
+  })
+
+  it('turns nanoseconds into whole milliseconds, rounding toward zero, as BigInt division does', () => {
+    for (const nanos of ['1764504000123456789', '1000000', '999999', '0', '-1500000', '12345678901234567890123']) {
+      expect(nanosToMs(nanos), nanos).toBe(Number(BigInt(nanos) / 1_000_000n))
+    }
+
+    expect(nanosToMs(1_500_000)).toBe(1)
   })
 })
 
