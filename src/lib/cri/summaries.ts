@@ -20,6 +20,12 @@ import type {
 } from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
 
+/**
+ * The maps left unread: one frozen empty object for all of them, not three new ones per container
+ * (at 5000 pods, 25 000 objects fewer for every scavenge to copy).
+ */
+const SKIPPED: Record<string, string> = Object.freeze({})
+
 /** Each enum value's name, as the generated decoders map them. */
 export interface StateNames {
   sandbox: (value: number) => PodSandboxState
@@ -54,8 +60,8 @@ function sandbox(reader: BufferReader, to: number, names: StateNames): PodSandbo
     metadata: undefined,
     state: names.sandbox(0),
     createdAt: '0',
-    labels: {},
-    annotations: {},
+    labels: SKIPPED,
+    annotations: SKIPPED,
     runtimeHandler: '',
   }
   while (reader.pos < to) {
@@ -137,7 +143,7 @@ function container(reader: BufferReader, to: number, names: StateNames): Contain
     state: names.container(0),
     createdAt: '0',
     labels: {},
-    annotations: {},
+    annotations: SKIPPED,
     imageId: '',
   }
   while (reader.pos < to) {
@@ -210,7 +216,7 @@ function containerMetadata(reader: BufferReader, to: number): ContainerMetadata 
 
 /** The image as asked for and as resolved; its annotations are skipped. */
 function imageSpec(reader: BufferReader, to: number): ImageSpec {
-  const spec: ImageSpec = {image: '', annotations: {}, userSpecifiedImage: '', runtimeHandler: '', imageRef: ''}
+  const spec: ImageSpec = {image: '', annotations: SKIPPED, userSpecifiedImage: '', runtimeHandler: '', imageRef: ''}
   while (reader.pos < to) {
     const tag = reader.uint32()
     switch (tag) {
