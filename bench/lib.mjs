@@ -18,7 +18,8 @@ export function labEnv() {
 /** Wall time of one run of a command, in ms; fails loudly if the command fails. */
 export function timeOnce(argv, env) {
   const started = process.hrtime.bigint()
-  const result = spawnSync(argv[0], argv.slice(1), {env: {...process.env, ...env}, encoding: 'utf8'})
+  // A listing of 5000 pods prints more than spawnSync's default 1 MB, past which it kills the child.
+  const result = spawnSync(argv[0], argv.slice(1), {env: {...process.env, ...env}, encoding: 'utf8', maxBuffer: 256 << 20})
   const ms = Number(process.hrtime.bigint() - started) / 1e6
   if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`)
   return ms

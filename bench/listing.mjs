@@ -6,8 +6,13 @@
 //   ROUNDS=15 node bench/listing.mjs
 // Rows for the single executable appear when ./podctl-linux-<arch> exists (npm run build:binary) or
 // PODCTL_BINARY names one; rows for crictl when crictl is on PATH.
-import {spawnSync} from 'node:child_process'
-import {existsSync} from 'node:fs'
+// Then big nodes (issue 23): the listings against bench/fake-cri.mjs answering 1000 and 5000 kubelet-like
+// pods (2 containers each) from pre-encoded bytes, so the runtime's own time is out of the picture.
+//   FAKE_PODS=1000,5000 (the sizes; empty for none)   FAKE_ONLY=1 (skip the lab rows)
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
 import {CriClient} from '../dist/lib/cri/client.js'
 import {compare, labEnv, PODCTL, ROOT, table} from './lib.mjs'
@@ -115,18 +120,55 @@ async function removePods(ids) {
   })
 }
 
+/** The listings against a fake runtime of `pods` pods, in a process of its own (spawnSync blocks this one). */
+async function measureFake(pods) {
+  const dir = mkdtempSync(join(tmpdir(), 'podctl-bench-fake-'))
+  const socket = join(dir, 'cri.sock')
+  const server = spawn(node, [`${ROOT}bench/fake-cri.mjs`, socket, String(pods)], {stdio: ['ignore', 'pipe', 'inherit']})
+  try {
+    await new Promise((resolve, reject) => {
+      server.stdout.once('data', resolve)
+      server.once('exit', (code) => reject(new Error(`bench/fake-cri.mjs exited ${code}`)))
+    })
+    const endpoint = `unix://${socket}`
+    const fakeFloor = (method) => [node, `${ROOT}bench/floor-list.mjs`, endpoint, method]
+    const fakeCases = [
+      {name: PODS, argv: fakeFloor('ListPodSandbox')},
+      {name: CONTAINERS, argv: fakeFloor('ListContainers')},
+      ...cases.filter(({name}) => /^(podctl|crictl) (pods|ps -a)/.test(name) && !name.includes(',')),
+    ]
+    const results = compare(fakeCases, rounds, {...runEnv, CONTAINER_RUNTIME_ENDPOINT: endpoint})
+    return [
+      [`fake runtime: ${pods} pods, ${pods * 2} containers`, 'median ms', 'x floor'],
+      ...fakeCases.map(({name}) => [name, results[name].ms.toFixed(1), results[name].ratio?.toFixed(2) ?? '']),
+    ]
+  } finally {
+    server.kill()
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+const fakeSizes = (process.env.FAKE_PODS ?? '1000,5000').split(',').filter(Boolean).map(Number)
 let ids = []
 try {
-  const before = await measure('as found')
-  console.error(`creating 100 pods with one container each in ${namespace} ...`)
-  ids = await createPods(100)
-  const after = await measure('+100')
   console.log(`podctl start-up and listing, ${rounds} interleaved rounds, node ${process.version}; x floor = median of per-round ratios\n`)
-  console.log(table(before))
-  console.log()
-  console.log(table(after))
+  if (process.env.FAKE_ONLY !== '1') {
+    const before = await measure('as found')
+    console.error(`creating 100 pods with one container each in ${namespace} ...`)
+    ids = await createPods(100)
+    const after = await measure('+100')
+    console.log(table(before))
+    console.log()
+    console.log(table(after))
+    console.log()
+  }
+
+  for (const pods of fakeSizes) {
+    console.log(table(await measureFake(pods)))
+    console.log()
+  }
 } finally {
-  console.error(`removing ${ids.length} pods ...`)
+  if (ids.length > 0) console.error(`removing ${ids.length} pods ...`)
   await removePods(ids)
   client.close()
 }

@@ -67,7 +67,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
         latest: flags.latest,
         last: flags.last,
       },
-      {withStatus: wide},
+      {withStatus: wide, summaries: this.printsRows()},
     )
     const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}
 
@@ -88,6 +88,12 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     )
     if (entries.length === 0) this.hintExactNames()
     return result
+  }
+
+  /** A table, names or IDs: what the sandboxes' labels and annotations never show (not JSON, YAML, templates or -v). */
+  private printsRows(): boolean {
+    const {kind} = this.output
+    return !this.jsonEnabled() && !this.flags.verbose && (this.flags.quiet || kind === 'table' || kind === 'wide' || kind === 'name')
   }
 
   /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */

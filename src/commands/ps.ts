@@ -97,7 +97,7 @@ name_namespace/container, which other commands accept as a container reference.`
         latest: flags.latest,
         last: flags.last,
       },
-      {withExitCodes: wide, withImageNames: flags['resolve-image-path'] || (!flags.quiet && (this.output.kind === 'table' || wide))},
+      this.listOptions(wide),
     )
     const result: PsResult = {containers: entries.map((entry) => entry.container)}
 
@@ -115,6 +115,17 @@ name_namespace/container, which other commands accept as a container reference.`
     )
     if (entries.length === 0) this.hintExactNames()
     return result
+  }
+
+  /** Exit codes for -o wide, image names for the table and -r; summaries for rows, which never show annotations. */
+  private listOptions(wide: boolean): {withExitCodes: boolean; withImageNames: boolean; summaries: boolean} {
+    const {flags} = this
+    const {kind} = this.output
+    return {
+      withExitCodes: wide,
+      withImageNames: flags['resolve-image-path'] || (!flags.quiet && (kind === 'table' || wide)),
+      summaries: !this.jsonEnabled() && !flags.verbose && (flags.quiet || kind === 'table' || kind === 'wide' || kind === 'name'),
+    }
   }
 
   /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */

@@ -155,6 +155,13 @@ export class CriClient {
     ) as Promise<StateCounts>
   }
 
+  /** ListPodSandbox or ListContainers decoded for a table or names: annotations (and a sandbox's labels) skipped unread. */
+  async listSummaries<M extends 'listContainers' | 'listPodSandbox'>(method: M, request: RuntimeRequest<M>): Promise<RuntimeResponse<M>> {
+    const {api, decoders} = await loadModules()
+    const decode = decoders.summaryDecoder(api, method)
+    return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, decode) as Promise<RuntimeResponse<M>>
+  }
+
   /** ListContainers counted by sandbox and state, without decoding the containers. */
   async countContainersBySandbox(request: RuntimeRequest<'listContainers'>): Promise<Map<string, StateCounts>> {
     const {api, decoders} = await loadModules()

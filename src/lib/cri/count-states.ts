@@ -1,4 +1,6 @@
-import {BinaryReader, WireType} from '@bufbuild/protobuf/wire'
+import {WireType} from '@bufbuild/protobuf/wire'
+
+import {BufferReader} from './buffer-reader.js'
 
 /** How many items a List answer holds, by the state each reports (its enum name). */
 export interface StateCounts {
@@ -50,15 +52,15 @@ function readItems(
   groupField: number | undefined,
   visit: (state: number, group: string) => void,
 ): void {
-  const reader = new BinaryReader(buffer)
+  const reader = new BufferReader(Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength))
   while (reader.pos < reader.len) {
     const tag = reader.uint32()
     if (tag >>> 3 !== 1 || (tag & 7) !== WireType.LengthDelimited) {
-      reader.skip(tag & 7, tag >>> 3)
+      reader.skipField(tag)
       continue
     }
 
-    const end = reader.uint32() + reader.pos
+    const end = reader.fieldEnd()
     let value = 0
     let group = ''
     while (reader.pos < end) {
@@ -67,7 +69,7 @@ function readItems(
       const wire = field & 7
       if (state && number === state.field && wire === WireType.Varint) value = reader.int32()
       else if (number === groupField && wire === WireType.LengthDelimited) group = reader.string()
-      else reader.skip(wire, number)
+      else reader.skipField(field)
     }
 
     visit(value, group)

@@ -6,6 +6,7 @@
 import type * as api from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
 import {countStates, countStatesBy, type StateCounts} from './count-states.js'
+import {decodeContainerSummaries, decodeSandboxSummaries} from './summaries.js'
 
 type ApiModule = typeof api
 
@@ -27,6 +28,14 @@ type Decoder = {decode(reader: BufferReader): unknown}
 export function responseDecoder(generated: ApiModule, rpcName: string, def: MethodDef): (buffer: Buffer) => unknown {
   const type = (generated as unknown as Record<string, Decoder | undefined>)[`${rpcName}Response`]
   return type ? (buffer: Buffer) => type.decode(new BufferReader(buffer)) : (def.responseDeserialize as (buffer: Buffer) => unknown)
+}
+
+/** ListPodSandbox's or ListContainers' answer decoded for a table (summaries.ts): what no listing shows is skipped. */
+export function summaryDecoder(generated: ApiModule, method: 'listContainers' | 'listPodSandbox'): (buffer: Buffer) => unknown {
+  const names = {sandbox: generated.podSandboxStateFromJSON, container: generated.containerStateFromJSON}
+  return method === 'listContainers'
+    ? (buffer) => decodeContainerSummaries(buffer, names)
+    : (buffer) => decodeSandboxSummaries(buffer, names)
 }
 
 /** ListContainers' or ListPodSandbox's answer counted by state. */

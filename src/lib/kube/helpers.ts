@@ -47,10 +47,15 @@ export function podDescription(name: string, namespace: string, uid: string): st
 
 /** The length crictl and podctl shorten IDs to. */
 const SHORT_ID_LENGTH = 13
+/** A digest's algorithm, before its colon ("sha256"). */
+const ALGORITHM = /^[a-z0-9]+$/
 
 /** An ID as messages show it: without an algorithm prefix ("sha256:"), 13 characters. */
 export function shortId(id: string): string {
-  return id.replace(/^[a-z0-9]+:/, '').slice(0, SHORT_ID_LENGTH)
+  // A regular expression only when there is a colon: a listing shortens two IDs a row.
+  const colon = id.indexOf(':')
+  const start = colon > 0 && ALGORITHM.test(id.slice(0, colon)) ? colon + 1 : 0
+  return id.slice(start, start + SHORT_ID_LENGTH)
 }
 
 /** The kubelet's BuildPodLogsDirectory: `<logs root>/<namespace>_<name>_<uid>`. */

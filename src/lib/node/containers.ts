@@ -71,7 +71,7 @@ export function stateToRequest(filters: ContainerListFilters): ContainerState | 
 export async function listContainers(
   client: CriClient,
   filters: ContainerListFilters,
-  options: {withExitCodes?: boolean; withImageNames?: boolean} = {},
+  options: {withExitCodes?: boolean; withImageNames?: boolean; summaries?: boolean} = {},
 ): Promise<ContainerListEntry[]> {
   checkFilters(filters)
   const state = stateToRequest(filters)
@@ -79,9 +79,12 @@ export async function listContainers(
   // the user gave, so one ListImages (never an ImageStatus per container, crictl's `ps -r`) turns
   // IDs back into tags for the IMAGE column and --image. Only for display: a failure shows IDs.
   const withImages = options.withImageNames || filters.image !== undefined
+  const request = {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
+  // Summaries (cri/summaries.ts) for tables and names: no annotations, and sandboxes only for their names.
+  const {summaries} = options
   const [{containers}, {items: sandboxes}, images] = await Promise.all([
-    client.runtime('listContainers', {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}),
-    client.runtime('listPodSandbox', {}),
+    summaries ? client.listSummaries('listContainers', request) : client.runtime('listContainers', request),
+    summaries ? client.listSummaries('listPodSandbox', {}) : client.runtime('listPodSandbox', {}),
     withImages
       ? client.image('listImages', {}).then(
           (r) => r.images,
@@ -192,15 +195,28 @@ export function imageCandidates(container: Container, tags: ReadonlyMap<string, 
 
 const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})$/
 
+/**
+ * The hex of a bare digest, else undefined; remembered per value, because a node's thousands of
+ * containers run a few dozen images and a listing asks twice a row. Bounded for long supervisors.
+ */
+const digests = new Map<string, string | undefined>()
+function digestHex(value: string): string | undefined {
+  if (digests.has(value)) return digests.get(value)
+  if (digests.size >= 512) digests.clear()
+  const hex = DIGEST.exec(value)?.[1]
+  digests.set(value, hex)
+  return hex
+}
+
 function isDigest(value: string): boolean {
-  return DIGEST.test(value)
+  return digestHex(value) !== undefined
 }
 
 /** crictl's rule: a bare digest (`sha256:<hex>`) is shortened to 13 hex characters; names stay whole. */
 export function truncateDigest(value: string, noTrunc = false): string {
   if (noTrunc) return value
-  const digest = DIGEST.exec(value)
-  return digest ? shortId(digest[1]) : value
+  const hex = digestHex(value)
+  return hex === undefined ? value : shortId(hex)
 }
 
 export function stateLabel(state: ContainerState | string): string {

@@ -27,17 +27,23 @@ export interface PodListEntry {
   status?: PodSandboxStatus
 }
 
+export interface PodListOptions {
+  /** One PodSandboxStatus per pod (IPs). */
+  withStatus?: boolean
+  /** Sandboxes without labels and annotations (cri/summaries.ts): for tables and names, which show neither. */
+  summaries?: boolean
+}
+
 /**
  * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
  * nerdctl's N+1 patterns are what make them slow on busy nodes). The containers are only counted
  * per sandbox and state, never decoded (client.countContainersBySandbox).
  */
-export async function listPods(client: CriClient, filters: PodListFilters, options: {withStatus?: boolean} = {}): Promise<PodListEntry[]> {
+export async function listPods(client: CriClient, filters: PodListFilters, options: PodListOptions = {}): Promise<PodListEntry[]> {
   const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
+  const request = {filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined}}
   const [sandboxes, containers] = await Promise.all([
-    client.runtime('listPodSandbox', {
-      filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined},
-    }),
+    options.summaries ? client.listSummaries('listPodSandbox', request) : client.runtime('listPodSandbox', request),
     client.countContainersBySandbox({filter: {}}),
   ])
 

@@ -5,6 +5,12 @@
 
 /** int64 nanoseconds (as the string the client decodes) → milliseconds since the epoch. */
 export function nanosToMs(nanos: string | number | bigint): number {
+  // A positive int64 as decoded: dropping six digits is the division, without a BigInt (every row of a listing has an age).
+  if (typeof nanos === 'string' && nanos.length > 6 && isPositive(nanos)) {
+    const ms = Number(nanos.slice(0, -6))
+    if (Number.isSafeInteger(ms)) return ms
+  }
+
   return Number(BigInt(nanos) / 1_000_000n)
 }
 
@@ -36,9 +42,18 @@ export function nanosToRfc3339(nanos: string | number | bigint): string | null {
 
 /** Compares int64 nanosecond strings without losing precision; newest first when used in sort. */
 export function compareNanosDesc(a: string, b: string): number {
+  // Positive, as decoded (no sign, no leading zero): the longer is the larger, else text order is number order.
+  // A sort of 5000 pods compares some 60 000 times; two BigInts each time showed in the profile.
+  if (isPositive(a) && isPositive(b)) return a.length === b.length ? (a === b ? 0 : a > b ? -1 : 1) : a.length > b.length ? -1 : 1
   const x = BigInt(a)
   const y = BigInt(b)
   return x === y ? 0 : x > y ? -1 : 1
+}
+
+/** Starts with 1-9: a positive int64 as the client decodes it (anything else takes the BigInt path). */
+function isPositive(nanos: string): boolean {
+  const first = nanos[0]
+  return first >= '1' && first <= '9'
 }
 
 /**

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {compareNanosDesc, humanAge, humanDuration, humanSize, nanosToIso, truncateId} from '../../../src/lib/output/format.js'
+import {compareNanosDesc, humanAge, humanDuration, humanSize, nanosToIso, nanosToMs, truncateId} from '../../../src/lib/output/format.js'
 import {renderTable} from '../../../src/lib/output/table.js'
 import {toJson} from '../../../src/lib/output/serialize.js'
 
@@ -10,6 +10,16 @@ describe('IDs', () => {
     expect(truncateId(id)).toBe('aaaaaaaaaaaaa')
     expect(truncateId(`sha256:${'b'.repeat(64)}`)).toBe('bbbbbbbbbbbbb')
     expect(truncateId(id, true)).toBe(id)
+  })
+
+  it('drops only a prefix of lower-case letters and digits before the first colon', () => {
+    expect(truncateId('sha512:0123456789abcdef')).toBe('0123456789abc')
+    expect(truncateId('SHA256:0123456789abcdef')).toBe('SHA256:012345')
+    expect(truncateId(':0123456789abcdef')).toBe(':0123456789ab')
+    expect(truncateId('sha-256:0123456789abcdef')).toBe('sha-256:01234')
+    expect(truncateId('a:b:0123456789abcdef')).toBe('b:0123456789a')
+    expect(truncateId('short')).toBe('short')
+    expect(truncateId('')).toBe('')
   })
 })
 
@@ -35,6 +45,21 @@ describe('ages', () => {
     expect(nanosToIso('1764504000123456789')).toBe('2025-11-30T12:00:00.123Z')
     expect(nanosToIso('0')).toBeNull()
     expect(humanDuration(59_999)).toBe('59 seconds')
+  })
+
+  it('orders timestamps as numbers, newest first, whatever their lengths and signs', () => {
+    const nanos = ['1764504000000000001', '0', '999', '-5', '1764504000000000000', '-40', '1000', '999']
+    const byBigInt = [...nanos].sort((a, b) => (BigInt(a) === BigInt(b) ? 0 : BigInt(a) > BigInt(b) ? -1 : 1))
+    expect([...nanos].sort(compareNanosDesc)).toEqual(byBigInt)
+    expect(compareNanosDesc('999', '999')).toBe(0)
+  })
+
+  it('turns nanoseconds into whole milliseconds, rounding toward zero, as BigInt division does', () => {
+    for (const nanos of ['1764504000123456789', '1000000', '999999', '0', '-1500000', '12345678901234567890123']) {
+      expect(nanosToMs(nanos), nanos).toBe(Number(BigInt(nanos) / 1_000_000n))
+    }
+
+    expect(nanosToMs(1_500_000)).toBe(1)
   })
 })
 

@@ -2,7 +2,7 @@
  * The supervisor's view of a pod's record (pod.json), followed on every turn: removed by `kill`,
  * rewritten by `sync -f`.
  */
-import {stat} from 'node:fs/promises'
+import {statSync} from 'node:fs'
 
 import {type EventSink, normalEvent} from '../../kube/events.js'
 import type {PodModel} from '../../manifest/model.js'
@@ -34,7 +34,7 @@ export async function followRecord(
 ): Promise<boolean> {
   const {pod} = state
   if (!pod) return false
-  const info = await stat(desiredPodPath(podDirRoot, pod.uid)).catch(() => undefined)
+  const info = recordStat(desiredPodPath(podDirRoot, pod.uid))
   if (info) {
     if (state.recordMtimeMs !== undefined && info.mtimeMs !== state.recordMtimeMs) {
       const updated = await readDesiredPod(podDirRoot, pod.uid)
@@ -55,4 +55,13 @@ export async function followRecord(
   await locks.release(pod.uid)
   deps.events(normalEvent('Forgotten', 'The pod was killed (its pod.json is gone): no longer supervised', fullName))
   return false
+}
+
+/** Every turn of every pod: one stat without a thread-pool round trip; undefined when the record cannot be seen. */
+function recordStat(path: string): {mtimeMs: number} | undefined {
+  try {
+    return statSync(path, {throwIfNoEntry: false})
+  } catch {
+    return undefined
+  }
 }
