@@ -16,7 +16,7 @@ import type {SuperviseDeps, SyncTarget} from '../lib/kubelet/workers/supervisor.
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {supervisorGcFlags} from '../lib/kubelet/gc/flags.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
-import {selectPodsFromRuntime} from '../lib/node/select.js'
+import {selectPodsFromRuntime, selectSandboxesFromRuntime} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 
 export interface SyncResult {
@@ -187,7 +187,7 @@ runtime; 130 interrupted.`
     const selectWithLost = async () => withLostPods(await selectPodsFromRuntime(client, selection), lost)
     if (flags.watch) {
       const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
-      const select = () => selectWithLost().then((found) => found.pods)
+      const select = async () => (await withLostPods(await selectSandboxesFromRuntime(client, selection), lost)).pods
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
       const [{serveSupervisorMetrics}, {supervisorCollector}] = await Promise.all([
         import('../lib/kubelet/workers/metrics-endpoint.js'),
@@ -218,7 +218,7 @@ runtime; 130 interrupted.`
   ) {
     const {watchManifests} = await import('../lib/kubelet/workers/manifest-supervise.js')
     const [paths, reading] = [this.flags.filename ?? [], {namespace: this.flags.namespace, claimsRoot: this.flags['claims-root']}]
-    const listPods = async () => (await selectPodsFromRuntime(deps.client, {refs: [], all: true})).pods
+    const listPods = async () => (await selectSandboxesFromRuntime(deps.client, {refs: [], all: true})).pods
     await watchManifests({paths, reading, listPods, alsoSelect}, settings, deps)
   }
 

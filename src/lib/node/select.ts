@@ -139,10 +139,16 @@ export async function selectPodsFromRuntime(
   client: CriClient,
   selection: PodSelection,
 ): Promise<SelectionOutcome & {containers: Container[]}> {
-  validateSelection(selection)
-  const [{items: sandboxes}, {containers}] = await Promise.all([
-    client.runtime('listPodSandbox', {filter: {labelSelector: {...selection.labels}}}),
+  const [selected, {containers}] = await Promise.all([
+    selectSandboxesFromRuntime(client, selection),
     client.runtime('listContainers', {filter: {}}),
   ])
-  return {...selectPods(sandboxes, selection), containers}
+  return {...selected, containers}
+}
+
+/** The selection from one ListPodSandbox alone: for a supervisor, whose loop lists the containers itself. */
+export async function selectSandboxesFromRuntime(client: CriClient, selection: PodSelection): Promise<SelectionOutcome> {
+  validateSelection(selection)
+  const {items: sandboxes} = await client.runtime('listPodSandbox', {filter: {labelSelector: {...selection.labels}}})
+  return selectPods(sandboxes, selection)
 }

@@ -8,7 +8,7 @@
 import {createHash} from 'node:crypto'
 import {dirname} from 'node:path'
 
-import {ManifestError} from '../../manifest/fields.js'
+import {PodctlError} from '../../errors.js'
 import {checkImageReferences} from '../../manifest/images.js'
 import {documentRole, skippedWarning} from '../../manifest/kinds.js'
 import {flatten, type LabelledDocument, readDocuments} from '../../manifest/inputs.js'
@@ -127,8 +127,8 @@ function attempt<T>(read: () => T): T | string {
   }
 }
 
-/** A refusal of the input is the file's error; anything else is a bug and is not hidden. */
+/** A refusal of the input (ManifestError, a missing ConfigMap's PodFailedError, ...) is the file's error; a bug is not hidden. */
 function messageOf(error: unknown): string {
-  if (error instanceof ManifestError || (error as {exitCode?: unknown})?.exitCode !== undefined) return (error as Error).message
+  if (error instanceof PodctlError) return error.message
   throw error
 }

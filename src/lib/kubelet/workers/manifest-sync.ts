@@ -158,7 +158,7 @@ export class ManifestSync {
     try {
       if (record) {
         const listed = async (): Promise<PodSandbox[]> => (await sandboxesByFullName(client, [pod])).get(name) ?? []
-        const result = await applyPod(pod, listed, this.settings, {...this.deps})
+        const result = await applyPod(pod, listed, this.settings, this.deps)
         failure = result.failure?.message
         if (!failure && result.did.length > 0) events(normalEvent('Applied', `${wanted.file}: ${result.did.join('; ')}`, name))
       } else if ((await sandboxesByFullName(client, [pod])).get(name)?.length) {
@@ -166,7 +166,7 @@ export class ManifestSync {
           'a pod of this name runs that podctl did not record (made by crictl or a kubelet?); left alone: remove it or rename the pod'
       } else {
         const run = {...this.settings, wait: 'none' as const, replace: false, keepOnFailure: false, remove: false}
-        const [outcome] = await runPods(client, [pod], run, {...this.deps, images: this.deps.images})
+        const [outcome] = await runPods(client, [pod], run, this.deps)
         failure = outcome.failure?.message
         if (!failure) events(normalEvent('Added', `${wanted.file}: pod started (attempt ${outcome.result.attempt})`, name))
       }
