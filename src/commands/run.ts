@@ -28,6 +28,7 @@ import {discardEvents} from '../lib/kube/events.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
+import {DEFAULT_RUN_PARALLEL, DEFAULT_RUN_TIMEOUT_MS} from '../lib/kubelet/run/run-defaults.js'
 import {describeFailure, type DryRunResult, type RunResult} from '../lib/kubelet/run/run-result.js'
 import type {SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
 import type {PlanSettings} from '../lib/kubelet/run/run-plan.js'
@@ -37,9 +38,6 @@ import type {StaticRunResult} from '../lib/local-kubelet/static-pods.js'
 import type {PodModel} from '../lib/manifest/model.js'
 import {podTimeline} from '../lib/output/events.js'
 import {renderRunTable} from '../lib/output/run-table.js'
-
-const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000
-const DEFAULT_PARALLEL = 3
 
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = 'Run pods from a Kubernetes Pod manifest (or crictl configs) the way the kubelet starts them.'
@@ -125,7 +123,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     force: besideKubeletFlag,
     ...staticPodFlags('Hand the pods to the kubelet that uses this runtime (files in its static pod directory); start nothing.'),
     ...registryCredentialFlags,
-    parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_PARALLEL, min: 1}),
+    parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_RUN_PARALLEL, min: 1}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),
     ...admissionFlags,
     'pod-logs-root': podLogsRootFlag,

@@ -13,6 +13,8 @@ import {discardEvents, type PodEvent} from '../kube/events.js'
 import {nodeSettings} from '../kubelet/core/node-settings.js'
 import {runPods} from '../kubelet/run/run-pods.js'
 import {describeFailure, type PodRunResult} from '../kubelet/run/run-result.js'
+import {DEFAULT_RUN_PARALLEL, DEFAULT_RUN_TIMEOUT_MS} from '../kubelet/run/run-defaults.js'
+import {DEFAULT_SETTLE_MS} from '../kubelet/run/settle.js'
 import type {WaitMode} from '../kubelet/run/sync-pod.js'
 import {refuseBesideKubelet} from '../local-kubelet/runtime-owner.js'
 import type {ApiContext} from './context.js'
@@ -63,10 +65,6 @@ export interface RunOptions extends LoadOptions {
   onWarning?: (line: string) => void
 }
 
-const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000
-const DEFAULT_SETTLE_MS = 1000
-const DEFAULT_PARALLEL = 3
-
 export class Runtime implements AsyncDisposable {
   private readonly running = new Set<Pod>()
 
@@ -106,7 +104,7 @@ export class Runtime implements AsyncDisposable {
     const deps = {
       events: options.onEvent ?? discardEvents,
       signal: options.signal ?? new AbortController().signal,
-      parallel: options.parallel ?? DEFAULT_PARALLEL,
+      parallel: options.parallel ?? DEFAULT_RUN_PARALLEL,
     }
     const outcomes = await runPods(client, pods, settings, deps)
     const started = outcomes.filter((outcome) => !outcome.failure && outcome.result.sandboxId).map((outcome) => this.track(outcome.result))
