@@ -30,6 +30,10 @@ streaming server fails with exit 16.`
   static override examples = [
     {description: 'Follow the output of container app of pod web', command: '<%= config.bin %> <%= command.id %> web/app'},
     {description: 'Type into a shell that runs as the main process', command: '<%= config.bin %> <%= command.id %> -it 4f2a9c'},
+    {
+      description: 'The same, with no detach keys (every key goes to the shell)',
+      command: `<%= config.bin %> <%= command.id %> -it --detach-keys '' 4f2a9c`,
+    },
   ]
 
   static override usage = '<%= command.id %> [-i] [-t] CONTAINER [-n NAMESPACE]'

@@ -43,6 +43,10 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
       command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`,
     },
     {description: 'An interactive shell', command: '<%= config.bin %> <%= command.id %> -it web/app -- sh'},
+    {
+      description: 'An interactive shell left with Ctrl-] instead of Ctrl-P Ctrl-Q',
+      command: '<%= config.bin %> <%= command.id %> -it --detach-keys ctrl-] web/app -- sh',
+    },
     {description: 'Feed a file to a command', command: '<%= config.bin %> <%= command.id %> -i web/app -- sh -c "cat > /tmp/conf" < conf'},
     {
       description: "Health check with a time limit; the exit code is the check's",

@@ -79,6 +79,7 @@ runtime; 130 interrupted.`
     example('Show what -f would do', '-f pod.yaml --dry-run'),
     example('Supervise pods until Ctrl-C', '--all -n ci --watch'),
     example('Run and keep the pods of a manifest directory as its files change', '--watch -f /etc/podctl/manifests'),
+    example('Supervise, collecting dead containers every 5 minutes instead of every minute', '--all --watch --gc-period 5m'),
     example('Supervise beside a kubelet that is about to be stopped', '--all -n ci --watch --force'),
     example('Supervise and serve Prometheus metrics on loopback', '--all --watch --metrics-address 127.0.0.1:9100'),
   ]
@@ -223,9 +224,8 @@ runtime; 130 interrupted.`
   }
 
   private render(result: SyncResult): string {
-    const {chalk} = this
     const lines = result.pods.map((pod) => {
-      const name = chalk.bold(`${pod.pod}_${pod.namespace}`)
+      const name = this.chalk.bold(`${pod.pod}_${pod.namespace}`)
       const changes = 'changes' in pod ? [...pod.changes.sandbox.map((key) => `sandbox: ${key} changed`), ...pod.changes.containers] : []
       const done = 'steps' in pod ? pod.steps.map((step) => `would ${step}`) : pod.did
       const body = [...changes.map((line) => `  changed: ${line}`), ...done.map((line) => `  ${line}`)]

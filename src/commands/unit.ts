@@ -41,6 +41,7 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
       '-f /etc/podctl/manifests > /etc/systemd/system/podctl.service && systemctl daemon-reload && systemctl enable --now podctl',
     ),
     example('Supervise every pod podctl made in one namespace', '--all -n edge'),
+    example('The agent with Prometheus metrics on loopback', '-f /etc/podctl/manifests --metrics-address 127.0.0.1:9100'),
     example(
       'A second agent with its own name, after a runtime started by another unit',
       '--name podctl-ci --all -n ci --after k3s.service',
