@@ -18,6 +18,7 @@ import {ExitCode, PodctlError, UsageError} from './errors.js'
 import {checkCredentialArgv, durationFlag, outputChoicesOf, showUsage, withoutStdin} from './flags.js'
 import type {EventSink} from './kube/events.js'
 import {makeChalk, wantsColor} from './output/color.js'
+import {spinnerWanted} from './output/spinner-choice.js'
 import {eventLines, type EventStyle} from './output/events.js'
 import {toJson, toYaml} from './output/serialize.js'
 import {isMachineOutput, type OutputSpec, parseOutputSpec, renderEach} from './output/spec.js'
@@ -324,15 +325,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * A spinner on stderr for slow steps, or undefined: only on a terminal that reports a width
-   * (ora's line counting loops forever on zero-width pseudo-terminals), never in JSON mode.
-   * ora is loaded here, lazily, so non-interactive runs never pay for it.
+   * A spinner on stderr for slow steps, or undefined: only on a terminal (spinnerWanted), never in
+   * JSON mode. ora is loaded here, lazily, so non-interactive runs never pay for it.
    */
   protected async spinner(text: string): Promise<Spinner | undefined> {
-    if (!process.stderr.isTTY || !process.stderr.columns || this.jsonEnabled()) return undefined
+    if (!spinnerWanted(process.stderr) || this.jsonEnabled()) return undefined
     const {default: ora} = await import('ora')
     const color = this.wantsColorOnStderr ? 'cyan' : undefined
-    this.activeSpinner = ora({text, stream: process.stderr, discardStdin: false, color}).start()
+    this.activeSpinner = ora({text, stream: process.stderr, discardStdin: false, color, isEnabled: true}).start()
     return this.activeSpinner
   }
 

@@ -22,7 +22,8 @@ export function podctlOnTerminal(
 ): Promise<TerminalRun> {
   const quoted = [process.execPath, BIN, ...args].map((word) => `'${word.replaceAll("'", String.raw`'\''`)}'`).join(' ')
   const command = `stty cols ${columns} rows 40; exec ${quoted}`
-  const childEnv: Record<string, string | undefined> = {...process.env, NO_COLOR: '1', TERM: 'xterm', ...env}
+  // CI=true as CI machines set it: the spinner must not depend on it (ora's own check turns itself off there).
+  const childEnv: Record<string, string | undefined> = {...process.env, NO_COLOR: '1', TERM: 'xterm', CI: 'true', ...env}
   for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
