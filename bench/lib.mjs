@@ -42,9 +42,13 @@ export function compare(cases, rounds, env) {
   }
 
   return Object.fromEntries(
-    cases.map(({name, floor}) => [
+    cases.map(({name, floor, floor2}) => [
       name,
-      {ms: median(samples[name]), ratio: floor ? median(samples[name].map((ms, round) => ms / samples[floor][round])) : undefined},
+      {
+        ms: median(samples[name]),
+        ratio: floor ? median(samples[name].map((ms, round) => ms / samples[floor][round])) : undefined,
+        ratio2: floor2 ? median(samples[name].map((ms, round) => ms / samples[floor2][round])) : undefined,
+      },
     ]),
   )
 }

@@ -29,8 +29,9 @@ export interface PsResult {
 export default class Ps extends BaseCommand<typeof Ps> {
   static override summary = 'List containers, newest first (running only unless -a).'
 
-  static override description = `One ListContainers and one ListPodSandbox call (plus one ListImages for the table), \
-whatever the number of containers; -o wide adds one ContainerStatus per exited container, for its exit code. State \
+  static override description = `One ListContainers call (plus one ListImages for the table, and one ListPodSandbox for --pod or \
+for containers whose labels do not name their pod), whatever the number of containers; -o wide adds one \
+ContainerStatus per exited container, for its exit code. State \
 and labels are filtered by the runtime; --name, --namespace and --image are exact unless they contain "*" (so \
 --name web never matches web2). --latest and --last look at every state, like docker. IMAGE is the image as it was \
 asked for, else a tag of the image (the kubelet creates containers by image ID), else the ID, shortened unless \

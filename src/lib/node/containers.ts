@@ -65,8 +65,8 @@ export function stateToRequest(filters: ContainerListFilters): ContainerState | 
 }
 
 /**
- * One ListContainers (state and labels filtered by the runtime) and one ListPodSandbox for pod
- * names, concurrently; everything else is filtered here so every output format sees the same list.
+ * One ListContainers (state and labels filtered by the runtime) and, where the containers' labels do
+ * not name their pods, one ListPodSandbox; everything else is filtered here so every output format sees the same list.
  */
 export async function listContainers(
   client: CriClient,
@@ -82,9 +82,14 @@ export async function listContainers(
   const request = {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
   // Summaries (cri/summaries.ts) for tables and names: no annotations, and sandboxes only for their names.
   const {summaries} = options
-  const [{containers}, {items: sandboxes}, images] = await Promise.all([
+  const listSandboxes = async () =>
+    (summaries ? await client.listSummaries('listPodSandbox', {}) : await client.runtime('listPodSandbox', {})).items
+  // --pod matches sandboxes, so they are listed beside the containers; otherwise only when a
+  // container lacks the kubelet's pod labels (made by crictl, say): on a kubelet's node, ListPodSandbox
+  // would be a quarter more bytes to read for names the containers already carry.
+  const [{containers}, podSandboxes, images] = await Promise.all([
     summaries ? client.listSummaries('listContainers', request) : client.runtime('listContainers', request),
-    summaries ? client.listSummaries('listPodSandbox', {}) : client.runtime('listPodSandbox', {}),
+    filters.pod === undefined ? undefined : listSandboxes(),
     withImages
       ? client.image('listImages', {}).then(
           (r) => r.images,
@@ -92,6 +97,7 @@ export async function listContainers(
         )
       : undefined,
   ])
+  const sandboxes = podSandboxes ?? (containers.every(namedByLabels) ? [] : await listSandboxes())
   const entries = selectContainers(containers, sandboxes, filters, images)
   if (options.withExitCodes) {
     const exited = entries.filter((entry) => entry.container.state === 'CONTAINER_EXITED')
@@ -154,8 +160,13 @@ export function selectContainers(
   return takeNewest(entries, filters)
 }
 
+/** A container the kubelet made names its pod and namespace in its labels, as its sandbox does. */
+function namedByLabels(container: Container): boolean {
+  return Boolean(container.labels[PodLabel.name] && container.labels[PodLabel.namespace])
+}
+
 function entryFor(container: Container, sandbox: PodSandbox | undefined, tags: ReadonlyMap<string, string[]>): ContainerListEntry {
-  // The sandbox is authoritative; the kubelet's labels on the container are the fallback once it is gone.
+  // The sandbox is authoritative where it was listed; the kubelet's labels on the container otherwise (and once it is gone).
   return {
     container,
     sandbox,
