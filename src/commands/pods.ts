@@ -4,7 +4,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
 import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
-import {renderTable} from '../lib/output/table.js'
+import {renderTableBytes} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
@@ -129,18 +129,19 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     return result
   }
 
-  private table(entries: PodListEntry[], wide: boolean, noTrunc: boolean): string {
+  private table(entries: PodListEntry[], wide: boolean, noTrunc: boolean): Buffer {
     const {chalk} = this
     const now = Date.now()
     const headers = ['POD ID', 'NAME', 'NAMESPACE', 'STATE', 'CONTAINERS', 'ATTEMPT', 'CREATED']
     if (wide) headers.push('UID', 'IP', 'RUNTIME')
+    const [readyCell, notReadyCell] = [chalk.green('Ready'), chalk.yellow('NotReady')]
     const rows = entries.map(({sandbox, containers, status}) => {
       const ready = sandbox.state === 'SANDBOX_READY'
       const row = [
         truncateId(sandbox.id, noTrunc),
         sandbox.metadata?.name ?? '',
         sandbox.metadata?.namespace ?? '',
-        ready ? chalk.green('Ready') : chalk.yellow('NotReady'),
+        ready ? readyCell : notReadyCell,
         `${containers.running}/${containers.total}`,
         String(sandbox.metadata?.attempt ?? 0),
         humanAge(sandbox.createdAt, now),
@@ -151,6 +152,6 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
 
       return row
     })
-    return renderTable(headers, rows)
+    return renderTableBytes(headers, rows)
   }
 }

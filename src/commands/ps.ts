@@ -4,7 +4,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
 import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
-import {renderTable} from '../lib/output/table.js'
+import {renderTableBytes} from '../lib/output/table.js'
 import {
   CONTAINER_STATES,
   type ContainerListEntry,
@@ -166,11 +166,15 @@ name_namespace/container, which other commands accept as a container reference.`
     return result
   }
 
-  private table(entries: ContainerListEntry[], wide: boolean, noTrunc: boolean): string {
+  private table(entries: ContainerListEntry[], wide: boolean, noTrunc: boolean): Buffer {
     const {chalk} = this
     const now = Date.now()
     const headers = ['CONTAINER', 'IMAGE', 'CREATED', 'STATE', 'NAME', 'ATTEMPT', 'POD ID', 'POD', 'NAMESPACE']
     if (wide) headers.push('EXIT CODE', 'IMAGE REF')
+    const paint = (state: string) =>
+      state === 'Running' ? chalk.green(state) : state === 'Exited' ? chalk.dim(state) : chalk.yellow(state)
+    // A few states for thousands of rows: each painted once.
+    const paintedStates = new Map(['Running', 'Exited', 'Created', 'Unknown'].map((state) => [state, paint(state)]))
     const rows = entries.map((entry) => {
       const {container} = entry
       const state = stateLabel(container.state)
@@ -178,7 +182,7 @@ name_namespace/container, which other commands accept as a container reference.`
         truncateId(container.id, noTrunc),
         truncateDigest(entry.imageName, noTrunc),
         humanAge(container.createdAt, now),
-        state === 'Running' ? chalk.green(state) : state === 'Exited' ? chalk.dim(state) : chalk.yellow(state),
+        paintedStates.get(state) ?? paint(state),
         containerName(container),
         String(container.metadata?.attempt ?? 0),
         truncateId(container.podSandboxId, noTrunc),
@@ -192,7 +196,7 @@ name_namespace/container, which other commands accept as a container reference.`
 
       return row
     })
-    return renderTable(headers, rows)
+    return renderTableBytes(headers, rows)
   }
 }
 

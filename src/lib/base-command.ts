@@ -174,7 +174,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * Writes the result as `-o` asked (or `as`): JSON/YAML for scripts (with --json oclif prints the
    * returned value), jsonpath/go-template once per document (`each`, default the result), else `human()`.
    */
-  protected async emit(result: unknown, human?: () => string, options: {each?: readonly unknown[]; as?: OutputSpec} = {}): Promise<void> {
+  protected async emit(
+    result: unknown,
+    human?: () => string | Uint8Array,
+    options: {each?: readonly unknown[]; as?: OutputSpec} = {},
+  ): Promise<void> {
     if (this.jsonEnabled()) return
     const spec = options.as ?? this.output
     switch (spec.kind) {
@@ -196,8 +200,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       }
 
       default: {
+        // Text gets its newline; bytes (a big listing's table, output/table.ts) are written as they are.
         const text = human?.() ?? ''
-        if (text !== '') this.log(text)
+        if (typeof text !== 'string') process.stdout.write(text)
+        else if (text !== '') this.log(text)
       }
     }
   }

@@ -49,6 +49,57 @@ function renderPlain(headers: readonly string[], rows: ReadonlyArray<readonly st
   return table
 }
 
+/**
+ * renderPlain's table as bytes, ending in a newline, for listings of thousands of rows: each cell's
+ * characters go straight into one buffer at its column, so no padded copy of a cell, no string
+ * of the whole table and no UTF-8 encoding of it on the way to stdout are made.
+ */
+function renderPlainBytes(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): Buffer | undefined {
+  // Only the widths here: whether every character is plain ASCII is checked as it is copied.
+  if (!headers.every((header) => typeof header === 'string')) return undefined
+  const widths = headers.map((header) => Math.max(1, header.length))
+  for (const row of rows) {
+    if (row.length !== widths.length) return undefined
+    for (const [i, cell] of row.entries()) {
+      if (typeof cell !== 'string') return undefined
+      if (cell.length > widths[i]) widths[i] = cell.length
+    }
+  }
+
+  const starts: number[] = []
+  let lineLength = 0
+  for (const width of widths) {
+    starts.push(lineLength)
+    lineLength += width + 3
+  }
+
+  const bytes = Buffer.allocUnsafe((lineLength + 1) * (rows.length + 1)).fill(0x20)
+  let position = 0
+  const put = (cells: readonly string[]): boolean => {
+    let end = position
+    for (const [i, cell] of cells.entries()) {
+      const at = position + starts[i]
+      for (let j = 0; j < cell.length; j++) {
+        const code = cell.codePointAt(j)!
+        if (code < 0x20 || code > 0x7e) return false
+        bytes[at + j] = code
+      }
+
+      if (cell.length > 0) end = at + cell.length
+    }
+
+    // trimEnd: every byte past the last cell is a space, and so may the last cells' own ends be.
+    while (end > position && bytes[end - 1] === 0x20) end--
+    bytes[end] = 0x0a
+    position = end + 1
+    return true
+  }
+
+  if (!put(headers)) return undefined
+  for (const row of rows) if (!put(row)) return undefined
+  return bytes.subarray(0, position)
+}
+
 /** Widens `widths` to fit a row of plain ASCII cells; false for any other row. */
 function measure(cells: readonly string[], widths: number[]): boolean {
   return (
@@ -75,6 +126,11 @@ export function renderTable(headers: readonly string[], rows: ReadonlyArray<read
     .split('\n')
     .map((line) => line.trimEnd())
     .join('\n')
+}
+
+/** renderTable's table as bytes with its final newline: what a listing of thousands of rows writes to stdout. */
+export function renderTableBytes(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): Buffer {
+  return (headers.length > 0 ? renderPlainBytes(headers, rows) : undefined) ?? Buffer.from(`${renderTable(headers, rows)}\n`)
 }
 
 /** Two-column "Key:   value" block for detail views. */

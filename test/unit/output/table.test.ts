@@ -1,7 +1,7 @@
 import Table from 'cli-table3'
 import {describe, expect, it} from 'vitest'
 
-import {renderTable} from '../../../src/lib/output/table.js'
+import {renderTable, renderTableBytes} from '../../../src/lib/output/table.js'
 
 /** The table exactly as cli-table3 draws it with podctl's options (the reference). */
 function cliTable3(headers: string[], rows: string[][]): string {
@@ -39,6 +39,7 @@ describe('renderTable', () => {
         Array.from({length: columns}, () => pick(['', ' ', 'Ready', 'web-1  ', ascii(), ascii()])),
       )
       expect(renderTable(headers, rows), JSON.stringify({headers, rows})).toBe(cliTable3(headers, rows))
+      expect(renderTableBytes(headers, rows).toString('latin1'), JSON.stringify({headers, rows})).toBe(`${cliTable3(headers, rows)}\n`)
     }
   })
 
@@ -83,6 +84,9 @@ describe('renderTable', () => {
         ],
       ],
     ]
-    for (const [headers, rows] of cases) expect(renderTable(headers, rows)).toBe(cliTable3(headers, rows))
+    for (const [headers, rows] of cases) {
+      expect(renderTable(headers, rows)).toBe(cliTable3(headers, rows))
+      expect(renderTableBytes(headers, rows).toString('utf8')).toBe(`${cliTable3(headers, rows)}\n`)
+    }
   })
 })
