@@ -63,15 +63,24 @@ function readItems(
     const end = reader.fieldEnd()
     let value = 0
     let group = ''
-    while (reader.pos < end) {
+    // Once both fields were read, the item's rest (a container's labels and annotations, most of its
+    // bytes) is stepped over whole: only a repeat of a field, which no runtime's encoder writes, could change them.
+    let needState = state !== undefined
+    let needGroup = groupField !== undefined
+    while (reader.pos < end && (needState || needGroup)) {
       const field = reader.uint32()
       const number = field >>> 3
       const wire = field & 7
-      if (state && number === state.field && wire === WireType.Varint) value = reader.int32()
-      else if (number === groupField && wire === WireType.LengthDelimited) group = reader.string()
-      else reader.skipField(field)
+      if (state && number === state.field && wire === WireType.Varint) {
+        value = reader.int32()
+        needState = false
+      } else if (number === groupField && wire === WireType.LengthDelimited) {
+        group = reader.string()
+        needGroup = false
+      } else reader.skipField(field)
     }
 
+    reader.pos = end
     visit(value, group)
   }
 }
