@@ -31,6 +31,13 @@ const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.le
 const ascii = () => Array.from({length: Math.floor(random() * 14)}, () => String.fromCodePoint(0x20 + Math.floor(random() * 95))).join('')
 
 describe('renderTable', () => {
+  it("relies on Buffer's latin1Write, what Buffer#write(text, offset, 'latin1') calls", () => {
+    const bytes = Buffer.alloc(4) as Buffer & {latin1Write?: (text: string, offset: number) => number}
+    expect(typeof bytes.latin1Write).toBe('function')
+    expect(bytes.latin1Write!('ab', 1)).toBe(2)
+    expect([...bytes]).toEqual([0, 0x61, 0x62, 0])
+  })
+
   it('draws plain ASCII tables exactly as cli-table3 does', () => {
     for (let i = 0; i < 400; i++) {
       const columns = 1 + Math.floor(random() * 8)
