@@ -28,6 +28,7 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 type Spinner = import('ora').Ora
+type EmitOptions = {each?: readonly unknown[]; as?: OutputSpec}
 
 /** Ctrl-C / SIGTERM as an AbortSignal; release() gives the signals back to Node's default. */
 export interface Interruption {
@@ -172,13 +173,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /**
    * Writes the result as `-o` asked (or `as`): JSON/YAML for scripts (with --json oclif prints the
-   * returned value), jsonpath/go-template once per document (`each`, default the result), else `human()`.
+   * returned value), jsonpath/go-template once per document (`each`, default the result), else `human()`:
+   * text gets its newline, bytes (a big listing's table, output/table.ts) are written as they are.
    */
-  protected async emit(
-    result: unknown,
-    human?: () => string | Uint8Array,
-    options: {each?: readonly unknown[]; as?: OutputSpec} = {},
-  ): Promise<void> {
+  protected async emit(result: unknown, human?: () => string | Uint8Array, options: EmitOptions = {}): Promise<void> {
     if (this.jsonEnabled()) return
     const spec = options.as ?? this.output
     switch (spec.kind) {
@@ -200,7 +198,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       }
 
       default: {
-        // Text gets its newline; bytes (a big listing's table, output/table.ts) are written as they are.
         const text = human?.() ?? ''
         if (typeof text !== 'string') process.stdout.write(text)
         else if (text !== '') this.log(text)

@@ -29,7 +29,6 @@ export type ImageResponse<M extends ImageMethod> = ResponseOf<ImageDef, M>
 
 /** crictl failed at gRPC's 4 MiB default on big nodes (cri-tools#872); lists can be large. */
 export const MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024 * 1024
-const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000
 
@@ -367,9 +366,8 @@ export class CriClient {
       'grpc.default_authority': 'localhost',
       // One shot per command: no background retries or keepalive pings that would hold the process open.
       'grpc.enable_retries': 0,
-      // HTTP/2's 64 KiB start window makes the runtime wait for a WINDOW_UPDATE every 64 KiB of a big
-      // listing (8 MB for 10 000 containers); a window the size of the largest answer lets it send at once.
-      'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
+      // HTTP/2's 64 KiB start window made a big listing (8 MB at 10 000 containers) wait a round trip per 64 KiB.
+      'grpc-node.flow_control_window': 16 * 1024 * 1024,
     })
     const ready = waitConnected(grpc, client, Date.now() + clampTimerMs(this.connectTimeoutMs)).then((outcome) => {
       if (outcome !== 'READY') {
