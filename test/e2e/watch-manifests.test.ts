@@ -139,8 +139,10 @@ describe('a watched manifest directory', () => {
         // Removed: the pod is killed and its directory goes.
         rmSync(join(manifests, 'web.yaml'))
         await until('the removed file’s pod to go', async () => ((await sandboxesOf('web')).length === 0 ? true : undefined), wait)
-        expect(existsSync(join(podDirRoot, metadata!.uid))).toBe(false)
-        expect(existsSync(join(work, 'logs', `${namespace}_web_${metadata!.uid}`))).toBe(false)
+        // The kill removes the sandbox first, then the pod's directories: waited for, not raced (seen in CI).
+        const podDir = join(podDirRoot, metadata!.uid)
+        const logDir = join(work, 'logs', `${namespace}_web_${metadata!.uid}`)
+        await until('its directories to go', () => !existsSync(podDir) && !existsSync(logDir), wait)
         expect((await running('later'))?.state).toBe('CONTAINER_RUNNING')
       } finally {
         expect(await agent.stop(), agent.output()).toBe(0)
