@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
 import {podctl} from '../support/podctl.js'
-import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
+import {socketDir, startEmptyRuntime} from '../support/fake-runtime.js'
 
 const dir = socketDir()
 const socket = join(dir, 'cri.sock')
@@ -15,15 +15,8 @@ const env = {CONTAINER_RUNTIME_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined, 
 const args = (...rest: string[]) => ['-r', socket, ...rest]
 let stop: () => Promise<void>
 
-type Callback = (error: null, response: unknown) => void
-
 beforeAll(async () => {
-  const runtime = {
-    version: versionHandler,
-    listPodSandbox: (_call: unknown, cb: Callback) => cb(null, {items: []}),
-    listContainers: (_call: unknown, cb: Callback) => cb(null, {containers: []}),
-  }
-  stop = await startFakeRuntime(socket, runtime as never, {} as never)
+  stop = await startEmptyRuntime(socket)
 })
 
 afterAll(async () => {

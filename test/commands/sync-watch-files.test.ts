@@ -6,22 +6,15 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
 import {endpointEnv, podctl} from '../support/podctl.js'
-import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
+import {socketDir, startEmptyRuntime} from '../support/fake-runtime.js'
 
 const dir = socketDir()
 const socket = join(dir, 'cri.sock')
 const env = endpointEnv(`unix://${socket}`, {PODCTL_POD_DIR_ROOT: join(dir, 'pods')})
 let stop: () => Promise<void>
 
-type Callback = (error: null, response: unknown) => void
-
 beforeAll(async () => {
-  const runtime = {
-    version: versionHandler,
-    listPodSandbox: (_call: unknown, cb: Callback) => cb(null, {items: []}),
-    listContainers: (_call: unknown, cb: Callback) => cb(null, {containers: []}),
-  }
-  stop = await startFakeRuntime(socket, runtime as never, {} as never)
+  stop = await startEmptyRuntime(socket)
 })
 
 afterAll(async () => {

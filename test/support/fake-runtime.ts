@@ -50,6 +50,15 @@ function lenient(service: object): grpc.ServiceDefinition {
 export const versionHandler: grpc.handleUnaryCall<any, any> = (_call, callback) =>
   callback(null, {version: '0.1.0', runtimeName: 'fake', runtimeVersion: '1.0', runtimeApiVersion: 'v1'})
 
+/** A runtime with no pods and no containers: for what a command refuses or sets up before it touches one. */
+export function startEmptyRuntime(path: string): Promise<() => Promise<void>> {
+  return startFakeRuntime(path, {
+    version: versionHandler,
+    listPodSandbox: (_call, callback) => callback(null, {items: []}),
+    listContainers: (_call, callback) => callback(null, {containers: []}),
+  })
+}
+
 export function failWith(code: grpc.status, details: string): grpc.handleUnaryCall<any, any> {
   return (_call, callback) => callback({code, details, name: 'Error', message: details}, null)
 }
