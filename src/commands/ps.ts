@@ -3,17 +3,17 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
 import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
-import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTableBytes} from '../lib/output/table.js'
+import {containerTable, type ContainerTableOptions, entryRows} from '../lib/node/container-table.js'
+import {renderSpanTable} from '../lib/output/span-table.js'
+import {humanDuration} from '../lib/output/format.js'
 import {
   CONTAINER_STATES,
   type ContainerListEntry,
-  containerName,
+  type ContainerListFilters,
   containerRefName,
   type ContainerStateName,
   listContainers,
-  stateLabel,
-  truncateDigest,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
@@ -82,24 +82,11 @@ name_namespace/container, which other commands accept as a container reference.`
   public async run(): Promise<PsResult> {
     if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
-    const labels = parseLabelSelector(flags.label)
     const wide = this.output.kind === 'wide' && !flags.quiet && !this.jsonEnabled()
-    const entries = await listContainers(
-      await this.client(),
-      {
-        all: flags.all,
-        state: flags.state as ContainerStateName | undefined,
-        labels,
-        name: flags.name,
-        pod: flags.pod,
-        namespace: flags.namespace,
-        image: flags.image,
-        id: flags.id,
-        latest: flags.latest,
-        last: flags.last,
-      },
-      this.listOptions(wide),
-    )
+    const filters = this.filters()
+    const fast = this.drawsTableFromBytes() ? await this.tableFromBytes(filters) : undefined
+    if (fast?.table) return fast.result
+    const entries = fast?.entries ?? (await listContainers(await this.client(), filters, this.listOptions(wide)))
     const result: PsResult = {containers: entries.map((entry) => entry.container)}
 
     if (flags.quiet) {
@@ -116,6 +103,41 @@ name_namespace/container, which other commands accept as a container reference.`
     )
     if (entries.length === 0) this.hintExactNames()
     return result
+  }
+
+  private filters(): ContainerListFilters {
+    const {flags} = this
+    const state = flags.state as ContainerStateName | undefined
+    const {all, name, pod, namespace, image, id, latest, last} = flags
+    return {all, state, labels: parseLabelSelector(flags.label), name, pod, namespace, image, id, latest, last}
+  }
+
+  /** The plain table (not wide, -q, -v or a format): drawn from ListContainers' bytes (node/container-table.ts). */
+  private drawsTableFromBytes(): boolean {
+    const {flags} = this
+    return this.output.kind === 'table' && !this.jsonEnabled() && !flags.quiet && !flags.verbose
+  }
+
+  /** The table written, with the run's result; or the entries to draw it from when it cannot be drawn from bytes. */
+  private async tableFromBytes(filters: ContainerListFilters): Promise<{table?: Buffer; result: PsResult; entries?: ContainerListEntry[]}> {
+    const drawn = await containerTable(await this.client(), filters, this.tableOptions(), renderSpanTable)
+    if (!drawn.table) return {entries: drawn.entries, result: {containers: []}}
+    // The objects are decoded only if the caller reads them (a table's run never does).
+    const result = {} as PsResult
+    Object.defineProperty(result, 'containers', {enumerable: true, get: drawn.containers})
+    await this.emit(result, () => drawn.table)
+    if (drawn.count === 0) this.hintExactNames()
+    return {table: drawn.table, result}
+  }
+
+  private tableOptions(): ContainerTableOptions {
+    const paintState = (state: string) => this.paintState(state)
+    return {noTrunc: this.flags['no-trunc'], paintState, nowMs: Date.now(), age: (ms) => `${humanDuration(ms)} ago`}
+  }
+
+  private paintState(state: string): string {
+    const {chalk} = this
+    return state === 'Running' ? chalk.green(state) : state === 'Exited' ? chalk.dim(state) : chalk.yellow(state)
   }
 
   /** Exit codes for -o wide, image names for the table and -r; summaries for rows, which never show annotations. */
@@ -167,35 +189,7 @@ name_namespace/container, which other commands accept as a container reference.`
   }
 
   private table(entries: ContainerListEntry[], wide: boolean, noTrunc: boolean): Buffer {
-    const {chalk} = this
-    const now = Date.now()
-    const headers = ['CONTAINER', 'IMAGE', 'CREATED', 'STATE', 'NAME', 'ATTEMPT', 'POD ID', 'POD', 'NAMESPACE']
-    if (wide) headers.push('EXIT CODE', 'IMAGE REF')
-    const paint = (state: string) =>
-      state === 'Running' ? chalk.green(state) : state === 'Exited' ? chalk.dim(state) : chalk.yellow(state)
-    // A few states for thousands of rows: each painted once.
-    const paintedStates = new Map(['Running', 'Exited', 'Created', 'Unknown'].map((state) => [state, paint(state)]))
-    const rows = entries.map((entry) => {
-      const {container} = entry
-      const state = stateLabel(container.state)
-      const row = [
-        truncateId(container.id, noTrunc),
-        truncateDigest(entry.imageName, noTrunc),
-        humanAge(container.createdAt, now),
-        paintedStates.get(state) ?? paint(state),
-        containerName(container),
-        String(container.metadata?.attempt ?? 0),
-        truncateId(container.podSandboxId, noTrunc),
-        entry.podName || '-',
-        entry.podNamespace || '-',
-      ]
-      if (wide) {
-        const exitCode = entry.exitCode === undefined ? '-' : String(entry.exitCode)
-        row.push(entry.exitCode ? chalk.red(exitCode) : exitCode, truncateDigest(container.imageRef, noTrunc) || '-')
-      }
-
-      return row
-    })
+    const {headers, rows} = entryRows(entries, {...this.tableOptions(), noTrunc, wide, paintExitCode: this.chalk.red})
     return renderTableBytes(headers, rows)
   }
 }

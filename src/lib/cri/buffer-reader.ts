@@ -4,7 +4,7 @@ import {BinaryReader, WireType} from '@bufbuild/protobuf/wire'
  * Buffer#toString's own step, without its argument checks (a listing of 5000 pods reads 150 000
  * strings): undocumented, but it is what Buffer#toString('utf8') calls (test/unit/cri/buffer-reader.test.ts).
  */
-interface SlicingBuffer extends Buffer {
+export interface SlicingBuffer extends Buffer {
   utf8Slice(start: number, end: number): string
 }
 

@@ -4,8 +4,8 @@ import {DeadlineExceededError, formatMs, fromGrpcError, type GrpcFailure, Runtim
 import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
-import type {StateCounts} from './count-states.js'
-import type {MethodDef} from './decoders.js'
+import type {GroupCount, StateCounts} from './count-states.js'
+import type {ContainerListing, MethodDef} from './decoders.js'
 import {waitConnected} from './connectivity.js'
 import {socketPath} from './endpoint.js'
 
@@ -139,20 +139,18 @@ export class CriClient {
     return this.call('ImageService', this.imageEndpoint, method, request, options) as Promise<ImageResponse<M>>
   }
 
-  /**
-   * ListPodSandbox or ListContainers, its answer counted by state instead of decoded
-   * (count-states.ts): for summaries, which need no pod's or container's details.
-   */
+  /** ListPodSandbox or ListContainers counted by state (count-states.ts), not decoded: summaries need no item's details. */
   async countRuntime(method: 'listContainers' | 'listPodSandbox', request: RuntimeRequest<typeof method>): Promise<StateCounts> {
     const {api, decoders} = await loadModules()
-    return this.call(
-      'RuntimeService',
-      this.runtimeEndpoint,
-      method,
-      request,
-      {},
-      decoders.stateCounter(api, method),
-    ) as Promise<StateCounts>
+    const count = decoders.stateCounter(api, method)
+    return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, count) as Promise<StateCounts>
+  }
+
+  /** ListContainers read into columns for a table (container-columns.ts), with those labels; its summaries decoded only if asked for. */
+  async listContainerColumns(request: RuntimeRequest<'listContainers'>, labelKeys: readonly string[]): Promise<ContainerListing> {
+    const {api, decoders} = await loadModules()
+    const read = (bytes: Buffer) => decoders.containerListing(api, bytes, labelKeys)
+    return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, read) as Promise<ContainerListing>
   }
 
   /** ListPodSandbox or ListContainers decoded for a table or names: annotations (and a sandbox's labels) skipped unread. */
@@ -162,11 +160,11 @@ export class CriClient {
     return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, decode) as Promise<RuntimeResponse<M>>
   }
 
-  /** ListContainers counted by sandbox and state, without decoding the containers. */
-  async countContainersBySandbox(request: RuntimeRequest<'listContainers'>): Promise<Map<string, StateCounts>> {
+  /** ListContainers counted by sandbox, all and running, without decoding the containers. */
+  async countContainersBySandbox(request: RuntimeRequest<'listContainers'>): Promise<Map<string, GroupCount>> {
     const {api, decoders} = await loadModules()
-    const decode = decoders.containersBySandboxCounter(api)
-    return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, decode) as Promise<Map<string, StateCounts>>
+    const decode = decoders.runningBySandboxCounter(api)
+    return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, decode) as Promise<Map<string, GroupCount>>
   }
 
   /** How many images ListImages answers, without decoding them. */

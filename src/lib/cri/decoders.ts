@@ -5,7 +5,8 @@
  */
 import type * as api from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
-import {countStates, countStatesBy, type StateCounts} from './count-states.js'
+import {type ContainerColumns, readContainerColumns} from './container-columns.js'
+import {countGroups, countStates, type GroupCount, type StateCounts} from './count-states.js'
 import {decodeContainerSummaries, decodeSandboxSummaries} from './summaries.js'
 
 type ApiModule = typeof api
@@ -38,6 +39,26 @@ export function summaryDecoder(generated: ApiModule, method: 'listContainers' | 
     : (buffer) => decodeSandboxSummaries(buffer, names)
 }
 
+/** ListContainers' answer as columns, with the summaries of the same bytes for whoever needs objects. */
+export interface ContainerListing {
+  columns: ContainerColumns
+  /** The state enum's name of a number, as the generated decoder maps it. */
+  stateName: (value: number) => api.ContainerState
+  /** Every container as decodeContainerSummaries reads it, in the message's order; decoded on the first call. */
+  containers: () => api.Container[]
+}
+
+export function containerListing(generated: ApiModule, bytes: Buffer, labelKeys: readonly string[]): ContainerListing {
+  const columns = readContainerColumns(bytes, labelKeys)
+  let containers: api.Container[] | undefined
+  const names = {sandbox: generated.podSandboxStateFromJSON, container: generated.containerStateFromJSON}
+  return {
+    columns,
+    stateName: generated.containerStateFromJSON,
+    containers: () => (containers ??= decodeContainerSummaries(bytes, names).containers),
+  }
+}
+
 /** ListContainers' or ListPodSandbox's answer counted by state. */
 export function stateCounter(generated: ApiModule, method: 'listContainers' | 'listPodSandbox'): (buffer: Buffer) => StateCounts {
   const state =
@@ -47,10 +68,10 @@ export function stateCounter(generated: ApiModule, method: 'listContainers' | 'l
   return (buffer) => countStates(buffer, state)
 }
 
-/** ListContainers' answer counted by sandbox (pod_sandbox_id) and state. */
-export function containersBySandboxCounter(generated: ApiModule): (buffer: Buffer) => Map<string, StateCounts> {
-  const state = {field: CONTAINER_STATE_FIELD, name: generated.containerStateFromJSON}
-  return (buffer) => countStatesBy(buffer, CONTAINER_SANDBOX_FIELD, state)
+/** ListContainers' answer counted by sandbox (pod_sandbox_id): its containers, and those running. */
+export function runningBySandboxCounter(generated: ApiModule): (buffer: Buffer) => Map<string, GroupCount> {
+  const running = generated.containerStateToNumber(generated.ContainerState.CONTAINER_RUNNING)
+  return (buffer) => countGroups(buffer, CONTAINER_SANDBOX_FIELD, {field: CONTAINER_STATE_FIELD, value: running})
 }
 
 /** How many items a List answer holds. */

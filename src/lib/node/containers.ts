@@ -176,6 +176,9 @@ function entryFor(container: Container, sandbox: PodSandbox | undefined, tags: R
   }
 }
 
+/** What the image readers below look at. */
+export type ContainerImageFields = Pick<Container, 'image' | 'imageRef' | 'imageId'>
+
 /** Image ID → its tags (else its repo digests), from one ListImages. */
 export function imageTagsById(images: readonly Image[] | undefined): Map<string, string[]> {
   const tags = new Map<string, string[]>()
@@ -183,7 +186,7 @@ export function imageTagsById(images: readonly Image[] | undefined): Map<string,
   return tags
 }
 
-function tagsOf(container: Container, tags: ReadonlyMap<string, string[]>): string[] {
+function tagsOf(container: ContainerImageFields, tags: ReadonlyMap<string, string[]>): string[] {
   return tags.get(container.image?.image ?? '') ?? tags.get(container.imageRef) ?? tags.get(container.imageId) ?? []
 }
 
@@ -191,14 +194,14 @@ function tagsOf(container: Container, tags: ReadonlyMap<string, string[]>): stri
  * What the user would call the image: as given at creation (userSpecifiedImage), else the spec's
  * image when it is a name, else the first tag of the image it resolved to, else the ID.
  */
-export function imageName(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string {
+export function imageName(container: ContainerImageFields, tags: ReadonlyMap<string, string[]> = new Map()): string {
   const specified = container.image?.userSpecifiedImage || container.image?.image || ''
   if (specified && !isDigest(specified)) return specified
   return tagsOf(container, tags)[0] ?? (specified || container.imageRef)
 }
 
 /** What `--image` matches: the image as the user wrote it, the spec's image, the resolved ref, and the image's tags. */
-export function imageCandidates(container: Container, tags: ReadonlyMap<string, string[]> = new Map()): string[] {
+export function imageCandidates(container: ContainerImageFields, tags: ReadonlyMap<string, string[]> = new Map()): string[] {
   return [container.image?.userSpecifiedImage, container.image?.image, container.imageRef, ...tagsOf(container, tags)].filter(
     (value): value is string => Boolean(value),
   )
@@ -219,7 +222,7 @@ function digestHex(value: string): string | undefined {
   return hex
 }
 
-function isDigest(value: string): boolean {
+export function isDigest(value: string): boolean {
   return digestHex(value) !== undefined
 }
 

@@ -37,7 +37,7 @@ export interface PodListOptions {
 /**
  * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
  * nerdctl's N+1 patterns are what make them slow on busy nodes). The containers are only counted
- * per sandbox and state, never decoded (client.countContainersBySandbox).
+ * per sandbox, all and running, never decoded (client.countContainersBySandbox).
  */
 export async function listPods(client: CriClient, filters: PodListFilters, options: PodListOptions = {}): Promise<PodListEntry[]> {
   const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
@@ -61,7 +61,7 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
 
   const entries: PodListEntry[] = pods.map((sandbox) => {
     const counts = containers.get(sandbox.id)
-    return {sandbox, containers: {running: counts?.byState.get('CONTAINER_RUNNING') ?? 0, total: counts?.total ?? 0}}
+    return {sandbox, containers: {running: counts?.matching ?? 0, total: counts?.total ?? 0}}
   })
   if (options.withStatus) {
     await mapLimit(entries, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {

@@ -7,7 +7,7 @@ import {
   ListPodSandboxResponse,
   podSandboxStateFromJSON,
 } from '../../../src/generated/runtime/v1/api.js'
-import {countStates, countStatesBy} from '../../../src/lib/cri/count-states.js'
+import {countGroups, countStates} from '../../../src/lib/cri/count-states.js'
 
 const labels = {'io.kubernetes.pod.name': 'web', ünïcode: 'värde ✓'}
 
@@ -62,7 +62,7 @@ describe('countStates: a List answer counted without decoding it', () => {
     expect(countStates(new Uint8Array()).total).toBe(0)
   })
 
-  it('counts containers per sandbox and state, a container without a sandbox ID under ""', () => {
+  it('counts containers per sandbox, and those in one state, a container without a sandbox ID under ""', () => {
     const message = ListContainersResponse.fromPartial({
       containers: [
         {id: 'a', podSandboxId: 'p1', state: 'CONTAINER_RUNNING' as never, labels},
@@ -71,16 +71,12 @@ describe('countStates: a List answer counted without decoding it', () => {
         {id: 'd'},
       ],
     })
-    const groups = countStatesBy(ListContainersResponse.encode(message).finish(), 2, {field: 6, name: containerStateFromJSON})
+    const groups = countGroups(ListContainersResponse.encode(message).finish(), 2, {field: 6, value: 1})
     expect([...groups.keys()]).toEqual(['p1', 'p2', ''])
-    expect(groups.get('p1')).toEqual({
-      total: 2,
-      byState: new Map([
-        ['CONTAINER_EXITED', 1],
-        ['CONTAINER_RUNNING', 1],
-      ]),
-    })
-    expect(groups.get('p2')?.total).toBe(1)
-    expect(groups.get('')?.byState.get('CONTAINER_CREATED')).toBe(1)
+    expect(groups.get('p1')).toEqual({total: 2, matching: 1})
+    expect(groups.get('p2')).toEqual({total: 1, matching: 1})
+    // No state field is CONTAINER_CREATED (0), as proto3 encodes it.
+    expect(groups.get('')).toEqual({total: 1, matching: 0})
+    expect(countGroups(ListContainersResponse.encode(message).finish(), 2, {field: 6, value: 0}).get('')).toEqual({total: 1, matching: 1})
   })
 })
