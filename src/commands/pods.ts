@@ -3,12 +3,10 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
 import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
-import {humanDuration} from '../lib/output/format.js'
-import {renderSpanTable} from '../lib/output/span-table.js'
-import {POD_TABLE_HEADERS, podEntryRows, podTable, type PodTableOptions} from '../lib/node/pod-table.js'
+import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTableBytes} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {listPods, type PodListEntry, type PodListFilters, sandboxIps} from '../lib/node/pods.js'
+import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 import {isCrictl} from '../lib/crictl/personality.js'
 import {crictlPodsText, podBlock} from '../lib/crictl/lists.js'
@@ -55,12 +53,22 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
   public async run(): Promise<PodsResult> {
     if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
-    const filters = this.filters()
+    const labels = parseLabelSelector(flags.label)
+    const client = await this.client()
     const wide = this.output.kind === 'wide' && !flags.quiet
-    const fast = this.drawsTableFromBytes() ? await this.tableFromBytes(filters) : undefined
-    if (fast?.table) return fast.result
-    const options = {withStatus: wide, summaries: this.printsRows()}
-    const entries = fast?.entries ?? (await listPods(await this.client(), filters, options))
+    const entries = await listPods(
+      client,
+      {
+        name: flags.name,
+        namespace: flags.namespace,
+        labels,
+        state: flags.state as 'notready' | 'ready' | undefined,
+        id: flags.id,
+        latest: flags.latest,
+        last: flags.last,
+      },
+      {withStatus: wide, summaries: this.printsRows()},
+    )
     const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}
 
     if (flags.quiet) {
@@ -80,35 +88,6 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     )
     if (entries.length === 0) this.hintExactNames()
     return result
-  }
-
-  private filters(): PodListFilters {
-    const {name, namespace, id, latest, last} = this.flags
-    const state = this.flags.state as 'notready' | 'ready' | undefined
-    return {name, namespace, labels: parseLabelSelector(this.flags.label), state, id, latest, last}
-  }
-
-  /** The plain table (not wide, -q, -v or a format): drawn from ListPodSandbox's bytes (node/pod-table.ts). */
-  private drawsTableFromBytes(): boolean {
-    return this.output.kind === 'table' && !this.jsonEnabled() && !this.flags.quiet && !this.flags.verbose
-  }
-
-  /** The table written, with the run's result; or the entries to draw it from when it cannot be drawn from bytes. */
-  private async tableFromBytes(filters: PodListFilters): Promise<{table?: Buffer; result: PodsResult; entries?: PodListEntry[]}> {
-    const drawn = await podTable(await this.client(), filters, this.tableOptions(), renderSpanTable)
-    if (!drawn.table) return {entries: drawn.entries, result: {items: []}}
-    // The objects are decoded only if the caller reads them (a table's run never does).
-    const result = {} as PodsResult
-    Object.defineProperty(result, 'items', {enumerable: true, get: drawn.sandboxes})
-    await this.emit(result, () => drawn.table)
-    if (drawn.count === 0) this.hintExactNames()
-    return {table: drawn.table, result}
-  }
-
-  private tableOptions(): PodTableOptions {
-    const {chalk} = this
-    const age = (ms: number) => `${humanDuration(ms)} ago`
-    return {noTrunc: this.flags['no-trunc'], ready: chalk.green('Ready'), notReady: chalk.yellow('NotReady'), nowMs: Date.now(), age}
   }
 
   /** A table, names or IDs: what the sandboxes' labels and annotations never show (not JSON, YAML, templates or -v). */
@@ -151,14 +130,28 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
   }
 
   private table(entries: PodListEntry[], wide: boolean, noTrunc: boolean): Buffer {
-    const headers = wide ? [...POD_TABLE_HEADERS, 'UID', 'IP', 'RUNTIME'] : POD_TABLE_HEADERS
-    const rows = podEntryRows(entries, {...this.tableOptions(), noTrunc})
-    if (wide) {
-      for (const [index, {sandbox, status}] of entries.entries()) {
-        rows[index].push(sandbox.metadata?.uid ?? '', sandboxIps(status).join(',') || '-', sandbox.runtimeHandler || '(default)')
+    const {chalk} = this
+    const now = Date.now()
+    const headers = ['POD ID', 'NAME', 'NAMESPACE', 'STATE', 'CONTAINERS', 'ATTEMPT', 'CREATED']
+    if (wide) headers.push('UID', 'IP', 'RUNTIME')
+    const [readyCell, notReadyCell] = [chalk.green('Ready'), chalk.yellow('NotReady')]
+    const rows = entries.map(({sandbox, containers, status}) => {
+      const ready = sandbox.state === 'SANDBOX_READY'
+      const row = [
+        truncateId(sandbox.id, noTrunc),
+        sandbox.metadata?.name ?? '',
+        sandbox.metadata?.namespace ?? '',
+        ready ? readyCell : notReadyCell,
+        `${containers.running}/${containers.total}`,
+        String(sandbox.metadata?.attempt ?? 0),
+        humanAge(sandbox.createdAt, now),
+      ]
+      if (wide) {
+        row.push(sandbox.metadata?.uid ?? '', sandboxIps(status).join(',') || '-', sandbox.runtimeHandler || '(default)')
       }
-    }
 
+      return row
+    })
     return renderTableBytes(headers, rows)
   }
 }

@@ -5,7 +5,7 @@ import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
 import type {GroupCount, StateCounts} from './count-states.js'
-import type {ColumnListing, MethodDef} from './decoders.js'
+import type {ContainerListing, MethodDef} from './decoders.js'
 import {waitConnected} from './connectivity.js'
 import {socketPath} from './endpoint.js'
 
@@ -21,7 +21,6 @@ type RequestOf<D, K extends keyof D> = D[K] extends {requestSerialize: (value: i
 type ResponseOf<D, K extends keyof D> = D[K] extends {responseDeserialize: (value: Buffer) => infer R} ? R : never
 
 export type RuntimeMethod = keyof RuntimeDef
-type ListMethod = 'listContainers' | 'listPodSandbox'
 export type ImageMethod = keyof ImageDef
 export type RuntimeRequest<M extends RuntimeMethod> = api.DeepPartial<RequestOf<RuntimeDef, M>>
 export type RuntimeResponse<M extends RuntimeMethod> = ResponseOf<RuntimeDef, M>
@@ -141,21 +140,21 @@ export class CriClient {
   }
 
   /** ListPodSandbox or ListContainers counted by state (count-states.ts), not decoded: summaries need no item's details. */
-  async countRuntime(method: ListMethod, request: RuntimeRequest<typeof method>): Promise<StateCounts> {
+  async countRuntime(method: 'listContainers' | 'listPodSandbox', request: RuntimeRequest<typeof method>): Promise<StateCounts> {
     const {api, decoders} = await loadModules()
     const count = decoders.stateCounter(api, method)
     return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, count) as Promise<StateCounts>
   }
 
-  /** ListContainers or ListPodSandbox read into columns for a table (container-columns.ts, sandbox-columns.ts). */
-  async listColumns<M extends ListMethod>(method: M, request: RuntimeRequest<M>, labels?: readonly string[]): Promise<ColumnListing<M>> {
+  /** ListContainers read into columns for a table (container-columns.ts), with those labels; its summaries decoded only if asked for. */
+  async listContainerColumns(request: RuntimeRequest<'listContainers'>, labelKeys: readonly string[]): Promise<ContainerListing> {
     const {api, decoders} = await loadModules()
-    const read = (bytes: Buffer) => decoders.columnListing(api, method, bytes, labels ?? [])
-    return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, read) as Promise<ColumnListing<M>>
+    const read = (bytes: Buffer) => decoders.containerListing(api, bytes, labelKeys)
+    return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, read) as Promise<ContainerListing>
   }
 
   /** ListPodSandbox or ListContainers decoded for a table or names: annotations (and a sandbox's labels) skipped unread. */
-  async listSummaries<M extends ListMethod>(method: M, request: RuntimeRequest<M>): Promise<RuntimeResponse<M>> {
+  async listSummaries<M extends 'listContainers' | 'listPodSandbox'>(method: M, request: RuntimeRequest<M>): Promise<RuntimeResponse<M>> {
     const {api, decoders} = await loadModules()
     const decode = decoders.summaryDecoder(api, method)
     return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, decode) as Promise<RuntimeResponse<M>>

@@ -6,7 +6,6 @@
 import type * as api from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
 import {type ContainerColumns, readContainerColumns} from './container-columns.js'
-import {readSandboxColumns, type SandboxColumns} from './sandbox-columns.js'
 import {countGroups, countStates, type GroupCount, type StateCounts} from './count-states.js'
 import {decodeContainerSummaries, decodeSandboxSummaries} from './summaries.js'
 
@@ -49,40 +48,15 @@ export interface ContainerListing {
   containers: () => api.Container[]
 }
 
-/** ListPodSandbox's answer as columns, likewise. */
-export interface SandboxListing {
-  columns: SandboxColumns
-  stateName: (value: number) => api.PodSandboxState
-  sandboxes: () => api.PodSandbox[]
-}
-
-export type ColumnListing<M extends 'listContainers' | 'listPodSandbox'> = M extends 'listContainers' ? ContainerListing : SandboxListing
-
-/** A List answer read into columns (with those labels, for containers); its summaries decoded on the first call for them. */
-export function columnListing<M extends 'listContainers' | 'listPodSandbox'>(
-  generated: ApiModule,
-  method: M,
-  bytes: Buffer,
-  labelKeys: readonly string[],
-): ColumnListing<M> {
-  const names = {sandbox: generated.podSandboxStateFromJSON, container: generated.containerStateFromJSON}
-  if (method === 'listPodSandbox') {
-    let sandboxes: api.PodSandbox[] | undefined
-    const listing: SandboxListing = {
-      columns: readSandboxColumns(bytes),
-      stateName: generated.podSandboxStateFromJSON,
-      sandboxes: () => (sandboxes ??= decodeSandboxSummaries(bytes, names).items),
-    }
-    return listing as ColumnListing<M>
-  }
-
+export function containerListing(generated: ApiModule, bytes: Buffer, labelKeys: readonly string[]): ContainerListing {
+  const columns = readContainerColumns(bytes, labelKeys)
   let containers: api.Container[] | undefined
-  const listing: ContainerListing = {
-    columns: readContainerColumns(bytes, labelKeys),
+  const names = {sandbox: generated.podSandboxStateFromJSON, container: generated.containerStateFromJSON}
+  return {
+    columns,
     stateName: generated.containerStateFromJSON,
     containers: () => (containers ??= decodeContainerSummaries(bytes, names).containers),
   }
-  return listing as ColumnListing<M>
 }
 
 /** ListContainers' or ListPodSandbox's answer counted by state. */

@@ -11,7 +11,6 @@ import {type ContainerColumns, has, Span, spanIndex, text} from '../cri/containe
 import type {ContainerListing} from '../cri/decoders.js'
 import {spanCells, type SpanCells} from '../util/span-cells.js'
 import {nanosToMs} from '../util/time.js'
-import {Ages, compareWordsDesc, SHORT_ID, shortIdStart} from './row-cells.js'
 import {nameMatcher} from '../util/filters.js'
 import {ContainerLabel, PodLabel} from '../kube/labels.js'
 import {shortId} from '../kube/helpers.js'
@@ -56,6 +55,9 @@ const NAMESPACE_LABEL = Span.label2
 export type ContainerTable =
   {table: Buffer; count: number; containers: () => Container[]} | {table?: undefined; entries: ContainerListEntry[]}
 
+/** crictl's short ID (kube/helpers shortId): after an algorithm prefix, 13 characters. */
+const SHORT_ID = 13
+
 export async function containerTable(
   client: CriClient,
   filters: ContainerListFilters,
@@ -66,7 +68,7 @@ export async function containerTable(
   const state = stateToRequest(filters)
   const request = {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
   const [listing, images] = await Promise.all([
-    client.listColumns('listContainers', request, LABEL_KEYS),
+    client.listContainerColumns(request, LABEL_KEYS),
     // Only for display, as in listContainers: a failure shows IDs.
     client.image('listImages', {}).then(
       (r) => r.images,
@@ -141,11 +143,7 @@ function selectRows(listing: ContainerListing, filters: ContainerListFilters, im
     rows.push(i)
   }
 
-  rows.sort(
-    (a, b) =>
-      compareWordsDesc(columns.createdHigh[a], columns.createdLow[a], columns.createdHigh[b], columns.createdLow[b]) ||
-      text(columns, a, Span.id).localeCompare(text(columns, b, Span.id)),
-  )
+  rows.sort((a, b) => compareCreatedDesc(columns, a, b) || text(columns, a, Span.id).localeCompare(text(columns, b, Span.id)))
   const count = filters.latest ? 1 : filters.last
   return count !== undefined && count > 0 ? rows.slice(0, count) : rows
 }
@@ -163,7 +161,9 @@ function cellsOf(listing: ContainerListing, rows: number[], images: Image[] | un
  */
 class RowFiller {
   private readonly images = new Map<string, string>()
-  private readonly ages: Ages
+  private readonly ages = new Map<number, string>()
+  private lastSecond = Number.NaN
+  private lastAge = ''
   private readonly attempts: string[] = []
   private readonly states = new Map<number, string>()
   private readonly columns: ContainerColumns
@@ -175,7 +175,6 @@ class RowFiller {
     private readonly options: ContainerTableOptions,
   ) {
     this.columns = listing.columns
-    this.ages = new Ages(options.nowMs, options.age)
   }
 
   fill(row: number, i: number): void {
@@ -185,7 +184,7 @@ class RowFiller {
     const cell = row * CONTAINER_TABLE_HEADERS.length
     this.span(cell, i, Span.id, short)
     texts[cell + 1] = this.image(i)
-    texts[cell + 2] = this.ages.of(columns.createdHigh[i], columns.createdLow[i])
+    texts[cell + 2] = this.age(i)
     texts[cell + 3] = this.state(columns.states[i])
     this.span(cell + 4, i, hasText(columns, i, NAME_LABEL) ? NAME_LABEL : Span.name, false)
     const attempt = columns.attempts[i]
@@ -219,6 +218,33 @@ class RowFiller {
     return shown
   }
 
+  /**
+   * The age of created_at: nanosToMs (division towards zero) without a BigInt for positive times,
+   * then remembered per whole second, the only unit an age shows (humanDuration).
+   */
+  private age(i: number): string {
+    const high = this.columns.createdHigh[i]
+    const low = this.columns.createdLow[i]
+    let ms: number
+    if (high >= 0) {
+      // 2^32 = 4294 * 10^6 + 967 296, so the nanoseconds are high * 4294 ms plus `rest` ns, exact in a double.
+      const rest = high * 967_296 + low
+      ms = high * 4294 + (rest - (rest % 1_000_000)) / 1_000_000
+    } else {
+      ms = Number(BigInt.asIntN(64, (BigInt(high) << 32n) | BigInt(low)) / 1_000_000n)
+    }
+
+    const elapsed = this.options.nowMs - ms
+    const second = Math.floor(elapsed / 1000)
+    // Rows are newest first, so a row's age is most often the one before it.
+    if (second === this.lastSecond) return this.lastAge
+    let shown = this.ages.get(second)
+    if (shown === undefined) this.ages.set(second, (shown = this.options.age(elapsed)))
+    this.lastSecond = second
+    this.lastAge = shown
+    return shown
+  }
+
   private state(value: number): string {
     let shown = this.states.get(value)
     if (shown === undefined) this.states.set(value, (shown = this.options.paintState(stateLabel(this.listing.stateName(value)))))
@@ -249,6 +275,26 @@ function nameOf(columns: ContainerColumns, i: number): string {
 function hasText(columns: ContainerColumns, i: number, span: number): boolean {
   const at = spanIndex(i, span)
   return has(columns, i, span) && columns.ends[at] > columns.starts[at]
+}
+
+/** newestFirst's order of created_at (int64): the high words signed, then the low words. */
+function compareCreatedDesc(columns: ContainerColumns, a: number, b: number): number {
+  const high = columns.createdHigh[b] - columns.createdHigh[a]
+  return high === 0 ? columns.createdLow[b] - columns.createdLow[a] : high
+}
+
+/** Where shortId starts: after "algorithm:" when what precedes the first colon is [a-z0-9]+. */
+function shortIdStart(bytes: Uint8Array, start: number, end: number): number {
+  // The typed array's own search: an ID is 64 hex digits, most without a colon; a byte loop over each
+  // ran cold, and Buffer#indexOf's argument handling cost as much again.
+  const colon = Uint8Array.prototype.indexOf.call(bytes, 0x3a, start)
+  if (colon < 0 || colon >= end || colon === start) return start
+  for (let j = start; j < colon; j++) {
+    const byte = bytes[j]
+    if (!((byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39))) return start
+  }
+
+  return colon + 1
 }
 
 function pick(containers: Container[], rows: number[]): Container[] {

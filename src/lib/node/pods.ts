@@ -1,5 +1,4 @@
-import type {CriClient, RuntimeRequest} from '../cri/client.js'
-import type {GroupCount} from '../cri/count-states.js'
+import type {CriClient} from '../cri/client.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
 import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
@@ -35,17 +34,22 @@ export interface PodListOptions {
   summaries?: boolean
 }
 
-/** ListPodSandbox's request: labels and state are filtered by the runtime. */
-export function podListRequest(filters: PodListFilters): RuntimeRequest<'listPodSandbox'> {
+/**
+ * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
+ * nerdctl's N+1 patterns are what make them slow on busy nodes). The containers are only counted
+ * per sandbox, all and running, never decoded (client.countContainersBySandbox).
+ */
+export async function listPods(client: CriClient, filters: PodListFilters, options: PodListOptions = {}): Promise<PodListEntry[]> {
   const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
-  return {filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined}}
-}
+  const request = {filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined}}
+  const [sandboxes, containers] = await Promise.all([
+    options.summaries ? client.listSummaries('listPodSandbox', request) : client.runtime('listPodSandbox', request),
+    client.countContainersBySandbox({filter: {}}),
+  ])
 
-/** The client-side half of listPods: name, namespace and ID, newest first, --latest/--last; each with its container counts. */
-export function selectPods(sandboxes: readonly PodSandbox[], containers: Map<string, GroupCount>, filters: PodListFilters): PodListEntry[] {
   const matchName = nameMatcher(filters.name)
   const matchNamespace = nameMatcher(filters.namespace)
-  const selected = sandboxes
+  const selected = sandboxes.items
     .filter(
       (pod) =>
         matchName(pod.metadata?.name ?? '') &&
@@ -53,24 +57,12 @@ export function selectPods(sandboxes: readonly PodSandbox[], containers: Map<str
         (filters.id === undefined || pod.id.startsWith(filters.id)),
     )
     .sort(newestFirst)
-  return takeNewest(selected, filters).map((sandbox) => {
+  const pods = takeNewest(selected, filters)
+
+  const entries: PodListEntry[] = pods.map((sandbox) => {
     const counts = containers.get(sandbox.id)
     return {sandbox, containers: {running: counts?.matching ?? 0, total: counts?.total ?? 0}}
   })
-}
-
-/**
- * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
- * nerdctl's N+1 patterns are what make them slow on busy nodes). The containers are only counted
- * per sandbox, all and running, never decoded (client.countContainersBySandbox).
- */
-export async function listPods(client: CriClient, filters: PodListFilters, options: PodListOptions = {}): Promise<PodListEntry[]> {
-  const request = podListRequest(filters)
-  const [sandboxes, containers] = await Promise.all([
-    options.summaries ? client.listSummaries('listPodSandbox', request) : client.runtime('listPodSandbox', request),
-    client.countContainersBySandbox({filter: {}}),
-  ])
-  const entries = selectPods(sandboxes.items, containers, filters)
   if (options.withStatus) {
     await mapLimit(entries, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {
       entry.status = (await client.runtime('podSandboxStatus', {podSandboxId: entry.sandbox.id, verbose: false})).status

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import * as api from '../../../src/generated/runtime/v1/api.js'
 import type {CriClient} from '../../../src/lib/cri/client.js'
 import {has, readContainerColumns, Span, text} from '../../../src/lib/cri/container-columns.js'
-import {columnListing} from '../../../src/lib/cri/decoders.js'
+import {containerListing} from '../../../src/lib/cri/decoders.js'
 import {decodeContainerSummaries} from '../../../src/lib/cri/summaries.js'
 import {containerTable, type EntryRowOptions, entryRows} from '../../../src/lib/node/container-table.js'
 import {type ContainerListFilters, selectContainers} from '../../../src/lib/node/containers.js'
@@ -70,7 +70,7 @@ function encode(containers: api.Container[]): Buffer {
 /** A client answering ListContainers with `bytes`, ListImages with `images`, ListPodSandbox with no sandbox. */
 function fakeClient(bytes: Buffer): CriClient {
   return {
-    listColumns: async (_method: string, _request: unknown, labelKeys: string[]) => columnListing(api, 'listContainers', bytes, labelKeys),
+    listContainerColumns: async (_request: unknown, labelKeys: string[]) => containerListing(api, bytes, labelKeys),
     image: async () => ({images}),
     listSummaries: async () => ({items: []}),
   } as unknown as CriClient
