@@ -6,7 +6,7 @@
  * readiness, last termination, supervisor) and `sandbox.json` (the newest sandbox attempt, so a pod
  * the runtime lost comes back with attempt + 1).
  */
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 
 import {AlreadyExistsError} from '../../errors.js'
 import type {PodModel} from '../../manifest/model.js'
@@ -22,18 +22,24 @@ export function desiredPodPath(root: string, uid: string): string {
   return `${podDirectory(root, uid)}/${DESIRED_POD_FILE}`
 }
 
-/** Writes a file atomically (temporary file, then rename) with the given mode. */
+/**
+ * Writes a file atomically (temporary file, then rename) with the given mode. The records are a few
+ * hundred bytes and a supervisor of 100 pods writes some twenty a second: each fs/promises call is
+ * thread-pool round trips (writeFile alone four), which cost more CPU than the writes, so they are
+ * synchronous, as the supervisor's other looks at these files are.
+ */
 async function writeAtomic(path: string, text: string, mode: number, create = false): Promise<void> {
   // Only pod.json makes the directory: the other records never bring back the directory of a pod just killed.
-  if (create) await mkdir(path.slice(0, path.lastIndexOf('/')), {recursive: true})
+  if (create) mkdirSync(path.slice(0, path.lastIndexOf('/')), {recursive: true})
   const temporary = `${path}.${process.pid}.tmp`
-  await writeFile(temporary, text, {mode})
-  await rename(temporary, path)
+  writeFileSync(temporary, text, {mode})
+  renameSync(temporary, path)
 }
 
+/** A record as JSON, read synchronously for the same reason; undefined when it is missing or not JSON. */
 async function readJson<T>(path: string): Promise<T | undefined> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T
+    return JSON.parse(readFileSync(path, 'utf8')) as T
   } catch {
     return undefined
   }
