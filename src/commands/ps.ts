@@ -85,7 +85,7 @@ name_namespace/container, which other commands accept as a container reference.`
     const wide = this.output.kind === 'wide' && !flags.quiet && !this.jsonEnabled()
     const filters = this.filters()
     const fast = this.drawsTableFromBytes() ? await this.tableFromBytes(filters) : undefined
-    if (fast?.table) return fast.result
+    if (fast && 'result' in fast) return fast.result
     const entries = fast?.entries ?? (await listContainers(await this.client(), filters, this.listOptions(wide)))
     const result: PsResult = {containers: entries.map((entry) => entry.container)}
 
@@ -119,15 +119,15 @@ name_namespace/container, which other commands accept as a container reference.`
   }
 
   /** The table written, with the run's result; or the entries to draw it from when it cannot be drawn from bytes. */
-  private async tableFromBytes(filters: ContainerListFilters): Promise<{table?: Buffer; result: PsResult; entries?: ContainerListEntry[]}> {
+  private async tableFromBytes(filters: ContainerListFilters): Promise<{result: PsResult} | {entries: ContainerListEntry[]}> {
     const drawn = await containerTable(await this.client(), filters, this.tableOptions(), renderSpanTable)
-    if (!drawn.table) return {entries: drawn.entries, result: {containers: []}}
+    if (!drawn.table) return {entries: drawn.entries}
     // The objects are decoded only if the caller reads them (a table's run never does).
     const result = {} as PsResult
     Object.defineProperty(result, 'containers', {enumerable: true, get: drawn.containers})
     await this.emit(result, () => drawn.table)
     if (drawn.count === 0) this.hintExactNames()
-    return {table: drawn.table, result}
+    return {result}
   }
 
   private tableOptions(): ContainerTableOptions {

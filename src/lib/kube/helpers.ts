@@ -46,7 +46,7 @@ export function podDescription(name: string, namespace: string, uid: string): st
 }
 
 /** The length crictl and podctl shorten IDs to. */
-const SHORT_ID_LENGTH = 13
+export const SHORT_ID_LENGTH = 13
 /** A digest's algorithm, before its colon ("sha256"). */
 const ALGORITHM = /^[a-z0-9]+$/
 

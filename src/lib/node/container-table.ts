@@ -7,24 +7,27 @@
  * the containers' entries, for the string table to draw.
  */
 import type {CriClient} from '../cri/client.js'
-import {type ContainerColumns, has, Span, spanIndex, text} from '../cri/container-columns.js'
+import {type ContainerColumns, Span, spanIndex, text} from '../cri/container-columns.js'
 import type {ContainerListing} from '../cri/decoders.js'
 import {spanCells, type SpanCells} from '../util/span-cells.js'
-import {nanosToMs} from '../util/time.js'
+import {compareNanosWordsDesc, nanosToMs, nanosWordsToMs} from '../util/time.js'
 import {nameMatcher} from '../util/filters.js'
 import {ContainerLabel, PodLabel} from '../kube/labels.js'
-import {shortId} from '../kube/helpers.js'
+import {SHORT_ID_LENGTH, shortId} from '../kube/helpers.js'
 import type {Container, Image} from '../../generated/runtime/v1/api.js'
 import {
   checkFilters,
   type ContainerImageFields,
   type ContainerListEntry,
   type ContainerListFilters,
+  containerListRequest,
   containerName,
   imageCandidates,
   imageName,
   imageTagsById,
   isDigest,
+  listImagesForDisplay,
+  namedByLabels,
   selectContainers,
   stateLabel,
   stateToRequest,
@@ -55,9 +58,6 @@ const NAMESPACE_LABEL = Span.label2
 export type ContainerTable =
   {table: Buffer; count: number; containers: () => Container[]} | {table?: undefined; entries: ContainerListEntry[]}
 
-/** crictl's short ID (kube/helpers shortId): after an algorithm prefix, 13 characters. */
-const SHORT_ID = 13
-
 export async function containerTable(
   client: CriClient,
   filters: ContainerListFilters,
@@ -65,22 +65,16 @@ export async function containerTable(
   render: SpanRenderer,
 ): Promise<ContainerTable> {
   checkFilters(filters)
-  const state = stateToRequest(filters)
-  const request = {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
   const [listing, images] = await Promise.all([
-    client.listContainerColumns(request, LABEL_KEYS),
-    // Only for display, as in listContainers: a failure shows IDs.
-    client.image('listImages', {}).then(
-      (r) => r.images,
-      () => undefined,
-    ),
+    client.listContainerColumns(containerListRequest(filters), LABEL_KEYS),
+    listImagesForDisplay(client),
   ])
   const rows = filters.pod === undefined ? selectRows(listing, filters, images) : undefined
   const table = rows && render(CONTAINER_TABLE_HEADERS, cellsOf(listing, rows, images, options))
   if (rows && table) return {table, count: rows.length, containers: () => pick(listing.containers(), rows)}
   // --pod, containers that do not name their pods, cells that are not plain ASCII: listContainers' way.
   const containers = listing.containers()
-  const named = containers.every((c) => c.labels[PodLabel.name] && c.labels[PodLabel.namespace])
+  const named = containers.every(namedByLabels)
   const sandboxes = filters.pod === undefined && named ? [] : (await client.listSummaries('listPodSandbox', {})).items
   return {entries: selectContainers(containers, sandboxes, filters, images)}
 }
@@ -143,7 +137,10 @@ function selectRows(listing: ContainerListing, filters: ContainerListFilters, im
     rows.push(i)
   }
 
-  rows.sort((a, b) => compareCreatedDesc(columns, a, b) || text(columns, a, Span.id).localeCompare(text(columns, b, Span.id)))
+  const {createdHigh: high, createdLow: low} = columns
+  rows.sort(
+    (a, b) => compareNanosWordsDesc(high[a], low[a], high[b], low[b]) || text(columns, a, Span.id).localeCompare(text(columns, b, Span.id)),
+  )
   const count = filters.latest ? 1 : filters.last
   return count !== undefined && count > 0 ? rows.slice(0, count) : rows
 }
@@ -203,7 +200,7 @@ class RowFiller {
     const end = columns.ends[at]
     const from = short ? shortIdStart(columns.bytes, start, end) : start
     this.cells.starts[cell] = from
-    this.cells.ends[cell] = short ? Math.min(end, from + SHORT_ID) : end
+    this.cells.ends[cell] = short ? Math.min(end, from + SHORT_ID_LENGTH) : end
   }
 
   /** The IMAGE cell: imageName then truncateDigest, remembered per image name given at creation (a node runs few images). */
@@ -218,22 +215,9 @@ class RowFiller {
     return shown
   }
 
-  /**
-   * The age of created_at: nanosToMs (division towards zero) without a BigInt for positive times,
-   * then remembered per whole second, the only unit an age shows (humanDuration).
-   */
+  /** The CREATED cell, remembered per whole second: the only unit an age shows (humanDuration). */
   private age(i: number): string {
-    const high = this.columns.createdHigh[i]
-    const low = this.columns.createdLow[i]
-    let ms: number
-    if (high >= 0) {
-      // 2^32 = 4294 * 10^6 + 967 296, so the nanoseconds are high * 4294 ms plus `rest` ns, exact in a double.
-      const rest = high * 967_296 + low
-      ms = high * 4294 + (rest - (rest % 1_000_000)) / 1_000_000
-    } else {
-      ms = Number(BigInt.asIntN(64, (BigInt(high) << 32n) | BigInt(low)) / 1_000_000n)
-    }
-
+    const ms = nanosWordsToMs(this.columns.createdHigh[i], this.columns.createdLow[i])
     const elapsed = this.options.nowMs - ms
     const second = Math.floor(elapsed / 1000)
     // Rows are newest first, so a row's age is most often the one before it.
@@ -272,18 +256,13 @@ function nameOf(columns: ContainerColumns, i: number): string {
   return text(columns, i, NAME_LABEL) || text(columns, i, Span.name)
 }
 
+/** Whether container i holds span s and it is not empty (an absent span's start and end are both -1). */
 function hasText(columns: ContainerColumns, i: number, span: number): boolean {
   const at = spanIndex(i, span)
-  return has(columns, i, span) && columns.ends[at] > columns.starts[at]
+  return columns.ends[at] > columns.starts[at]
 }
 
-/** newestFirst's order of created_at (int64): the high words signed, then the low words. */
-function compareCreatedDesc(columns: ContainerColumns, a: number, b: number): number {
-  const high = columns.createdHigh[b] - columns.createdHigh[a]
-  return high === 0 ? columns.createdLow[b] - columns.createdLow[a] : high
-}
-
-/** Where shortId starts: after "algorithm:" when what precedes the first colon is [a-z0-9]+. */
+/** Where shortId starts, on bytes: after "algorithm:" when what precedes the first colon is [a-z0-9]+ (its ALGORITHM). */
 function shortIdStart(bytes: Uint8Array, start: number, end: number): number {
   // The typed array's own search: an ID is 64 hex digits, most without a colon; a byte loop over each
   // ran cold, and Buffer#indexOf's argument handling cost as much again.

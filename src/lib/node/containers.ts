@@ -1,4 +1,4 @@
-import type {CriClient} from '../cri/client.js'
+import type {CriClient, RuntimeRequest} from '../cri/client.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {NotFoundError, UsageError} from '../errors.js'
 import {nameMatcher, takeNewest} from '../util/filters.js'
@@ -74,12 +74,11 @@ export async function listContainers(
   options: {withExitCodes?: boolean; withImageNames?: boolean; summaries?: boolean} = {},
 ): Promise<ContainerListEntry[]> {
   checkFilters(filters)
-  const state = stateToRequest(filters)
   // The kubelet creates containers with the image ID and runtimes before CRI 1.29 drop the name
   // the user gave, so one ListImages (never an ImageStatus per container, crictl's `ps -r`) turns
   // IDs back into tags for the IMAGE column and --image. Only for display: a failure shows IDs.
   const withImages = options.withImageNames || filters.image !== undefined
-  const request = {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
+  const request = containerListRequest(filters)
   // Summaries (cri/summaries.ts) for tables and names: no annotations, and sandboxes only for their names.
   const {summaries} = options
   const listSandboxes = async () =>
@@ -90,12 +89,7 @@ export async function listContainers(
   const [{containers}, podSandboxes, images] = await Promise.all([
     summaries ? client.listSummaries('listContainers', request) : client.runtime('listContainers', request),
     filters.pod === undefined ? undefined : listSandboxes(),
-    withImages
-      ? client.image('listImages', {}).then(
-          (r) => r.images,
-          () => undefined,
-        )
-      : undefined,
+    withImages ? listImagesForDisplay(client) : undefined,
   ])
   const sandboxes = podSandboxes ?? (containers.every(namedByLabels) ? [] : await listSandboxes())
   const entries = selectContainers(containers, sandboxes, filters, images)
@@ -113,6 +107,20 @@ export async function listContainers(
   }
 
   return entries
+}
+
+/** ListContainers' request: state and labels are filtered by the runtime. */
+export function containerListRequest(filters: ContainerListFilters): RuntimeRequest<'listContainers'> {
+  const state = stateToRequest(filters)
+  return {filter: {labelSelector: filters.labels ?? {}, state: state === undefined ? undefined : {state}}}
+}
+
+/** ListImages for turning image IDs into names; only for display, so a failure gives undefined (IDs are shown). */
+export async function listImagesForDisplay(client: CriClient): Promise<Image[] | undefined> {
+  return client.image('listImages', {}).then(
+    (r) => r.images,
+    () => undefined,
+  )
 }
 
 /** Usage mistakes caught before any runtime call. */
@@ -161,7 +169,7 @@ export function selectContainers(
 }
 
 /** A container the kubelet made names its pod and namespace in its labels, as its sandbox does. */
-function namedByLabels(container: Container): boolean {
+export function namedByLabels(container: Container): boolean {
   return Boolean(container.labels[PodLabel.name] && container.labels[PodLabel.namespace])
 }
 

@@ -50,6 +50,22 @@ export function compareNanosDesc(a: string, b: string): number {
   return x === y ? 0 : x > y ? -1 : 1
 }
 
+/**
+ * nanosToMs of an int64 held as its high (signed) and low (unsigned) 32-bit words, as a listing read
+ * from the message's bytes keeps it: division towards zero, without a BigInt for positive times.
+ */
+export function nanosWordsToMs(high: number, low: number): number {
+  if (high < 0) return Number(BigInt.asIntN(64, (BigInt(high) << 32n) | BigInt(low)) / 1_000_000n)
+  // 2^32 = 4294 * 10^6 + 967 296, so the nanoseconds are high * 4294 ms plus `rest` ns, exact in a double.
+  const rest = high * 967_296 + low
+  return high * 4294 + (rest - (rest % 1_000_000)) / 1_000_000
+}
+
+/** compareNanosDesc of two int64s held as words (high signed, low unsigned): newest first. */
+export function compareNanosWordsDesc(highA: number, lowA: number, highB: number, lowB: number): number {
+  return highA === highB ? lowB - lowA : highB - highA
+}
+
 /** Starts with 1-9: a positive int64 as the client decodes it (anything else takes the BigInt path). */
 function isPositive(nanos: string): boolean {
   const first = nanos[0]

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {nanosToRfc3339} from '../../../src/lib/util/time.js'
+import {compareNanosDesc, compareNanosWordsDesc, nanosToMs, nanosToRfc3339, nanosWordsToMs} from '../../../src/lib/util/time.js'
 
 describe('nanosToRfc3339', () => {
   it('keeps nanosecond precision and drops trailing zeros like Go RFC3339Nano', () => {
@@ -12,5 +12,33 @@ describe('nanosToRfc3339', () => {
 
   it('turns the zero value ("never") into null', () => {
     expect(nanosToRfc3339('0')).toBeNull()
+  })
+})
+
+describe('int64 nanoseconds as two 32-bit words', () => {
+  const values = [
+    '0',
+    '5',
+    '999999',
+    '1000000',
+    '1764590399000999999',
+    '9223372036854775807',
+    '-1',
+    '-5',
+    '-1000001',
+    '-9223372036854775808',
+  ]
+  const words = (nanos: string) => {
+    const value = BigInt.asUintN(64, BigInt(nanos))
+    return [Number(BigInt.asIntN(32, value >> 32n)), Number(value & 0xff_ff_ff_ffn)] as const
+  }
+
+  it('turns into milliseconds as nanosToMs does, towards zero', () => {
+    for (const nanos of values) expect(nanosWordsToMs(...words(nanos)), nanos).toBe(nanosToMs(nanos))
+  })
+
+  it('orders as compareNanosDesc does', () => {
+    for (const a of values)
+      for (const b of values) expect(Math.sign(compareNanosWordsDesc(...words(a), ...words(b))), `${a} ${b}`).toBe(compareNanosDesc(a, b))
   })
 })
