@@ -1,3 +1,4 @@
+import {BinaryWriter} from '@bufbuild/protobuf/wire'
 import {describe, expect, it} from 'vitest'
 
 import * as api from '../../../src/generated/runtime/v1/api.js'
@@ -108,6 +109,64 @@ describe('container columns: ListContainers read without decoding', () => {
       expect(text(columns, i, Span.label1)).toBe(container.labels['io.kubernetes.pod.namespace'])
       expect(has(columns, i, Span.label2)).toBe(true)
       expect(text(columns, i, Span.label2)).toBe(container.labels['io.kubernetes.container.name'])
+    }
+  })
+
+  it('reads what a kubelet never writes the way the decoders do: long fields, odd label entries, unknown fields, growth', () => {
+    const long = 'x'.repeat(300)
+    // A labels entry with its value first, one with no value, one whose key has a long value, one repeated.
+    const entry = (write: (writer: BinaryWriter) => void) => {
+      const writer = new BinaryWriter()
+      write(writer)
+      return writer.finish()
+    }
+
+    const container = new BinaryWriter()
+    container.uint32(10).string(`id-${long}`)
+    container.uint32(66).bytes(entry((w) => w.uint32(18).string('first').uint32(10).string('io.kubernetes.pod.name')))
+    container.uint32(66).bytes(entry((w) => w.uint32(10).string('io.kubernetes.pod.namespace')))
+    container.uint32(66).bytes(entry((w) => w.uint32(10).string('io.kubernetes.container.name').uint32(18).string(long)))
+    container.uint32(66).bytes(entry((w) => w.uint32(10).string('io.kubernetes.pod.name').uint32(18).string('second')))
+    // Unknown fields of every wire type, at the top and inside metadata and the image spec.
+    container.uint32((99 << 3) | 0).uint64(2n ** 60n)
+    container.uint32((99 << 3) | 1).fixed64(7n)
+    container.uint32((99 << 3) | 5).fixed32(7)
+    container.uint32(26).bytes(entry((w) => w.uint32((7 << 3) | 5).fixed32(1).uint32(16).uint32(300).uint32(10).string('c').uint32((8 << 3) | 0).int64(-1n)))
+    container.uint32(34).bytes(entry((w) => w.uint32((9 << 3) | 2).string(long).uint32(146).string(`u-${long}`).uint32(10).string('img')))
+    container.uint32(48).int32(-2)
+    container.uint32(56).int64(-5n)
+    const one = container.finish()
+    // Far more containers than the message's size suggests (each a few bytes): the columns grow.
+    const tiny = new BinaryWriter().uint32(10).string('t').finish()
+    const message = new BinaryWriter()
+    message.uint32(10).bytes(one)
+    message.uint32((5 << 3) | 0).uint32(1)
+    for (let i = 0; i < 200; i++) message.uint32(10).bytes(tiny)
+    const bytes = Buffer.from(message.finish())
+    const columns = readContainerColumns(bytes, ['io.kubernetes.pod.name', 'io.kubernetes.pod.namespace', 'io.kubernetes.container.name'])
+    const decoded = api.ListContainersResponse.decode(bytes).containers
+    expect(columns.count).toBe(201)
+    expect(decoded).toHaveLength(201)
+    const [first] = decoded
+    expect(text(columns, 0, Span.id)).toBe(first.id)
+    expect(text(columns, 0, Span.label0)).toBe('second')
+    expect(first.labels['io.kubernetes.pod.name']).toBe('second')
+    expect(has(columns, 0, Span.label1)).toBe(true)
+    expect(text(columns, 0, Span.label1)).toBe('')
+    expect(text(columns, 0, Span.label2)).toBe(long)
+    expect([text(columns, 0, Span.name), columns.attempts[0]]).toEqual([first.metadata?.name, first.metadata?.attempt])
+    expect([text(columns, 0, Span.image), text(columns, 0, Span.userSpecifiedImage)]).toEqual(['img', `u-${long}`])
+    expect(columns.states[0]).toBe(-2)
+    expect(BigInt.asIntN(64, (BigInt(columns.createdHigh[0]) << 32n) | BigInt(columns.createdLow[0]))).toBe(-5n)
+    expect(text(columns, 200, Span.id)).toBe('t')
+    expect(has(columns, 200, Span.podSandboxId)).toBe(false)
+  })
+
+  it('refuses every cut of a container short of its end, as the decoders do', () => {
+    const bytes = encode([randomContainer(true)])
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(() => api.ListContainersResponse.decode(bytes.subarray(0, cut)), `decoder at ${cut}`).toThrow(RangeError)
+      expect(() => readContainerColumns(bytes.subarray(0, cut)), `columns at ${cut}`).toThrow(RangeError)
     }
   })
 
