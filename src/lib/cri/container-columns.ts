@@ -119,8 +119,8 @@ function skip(bytes: Buffer, tag: number, pos: number, to: number): number {
 export function readContainerColumns(bytes: Buffer, labelKeys: readonly string[] = []): ContainerColumns {
   if (labelKeys.length > LABELS) throw new RangeError(`at most ${LABELS} label keys`)
   const keys = labelKeys.map((key) => Buffer.from(key))
-  let columns = allocate(bytes, estimateCount(bytes), keys)
-  let {starts, ends, states, attempts, createdHigh, createdLow} = columns
+  const columns = allocate(bytes, countContainers(bytes), keys)
+  const {starts, ends, states, attempts, createdHigh, createdLow} = columns
   const {length} = bytes
   let count = 0
   let pos = 0
@@ -144,12 +144,6 @@ export function readContainerColumns(bytes: Buffer, labelKeys: readonly string[]
 
     const to = pos + size
     if (!(to <= length)) throw new RangeError('premature EOF')
-    if (count === states.length) {
-      columns.count = count
-      columns = grow(columns)
-      ;({starts, ends, states, attempts, createdHigh, createdLow} = columns)
-    }
-
     const base = count * SPANS
     // Container's fields.
     while (pos < to) {
@@ -330,9 +324,26 @@ function labelSpan(bytes: Buffer, start: number, end: number, keys: readonly Buf
   return -1
 }
 
-/** Containers a message of this size holds at most, roughly: kubelet containers take 300–800 bytes each. */
-function estimateCount(bytes: Buffer): number {
-  return Math.max(16, Math.ceil(bytes.length / 256))
+/**
+ * How many containers the message holds, from its top-level fields alone: the columns are made to
+ * size, so none is copied to grow and no page is touched for containers that are not there.
+ */
+function countContainers(bytes: Buffer): number {
+  const {length} = bytes
+  let count = 0
+  let pos = 0
+  while (pos < length) {
+    let tag = bytes[pos++]
+    if (tag > 0x7f) {
+      tag = varint(bytes, pos - 1)
+      pos = after
+    }
+
+    if (tag === 10) count++
+    pos = skip(bytes, tag, pos, length)
+  }
+
+  return count
 }
 
 function allocate(bytes: Buffer, capacity: number, labelKeys: readonly Buffer[]): ContainerColumns {
@@ -347,16 +358,4 @@ function allocate(bytes: Buffer, capacity: number, labelKeys: readonly Buffer[])
     createdHigh: new Int32Array(capacity),
     createdLow: new Uint32Array(capacity),
   }
-}
-
-function grow(columns: ContainerColumns): ContainerColumns {
-  const wider = allocate(columns.bytes, columns.states.length * 2, columns.labelKeys)
-  wider.count = columns.count
-  wider.starts.set(columns.starts)
-  wider.ends.set(columns.ends)
-  wider.states.set(columns.states)
-  wider.attempts.set(columns.attempts)
-  wider.createdHigh.set(columns.createdHigh)
-  wider.createdLow.set(columns.createdLow)
-  return wider
 }

@@ -112,7 +112,7 @@ describe('container columns: ListContainers read without decoding', () => {
     }
   })
 
-  it('reads what a kubelet never writes the way the decoders do: long fields, odd label entries, unknown fields, growth', () => {
+  it('reads what a kubelet never writes the way the decoders do: long fields, odd label entries, unknown fields, many small containers', () => {
     const long = 'x'.repeat(300)
     // A labels entry with its value first, one with no value, one whose key has a long value, one repeated.
     const entry = (write: (writer: BinaryWriter) => void) => {
@@ -136,7 +136,7 @@ describe('container columns: ListContainers read without decoding', () => {
     container.uint32(48).int32(-2)
     container.uint32(56).int64(-5n)
     const one = container.finish()
-    // Far more containers than the message's size suggests (each a few bytes): the columns grow.
+    // Far more containers than a kubelet's would take in that many bytes (each a few bytes long).
     const tiny = new BinaryWriter().uint32(10).string('t').finish()
     const message = new BinaryWriter()
     message.uint32(10).bytes(one)
