@@ -9,7 +9,7 @@
 import type {CriClient} from '../cri/client.js'
 import {type ContainerColumns, Span, spanIndex, text} from '../cri/container-columns.js'
 import type {ContainerListing} from '../cri/decoders.js'
-import {spanCells, type SpanCells} from '../util/span-cells.js'
+import {type PooledText, poolText, setText, spanCells, type SpanCells} from '../util/span-cells.js'
 import {compareNanosWordsDesc, nanosToMs, nanosWordsToMs} from '../util/time.js'
 import {nameMatcher} from '../util/filters.js'
 import {ContainerLabel, PodLabel} from '../kube/labels.js'
@@ -154,15 +154,15 @@ function cellsOf(listing: ContainerListing, rows: number[], images: Image[] | un
 
 /**
  * The cells of one row at a time (a method per row, which optimises sooner than one long loop);
- * what repeats down a column (images, ages, states, attempts) is made once.
+ * what repeats down a column (images, ages, states, attempts) is made and pooled once.
  */
 class RowFiller {
-  private readonly images = new Map<string, string>()
-  private readonly ages = new Map<number, string>()
+  private readonly images = new Map<string, PooledText>()
+  private readonly ages = new Map<number, PooledText>()
   private lastSecond = Number.NaN
-  private lastAge = ''
-  private readonly attempts: string[] = []
-  private readonly states = new Map<number, string>()
+  private lastAge: PooledText = {start: -1, end: 0}
+  private readonly attempts: PooledText[] = []
+  private readonly states = new Map<number, PooledText>()
   private readonly columns: ContainerColumns
 
   constructor(
@@ -175,17 +175,16 @@ class RowFiller {
   }
 
   fill(row: number, i: number): void {
-    const {columns} = this
-    const {texts} = this.cells
+    const {columns, cells} = this
     const short = !this.options.noTrunc
     const cell = row * CONTAINER_TABLE_HEADERS.length
     this.span(cell, i, Span.id, short)
-    texts[cell + 1] = this.image(i)
-    texts[cell + 2] = this.age(i)
-    texts[cell + 3] = this.state(columns.states[i])
+    setText(cells, cell + 1, this.image(i))
+    setText(cells, cell + 2, this.age(i))
+    setText(cells, cell + 3, this.state(columns.states[i]))
     this.span(cell + 4, i, hasText(columns, i, NAME_LABEL) ? NAME_LABEL : Span.name, false)
     const attempt = columns.attempts[i]
-    texts[cell + 5] = attempt < 64 ? (this.attempts[attempt] ??= String(attempt)) : String(attempt)
+    setText(cells, cell + 5, attempt < 64 ? (this.attempts[attempt] ??= poolText(cells, String(attempt))) : poolText(cells, String(attempt)))
     this.span(cell + 6, i, Span.podSandboxId, short)
     this.span(cell + 7, i, POD_LABEL, false)
     this.span(cell + 8, i, NAMESPACE_LABEL, false)
@@ -204,34 +203,38 @@ class RowFiller {
   }
 
   /** The IMAGE cell: imageName then truncateDigest, remembered per image name given at creation (a node runs few images). */
-  private image(i: number): string {
+  private image(i: number): PooledText {
     const {columns} = this
     const specified = text(columns, i, Span.userSpecifiedImage) || text(columns, i, Span.image)
     const remembered = this.images.get(specified)
     if (remembered !== undefined) return remembered
-    const shown = truncateDigest(imageName(imageFields(columns, i), this.tags), this.options.noTrunc)
+    const shown = poolText(this.cells, truncateDigest(imageName(imageFields(columns, i), this.tags), this.options.noTrunc))
     // A name given at creation is shown as it is, whatever else the container says; a digest depends on the rest.
     if (specified && !isDigest(specified)) this.images.set(specified, shown)
     return shown
   }
 
   /** The CREATED cell, remembered per whole second: the only unit an age shows (humanDuration). */
-  private age(i: number): string {
+  private age(i: number): PooledText {
     const ms = nanosWordsToMs(this.columns.createdHigh[i], this.columns.createdLow[i])
     const elapsed = this.options.nowMs - ms
     const second = Math.floor(elapsed / 1000)
     // Rows are newest first, so a row's age is most often the one before it.
     if (second === this.lastSecond) return this.lastAge
     let shown = this.ages.get(second)
-    if (shown === undefined) this.ages.set(second, (shown = this.options.age(elapsed)))
+    if (shown === undefined) this.ages.set(second, (shown = poolText(this.cells, this.options.age(elapsed))))
     this.lastSecond = second
     this.lastAge = shown
     return shown
   }
 
-  private state(value: number): string {
+  private state(value: number): PooledText {
     let shown = this.states.get(value)
-    if (shown === undefined) this.states.set(value, (shown = this.options.paintState(stateLabel(this.listing.stateName(value)))))
+    if (shown === undefined) {
+      shown = poolText(this.cells, this.options.paintState(stateLabel(this.listing.stateName(value))))
+      this.states.set(value, shown)
+    }
+
     return shown
   }
 }

@@ -1,13 +1,11 @@
 /**
- * table.ts's plain table for cells that are mostly spans of another buffer (a CRI message's bytes,
- * cri/container-columns.ts): each such cell is copied byte for byte into its column, so a listing of
- * thousands of rows makes no string for its IDs and names. The layout is renderTableBytes' exactly
- * (test/unit/output/span-table.test.ts draws the same tables both ways).
+ * table.ts's plain table for cells that are spans of another buffer (a CRI message's bytes,
+ * cri/container-columns.ts) or of a pool of texts (util/span-cells.ts): each cell is copied byte for
+ * byte into its column, so a listing of thousands of rows makes no string per cell. The layout is
+ * renderTableBytes' exactly (test/unit/output/span-table.test.ts draws the same tables both ways).
  */
-import type {SpanCells} from '../util/span-cells.js'
+import {PLAIN, type SpanCells} from '../util/span-cells.js'
 
-/** Printable ASCII only: what the plain layout measures as one column a character. */
-const PLAIN = /^[\u0020-\u007E]*$/
 /** A byte of a drawn table that is neither printable ASCII nor a line's end. */
 const NOT_PLAIN_LINES = /[^\u0020-\u007E\n]/
 
@@ -24,10 +22,10 @@ interface LatinBuffer extends Buffer {
  * expression: a loop over each byte ran cold and took as long as the rest.
  */
 export function renderSpanTable(headers: readonly string[], cells: SpanCells): Buffer | undefined {
-  const {columns, rows, source} = cells
-  if (headers.length !== columns || columns === 0 || !headers.every((header) => PLAIN.test(header))) return undefined
+  const {columns, rows} = cells
+  if (!cells.plain || headers.length !== columns || columns === 0 || !headers.every((header) => PLAIN.test(header))) return undefined
   const widths = headers.map((header) => Math.max(1, header.length))
-  if (!measure(cells, widths)) return undefined
+  measure(cells, widths)
   const offsets: number[] = []
   let lineLength = 0
   for (const width of widths) {
@@ -35,62 +33,50 @@ export function renderSpanTable(headers: readonly string[], cells: SpanCells): B
     lineLength += width + 3
   }
 
-  // The source and the table in one buffer, so each span is one copyWithin: no view made per cell.
-  const table = Buffer.allocUnsafe(source.length + (lineLength + 1) * (rows + 1)) as LatinBuffer
-  table.set(source, 0)
-  table.fill(0x20, source.length)
-  let end = source.length
+  const table = Buffer.allocUnsafe((lineLength + 1) * (rows + 1)) as LatinBuffer
+  table.fill(0x20)
+  let end = 0
   for (let c = 0; c < columns; c++) {
-    const at = source.length + offsets[c]
-    if (headers[c].length > 0) end = at + table.latin1Write(headers[c], at)
+    if (headers[c].length > 0) end = offsets[c] + table.latin1Write(headers[c], offsets[c])
   }
 
-  const position = writeRows(cells, table, offsets, lineEnd(table, source.length, end))
-  if (NOT_PLAIN_LINES.test(table.latin1Slice(source.length, position))) return undefined
-  return table.subarray(source.length, position)
+  const position = writeRows(cells, table, offsets, lineEnd(table, 0, end))
+  if (NOT_PLAIN_LINES.test(table.latin1Slice(0, position))) return undefined
+  return table.subarray(0, position)
 }
 
 /**
- * Widens `widths` to every cell; false when a text cell is not printable ASCII (spans are checked
- * once drawn). Its own function, as is writeRows: one loop each to optimise, and neither
- * thrown back to the interpreter when the other starts.
+ * Widens `widths` to every cell. Its own function, as is writeRows: one loop each to optimise, and
+ * neither thrown back to the interpreter when the other starts.
  */
-function measure(cells: SpanCells, widths: number[]): boolean {
-  const {columns, rows, starts, ends, texts} = cells
-  let checked = ''
+function measure(cells: SpanCells, widths: number[]): void {
+  const {columns, rows, starts, ends} = cells
   for (let cell = 0, row = 0; row < rows; row++) {
     for (let c = 0; c < columns; c++, cell++) {
       const start = starts[cell]
-      let width: number
-      if (start < 0) {
-        const text = texts[cell] ?? ''
-        // Texts repeat down a column (states, ages, images): each checked when it changes.
-        if (text !== checked && !PLAIN.test(text)) return false
-        checked = text
-        width = text.length
-      } else width = ends[cell] - start
+      if (start === -1) continue
+      const width = ends[cell] - (start < 0 ? -2 - start : start)
       if (width > widths[c]) widths[c] = width
     }
   }
-
-  return true
 }
 
-/** Writes each row at `position` (its cells at their column offsets); where the table ends. */
-function writeRows(cells: SpanCells, table: LatinBuffer, offsets: readonly number[], position: number): number {
-  const {columns, rows, starts, ends, texts} = cells
+/**
+ * Writes each row at `position` (its cells at their column offsets); where the table ends. Cells are
+ * copied a byte at a time: they are a dozen bytes or so, and a loop soon optimised beat a call per cell.
+ */
+function writeRows(cells: SpanCells, table: Buffer, offsets: readonly number[], position: number): number {
+  const {columns, rows, starts, ends, source, pool} = cells
   for (let cell = 0, row = 0; row < rows; row++) {
     let end = position
     for (let c = 0; c < columns; c++, cell++) {
-      const at = position + offsets[c]
       const start = starts[cell]
-      if (start < 0) {
-        const text = texts[cell]
-        if (text !== undefined && text.length > 0) end = at + table.latin1Write(text, at)
-      } else if (ends[cell] > start) {
-        table.copyWithin(at, start, ends[cell])
-        end = at + ends[cell] - start
-      }
+      const stop = ends[cell]
+      if (start === -1) continue
+      let at = position + offsets[c]
+      if (start >= 0) for (let j = start; j < stop; j++) table[at++] = source[j]
+      else for (let j = -2 - start; j < stop; j++) table[at++] = pool[j]
+      if (at > position + offsets[c]) end = at
     }
 
     position = lineEnd(table, position, end)

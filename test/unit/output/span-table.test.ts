@@ -1,13 +1,13 @@
 import {describe, expect, it} from 'vitest'
 
 import {renderSpanTable} from '../../../src/lib/output/span-table.js'
-import {spanCells} from '../../../src/lib/util/span-cells.js'
+import {poolText, setText, spanCells} from '../../../src/lib/util/span-cells.js'
 import {renderTableBytes} from '../../../src/lib/output/table.js'
 
 let seed = 11
 const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
 const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)]
-const WORDS = ['', ' ', 'a', 'web-7f9c', '  lead', 'trail  ', 'Running', '3 minutes ago', 'x'.repeat(40), 'é', 'tab\there', 'ok']
+const WORDS = ['', ' ', 'a', 'web-7f9c', '  lead', 'trail  ', 'Running', '3 minutes ago', 'x'.repeat(40), 'é', 'Łódź', 'tab\there', 'ok']
 
 describe('span table: cells copied from a buffer', () => {
   it('draws what renderTableBytes draws from the same strings, or nothing when a cell is not printable ASCII', () => {
@@ -27,7 +27,7 @@ describe('span table: cells copied from a buffer', () => {
           const cell = row * columns + c
           // A text cell, now and then an empty one left unset.
           const asText = random() < 0.5
-          if (asText && (value !== '' || random() < 0.5)) cells.texts[cell] = value
+          if (asText && (value !== '' || random() < 0.5)) setText(cells, cell, poolText(cells, value))
           if (asText) continue
 
           const bytes = Buffer.from(value)
