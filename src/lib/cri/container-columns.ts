@@ -180,60 +180,70 @@ export function readContainerColumns(bytes: Buffer, labelKeys: readonly string[]
 
       const end = pos + size
       if (!(end <= to)) throw new RangeError('premature EOF')
-      let at = -1
-      if (tag === 10) at = base + Span.id
-      else if (tag === 18) at = base + Span.podSandboxId
-      else if (tag === 42) at = base + Span.imageRef
-      else if (tag === 82) at = base + Span.imageId
-      else if (tag === 66) {
-        // A labels entry, most often key then value with one-byte lengths; anything else the long way.
-        const keyEnd = pos + 2 + bytes[pos + 1]
-        const value = keyEnd + 2 + bytes[keyEnd + 1]
-        if (bytes[pos] === 10 && bytes[pos + 1] < 0x80 && bytes[keyEnd] === 18 && bytes[keyEnd + 1] < 0x80 && value === end) {
-          const target = labelSpan(bytes, pos + 2, keyEnd, keys)
-          if (target >= 0) {
-            starts[base + target] = keyEnd + 2
-            ends[base + target] = end
-          }
-        } else label(bytes, pos, end, columns, base)
-      } else if (tag === 26 || tag === 34) {
-        // ContainerMetadata (name 1, attempt 2) or ImageSpec (image 1, user_specified_image 18).
-        while (pos < end) {
-          let field = bytes[pos++]
-          if (field > 0x7f) {
-            field = varint(bytes, pos - 1)
-            pos = after
-          }
-
-          const named = field === 10 ? (tag === 26 ? Span.name : Span.image) : tag === 34 && field === 146 ? Span.userSpecifiedImage : -1
-          if (named < 0 && !(tag === 26 && field === 16)) {
-            pos = skip(bytes, field, pos, end)
-            continue
-          }
-
-          let value = bytes[pos++]
-          if (value > 0x7f) {
-            value = varint(bytes, pos - 1)
-            pos = after
-          }
-
-          if (named < 0) {
-            attempts[count] = value
-            continue
-          }
-
-          if (!(pos + value <= end)) throw new RangeError('premature EOF')
-          starts[base + named] = pos
-          ends[base + named] = pos += value
+      switch (tag) {
+        case 10:
+        case 18:
+        case 42:
+        case 82: {
+          const at = base + (tag === 10 ? Span.id : tag === 18 ? Span.podSandboxId : tag === 42 ? Span.imageRef : Span.imageId)
+          starts[at] = pos
+          ends[at] = end
+          break
         }
 
-        if (pos !== end) throw new RangeError('premature EOF')
-      }
+        case 66: {
+          // A labels entry, most often key then value with one-byte lengths; anything else the long way.
+          const keyEnd = pos + 2 + bytes[pos + 1]
+          const value = keyEnd + 2 + bytes[keyEnd + 1]
+          if (bytes[pos] === 10 && bytes[pos + 1] < 0x80 && bytes[keyEnd] === 18 && bytes[keyEnd + 1] < 0x80 && value === end) {
+            const target = labelSpan(bytes, pos + 2, keyEnd, keys)
+            if (target >= 0) {
+              starts[base + target] = keyEnd + 2
+              ends[base + target] = end
+            }
+          } else label(bytes, pos, end, columns, base)
+          break
+        }
 
-      // Annotations and anything newer are stepped over.
-      if (at >= 0) {
-        starts[at] = pos
-        ends[at] = end
+        case 26:
+        case 34: {
+          // ContainerMetadata (name 1, attempt 2) or ImageSpec (image 1, user_specified_image 18).
+          while (pos < end) {
+            let field = bytes[pos++]
+            if (field > 0x7f) {
+              field = varint(bytes, pos - 1)
+              pos = after
+            }
+
+            const named = field === 10 ? (tag === 26 ? Span.name : Span.image) : tag === 34 && field === 146 ? Span.userSpecifiedImage : -1
+            if (named < 0 && !(tag === 26 && field === 16)) {
+              pos = skip(bytes, field, pos, end)
+              continue
+            }
+
+            let value = bytes[pos++]
+            if (value > 0x7f) {
+              value = varint(bytes, pos - 1)
+              pos = after
+            }
+
+            if (named < 0) {
+              attempts[count] = value
+              continue
+            }
+
+            if (!(pos + value <= end)) throw new RangeError('premature EOF')
+            starts[base + named] = pos
+            pos += value
+            ends[base + named] = pos
+          }
+
+          if (pos !== end) throw new RangeError('premature EOF')
+          break
+        }
+
+        default:
+        // Annotations and anything newer are stepped over.
       }
 
       pos = end

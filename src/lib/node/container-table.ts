@@ -184,7 +184,8 @@ class RowFiller {
     setText(cells, cell + 3, this.state(columns.states[i]))
     this.span(cell + 4, i, hasText(columns, i, NAME_LABEL) ? NAME_LABEL : Span.name, false)
     const attempt = columns.attempts[i]
-    setText(cells, cell + 5, attempt < 64 ? (this.attempts[attempt] ??= poolText(cells, String(attempt))) : poolText(cells, String(attempt)))
+    const attemptText = attempt < 64 ? (this.attempts[attempt] ??= poolText(cells, String(attempt))) : poolText(cells, String(attempt))
+    setText(cells, cell + 5, attemptText)
     this.span(cell + 6, i, Span.podSandboxId, short)
     this.span(cell + 7, i, POD_LABEL, false)
     this.span(cell + 8, i, NAMESPACE_LABEL, false)

@@ -112,7 +112,7 @@ describe('container columns: ListContainers read without decoding', () => {
     }
   })
 
-  it('reads what a kubelet never writes the way the decoders do: long fields, odd label entries, unknown fields, many small containers', () => {
+  it('reads what a kubelet never writes as the decoders do: long fields, odd labels, unknown fields, tiny containers', () => {
     const long = 'x'.repeat(300)
     // A labels entry with its value first, one with no value, one whose key has a long value, one repeated.
     const entry = (write: (writer: BinaryWriter) => void) => {
@@ -127,12 +127,32 @@ describe('container columns: ListContainers read without decoding', () => {
     container.uint32(66).bytes(entry((w) => w.uint32(10).string('io.kubernetes.pod.namespace')))
     container.uint32(66).bytes(entry((w) => w.uint32(10).string('io.kubernetes.container.name').uint32(18).string(long)))
     container.uint32(66).bytes(entry((w) => w.uint32(10).string('io.kubernetes.pod.name').uint32(18).string('second')))
-    // Unknown fields of every wire type, at the top and inside metadata and the image spec.
-    container.uint32((99 << 3) | 0).uint64(2n ** 60n)
+    // Unknown fields of every wire type (tag = number << 3 | type), at the top and inside metadata and the image spec.
+    container.uint32(99 << 3).uint64(2n ** 60n)
     container.uint32((99 << 3) | 1).fixed64(7n)
     container.uint32((99 << 3) | 5).fixed32(7)
-    container.uint32(26).bytes(entry((w) => w.uint32((7 << 3) | 5).fixed32(1).uint32(16).uint32(300).uint32(10).string('c').uint32((8 << 3) | 0).int64(-1n)))
-    container.uint32(34).bytes(entry((w) => w.uint32((9 << 3) | 2).string(long).uint32(146).string(`u-${long}`).uint32(10).string('img')))
+    const metadata = (w: BinaryWriter) =>
+      w
+        .uint32((7 << 3) | 5)
+        .fixed32(1)
+        .uint32(16)
+        .uint32(300)
+        .uint32(10)
+        .string('c')
+        .uint32(8 << 3)
+        .int64(-1n)
+    container.uint32(26).bytes(entry(metadata))
+    container.uint32(34).bytes(
+      entry((w) =>
+        w
+          .uint32((9 << 3) | 2)
+          .string(long)
+          .uint32(146)
+          .string(`u-${long}`)
+          .uint32(10)
+          .string('img'),
+      ),
+    )
     container.uint32(48).int32(-2)
     container.uint32(56).int64(-5n)
     const one = container.finish()
@@ -140,7 +160,7 @@ describe('container columns: ListContainers read without decoding', () => {
     const tiny = new BinaryWriter().uint32(10).string('t').finish()
     const message = new BinaryWriter()
     message.uint32(10).bytes(one)
-    message.uint32((5 << 3) | 0).uint32(1)
+    message.uint32(5 << 3).uint32(1)
     for (let i = 0; i < 200; i++) message.uint32(10).bytes(tiny)
     const bytes = Buffer.from(message.finish())
     const columns = readContainerColumns(bytes, ['io.kubernetes.pod.name', 'io.kubernetes.pod.namespace', 'io.kubernetes.container.name'])
