@@ -6,7 +6,7 @@
  * readiness, last termination, supervisor) and `sandbox.json` (the newest sandbox attempt, so a pod
  * the runtime lost comes back with attempt + 1).
  */
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 
 import {AlreadyExistsError} from '../../errors.js'
 import type {PodModel} from '../../manifest/model.js'
@@ -31,9 +31,37 @@ export function desiredPodPath(root: string, uid: string): string {
 async function writeAtomic(path: string, text: string, mode: number, create = false): Promise<void> {
   // Only pod.json makes the directory: the other records never bring back the directory of a pod just killed.
   if (create) mkdirSync(path.slice(0, path.lastIndexOf('/')), {recursive: true})
+  replaceFile(path, text, mode)
+}
+
+function replaceFile(path: string, text: string, mode: number): void {
   const temporary = `${path}.${process.pid}.tmp`
   writeFileSync(temporary, text, {mode})
   renameSync(temporary, path)
+}
+
+/** What this process last wrote to a record (what it compares), and the file that write made. */
+const lastWritten = new Map<string, {content: string; ino: number; mtimeMs: number}>()
+
+/**
+ * writeAtomic, unless this process last wrote the same `content` to the path and the file is still
+ * the one it made (same inode and mtime: nobody replaced or removed it since). A supervisor rewrote
+ * each pod's status and back-off records on every turn, mostly unchanged: with 100 pods that was a
+ * fifth of its CPU, in open, write, rename and close.
+ */
+function writeIfChanged(path: string, text: string, mode: number, content = text): void {
+  const last = lastWritten.get(path)
+  if (last?.content === content) {
+    const stats = statSync(path, {throwIfNoEntry: false})
+    if (stats?.ino === last.ino && stats.mtimeMs === last.mtimeMs) return
+  }
+
+  lastWritten.delete(path)
+  replaceFile(path, text, mode)
+  const stats = statSync(path)
+  // Paths of pods long gone would pile up under a supervisor that runs for months: forget them all now and then.
+  if (lastWritten.size >= 10_000) lastWritten.clear()
+  lastWritten.set(path, {content, ino: stats.ino, mtimeMs: stats.mtimeMs})
 }
 
 /** A record as JSON, read synchronously for the same reason; undefined when it is missing or not JSON. */
@@ -116,7 +144,7 @@ export async function readBackOff(root: string, uid: string): Promise<BackOffEnt
 }
 
 export async function writeBackOff(root: string, uid: string, entries: BackOffEntries): Promise<void> {
-  await writeAtomic(`${podDirectory(root, uid)}/${BACKOFF_FILE}`, `${JSON.stringify(entries)}\n`, 0o600)
+  writeIfChanged(`${podDirectory(root, uid)}/${BACKOFF_FILE}`, `${JSON.stringify(entries)}\n`, 0o600)
 }
 
 /** The status manager's record of one container (what the runtime alone cannot tell). */
@@ -137,8 +165,9 @@ export interface RecordedContainerStatus {
 }
 
 export interface RecordedPodStatus {
-  /** pid of the supervisor (sync --watch, run --supervise) while one runs. */
+  /** pid of the supervisor (sync --watch, run --supervise) while one runs, and when it first wrote this record. */
   supervisor?: {pid: number; since: string}
+  /** When what the record says last changed. */
   updatedAt: string
   containers: Record<string, RecordedContainerStatus>
 }
@@ -147,8 +176,10 @@ export async function readRecordedStatus(root: string, uid: string): Promise<Rec
   return readJson<RecordedPodStatus>(`${podDirectory(root, uid)}/${STATUS_FILE}`)
 }
 
+/** Written when what it says changes: its times alone (updatedAt, supervisor.since) do not make a new record. */
 export async function writeRecordedStatus(root: string, uid: string, status: RecordedPodStatus): Promise<void> {
-  await writeAtomic(`${podDirectory(root, uid)}/${STATUS_FILE}`, `${JSON.stringify(status, null, 2)}\n`, 0o644)
+  const content = JSON.stringify([status.supervisor?.pid, status.containers])
+  writeIfChanged(`${podDirectory(root, uid)}/${STATUS_FILE}`, `${JSON.stringify(status, null, 2)}\n`, 0o644, content)
 }
 
 /** The newest sandbox made for the pod: written once RunPodSandbox answered (the pod directory exists by then). */
