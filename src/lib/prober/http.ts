@@ -1,5 +1,6 @@
 /**
- * pkg/probe/http: one GET from the node (NewRequestForHTTPGetAction + DoHTTPProbe). No keep-alive,
+ * pkg/probe/http: one GET from the node (NewRequestForHTTPGetAction + DoHTTPProbe), over a bare
+ * socket for http:// (plain-http.ts) and node:https for https://. No keep-alive,
  * no compression, no proxy, TLS without verification; redirects followed only to the same host (at
  * most 10, the kubelet's RedirectChecker(false)); the body read up to 10 KiB; 200 <= status < 400 is
  * success, a redirect it did not follow is a warning (which counts as success).
@@ -7,6 +8,7 @@
 import {request as httpRequest, type IncomingMessage} from 'node:http'
 import {request as httpsRequest} from 'node:https'
 
+import {plainGet} from './plain-http.js'
 import {goDialError, joinHostPort, MAX_OUTPUT_BYTES, type ProbeOutcome} from './types.js'
 
 export interface HttpGetRequest {
@@ -27,6 +29,8 @@ export interface HttpGetResponse {
   statusCode: number
   /** At most MAX_OUTPUT_BYTES of the body. */
   body: string
+  /** http://: why the body stopped short once the head was read (plain-http.ts); the probe then errs. */
+  bodyError?: string
 }
 
 const MAX_REDIRECTS = 10
@@ -57,7 +61,9 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpGetResponse>
   const first = probeUrl(request)
   let url = first
   for (let redirects = 0; ; redirects++) {
-    const response = await getOnce(url, headers, deadline, request.signal)
+    // The probe's own URL names its port as the kubelet's does; a redirect's Host is its Location's.
+    const authority = redirects === 0 ? joinHostPort(request.host, request.port) : url.host
+    const response = await getOnce(url, headers, {deadline, signal: request.signal, authority})
     const location = response.statusCode >= 300 && response.statusCode < 400 ? response.location : undefined
     if (location === undefined) return response
     const next = new URL(location, url)
@@ -71,9 +77,10 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpGetResponse>
 function getOnce(
   url: URL,
   headers: Record<string, string[]>,
-  deadline: number,
-  signal?: AbortSignal,
+  options: {deadline: number; signal?: AbortSignal; authority: string},
 ): Promise<HttpGetResponse & {location?: string}> {
+  if (url.protocol === 'http:') return plainGet(url, headers, options)
+  const {deadline, signal} = options
   const where = `Get "${url.href}"`
   const address = joinHostPort(url.hostname.replaceAll(/^\[|\]$/g, ''), Number(url.port || (url.protocol === 'https:' ? 443 : 80)))
   return new Promise((resolve, reject) => {
@@ -142,6 +149,8 @@ export async function httpProbe(request: HttpGetRequest): Promise<ProbeOutcome> 
     return {status: 'failure', output: (error as Error).message}
   }
 
+  // ReadAtMost's error: DoHTTPProbe returns it, and the worker throws the result away.
+  if (response.bodyError !== undefined) return {status: 'unknown', output: '', error: new Error(response.bodyError)}
   if (response.statusCode >= 200 && response.statusCode < 400) {
     if (response.statusCode >= 300) return {status: 'warning', output: `Probe terminated redirects, Response body: ${response.body}`}
     return {status: 'success', output: response.body}
