@@ -101,6 +101,33 @@ export async function readPodRecord(root: string, uid: string): Promise<PodRecor
 }
 
 /**
+ * The runtime endpoint each pod's record names (undefined: none; absent: no record), read again only
+ * when pod.json changed (another inode, mtime or size): a supervisor asks it of every pod on every
+ * turn, and pod.json is the largest of a pod's records.
+ */
+export class RecordedEndpoints {
+  private readonly known = new Map<string, {ino: number; mtimeMs: number; size: number; record?: {runtimeEndpoint?: string}}>()
+
+  constructor(private readonly root: string) {}
+
+  async read(uid: string): Promise<{runtimeEndpoint?: string} | undefined> {
+    const path = desiredPodPath(this.root, uid)
+    const stats = statSync(path, {throwIfNoEntry: false})
+    if (!stats) {
+      this.known.delete(uid)
+      return undefined
+    }
+
+    const seen = this.known.get(uid)
+    if (seen?.ino === stats.ino && seen.mtimeMs === stats.mtimeMs && seen.size === stats.size) return seen.record
+    const record = await readPodRecord(this.root, uid)
+    const named = record && {runtimeEndpoint: record.runtimeEndpoint}
+    this.known.set(uid, {ino: stats.ino, mtimeMs: stats.mtimeMs, size: stats.size, record: named})
+    return named
+  }
+}
+
+/**
  * The pod `run` (or `sync -f`) recorded, or undefined when there is none (a pod made by another
  * tool) or when it is the record of a runtime other than `runtime`. A record that names no runtime
  * is returned: callers reach it through a sandbox of their runtime. Without `runtime`, any record.

@@ -9,9 +9,9 @@ import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {normalEvent} from '../../kube/events.js'
 import {newestFirst} from '../../kube/helpers.js'
 import {settleLimit} from '../../util/concurrency.js'
-import {claimLegacyRecord, readPodRecord} from '../config/desired-state.js'
+import {claimLegacyRecord, readPodRecord, RecordedEndpoints} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
-import {recordOwner} from '../core/record-owner.js'
+import {recordOwner, type RecordOwner} from '../core/record-owner.js'
 import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
 import {podSandboxes} from '../kuberuntime/sandbox.js'
 import {supervisorOf} from '../config/supervisor-lock.js'
@@ -92,17 +92,22 @@ export function ownSelection(
   {podDirRoot, runtime, events}: {podDirRoot: string; runtime: string | undefined; events: SyncDeps['events']},
 ): () => Promise<SyncTarget[]> {
   const told = new Set<string>()
+  const endpoints = new RecordedEndpoints(podDirRoot)
   return async () => {
     const targets = await select()
-    const owners = await Promise.all(
+    const records = await Promise.all(
       targets.map(async (target) => {
         const uid = [...target.sandboxes].sort(newestFirst)[0]?.metadata?.uid
-        return uid ? readPodRecord(podDirRoot, uid) : undefined
+        return uid ? endpoints.read(uid) : undefined
       }),
     )
+    // Each endpoint resolved once a turn (recordOwner resolves the socket's path: a few lstat calls).
+    const owners = new Map<string | undefined, RecordOwner>()
+    const ownerOf = (recorded: string | undefined) =>
+      owners.get(recorded) ?? owners.set(recorded, recordOwner(recorded, runtime)).get(recorded)!
     return targets.filter((target, index) => {
-      const record = owners[index]
-      if (!record || recordOwner(record.runtimeEndpoint, runtime) !== 'other') return true
+      const record = records[index]
+      if (!record || ownerOf(record.runtimeEndpoint) !== 'other') return true
       if (!told.has(target.fullName)) {
         told.add(target.fullName)
         events(normalEvent('NotManaged', `Its record is the pod of runtime ${record.runtimeEndpoint}; left alone`, target.fullName))

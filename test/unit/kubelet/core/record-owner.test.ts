@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -185,6 +185,15 @@ describe('no command acts on a record of another runtime', () => {
     })
     for (let turn = 0; turn < 2; turn++) expect((await select()).map((t) => t.fullName)).toEqual(['b_ns', 'l_ns', 'x_ns'])
     expect(events.map((event) => [event.reason, event.object])).toEqual([['NotManaged', 'a_ns']])
+    // Records are read again when they change: b's now names A, a's names B, l's is gone.
+    await recordDesiredPod(podDirRoot, pod('b', 'ub'), A)
+    await recordDesiredPod(podDirRoot, pod('a', 'ua'), B)
+    rmSync(join(podDirRoot, 'ul', 'pod.json'))
+    expect((await select()).map((t) => t.fullName)).toEqual(['a_ns', 'l_ns', 'x_ns'])
+    expect(events.map((event) => [event.reason, event.object])).toEqual([
+      ['NotManaged', 'a_ns'],
+      ['NotManaged', 'b_ns'],
+    ])
   })
 
   it('kill of a sandbox in B keeps the record and directory of A’s pod with the same uid', async () => {
