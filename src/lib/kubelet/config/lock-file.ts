@@ -15,8 +15,7 @@
  * stays so after one short re-read.
  */
 import {randomBytes} from 'node:crypto'
-import {readFileSync, unlinkSync} from 'node:fs'
-import {link, unlink, writeFile} from 'node:fs/promises'
+import {linkSync, readFileSync, unlinkSync, writeFileSync} from 'node:fs'
 
 /** How long a file that is not (yet) a lock is given before it counts as garbage. */
 export const GARBAGE_REREAD_MS = 100
@@ -70,7 +69,12 @@ export async function takeLock(path: string, me: LockHolder): Promise<LockClaim>
 /** Removes the lock only when it still holds `token` (a lock taken over by another is theirs). */
 export async function releaseLock(path: string, token: string): Promise<void> {
   const current = await readParsed(path)
-  if (current !== 'absent' && current !== 'garbage' && current.token === token) await unlink(path).catch(() => {})
+  if (current === 'absent' || current === 'garbage' || current.token !== token) return
+  try {
+    unlinkSync(path)
+  } catch {
+    // Gone already, or not ours to remove: a release never fails.
+  }
 }
 
 /** releaseLock for a process 'exit' listener, where nothing asynchronous runs any more. */
@@ -143,16 +147,31 @@ export function parseLock(text: string): LockHolder | undefined {
 /** Writes the whole lock beside `path`, then links it into place: false when a lock is there already. */
 async function createLock(path: string, me: LockHolder): Promise<boolean> {
   // Unique even for two takes by one holder at once: the temporary file is made with O_EXCL too.
+  // Synchronous, as readParsed: a supervisor takes a pass lock per pod sync, and each fs/promises
+  // call is thread-pool round trips for a file of one line.
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  await writeFile(temporary, `${JSON.stringify(me)}\n`, {mode: 0o600, flag: 'wx'})
+  writeFileSync(temporary, `${JSON.stringify(me)}\n`, {mode: 0o600, flag: 'wx'})
   try {
-    await link(temporary, path)
+    linkSync(temporary, path)
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
     throw error
   } finally {
-    await unlink(temporary).catch(() => {})
+    try {
+      unlinkSync(temporary)
+    } catch {
+      // The lock was linked (or not) already: a temporary file left over is no matter.
+    }
+  }
+}
+
+/** unlink, where a file already gone is no matter. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
 }
 
@@ -162,9 +181,7 @@ async function removeStale(path: string, seen: LockHolder | 'garbage'): Promise<
   if (again === 'absent') return
   const unchanged = again === 'garbage' ? seen === 'garbage' : seen !== 'garbage' && again.pid === seen.pid && again.token === seen.token
   if (!unchanged) return
-  await unlink(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw error
-  })
+  removeQuietly(path)
 }
 
 /** The holder's process still runs: its pid answers and (where /proc tells) it is the same process that took the lock. */
