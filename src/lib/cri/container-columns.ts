@@ -279,25 +279,17 @@ function label(bytes: Buffer, pos: number, to: number, columns: ContainerColumns
   let keyEnd = -1
   let valueStart = -1
   let valueEnd = -1
+  // The uncommon entries only (the scan reads key-then-value itself): varint() for every number.
   while (pos < to) {
-    let tag = bytes[pos++]
-    if (tag > 0x7f) {
-      tag = varint(bytes, pos - 1)
-      pos = after
-    }
-
+    const tag = varint(bytes, pos)
+    pos = after
     if (tag !== 10 && tag !== 18) {
       pos = skip(bytes, tag, pos, to)
       continue
     }
 
-    let size = bytes[pos++]
-    if (size > 0x7f) {
-      size = varint(bytes, pos - 1)
-      pos = after
-    }
-
-    const end = pos + size
+    const end = varint(bytes, pos) + after
+    pos = after
     if (!(end <= to)) throw new RangeError('premature EOF')
     if (tag === 10) {
       keyStart = pos
@@ -343,12 +335,8 @@ function countContainers(bytes: Buffer): number {
   let count = 0
   let pos = 0
   while (pos < length) {
-    let tag = bytes[pos++]
-    if (tag > 0x7f) {
-      tag = varint(bytes, pos - 1)
-      pos = after
-    }
-
+    const tag = varint(bytes, pos)
+    pos = after
     if (tag === 10) count++
     pos = skip(bytes, tag, pos, length)
   }
