@@ -168,15 +168,7 @@ class ResponseReader {
       const statusCode = Number(status[1])
       // 1xx answers but 101 come before the real one; Go's transport reads past them.
       if (statusCode >= 100 && statusCode < 200 && statusCode !== 101) continue
-      const fields = new Map<string, string>()
-      for (const line of lines.slice(1)) {
-        const colon = line.indexOf(':')
-        if (colon > 0) {
-          const name = line.slice(0, colon).trim().toLowerCase()
-          if (!fields.has(name)) fields.set(name, line.slice(colon + 1).trim())
-        }
-      }
-
+      const fields = headerFields(lines)
       const chunked = /(^|,)\s*chunked\s*$/i.test(fields.get('transfer-encoding') ?? '')
       const length = fields.has('content-length') ? Number(fields.get('content-length')) : undefined
       if (length !== undefined && !(Number.isInteger(length) && length >= 0))
@@ -244,4 +236,17 @@ class ResponseReader {
     this.body.push(kept)
     this.size += kept.length
   }
+}
+
+/** A head's fields by lower-case name, the first of each (Location, Content-Length, Transfer-Encoding are single). */
+function headerFields(lines: readonly string[]): Map<string, string> {
+  const fields = new Map<string, string>()
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':')
+    if (colon <= 0) continue
+    const name = line.slice(0, colon).trim().toLowerCase()
+    if (!fields.has(name)) fields.set(name, line.slice(colon + 1).trim())
+  }
+
+  return fields
 }

@@ -299,16 +299,20 @@ export async function recordStatus(
     containers[spec.name] = {ready: false, started: false, waiting: {reason, message, backOffUntil}}
   }
 
-  supervisingSince ??= new Date().toISOString()
   await writeRecordedStatus(settings.podDirRoot, pod.uid, {
-    supervisor: {pid: process.pid, since: supervisingSince},
+    supervisor: {pid: process.pid, since: supervisingSince()},
     updatedAt: new Date().toISOString(),
     containers,
   })
 }
 
 /** When this process first recorded a pod's status: the supervisor's `since`. */
-let supervisingSince: string | undefined
+let firstRecorded: string | undefined
+
+function supervisingSince(): string {
+  firstRecorded ??= new Date().toISOString()
+  return firstRecorded
+}
 
 /** The supervisor stops: its pid leaves status.json (readiness is no longer known). */
 export async function releaseStatus(podDirRoot: string, uid: string): Promise<void> {
