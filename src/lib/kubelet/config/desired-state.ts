@@ -6,9 +6,10 @@
  * readiness, last termination, supervisor) and `sandbox.json` (the newest sandbox attempt, so a pod
  * the runtime lost comes back with attempt + 1).
  */
-import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 
 import {AlreadyExistsError} from '../../errors.js'
+import {currentSignature} from '../../util/file-signature.js'
 import type {PodModel} from '../../manifest/model.js'
 import {DESIRED_POD_FILE, podDirectory} from '../volumes/pod-dirs.js'
 import {recordEndpoint, recordOwner} from '../core/record-owner.js'
@@ -40,28 +41,23 @@ function replaceFile(path: string, text: string, mode: number): void {
   renameSync(temporary, path)
 }
 
-/** What this process last wrote to a record (what it compares), and the file that write made. */
-const lastWritten = new Map<string, {content: string; ino: number; mtimeMs: number}>()
+/** What this process last wrote to a record (what it compares), and the signature of the file that write made. */
+const lastWritten = new Map<string, {content: string; signature: string | undefined}>()
 
 /**
  * writeAtomic, unless this process last wrote the same `content` to the path and the file is still
- * the one it made (same inode and mtime: nobody replaced or removed it since). A supervisor rewrote
+ * the one it made (util/file-signature.ts: nobody replaced or removed it since). A supervisor rewrote
  * each pod's status and back-off records on every turn, mostly unchanged: with 100 pods that was a
  * fifth of its CPU, in open, write, rename and close.
  */
 function writeIfChanged(path: string, text: string, mode: number, content = text): void {
   const last = lastWritten.get(path)
-  if (last?.content === content) {
-    const stats = statSync(path, {throwIfNoEntry: false})
-    if (stats?.ino === last.ino && stats.mtimeMs === last.mtimeMs) return
-  }
-
+  if (last?.content === content && last.signature !== undefined && currentSignature(path) === last.signature) return
   lastWritten.delete(path)
   replaceFile(path, text, mode)
-  const stats = statSync(path)
   // Paths of pods long gone would pile up under a supervisor that runs for months: forget them all now and then.
   if (lastWritten.size >= 10_000) lastWritten.clear()
-  lastWritten.set(path, {content, ino: stats.ino, mtimeMs: stats.mtimeMs})
+  lastWritten.set(path, {content, signature: currentSignature(path)})
 }
 
 /** A record as JSON, read synchronously for the same reason; undefined when it is missing or not JSON. */
@@ -102,27 +98,26 @@ export async function readPodRecord(root: string, uid: string): Promise<PodRecor
 
 /**
  * The runtime endpoint each pod's record names (undefined: none; absent: no record), read again only
- * when pod.json changed (another inode, mtime or size): a supervisor asks it of every pod on every
+ * when pod.json changed (util/file-signature.ts): a supervisor asks it of every pod on every
  * turn, and pod.json is the largest of a pod's records.
  */
 export class RecordedEndpoints {
-  private readonly known = new Map<string, {ino: number; mtimeMs: number; size: number; record?: {runtimeEndpoint?: string}}>()
+  private readonly known = new Map<string, {signature: string; record?: {runtimeEndpoint?: string}}>()
 
   constructor(private readonly root: string) {}
 
   async read(uid: string): Promise<{runtimeEndpoint?: string} | undefined> {
-    const path = desiredPodPath(this.root, uid)
-    const stats = statSync(path, {throwIfNoEntry: false})
-    if (!stats) {
+    const signature = currentSignature(desiredPodPath(this.root, uid))
+    if (signature === undefined) {
       this.known.delete(uid)
       return undefined
     }
 
     const seen = this.known.get(uid)
-    if (seen?.ino === stats.ino && seen.mtimeMs === stats.mtimeMs && seen.size === stats.size) return seen.record
+    if (seen?.signature === signature) return seen.record
     const record = await readPodRecord(this.root, uid)
     const named = record && {runtimeEndpoint: record.runtimeEndpoint}
-    this.known.set(uid, {ino: stats.ino, mtimeMs: stats.mtimeMs, size: stats.size, record: named})
+    this.known.set(uid, {signature, record: named})
     return named
   }
 }

@@ -17,6 +17,7 @@ import {dirname, join, resolve} from 'node:path'
 
 import {UsageError} from '../../errors.js'
 import {Pause} from '../../util/concurrency.js'
+import {fileSignature} from '../../util/file-signature.js'
 import {type FileReading, type ManifestFile, type ReadingOptions, readManifestFiles} from './manifest-files.js'
 
 /** How long a file must stay unchanged before it is read. */
@@ -182,7 +183,7 @@ export class ManifestSource {
     }
 
     if (!info.isDirectory()) {
-      into.found.set(path, signatureOf(info))
+      into.found.set(path, fileSignature(info))
       return
     }
 
@@ -193,11 +194,7 @@ export class ManifestSource {
       if (!entry?.isFile()) continue
       const refused = unsafeToRead(file, entry)
       if (refused) into.unreadable.set(file, refused)
-      else into.found.set(file, signatureOf(entry))
+      else into.found.set(file, fileSignature(entry))
     }
   }
-}
-
-function signatureOf(info: {size: number; mtimeMs: number; ino: number}): string {
-  return `${info.size}:${info.mtimeMs}:${info.ino}`
 }

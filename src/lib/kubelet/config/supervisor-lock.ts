@@ -7,10 +7,9 @@
  * lock whose process is gone (the pid is dead, or reused by another process) or that stays garbage
  * after one short re-read is stale and is taken over.
  */
-import {statSync} from 'node:fs'
-
 import {forgetOnExit, liveHolder, type LockClaim, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
 import {podDirectory} from '../volumes/pod-dirs.js'
+import {currentSignature} from '../../util/file-signature.js'
 
 export const SUPERVISOR_LOCK_FILE = 'supervisor.lock'
 
@@ -26,10 +25,10 @@ export function supervisorLockPath(podDirRoot: string, uid: string): string {
 export class SupervisorLocks {
   private readonly held = new Map<string, string>()
   /**
-   * The lock file each held lock is, as this instance last saw it: while it is the same file (inode,
-   * mtime, size) nobody took it over, so a turn needs one stat instead of reading and parsing it.
+   * The lock file each held lock is, as this instance last saw it: while it is the same file
+   * (util/file-signature.ts) nobody took it over, so a turn needs one stat instead of a read and a parse.
    */
-  private readonly files = new Map<string, {ino: number; mtimeMs: number; size: number; holder: LockHolder}>()
+  private readonly files = new Map<string, {signature: string; holder: LockHolder}>()
   private readonly me: LockHolder
 
   constructor(
@@ -47,18 +46,15 @@ export class SupervisorLocks {
   async take(uid: string): Promise<LockClaim> {
     const path = supervisorLockPath(this.podDirRoot, uid)
     const file = this.files.get(uid)
-    if (file && this.held.has(uid)) {
-      const stats = statSync(path, {throwIfNoEntry: false})
-      if (stats?.ino === file.ino && stats.mtimeMs === file.mtimeMs && stats.size === file.size) return {held: true, holder: file.holder}
-    }
+    if (file && this.held.has(uid) && currentSignature(path) === file.signature) return {held: true, holder: file.holder}
 
     // `since` is when this pod's lock is taken, not when the supervisor started.
     const claim = await takeLock(path, {...this.me, since: new Date().toISOString()})
     if (claim.held) {
       this.held.set(uid, path)
       releaseOnExit(path, this.token)
-      const stats = statSync(path, {throwIfNoEntry: false})
-      if (stats) this.files.set(uid, {ino: stats.ino, mtimeMs: stats.mtimeMs, size: stats.size, holder: claim.holder})
+      const signature = currentSignature(path)
+      if (signature !== undefined) this.files.set(uid, {signature, holder: claim.holder})
     } else {
       this.drop(uid)
     }
