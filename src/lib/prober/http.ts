@@ -9,7 +9,7 @@ import {request as httpRequest, type IncomingMessage} from 'node:http'
 import {request as httpsRequest} from 'node:https'
 
 import {plainGet} from './plain-http.js'
-import {goDialError, joinHostPort, MAX_OUTPUT_BYTES, type ProbeOutcome} from './types.js'
+import {goDialError, type HttpGetResponse, joinHostPort, MAX_OUTPUT_BYTES, type ProbeOutcome} from './types.js'
 
 export interface HttpGetRequest {
   scheme: 'http' | 'https'
@@ -23,14 +23,6 @@ export interface HttpGetRequest {
   /** The whole exchange (Go's Client.Timeout): connect, headers, body. */
   timeoutMs: number
   signal?: AbortSignal
-}
-
-export interface HttpGetResponse {
-  statusCode: number
-  /** At most MAX_OUTPUT_BYTES of the body. */
-  body: string
-  /** http://: why the body stopped short once the head was read (plain-http.ts); the probe then errs. */
-  bodyError?: string
 }
 
 const MAX_REDIRECTS = 10

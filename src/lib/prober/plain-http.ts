@@ -7,19 +7,10 @@
  */
 import {connect} from 'node:net'
 
-import {goDialError, joinHostPort, MAX_OUTPUT_BYTES} from './types.js'
+import {goDialError, type HttpGetResponse, joinHostPort, MAX_OUTPUT_BYTES} from './types.js'
 
-export interface PlainResponse {
-  statusCode: number
-  /** At most MAX_OUTPUT_BYTES of the body. */
-  body: string
-  location?: string
-  /**
-   * Why the body could not be read to its end, once the head was: Go's client.Do has returned by
-   * then, so this is ReadAtMost's error, which the kubelet treats as the probe erring, not failing.
-   */
-  bodyError?: string
-}
+/** An answer with the Location a redirect names (http.ts follows it). */
+export type PlainResponse = HttpGetResponse & {location?: string}
 
 /** Go's MaxResponseHeaderBytes is 10 MiB; a probe target sending more than this is broken. */
 const MAX_HEADER_BYTES = 1 << 20

@@ -21,6 +21,19 @@ export interface ProbeOutcome {
   error?: Error
 }
 
+/** One httpGet answer (http.ts, plain-http.ts). */
+export interface HttpGetResponse {
+  statusCode: number
+  /** At most MAX_OUTPUT_BYTES of the body. */
+  body: string
+  /**
+   * http:// (plain-http.ts): why the body could not be read to its end once the head was. Go's
+   * client.Do has returned by then, so this is ReadAtMost's error: DoHTTPProbe returns it, and the
+   * probe errs (its result thrown away) rather than fails.
+   */
+  bodyError?: string
+}
+
 /** Go's net.JoinHostPort: brackets around an IPv6 host. */
 export function joinHostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
