@@ -222,7 +222,7 @@ export type ManifestPodMatch = {source: string; pod: {name: string; namespace?: 
 
 /**
  * What `kill -f` looks for, as `kubectl delete -f` deletes: each Pod by name (and namespace), each
- * workload's pods by its labels and name form (their names are random). ConfigMaps and Secrets
+ * workload's pods by its labels and name form (a pod of an older template has another name). ConfigMaps and Secrets
  * are skipped; nothing is validated beyond what finding the pods needs.
  */
 export function podMatchesFromDocuments(documents: LabelledDocument[]): ManifestPodMatch[] {

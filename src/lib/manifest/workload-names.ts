@@ -1,7 +1,10 @@
 /**
- * The names the workload controllers give their pods: utilrand's 5 random characters after a
+ * The names the workload controllers give their pods: 5 characters of utilrand's alphabet after a
  * generateName base, the template hashes (FNV-32a, rand.SafeEncodeString), and what a workload's
- * pods are recognised by on the node (kill -f): labels and the form of their names.
+ * pods are recognised by on the node (kill -f): labels and the form of their names. A controller
+ * draws the 5 characters at random, once, and keeps the pod; podctl has no API server to keep it, so
+ * it derives them from the workload, its template hash and the replica index (replicaSuffix): the
+ * same file gives the same pods every time it is read, and a changed template gives new ones.
  */
 import {randomInt} from 'node:crypto'
 
@@ -17,6 +20,31 @@ export function randomSuffix(length = 5, random: (max: number) => number = rando
   return out
 }
 
+/**
+ * The 5 characters of replica `index` of a workload: utilrand's alphabet, drawn from a generator
+ * seeded with the workload's kind, namespace, name, template hash and the index (FNV-32a, then
+ * xorshift32), so they look like a controller's and never change while the template does not.
+ */
+export function replicaSuffix(identity: {kind: string; namespace?: string; name: string; hash: string}, index: number): string {
+  let state = fnv32a(`${identity.kind}/${identity.namespace ?? ''}/${identity.name}/${identity.hash}/${index}`) || 1
+  return randomSuffix(5, (max) => {
+    state ^= state << 13
+    state ^= state >>> 17
+    state ^= state << 5
+    return (state >>> 0) % max
+  })
+}
+
+function fnv32a(text: string): number {
+  let hash = 0x81_1c_9d_c5
+  for (const byte of Buffer.from(text, 'utf8')) {
+    hash ^= byte
+    hash = Math.imul(hash, 0x01_00_01_93) >>> 0
+  }
+
+  return hash >>> 0
+}
+
 /** rand.SafeEncodeString. */
 export function safeEncode(text: string): string {
   return [...text].map((char) => ALPHANUMS[char.codePointAt(0)! % ALPHANUMS.length]).join('')
@@ -24,13 +52,7 @@ export function safeEncode(text: string): string {
 
 /** FNV-32a of a stable JSON rendering, as the controllers' ComputeHash / HashControllerRevision do of theirs. */
 export function templateHash(value: unknown): string {
-  let hash = 0x81_1c_9d_c5
-  for (const byte of Buffer.from(stableJson(value), 'utf8')) {
-    hash ^= byte
-    hash = Math.imul(hash, 0x01_00_01_93) >>> 0
-  }
-
-  return safeEncode(String(hash >>> 0))
+  return safeEncode(String(fnv32a(stableJson(value))))
 }
 
 function stableJson(value: unknown): string {

@@ -14,16 +14,18 @@
  *   with the completion index), job-name / controller-uid labels, old and new; at most parallelism at
  *   once (pod N starts after pod N - parallelism completed);
  * - CronJob: its jobTemplate as the Job <cronjob>-<minutes since the epoch> scheduled now.
+ * The 5 characters are derived from the workload, its template hash and the replica index
+ * (workload-names.ts replicaSuffix): reading the same file again gives the same pods.
  * run --replicas replaces spec.replicas and completions. Hashes are FNV-32a of the template, encoded
  * as the controllers encode them (workload-names.ts); the value differs from a cluster's (that
  * hashes Go's in-memory object), the form does not. workloadMatch (workload-names.ts) is what `kill -f`
  * finds the pods by.
  */
-import {randomUUID} from 'node:crypto'
+import {createHash} from 'node:crypto'
 
 import {FieldReader, INT32, type Json, type JsonObject} from './fields.js'
 import type {PodOwnerModel, StartAfterModel} from './model.js'
-import {generatedName, templateHash, type WorkloadMatch, workloadMatch} from './workload-names.js'
+import {MAX_GENERATED_BASE, randomSuffix, replicaSuffix, templateHash, type WorkloadMatch, workloadMatch} from './workload-names.js'
 
 export {generatedName, randomSuffix, safeEncode, templateHash, type WorkloadMatch} from './workload-names.js'
 
@@ -186,7 +188,7 @@ function readTemplate(
   const metadata = r.object(root.metadata, 'metadata', METADATA_RULE)
   const name = r.requiredString(metadata.name, 'metadata.name')
   const namespace = r.string(metadata.namespace, 'metadata.namespace') || undefined
-  const uid = r.string(metadata.uid, 'metadata.uid') || (options.newUid ?? randomUUID)()
+  const uid = r.string(metadata.uid, 'metadata.uid') || (options.newUid?.() ?? workloadUid(kind, namespace, name))
   if (root.spec === undefined || root.spec === null) r.fail('spec', 'is required')
   let spec = r.object(root.spec, 'spec', {supported: SPEC_FIELDS[kind]})
   let specPath = 'spec'
@@ -224,6 +226,16 @@ function readTemplate(
 }
 
 /**
+ * The uid a controller would read from the API server, which podctl does not have: derived from the
+ * workload's kind, namespace and name (UUID-shaped), so its pods' controller-uid labels, and so the
+ * pods, are the same every time the file is read.
+ */
+function workloadUid(kind: WorkloadKind, namespace: string | undefined, name: string): string {
+  const hex = createHash('sha256').update(`${kind}/${namespace ?? ''}/${name}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+/**
  * How many pods: spec.replicas (default 1) of a Deployment, ReplicaSet or StatefulSet; one for a
  * DaemonSet (one node); a Job's completions (default its parallelism, default 1). --replicas
  * replaces replicas and completions.
@@ -255,7 +267,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
     case 'Deployment': {
       via = `ReplicaSet ${name}-${hash}`
       labels['pod-template-hash'] = hash
-      podName = generatedName(`${name}-${hash}-`, t.random)
+      podName = replicaName(`${name}-${hash}-`, t, index)
       break
     }
 
@@ -266,7 +278,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['pod-template-generation'] = '1'
       }
 
-      podName = generatedName(`${name}-`, t.random)
+      podName = replicaName(`${name}-`, t, index)
       break
     }
 
@@ -302,9 +314,9 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['batch.kubernetes.io/job-completion-index'] = String(index)
         annotations['batch.kubernetes.io/job-completion-index'] = String(index)
         addCompletionIndexEnv(podSpec)
-        podName = generatedName(`${t.jobName}-${index}-`, t.random)
+        podName = replicaName(`${t.jobName}-${index}-`, t, index)
       } else {
-        podName = generatedName(`${t.jobName}-`, t.random)
+        podName = replicaName(`${t.jobName}-`, t, index)
       }
 
       // At most `parallelism` pods at once: pod N starts once pod N - parallelism has completed.
@@ -325,6 +337,16 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
     source: `${t.source} (${kind} ${name}, ${t.templatePath})`,
     ...(startAfter ? {startAfter} : {}),
   }
+}
+
+/**
+ * A controller-made pod name: the generateName base cut as the API server cuts it, then 5 characters
+ * that stay the same for the same workload, template and replica (replicaSuffix), unless a test
+ * draws them (WorkloadOptions.random).
+ */
+function replicaName(base: string, t: Template, index: number): string {
+  const suffix = t.random ? randomSuffix(5, t.random) : replicaSuffix({kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index)
+  return `${base.slice(0, MAX_GENERATED_BASE)}${suffix}`
 }
 
 /** spec.ordinals.start: the first StatefulSet ordinal (default 0). */
