@@ -21,13 +21,11 @@
  * hashes Go's in-memory object), the form does not. workloadMatch (workload-names.ts) is what `kill -f`
  * finds the pods by.
  */
-import {createHash} from 'node:crypto'
-
 import {FieldReader, INT32, type Json, type JsonObject} from './fields.js'
 import type {PodOwnerModel, StartAfterModel} from './model.js'
-import {MAX_GENERATED_BASE, randomSuffix, replicaSuffix, templateHash, type WorkloadMatch, workloadMatch} from './workload-names.js'
+import {replicaName, templateHash, type WorkloadMatch, workloadMatch, workloadUid} from './workload-names.js'
 
-export {generatedName, randomSuffix, safeEncode, templateHash, type WorkloadMatch} from './workload-names.js'
+export {randomSuffix, replicaName, safeEncode, templateHash, type WorkloadMatch} from './workload-names.js'
 
 export const WORKLOAD_KINDS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as const
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number]
@@ -226,16 +224,6 @@ function readTemplate(
 }
 
 /**
- * The uid a controller would read from the API server, which podctl does not have: derived from the
- * workload's kind, namespace and name (UUID-shaped), so its pods' controller-uid labels, and so the
- * pods, are the same every time the file is read.
- */
-function workloadUid(kind: WorkloadKind, namespace: string | undefined, name: string): string {
-  const hex = createHash('sha256').update(`${kind}/${namespace ?? ''}/${name}`).digest('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-}
-
-/**
  * How many pods: spec.replicas (default 1) of a Deployment, ReplicaSet or StatefulSet; one for a
  * DaemonSet (one node); a Job's completions (default its parallelism, default 1). --replicas
  * replaces replicas and completions.
@@ -267,7 +255,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
     case 'Deployment': {
       via = `ReplicaSet ${name}-${hash}`
       labels['pod-template-hash'] = hash
-      podName = replicaName(`${name}-${hash}-`, t, index)
+      podName = replicaName(`${name}-${hash}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
       break
     }
 
@@ -278,7 +266,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['pod-template-generation'] = '1'
       }
 
-      podName = replicaName(`${name}-`, t, index)
+      podName = replicaName(`${name}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
       break
     }
 
@@ -314,9 +302,9 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['batch.kubernetes.io/job-completion-index'] = String(index)
         annotations['batch.kubernetes.io/job-completion-index'] = String(index)
         addCompletionIndexEnv(podSpec)
-        podName = replicaName(`${t.jobName}-${index}-`, t, index)
+        podName = replicaName(`${t.jobName}-${index}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
       } else {
-        podName = replicaName(`${t.jobName}-`, t, index)
+        podName = replicaName(`${t.jobName}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
       }
 
       // At most `parallelism` pods at once: pod N starts once pod N - parallelism has completed.
@@ -337,16 +325,6 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
     source: `${t.source} (${kind} ${name}, ${t.templatePath})`,
     ...(startAfter ? {startAfter} : {}),
   }
-}
-
-/**
- * A controller-made pod name: the generateName base cut as the API server cuts it, then 5 characters
- * that stay the same for the same workload, template and replica (replicaSuffix), unless a test
- * draws them (WorkloadOptions.random).
- */
-function replicaName(base: string, t: Template, index: number): string {
-  const suffix = t.random ? randomSuffix(5, t.random) : replicaSuffix({kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index)
-  return `${base.slice(0, MAX_GENERATED_BASE)}${suffix}`
 }
 
 /** spec.ordinals.start: the first StatefulSet ordinal (default 0). */
