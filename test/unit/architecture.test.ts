@@ -141,8 +141,12 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
  * - `config`: the pod source — the recorded desired pod, its objects, and the one lock on a pod's record (pkg/kubelet/config).
  * - `kuberuntime`: SyncPod (observe → computePodActions → act), sandboxes, containers, kill, clean-up (pkg/kubelet/kuberuntime).
  * - `status`: the status manager and GetPodStatus's phase, conditions and readiness (pkg/kubelet/status).
- * - `run`: `podctl run`'s flow around SyncPod — plan, record, wait for a condition, roll back, report.
- * - `workers`: the pod workers: the supervisor loop of `sync --watch`/`run --supervise`, the event stream, `sync` of several pods.
+ * - `workers`: the pod workers (pod_workers.go), the one way to act on a pod: SyncPod and a pod's termination go through
+ *   workers/pod-workers.ts and nowhere else; `sync` of several pods, `sync -f`'s apply, kill of several pods, and the
+ *   supervised worker of one pod.
+ * - `run`: `podctl run`'s flow through the workers — plan, record, drive the pod's worker until a condition, roll back, report.
+ * - `supervisor`: the kubelet's sync loop in the foreground (`sync --watch`, `run --supervise`): one listing, an event
+ *   stream, the watched manifest source's pods, garbage collection beside them.
  */
 const WING_LAYERS = {
   core: [],
@@ -152,8 +156,9 @@ const WING_LAYERS = {
   kuberuntime: ['core', 'volumes', 'lifecycle', 'config'],
   status: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
   gc: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
-  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
-  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'run', 'gc'],
+  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
+  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'workers'],
+  supervisor: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'gc', 'workers', 'run'],
 } as const satisfies Record<string, readonly string[]>
 type WingFolder = keyof typeof WING_LAYERS
 const WING = 'src/lib/kubelet/'

@@ -3,7 +3,7 @@
  * function: what should run (the recorded pod) against what runs (the runtime's sandboxes and
  * containers, and the prober's liveness/startup failures) gives what SyncPod must do — kill or
  * create the sandbox (attempt + 1), which init container and sidecars to start, which app
- * containers to start or kill. The reconciler (reconciler.ts) carries the actions out.
+ * containers to start or kill. The reconciler (kuberuntime/sync-pod.ts) carries the actions out.
  */
 import type {KubeContainerState} from '../../kube/helpers.js'
 import {containerHash, type ContainerType, type RestartPolicy} from '../../kube/labels.js'

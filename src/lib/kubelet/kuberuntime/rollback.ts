@@ -1,7 +1,7 @@
 /**
  * What a failed or interrupted run leaves behind, removed: every sandbox of the pod (killed the
  * kubelet's way) and its directory, retried while the runtime still holds on to a container; the
- * same for `run` (sync-pod.ts) and the reconciler's recreation (recreate-pod.ts).
+ * same for `run` (run/run-pod.ts) and SyncPod's recreation (recreate-pod.ts).
  */
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError, type PodctlError} from '../../errors.js'

@@ -1,13 +1,13 @@
 /**
- * `sync -f FILE…`: each pod of the manifests applied to the pod of that name (sync-apply.ts), or
+ * `sync -f FILE…`: each pod of the manifests applied to the pod of that name (workers/apply-pod.ts), or
  * its plan shown with --dry-run. A pod the runtime lost keeps its recorded uid — its pod directory,
  * its volumes' data — when the manifest names none, as the pod it replaces would.
  */
 import type {PodModel} from '../../manifest/model.js'
 import {loadPodManifest} from '../../manifest/load.js'
 import {recordsOfRuntime} from '../kuberuntime/gone-pods.js'
-import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/reconciler.js'
-import {type ApplyPlan, applyPod, planApply} from '../kuberuntime/sync-apply.js'
+import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {type ApplyPlan, applyPod, planApply} from '../workers/apply-pod.js'
 import {sandboxesByFullName} from './run-pods.js'
 
 export async function applyManifests(

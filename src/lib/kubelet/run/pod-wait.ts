@@ -1,5 +1,5 @@
 /**
- * `podctl run --wait X` as SyncPod passes: the reconciler's syncPodOnce (observe → computePodActions
+ * `podctl run --wait X` as SyncPod passes: the reconciler's syncPod (observe → computePodActions
  * → act) starts, kills and restarts the pod's containers, with the one crash back-off the run
  * keeps, and between passes the run only watches until X holds — running (every sidecar and app
  * container started, then the settle window), ready (and passing its readiness probes), completed
@@ -17,7 +17,7 @@ import type {ImageEnsurer} from '../kuberuntime/container.js'
 import {computePodActions, type ContainerToStart, isSidecar, type ObservedContainer, type PodActions} from '../kuberuntime/pod-actions.js'
 import {observePod} from '../kuberuntime/pod-observe.js'
 import {restartDelay} from '../kuberuntime/crash-backoff.js'
-import {type PodSyncResult, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import {type PodSyncResult, syncPod, type SyncSettings} from '../kuberuntime/sync-pod.js'
 import {initReason, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {podSandboxes, type SandboxContext} from '../kuberuntime/sandbox.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
@@ -117,7 +117,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
 /** One SyncPod pass, with the run's back-off, in the sandbox run made. */
 async function pass(ctx: RunSyncContext): Promise<PodSyncResult> {
   const sandboxes = await podSandboxes(ctx.client, ctx.pod, {signal: ctx.signal})
-  const result = await syncPodOnce(ctx.pod, sandboxes, ctx.settings, {
+  const result = await syncPod(ctx.pod, sandboxes, ctx.settings, {
     client: ctx.client,
     images: ctx.images,
     events: ctx.events,

@@ -15,7 +15,7 @@ import {Limiter} from '../../util/concurrency.js'
 import {checkAdmission, checkUserNamespaces} from '../lifecycle/admission.js'
 import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
-import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
+import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './run-pod.js'
 
 /** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
 export async function sandboxesByFullName(

@@ -1,6 +1,6 @@
 /**
  * One supervised pod's worker (the kubelet's pod_workers.go): a loop of its own that runs SyncPod
- * (syncPodOnce) for that pod only, then waits for its next wake — the shared listing handing it a
+ * (syncPod) for that pod only, then waits for its next wake — the shared listing handing it a
  * newer observation, a probe result of one of its containers, its back-off expiry or resync, or a
  * resync the supervisor asks for. Nothing one pod does (a kill waiting out a 30 s grace period, a
  * slow pull, a hung hook) delays another pod's worker, and a worker's syncs never overlap.
@@ -21,7 +21,7 @@ import {podFullName} from '../../kube/helpers.js'
 import {desiredPodPath, readBackOff, readDesiredPod} from '../config/desired-state.js'
 import {podLockPath, tryLockPod} from '../config/pod-lock.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
-import {type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import {type SyncDeps, syncPod, type SyncSettings} from '../kuberuntime/sync-pod.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from '../status/status-manager.js'
 import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
@@ -261,7 +261,7 @@ export class PodWorker {
   ): Promise<void> {
     const {settings, deps, locks} = this.ctx
     if (!state.pod) return
-    const result = await syncPodOnce(state.pod, observation.sandboxes, settings, {
+    const result = await syncPod(state.pod, observation.sandboxes, settings, {
       ...deps,
       backOff: state.backOff,
       probeFailures,

@@ -9,8 +9,8 @@ import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
-import {type SyncDeps, syncPodOnce, type SyncSettings} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
-import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {type SyncDeps, syncPod, type SyncSettings} from '../../../../src/lib/kubelet/kuberuntime/sync-pod.js'
+import {runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
 
 const POD = `
@@ -41,7 +41,7 @@ function crash(): void {
   running.finishedAt = String(BigInt(Date.now()) * 1_000_000n)
 }
 
-describe('syncPodOnce: the BackOff event', () => {
+describe('syncPod: the BackOff event', () => {
   it('is sent once per back-off step (per key and exited instance), not on every pass that refuses the restart', async () => {
     const [document] = await parseDocuments(POD, 'pod.yaml')
     const pod = parsePod(document, 'pod.yaml', {newUid: () => 'uid-backoff'})
@@ -72,7 +72,7 @@ describe('syncPodOnce: the BackOff event', () => {
     expect(started.failure).toBeUndefined()
     const pass = async () => {
       const {items} = await fake.client.runtime('listPodSandbox', {})
-      const result = await syncPodOnce(pod, items, settings, deps)
+      const result = await syncPod(pod, items, settings, deps)
       expect(result.failure).toBeUndefined()
       return result
     }

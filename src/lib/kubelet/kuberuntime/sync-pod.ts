@@ -81,10 +81,12 @@ export interface PodSyncResult {
   /** How many of `did` only say a container waits out its back-off: a pass that did nothing else changed nothing. */
   backOffWaits?: number
   failure?: PodctlError
+  /** The pod's recorded termination was carried out instead of a sync (workers/pod-workers.ts): it is gone. */
+  terminated?: true
 }
 
 /** One pass for one pod: observe, compute, act; repeated while init containers move the pod along. */
-export async function syncPodOnce(
+export async function syncPod(
   pod: PodModel,
   sandboxes: readonly PodSandbox[],
   settings: SyncSettings,

@@ -26,10 +26,10 @@ import {digestOf} from '../config/manifest-files.js'
 import type {SourceUpdate} from '../config/manifest-source.js'
 import type {ImageEnsurer} from '../kuberuntime/container.js'
 import {recordsOfRuntime, removePodRecord} from '../kuberuntime/gone-pods.js'
-import {killPods} from '../kuberuntime/kill-pods.js'
-import {applyPod} from '../kuberuntime/sync-apply.js'
+import {killPods} from '../workers/kill-pods.js'
+import {applyPod} from '../workers/apply-pod.js'
 import {runPods, sandboxesByFullName} from '../run/run-pods.js'
-import type {PodRunSettings} from '../run/sync-pod.js'
+import type {PodRunSettings} from '../run/run-pod.js'
 import {OWNER_CHECK_MS, type RuntimeOwnerCheck} from './runtime-owner-watch.js'
 
 const RETRY_FIRST_MS = 10_000

@@ -20,8 +20,8 @@ import {desiredPodPath, recordDesiredPod} from '../../../../src/lib/kubelet/conf
 import {lockPods} from '../../../../src/lib/kubelet/config/pod-lock.js'
 import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
 import type {ProbeKindName, ProbeResultName} from '../../../../src/lib/kubelet/status/status-manager.js'
-import {superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
-import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {superviseSelection} from '../../../../src/lib/kubelet/supervisor/supervisor.js'
+import {runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
 import {until} from '../../../support/until.js'
 

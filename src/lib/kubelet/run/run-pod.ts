@@ -2,7 +2,7 @@
  * `podctl run` for one pod, in the kubelet's order (SyncPod for a new pod): an existing pod is
  * refused or replaced (attempt + 1), volumes are set up and RunPodSandbox made (create-sandbox.ts,
  * the step the reconciler's recreation shares), the pod is recorded (pod.json: a supervisor
- * started earlier sees it at once), then SyncPod passes — the reconciler's syncPodOnce, the only
+ * started earlier sees it at once), then SyncPod passes — the reconciler's syncPod, the only
  * code that starts, kills and restarts containers, with this run's one crash back-off — until the
  * wait the user asked for holds (pod-wait.ts). Any failure — and an interrupt — rolls the pod back
  * with killPod, so nothing is left half-created, unless keepOnFailure. Image pulls for all
@@ -131,13 +131,13 @@ export async function runPod(pod: PodModel, existing: PodSandbox[], settings: Po
     started: deps.onStarted,
   }
   try {
-    return await syncPod(ctx, run, existing)
+    return await runSteps(ctx, run, existing)
   } finally {
     deps.signal.removeEventListener('abort', onInterrupt)
   }
 }
 
-async function syncPod(ctx: SyncContext, run: PodRunState, existing: PodSandbox[]): Promise<PodRunOutcome> {
+async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox[]): Promise<PodRunOutcome> {
   const {settings} = ctx
   let exitCode: number | null = null
   try {

@@ -6,7 +6,7 @@
 import {UsageError} from '../../errors.js'
 import {parseListenAddress} from '../../metrics/address.js'
 import {serveMetrics} from '../../metrics/server.js'
-import {SupervisorMetrics} from './supervisor-metrics.js'
+import {SupervisorMetrics} from '../workers/supervisor-metrics.js'
 
 export interface MetricsEndpoint {
   metrics: SupervisorMetrics

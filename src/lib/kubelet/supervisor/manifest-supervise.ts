@@ -8,15 +8,15 @@
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import {warningEvent} from '../../kube/events.js'
-import type {SyncTarget} from './sync-pods.js'
+import type {SyncTarget} from '../workers/sync-pods.js'
 import {checkWatchedPaths, ManifestSource} from '../config/manifest-source.js'
 import {nodeSettings} from '../core/node-settings.js'
-import type {SyncSettings} from '../kuberuntime/reconciler.js'
+import type {SyncSettings} from '../kuberuntime/sync-pod.js'
 import {claimsRootFromEnv} from '../volumes/claims.js'
 import type {ReadingOptions} from '../config/manifest-files.js'
 import {ManifestSync, type ManifestSyncDeps, type ManifestSyncSettings} from './manifest-sync.js'
 import {type SuperviseDeps, superviseSelection} from './supervisor.js'
-import {withLostPods} from './lost-pods.js'
+import {withLostPods} from '../workers/lost-pods.js'
 
 const RETRY_CHECK_MS = 1000
 

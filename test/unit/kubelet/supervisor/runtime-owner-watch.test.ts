@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {PodEvent as KubeEvent} from '../../../../src/lib/kube/events.js'
 import {OUTSIDE_STOPS_WINDOW_MS, OutsideStops} from '../../../../src/lib/kubelet/workers/outside-stops.js'
-import {OWNER_CHECK_MS, RuntimeOwnerWatch} from '../../../../src/lib/kubelet/workers/runtime-owner-watch.js'
+import {OWNER_CHECK_MS, RuntimeOwnerWatch} from '../../../../src/lib/kubelet/supervisor/runtime-owner-watch.js'
 
 describe('RuntimeOwnerWatch', () => {
   it('checks every 2 s, says once that a kubelet owns the runtime and once that it is gone, and resyncs then', async () => {

@@ -12,11 +12,11 @@ import {newestFirst, podFullName} from '../../kube/helpers.js'
 import {containerHash} from '../../kube/labels.js'
 import type {ContainerModel, PodModel} from '../../manifest/model.js'
 import {readDesiredPod, recordDesiredPod, recordOfAnotherRuntimeError} from '../config/desired-state.js'
-import {computePodActions, type PodActions} from './pod-actions.js'
+import {computePodActions, type PodActions} from '../kuberuntime/pod-actions.js'
 import {lockPods} from '../config/pod-lock.js'
-import {observePod} from './pod-observe.js'
-import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from './reconciler.js'
-import {generatePodSandboxConfig} from './sandbox.js'
+import {observePod} from '../kuberuntime/pod-observe.js'
+import {type PodSyncResult, type SyncDeps, syncPod, type SyncSettings} from '../kuberuntime/sync-pod.js'
+import {generatePodSandboxConfig} from '../kuberuntime/sandbox.js'
 
 export interface PodChanges {
   /** Sandbox fields that changed ("portMappings", "hostname", ...): the pod is recreated. */
@@ -158,7 +158,7 @@ export async function applyPod(
     const recreate = sandboxes.length > 0 && (changes.sandbox.length > 0 || newest?.metadata?.uid !== pod.uid)
     if (sandboxes.length > 0 && newest?.metadata?.uid === pod.uid)
       await recordDesiredPod(settings.podDirRoot, pod, deps.client.runtimeEndpoint)
-    const result = await syncPodOnce(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
+    const result = await syncPod(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
     return {...result, changes}
   } finally {
     await lock.release()

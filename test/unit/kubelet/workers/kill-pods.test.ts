@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {ExitCode, RuntimeError} from '../../../../src/lib/errors.js'
-import {killPods} from '../../../../src/lib/kubelet/kuberuntime/kill-pods.js'
+import {killPods} from '../../../../src/lib/kubelet/workers/kill-pods.js'
 import type {PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 
 const sandbox = (id: string, name: string) =>

@@ -22,17 +22,17 @@ import {ContainerEventStream, type EventStreamTiming} from './container-event-st
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {newestFirst} from '../../kube/helpers.js'
 import {ProbeManager} from '../../prober/manager.js'
-import {PodWorker, type WorkerContext, type WorkerDeps} from './pod-worker.js'
-import type {SyncSettings} from '../kuberuntime/reconciler.js'
+import {PodWorker, type WorkerContext, type WorkerDeps} from '../workers/pod-worker.js'
+import type {SyncSettings} from '../kuberuntime/sync-pod.js'
 import type {ContainerProbes, StatusProber} from '../status/status-manager.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
-import type {SyncTarget} from './sync-pods.js'
+import type {SyncTarget} from '../workers/sync-pods.js'
 import {type RuntimeOwnerCheck, RuntimeOwnerWatch} from './runtime-owner-watch.js'
-import type {SupervisorMetrics} from './supervisor-metrics.js'
+import type {SupervisorMetrics} from '../workers/supervisor-metrics.js'
 import type {GarbageCollector} from '../gc/collector.js'
 
 /** The pods a listing hands out (sync-pods.ts), for callers that build selections. */
-export type {SyncTarget} from './sync-pods.js'
+export type {SyncTarget} from '../workers/sync-pods.js'
 
 /** How often the runtime is listed: a container exit is seen within this, with or without an event stream. */
 export const WATCH_POLL_MS = 1000

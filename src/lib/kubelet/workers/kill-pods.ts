@@ -6,7 +6,7 @@ import type {CriClient} from '../../cri/client.js'
 import {ExitCode, PodctlError} from '../../errors.js'
 import {settleLimit} from '../../util/concurrency.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {killPod, KillPodError, type KillPodOptions, type KillPodResult} from './kill.js'
+import {killPod, KillPodError, type KillPodOptions, type KillPodResult} from '../kuberuntime/kill.js'
 
 export interface PodToKill {
   /** name_namespace */

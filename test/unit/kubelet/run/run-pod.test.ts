@@ -13,8 +13,8 @@ import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {PodFailedError} from '../../../../src/lib/kubelet/core/reasons.js'
-import {syncPodOnce} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
-import {type PodRunDeps, type PodRunSettings, runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {syncPod} from '../../../../src/lib/kubelet/kuberuntime/sync-pod.js'
+import {type PodRunDeps, type PodRunSettings, runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
 
 const POD = `
@@ -196,7 +196,7 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     writeFileSync(data, 'still here\n')
     const old = [...fake.sandboxes.values()]
     fake.calls.length = 0
-    const outcome = await syncPodOnce(await pod('generated'), old as never, options, {...deps(), recreate: true})
+    const outcome = await syncPod(await pod('generated'), old as never, options, {...deps(), recreate: true})
     expect(outcome.failure).toBeUndefined()
     expect(outcome).toMatchObject({uid: 'kept-uid'})
     expect(outcome.did[0]).toBe('recreated the pod sandbox (attempt 1)')
@@ -215,7 +215,7 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     writeFileSync(data, 'still here\n')
     const old = [...fake.sandboxes.values()]
     fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
-    const outcome = await syncPodOnce(await pod('generated'), old as never, options, {...deps(), recreate: true})
+    const outcome = await syncPod(await pod('generated'), old as never, options, {...deps(), recreate: true})
     expect(outcome.failure!.message).toMatch(/\(rolled back\); the pod keeps its volumes and its stopped sandbox \(attempt 0\)$/)
     expect(readFileSync(data, 'utf8')).toBe('still here\n')
     expect(existsSync(join(options.podDirRoot, 'kept-uid'))).toBe(true)
@@ -341,7 +341,7 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
   })
 
   it('says exactly what is left when the rollback cannot finish', async () => {
-    const {ROLLBACK_BUDGET_MS} = await import('../../../../src/lib/kubelet/run/sync-pod.js')
+    const {ROLLBACK_BUDGET_MS} = await import('../../../../src/lib/kubelet/run/run-pod.js')
     expect(ROLLBACK_BUDGET_MS).toBeGreaterThan(0)
     // Every StopPodSandbox fails: the sandbox can never be removed.
     for (let i = 0; i < 500; i++) fake.failNext('stopPodSandbox', GrpcStatus.INTERNAL, 'network teardown failed')

@@ -7,7 +7,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
-import {superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
+import {superviseSelection} from '../../../../src/lib/kubelet/supervisor/supervisor.js'
 import {supervisorLockPath} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
 import {SupervisorMetrics} from '../../../../src/lib/kubelet/workers/supervisor-metrics.js'
 import {renderRegistry} from '../../../../src/lib/metrics/exposition.js'
