@@ -170,6 +170,34 @@ function wingFolderOf(path: string): WingFolder | '' | undefined {
   return rest.includes('/') ? (rest.slice(0, rest.indexOf('/')) as WingFolder) : ''
 }
 
+/**
+ * The pod workers are the one way to act on a pod (issue 32, the kubelet's pod_workers.go): SyncPod, a new pod's
+ * sandbox, a pod's kill and a failed start's rollback are called from workers/pod-workers.ts and from inside the
+ * runtime manager (kuberuntime/, whose SyncPod recreates and kills), nowhere else.
+ */
+const POD_WORKERS = 'src/lib/kubelet/workers/pod-workers.ts'
+const POD_ACTIONS: Record<string, readonly string[]> = {
+  'src/lib/kubelet/kuberuntime/sync-pod.ts': ['syncPod'],
+  'src/lib/kubelet/kuberuntime/create-sandbox.ts': ['createSandboxForPod'],
+  'src/lib/kubelet/kuberuntime/kill.ts': ['killPod'],
+  'src/lib/kubelet/kuberuntime/rollback.ts': ['rollBackPod', 'removePodRemains'],
+}
+
+/** The names a file imports as values (not `import type`), with the repository path they come from. */
+function valueImportsOf(file: SourceFile): Array<{module: string; name: string}> {
+  const found: Array<{module: string; name: string}> = []
+  for (const statement of file.ast.statements) {
+    if (!ts.isImportDeclaration(statement) || statement.importClause?.isTypeOnly || !ts.isStringLiteral(statement.moduleSpecifier)) continue
+    const module = resolveImport(file.path, statement.moduleSpecifier.text)
+    const bindings = statement.importClause?.namedBindings
+    if (!module || !bindings || !ts.isNamedImports(bindings)) continue
+    for (const element of bindings.elements)
+      if (!element.isTypeOnly) found.push({module, name: (element.propertyName ?? element.name).text})
+  }
+
+  return found
+}
+
 const LIB_LINE_LIMIT = 400
 const COMMAND_LINE_LIMIT = 250
 
@@ -460,6 +488,18 @@ describe('architecture', () => {
     }
 
     expect(found.map((violation) => violation.message)).toEqual([])
+  })
+
+  it('acts on pods only through the pod workers (workers/pod-workers.ts)', () => {
+    const found: string[] = []
+    for (const file of files) {
+      if (file.path === POD_WORKERS || file.path.startsWith(`${WING}kuberuntime/`)) continue
+      for (const {module, name} of valueImportsOf(file)) {
+        if (POD_ACTIONS[module]?.includes(name)) found.push(`${file.path} calls ${name} (${module}): ask the pod's worker (${POD_WORKERS})`)
+      }
+    }
+
+    expect(found).toEqual([])
   })
 
   it('has no import cycle between files', () => {

@@ -1,13 +1,12 @@
 /**
- * `podctl run` for one pod, in the kubelet's order (SyncPod for a new pod): an existing pod is
- * refused or replaced (attempt + 1), volumes are set up and RunPodSandbox made (create-sandbox.ts,
- * the step the reconciler's recreation shares), the pod is recorded (pod.json: a supervisor
- * started earlier sees it at once), then SyncPod passes — the reconciler's syncPod, the only
- * code that starts, kills and restarts containers, with this run's one crash back-off — until the
- * wait the user asked for holds (pod-wait.ts). Any failure — and an interrupt — rolls the pod back
- * with killPod, so nothing is left half-created, unless keepOnFailure. Image pulls for all
- * containers start as soon as the sandbox exists (bounded by the image manager); creation and
- * start order stay the kubelet's.
+ * `podctl run` for one pod, through its pod worker (workers/pod-workers.ts), in the kubelet's order
+ * for a new pod: an existing pod is refused or replaced (attempt + 1); the desired pod is recorded
+ * (pod.json); the worker creates its sandbox (volumes, RunPodSandbox: the kubelet's SyncPodCreate)
+ * and runs SyncPod passes — the only code that starts, kills and restarts containers, with this run's
+ * one crash back-off — until the wait the user asked for holds (pod-wait.ts). Any failure — and an
+ * interrupt — rolls the pod back through the worker (its termination recorded first), so nothing is
+ * left half-created, unless keepOnFailure. Image pulls for all containers start as soon as the
+ * sandbox exists (bounded by the image manager); creation and start order stay the kubelet's.
  */
 import {setMaxListeners} from 'node:events'
 import {rm} from 'node:fs/promises'
@@ -21,15 +20,14 @@ import type {BackOff} from '../../kube/backoff.js'
 import {type EventSink, normalEvent} from '../../kube/events.js'
 import {newestFirst, podFullName, shortId} from '../../kube/helpers.js'
 import {ensureImageOptions, type ImageEnsurer} from '../kuberuntime/container.js'
-import {createSandboxForPod} from '../kuberuntime/create-sandbox.js'
 import {desiredPodPath, recordDesiredPod} from '../config/desired-state.js'
-import {killContainer, killPod} from '../kuberuntime/kill.js'
+import {killContainer} from '../kuberuntime/kill.js'
 import {removePodDirectory} from '../volumes/pod-dirs.js'
 import {syncUntil, throwIfInterrupted, type WaitMode} from './pod-wait.js'
 import {PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress} from './run-result.js'
-import {rollBackPod} from '../kuberuntime/rollback.js'
+import {podWorkers} from '../workers/pod-workers.js'
 import {successorOf} from '../kuberuntime/recreate-pod.js'
 import {podLogDirectory, podSandboxes, type SandboxContext} from '../kuberuntime/sandbox.js'
 
@@ -143,18 +141,19 @@ async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox
   try {
     await replaceExisting(ctx, run, existing)
     throwIfInterrupted(ctx.controller.signal, ctx.object)
-    const sandbox = await createSandboxForPod(ctx.client, run.pod, run.attempt, settings, {
-      events: ctx.events,
-      step: ctx.step,
-      onCreated: (id) => (run.sandboxId = id),
+    // The desired pod first, as every source writes it; this run holds the pod's pass lock, so no
+    // supervisor acts on it until the run is done. The rollback removes it.
+    run.recorded = true
+    await recordDesiredPod(settings.podDirRoot, run.pod, ctx.client.runtimeEndpoint)
+    const sandbox = await podWorkers.create(ctx.client, run.pod, {
+      attempt: run.attempt,
+      settings,
+      hooks: {events: ctx.events, step: ctx.step, onCreated: (id) => (run.sandboxId = id)},
     })
     run.sandbox = sandbox
     run.sandboxId = sandbox.id
     run.ips = sandbox.ips ?? []
     throwIfInterrupted(ctx.controller.signal, ctx.object)
-    // Recorded up front, as `sync` and a supervisor read it; the rollback removes it.
-    run.recorded = true
-    await recordDesiredPod(settings.podDirRoot, run.pod, ctx.client.runtimeEndpoint)
     exitCode = await syncUntil(
       {
         client: ctx.client,
@@ -215,7 +214,8 @@ async function replaceExisting(ctx: SyncContext, run: PodRunState, existing: Pod
   run.pod = successor.pod
   ctx.events(normalEvent('SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.', ctx.object))
   ctx.step('killing the existing pod')
-  await killPod(ctx.client, existing, {events: ctx.events})
+  // The pod lives on under its uid and directory: its record stays, and this run holds its pass lock.
+  await podWorkers.terminate(ctx.client, ctx.object, existing, {requestedBy: 'podctl run --replace', events: ctx.events, lock: false})
 }
 
 /**
@@ -247,8 +247,10 @@ function prefetchImages(ctx: SyncContext, pod: PodModel, sandbox: SandboxContext
 
 async function removePod(ctx: SyncContext, pod: PodModel): Promise<void> {
   const sandboxes = await podSandboxes(ctx.client, pod)
-  if (sandboxes.length > 0) await killPod(ctx.client, sandboxes, {events: ctx.events, podDirRoot: ctx.settings.podDirRoot})
-  await removePodDirectory(ctx.settings.podDirRoot, pod.uid)
+  const {podDirRoot} = ctx.settings
+  const remove = {requestedBy: 'podctl run --rm', forget: true, events: ctx.events, podDirRoot, lock: false} as const
+  if (sandboxes.length > 0) await podWorkers.terminate(ctx.client, ctx.object, sandboxes, remove)
+  await removePodDirectory(podDirRoot, pod.uid)
 }
 
 /** A step failed or the user interrupted: kill every sandbox of the pod and remove its directory, unless keepOnFailure. */
@@ -259,7 +261,9 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
   // Stop pulls and waits still in flight for this pod.
   ctx.controller.abort()
 
-  const madeSomething = run.sandboxId !== undefined || !(failure instanceof AlreadyExistsError)
+  // A pod whose termination another podctl asked for is left to it (with its grace period or --force).
+  const terminated = failure instanceof PodFailedError && failure.reason === PodFailureReason.Terminated
+  const madeSomething = !terminated && (run.sandboxId !== undefined || !(failure instanceof AlreadyExistsError))
   let rolledBack = false
   let result: PodRunResult | undefined
   if (settings.keepOnFailure) {
@@ -275,7 +279,7 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
   } else if (madeSomething) {
     ctx.step('rolling back')
     const logDirectory = run.created ? podLogDirectory(pod, settings.logsRoot) : undefined
-    const rollBack = await rollBackPod(client, pod, failure, {
+    const rollBack = await podWorkers.rollBack(client, pod, failure, {
       events: ctx.events,
       podDirRoot: settings.podDirRoot,
       sandboxId: run.sandboxId,

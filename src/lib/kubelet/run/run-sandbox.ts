@@ -10,7 +10,7 @@ import {discardEvents, type EventSink} from '../../kube/events.js'
 import {podFullName, shortId} from '../../kube/helpers.js'
 import type {ContainerPortModel, PodModel} from '../../manifest/model.js'
 import type {Protocol} from '../../../generated/runtime/v1/api.js'
-import {killPod} from '../kuberuntime/kill.js'
+import {podWorkers} from '../workers/pod-workers.js'
 import {removePodDirectory, setUpVolumes, writeEtcHosts} from '../volumes/pod-dirs.js'
 import {lockPods} from '../config/pod-lock.js'
 import {withMessage} from '../core/reasons.js'
@@ -107,7 +107,14 @@ async function createWithRollback(client: CriClient, pod: PodModel, settings: Sa
 async function rollBack(client: CriClient, pod: PodModel, settings: SandboxRunSettings, failure: PodctlError): Promise<PodctlError> {
   try {
     const sandboxes = await podSandboxes(client, pod, {cleanup: true})
-    if (sandboxes.length > 0) await killPod(client, sandboxes, {cleanup: true, force: true, podDirRoot: settings.podDirRoot})
+    const kill = {
+      requestedBy: 'a rollback of podctl runp',
+      cleanup: true,
+      force: true,
+      podDirRoot: settings.podDirRoot,
+      lock: false,
+    } as const
+    if (sandboxes.length > 0) await podWorkers.terminate(client, `${pod.name}_${pod.namespace}`, sandboxes, kill)
     await removePodDirectory(settings.podDirRoot, pod.uid)
     return withMessage(failure, `${failure.message} (rolled back)`)
   } catch (error) {

@@ -10,6 +10,8 @@ import {asPodctlError} from '../../errors.js'
 import {warningEvent} from '../../kube/events.js'
 import type {SyncTarget} from '../workers/sync-pods.js'
 import {checkWatchedPaths, ManifestSource} from '../config/manifest-source.js'
+import {terminatingPods} from '../config/termination.js'
+import {podFullName} from '../../kube/helpers.js'
 import {nodeSettings} from '../core/node-settings.js'
 import type {SyncSettings} from '../kuberuntime/sync-pod.js'
 import {claimsRootFromEnv} from '../volumes/claims.js'
@@ -53,7 +55,10 @@ export async function watchManifests(
   const retries = setInterval(() => serially(() => sync.retryDue()), RETRY_CHECK_MS)
   const lost = {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint}
   const select = async (): Promise<SyncTarget[]> => {
-    const names = sync.names()
+    // The files' pods, and those whose termination is recorded (a file removed while the runtime did not
+    // answer): their workers finish them once it does.
+    const terminating = await terminatingPods(settings.podDirRoot, client.runtimeEndpoint)
+    const names = new Set([...sync.names(), ...terminating.map((pod) => podFullName(pod.name, pod.namespace))])
     const pods = (await options.listPods()).filter((target) => names.has(target.fullName))
     const missing = [...names].filter((name) => !pods.some((target) => target.fullName === name))
     const found = await withLostPods(

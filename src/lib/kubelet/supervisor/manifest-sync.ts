@@ -19,14 +19,14 @@ import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
-import {newestFirst, podFullName} from '../../kube/helpers.js'
+import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
 import {settleLimit} from '../../util/concurrency.js'
 import {digestOf} from '../config/manifest-files.js'
 import type {SourceUpdate} from '../config/manifest-source.js'
 import type {ImageEnsurer} from '../kuberuntime/container.js'
-import {recordsOfRuntime, removePodRecord} from '../kuberuntime/gone-pods.js'
-import {killPods} from '../workers/kill-pods.js'
+import {recordsOfRuntime} from '../kuberuntime/gone-pods.js'
+import {podWorkers} from '../workers/pod-workers.js'
 import {applyPod} from '../workers/apply-pod.js'
 import {runPods, sandboxesByFullName} from '../run/run-pods.js'
 import type {PodRunSettings} from '../run/run-pod.js'
@@ -194,19 +194,19 @@ export class ManifestSync {
     this.retries.delete(name)
     if (!record) return
     events(normalEvent('Removed', `${file ?? 'its manifest'} no longer has the pod: killing it`, name))
-    const sandboxes = ((await sandboxesByFullName(client, [record])).get(name) ?? []).filter((s) => s.metadata?.uid === record.uid)
+    // Its termination is recorded before anything else: a runtime that does not answer now has it
+    // carried out by the pod's worker once it does (the supervisor keeps terminating pods selected).
+    const sandboxes = async () =>
+      ((await sandboxesByFullName(client, [record])).get(name) ?? []).filter((s) => s.metadata?.uid === record.uid)
     try {
-      if (sandboxes.length === 0) await removePodRecord(record, this.settings)
-      else {
-        const outcome = await killPods(client, [{fullName: name, sandboxes: sandboxes.sort(newestFirst)}], {
-          forget: true,
-          parallel: 1,
-          podDirRoot: this.settings.podDirRoot,
-          podLogsRoot: this.settings.logsRoot,
-          events,
-        })
-        if (outcome.failures[0]) throw outcome.failures[0].error
-      }
+      await podWorkers.terminate(client, name, sandboxes, {
+        requestedBy: `${file ?? 'its manifest'} no longer has the pod`,
+        forget: true,
+        record,
+        podDirRoot: this.settings.podDirRoot,
+        podLogsRoot: this.settings.logsRoot,
+        events,
+      })
     } catch (error) {
       events(warningEvent('FailedKill', asPodctlError(error).message, name))
     }

@@ -78,6 +78,8 @@ export async function superviseRunPods(
       podLogsRoot: settings.logsRoot,
       cleanup: true,
       forget: true,
+      requestedBy: 'podctl run --supervise (stopped)',
+      // This supervisor held the pods; its workers have let go of their pass locks.
     })
     // A pod the runtime lost at the end has only its record left: that goes too.
     for (const {lostUid} of selected) {

@@ -15,7 +15,8 @@ import {readDesiredPod, recordDesiredPod, recordOfAnotherRuntimeError} from '../
 import {computePodActions, type PodActions} from '../kuberuntime/pod-actions.js'
 import {lockPods} from '../config/pod-lock.js'
 import {observePod} from '../kuberuntime/pod-observe.js'
-import {type PodSyncResult, type SyncDeps, syncPod, type SyncSettings} from '../kuberuntime/sync-pod.js'
+import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {podWorkers} from './pod-workers.js'
 import {generatePodSandboxConfig} from '../kuberuntime/sandbox.js'
 
 export interface PodChanges {
@@ -158,7 +159,7 @@ export async function applyPod(
     const recreate = sandboxes.length > 0 && (changes.sandbox.length > 0 || newest?.metadata?.uid !== pod.uid)
     if (sandboxes.length > 0 && newest?.metadata?.uid === pod.uid)
       await recordDesiredPod(settings.podDirRoot, pod, deps.client.runtimeEndpoint)
-    const result = await syncPod(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
+    const result = await podWorkers.sync(pod, sandboxes, settings, {...deps, recreate: recreate || sandboxes.length === 0})
     return {...result, changes}
   } finally {
     await lock.release()

@@ -1,12 +1,14 @@
 /**
- * Killing several pods at once, as `kill` does: each pod the kubelet's way (kubelet/kill.ts),
- * at most `parallel` at a time, and one pod's failure never stops the others.
+ * Killing several pods at once, as `kill` does: each pod through its worker (pod-workers.ts: its
+ * termination recorded, then the kubelet's kill, kuberuntime/kill.ts), at most `parallel` at a time,
+ * and one pod's failure never stops the others.
  */
 import type {CriClient} from '../../cri/client.js'
 import {ExitCode, PodctlError} from '../../errors.js'
 import {settleLimit} from '../../util/concurrency.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {killPod, KillPodError, type KillPodOptions, type KillPodResult} from '../kuberuntime/kill.js'
+import {KillPodError, type KillPodResult} from '../kuberuntime/kill.js'
+import {podWorkers, type TerminateOptions} from './pod-workers.js'
 
 export interface PodToKill {
   /** name_namespace */
@@ -15,7 +17,21 @@ export interface PodToKill {
   sandboxes: PodSandbox[]
 }
 
-export interface KillPodsOptions extends KillPodOptions {
+/**
+ * What a user's kill (`kill`, `rmp`, `stopp`) asks of each pod's worker: the pod is no longer wanted,
+ * so its termination is recorded first (nothing brings it back, and a kill left undone is finished
+ * later); a runtime that does not answer is asked again until the command's deadline; a podctl at
+ * work on the pod is waited for.
+ */
+export function userKill(
+  requestedBy: string,
+  deadline: number | undefined,
+  onWait: (fullName: string, holderPid: number) => void,
+): Pick<TerminateOptions, 'forget' | 'lock' | 'requestedBy' | 'retryUntil'> {
+  return {forget: true, requestedBy, retryUntil: deadline, lock: {onWait}}
+}
+
+export interface KillPodsOptions extends TerminateOptions {
   parallel: number
   /** After each pod, killed or not (for progress). */
   onSettled?: () => void
@@ -33,7 +49,7 @@ export interface KillPodsOutcome {
 export async function killPods(client: CriClient, pods: readonly PodToKill[], options: KillPodsOptions): Promise<KillPodsOutcome> {
   const {parallel, onSettled, onKilled, ...killOptions} = options
   const settled = await settleLimit(pods, parallel, async (pod) => {
-    const result = await killPod(client, pod.sandboxes, killOptions).finally(() => onSettled?.())
+    const result = await podWorkers.terminate(client, pod.fullName, pod.sandboxes, killOptions).finally(() => onSettled?.())
     onKilled?.(result)
     return result
   })

@@ -19,9 +19,11 @@ import type {BackOff} from '../../kube/backoff.js'
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import {desiredPodPath, readBackOff, readDesiredPod} from '../config/desired-state.js'
+import {readTermination} from '../config/termination.js'
 import {podLockPath, tryLockPod} from '../config/pod-lock.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
-import {type SyncDeps, syncPod, type SyncSettings} from '../kuberuntime/sync-pod.js'
+import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {podWorkers} from './pod-workers.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from '../status/status-manager.js'
 import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
@@ -33,6 +35,8 @@ import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
+/** A recorded termination the runtime did not let finish is asked again this often (and at once when the runtime is back). */
+const TERMINATE_RETRY_MS = 2000
 
 export type WorkerDeps = Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate' | 'onKill'> & {
   prober: ContainerProbes & StatusProber
@@ -217,11 +221,16 @@ export class PodWorker {
       containers.filter((container) => container.state !== 'CONTAINER_RUNNING').map((container) => container.id),
     )
 
-    const probeFailures = probeFailuresOf(deps.prober, containers)
+    // A pod whose termination is recorded is not probed, restarted or recreated: its sync finishes the
+    // termination (pod-workers.ts), at once, and again after a pause while the runtime does not let it.
+    const terminating = readTermination(settings.podDirRoot, state.pod.uid) !== undefined
+    if (terminating) this.stopProbing(state)
+    const probeFailures = terminating ? new Map<string, 'liveness' | 'startup'>() : probeFailuresOf(deps.prober, containers)
     const print = fingerprint(sandboxes, containers)
     const now = Date.now()
     const probeChanged = containers.some((container) => this.probed.delete(container.id))
-    if (print === state.fingerprint && now < state.nextDue && probeFailures.size === 0) {
+    if (terminating && now < state.nextDue) return
+    if (!terminating && print === state.fingerprint && now < state.nextDue && probeFailures.size === 0) {
       if (probeChanged) await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
       return
     }
@@ -261,7 +270,7 @@ export class PodWorker {
   ): Promise<void> {
     const {settings, deps, locks} = this.ctx
     if (!state.pod) return
-    const result = await syncPod(state.pod, observation.sandboxes, settings, {
+    const result = await podWorkers.sync(state.pod, observation.sandboxes, settings, {
       ...deps,
       backOff: state.backOff,
       probeFailures,
@@ -271,6 +280,7 @@ export class PodWorker {
       mayRecreate: () => observation.sandboxes.some((sandbox) => sandbox.state === 'SANDBOX_READY') || this.outsideStops.mayRecreate(now),
     })
     if (result.failure instanceof InterruptedError) return
+    if (result.terminated) return this.terminated(state, result, now)
     this.ctx.metrics?.backOffWaiting(state.pod, result.backOffWaits ?? 0)
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
     if (result.uid !== state.pod.uid) {
@@ -289,6 +299,18 @@ export class PodWorker {
     state.fingerprint = acted ? '' : print
     state.nextDue = Math.min(result.backOffUntil ?? Number.POSITIVE_INFINITY, now + RESYNC_MS)
     await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
+  }
+
+  /** A recorded termination carried out (the pod goes at the next listing) or not yet (asked again after a pause). */
+  private terminated(state: PodState, result: PodSyncResult, now: number): void {
+    const {deps} = this.ctx
+    if (!result.failure) {
+      deps.events(normalEvent('Terminated', result.did.join('; '), this.fullName))
+      return
+    }
+
+    deps.events(warningEvent('FailedKillPod', result.failure.message, this.fullName))
+    state.nextDue = now + TERMINATE_RETRY_MS
   }
 
   /**

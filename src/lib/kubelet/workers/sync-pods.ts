@@ -12,7 +12,8 @@ import {settleLimit} from '../../util/concurrency.js'
 import {claimLegacyRecord, readPodRecord, RecordedEndpoints} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
 import {recordOwner, type RecordOwner} from '../core/record-owner.js'
-import {type PodSyncResult, type SyncDeps, syncPod, type SyncSettings} from '../kuberuntime/sync-pod.js'
+import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {podWorkers} from './pod-workers.js'
 import {podSandboxes} from '../kuberuntime/sandbox.js'
 import {supervisorOf} from '../config/supervisor-lock.js'
 
@@ -79,7 +80,7 @@ async function syncTarget(target: SyncTarget, settings: SyncSettings, deps: Sync
   // (and a later sweep may remove it). Not while a supervisor follows it: a rewritten pod.json is an apply to it.
   if (owner === 'legacy' && runtime && !(await supervisorOf(settings.podDirRoot, uid).catch(() => undefined)))
     await claimLegacyRecord(settings.podDirRoot, uid, runtime).catch(() => {})
-  return syncPod(record.pod, sandboxes, settings, deps)
+  return podWorkers.sync(record.pod, sandboxes, settings, deps)
 }
 
 /**

@@ -43,6 +43,7 @@ describe('killPods', () => {
     ]
     const outcome = await killPods(cri, pods, {
       parallel: 2,
+      requestedBy: 'a test',
       containers: [],
       onKilled: (result) => killed.push(result.pod),
       onSettled: () => settled++,
@@ -57,7 +58,11 @@ describe('killPods', () => {
 
   it('turns anything thrown that is not a PodctlError into an internal error', async () => {
     const {client: cri} = client(() => new TypeError('bug'))
-    const outcome = await killPods(cri, [{fullName: 'a_default', sandboxes: [sandbox('a', 'a')]}], {parallel: 1, containers: []})
+    const outcome = await killPods(cri, [{fullName: 'a_default', sandboxes: [sandbox('a', 'a')]}], {
+      parallel: 1,
+      requestedBy: 'a test',
+      containers: [],
+    })
     expect(outcome.failures[0].error).toMatchObject({code: 'InternalError', exitCode: ExitCode.INTERNAL})
   })
 })
