@@ -117,7 +117,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
       defaultHelp: async () => '5m',
       helpValue: 'DURATION',
     }),
-    replace: Flags.boolean({summary: 'Kill a pod of the same name first and start a new sandbox with attempt + 1.'}),
+    replace: Flags.boolean({summary: "Kill a pod of the same name first (attempt + 1); a workload's older-template pods after."}),
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
     force: besideKubeletFlag,

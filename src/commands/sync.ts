@@ -155,7 +155,7 @@ runtime; 130 interrupted.`
         parallel: flags.parallel,
       }
       const apply = async (files: string[]) =>
-        (await import('../lib/kubelet/run/apply-manifests.js')).applyManifests(files, settings, deps, {dryRun: flags['dry-run']})
+        (await import('../lib/kubelet/workers/apply-manifests.js')).applyManifests(files, settings, deps, {dryRun: flags['dry-run']})
       const result =
         flags.filename && !flags.watch ? {pods: await apply(flags.filename)} : await this.syncSelected(settings, deps, runtimeOwner)
       await this.emit(result, () => this.render(result))

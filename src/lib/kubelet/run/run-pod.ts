@@ -42,6 +42,12 @@ export interface PodRunSettings {
   /** Epoch ms: the overall deadline of the run (--timeout); undefined = none. */
   deadline?: number
   replace: boolean
+  /**
+   * A workload whose pods of another template run (its template changed since) is refused up front, or
+   * with replace those pods are terminated once the new ones run (run-pods.ts); 'leave' leaves them to
+   * the caller (the watched source rolls its workloads out itself).
+   */
+  otherTemplates?: 'leave'
   keepOnFailure: boolean
   /** --rm: remove the pod once it has completed. */
   remove: boolean

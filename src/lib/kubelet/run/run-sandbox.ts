@@ -14,7 +14,7 @@ import {podWorkers} from '../workers/pod-workers.js'
 import {removePodDirectory, setUpVolumes, writeEtcHosts} from '../volumes/pod-dirs.js'
 import {lockPods} from '../config/pod-lock.js'
 import {withMessage} from '../core/reasons.js'
-import {sandboxesByFullName} from './run-pods.js'
+import {sandboxesByFullName} from '../kuberuntime/sandbox.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podSandboxes} from '../kuberuntime/sandbox.js'
 
 export interface SandboxRunSettings {

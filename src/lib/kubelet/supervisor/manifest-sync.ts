@@ -23,12 +23,14 @@ import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
 import {settleLimit} from '../../util/concurrency.js'
 import {digestOf} from '../config/manifest-files.js'
+import {rollouts} from '../config/superseded.js'
 import type {SourceUpdate} from '../config/manifest-source.js'
 import type {ImageEnsurer} from '../kuberuntime/container.js'
 import {recordsOfRuntime} from '../kuberuntime/gone-pods.js'
 import {podWorkers} from '../workers/pod-workers.js'
 import {applyPod} from '../workers/apply-pod.js'
-import {runPods, sandboxesByFullName} from '../run/run-pods.js'
+import {sandboxesByFullName} from '../kuberuntime/sandbox.js'
+import {runPods} from '../run/run-pods.js'
 import type {PodRunSettings} from '../run/run-pod.js'
 import {OWNER_CHECK_MS, type RuntimeOwnerCheck} from './runtime-owner-watch.js'
 
@@ -117,18 +119,53 @@ export class ManifestSync {
     const records = await recordsOfRuntime(this.settings.podDirRoot, client.runtimeEndpoint)
     const recorded = new Map(records.map((pod) => [podFullName(pod.name, pod.namespace), pod]))
     this.kept = this.keptPods(records)
-    const work: Array<() => Promise<void>> = []
+    const applies = new Map<string, () => Promise<boolean>>()
     for (const [name, wanted] of this.wanted) {
       if (this.kept.has(name)) continue
       const retry = this.retries.get(name)
       const same = this.applied.get(name)?.fingerprint === wanted.fingerprint
       if ((same && !retry) || (retry && retry.at > now)) continue
-      work.push(() => this.apply(name, wanted, recorded.get(name)))
+      applies.set(name, () => this.apply(name, wanted, recorded.get(name)))
     }
 
-    for (const name of this.unwanted(recorded)) work.push(() => this.remove(name, recorded.get(name)))
+    const removals = new Map([...this.unwanted(recorded)].map((name) => [name, () => this.remove(name, recorded.get(name))]))
+    const work = [...this.rollingUpdates(records, applies, removals), ...applies.values(), ...removals.values()]
     this.first = false
-    await settleLimit(work, this.deps.parallel, (task) => task())
+    await settleLimit(work, this.deps.parallel, async (task) => {
+      await task()
+    })
+  }
+
+  /**
+   * A workload whose template changed names new pods: per workload, one replica after another, the new
+   * pod is applied and then the pod it supersedes removed (config/superseded.ts), as a rolling update;
+   * replicas the workload no longer has go last. Takes those applies and removals out of the maps.
+   */
+  private rollingUpdates(
+    records: readonly PodModel[],
+    applies: Map<string, () => Promise<boolean>>,
+    removals: Map<string, () => Promise<void>>,
+  ): Array<() => Promise<void>> {
+    const take = <T>(map: Map<string, T>, name: string): T | undefined => {
+      const value = map.get(name)
+      map.delete(name)
+      return value
+    }
+
+    return rollouts(
+      [...this.wanted.values()].map((wanted) => wanted.pod),
+      records,
+    ).map((rollout) => {
+      const steps = rollout.steps.map(({pod, replaces}) => ({
+        apply: take(applies, podFullName(pod.name, pod.namespace)),
+        remove: replaces && take(removals, podFullName(replaces.name, replaces.namespace)),
+      }))
+      const leftover = rollout.leftover.flatMap((pod) => take(removals, podFullName(pod.name, pod.namespace)) ?? [])
+      return async () => {
+        for (const step of steps) if ((await (step.apply?.() ?? true)) && step.remove) await step.remove()
+        for (const remove of leftover) await remove()
+      }
+    })
   }
 
   /** The pods of files broken, unreadable or being written: what was applied from them, and what records name them. */
@@ -151,7 +188,7 @@ export class ManifestSync {
   }
 
   /** Runs a pod new to the node, or applies its manifest to the pod podctl recorded (keeping its uid and directory). */
-  private async apply(name: string, wanted: Wanted, record: PodModel | undefined): Promise<void> {
+  private async apply(name: string, wanted: Wanted, record: PodModel | undefined): Promise<boolean> {
     const {client, events, signal} = this.deps
     const pod = record && wanted.pod.uidGenerated ? {...wanted.pod, uid: record.uid} : wanted.pod
     let failure: string | undefined
@@ -165,13 +202,20 @@ export class ManifestSync {
         failure =
           'a pod of this name runs that podctl did not record (made by crictl or a kubelet?); left alone: remove it or rename the pod'
       } else {
-        const run = {...this.settings, wait: 'none' as const, replace: false, keepOnFailure: false, remove: false}
+        const run = {
+          ...this.settings,
+          wait: 'none' as const,
+          replace: false,
+          keepOnFailure: false,
+          remove: false,
+          otherTemplates: 'leave' as const,
+        }
         const [outcome] = await runPods(client, [pod], run, this.deps)
         failure = outcome.failure?.message
         if (!failure) events(normalEvent('Added', `${wanted.file}: pod started (attempt ${outcome.result.attempt})`, name))
       }
     } catch (error) {
-      if (signal.aborted) return
+      if (signal.aborted) return false
       failure = asPodctlError(error).message
     }
 
@@ -179,11 +223,12 @@ export class ManifestSync {
       const delayMs = Math.min(RETRY_MAX_MS, (this.retries.get(name)?.delayMs ?? RETRY_FIRST_MS / 2) * 2)
       this.retries.set(name, {at: Date.now() + delayMs, delayMs})
       events(warningEvent('FailedSync', `${wanted.file}: ${failure}; trying again in ${delayMs / 1000}s`, name))
-      return
+      return false
     }
 
     this.retries.delete(name)
     this.applied.set(name, {fingerprint: wanted.fingerprint, file: wanted.file})
+    return true
   }
 
   /** Kills a pod no file names any more, as `podctl kill` does (its record first, so no worker brings it back). */
