@@ -62,13 +62,24 @@ export interface CreateRequest {
   hooks: CreateSandboxHooks
 }
 
+/** How many terminated pods a process remembers (a supervisor that runs for months sees many come and go). */
+const TERMINATED_REMEMBERED = 10_000
+
 export class PodWorkers {
   /** The work in flight for each pod (name_namespace): the next waits for it. */
   private readonly tails = new Map<string, Promise<unknown>>()
+  /**
+   * The uids this process terminated: a sync asked for one afterwards (queued behind the kill) does
+   * nothing, as the kubelet's worker never syncs a pod it finished; only a new `create` brings a uid back.
+   */
+  private readonly finished = new Set<string>()
 
   /** A new pod's sandbox (the kubelet's UpdatePod with SyncPodCreate); SyncPod passes then start its containers. */
   async create(client: CriClient, pod: PodModel, {attempt, settings, hooks}: CreateRequest): Promise<SandboxContext & {ips: string[]}> {
-    return this.serially(podFullName(pod.name, pod.namespace), async () => createSandboxForPod(client, pod, attempt, settings, hooks))
+    return this.serially(podFullName(pod.name, pod.namespace), async () => {
+      this.finished.delete(pod.uid)
+      return createSandboxForPod(client, pod, attempt, settings, hooks)
+    })
   }
 
   /**
@@ -77,6 +88,7 @@ export class PodWorkers {
    */
   async sync(pod: PodModel, sandboxes: readonly PodSandbox[], settings: SyncSettings, deps: SyncDeps): Promise<PodSyncResult> {
     return this.serially(podFullName(pod.name, pod.namespace), async () => {
+      if (this.finished.has(pod.uid)) return {pod: pod.name, namespace: pod.namespace, uid: pod.uid, did: [], terminated: true}
       const intent = readTermination(settings.podDirRoot, pod.uid)
       return intent ? this.finishTermination(pod, sandboxes, intent, {settings, deps}) : syncPod(pod, sandboxes, settings, deps)
     })
@@ -91,7 +103,10 @@ export class PodWorkers {
     return this.serially(fullName, async () => {
       const locks = await lockFor(fullName, options)
       try {
-        return await this.kill(client, fullName, await listed(sandboxes, fullName, recorded), {...options, recorded})
+        const killed = await listed(sandboxes, fullName, recorded)
+        const result = await this.kill(client, fullName, killed, {...options, recorded})
+        if (options.forget) this.remember([...killed.map((sandbox) => sandbox.metadata?.uid ?? ''), options.record?.uid ?? ''])
+        return result
       } finally {
         await locks?.release()
       }
@@ -142,6 +157,7 @@ export class PodWorkers {
         podLogsRoot: settings.logsRoot,
         retryUntil: settings.deadline,
       })
+      this.remember([pod.uid])
       result.did.push(`terminated: ${intent.requestedBy} asked for it${intent.requestedAt ? ` at ${intent.requestedAt}` : ''}`)
     } catch (error) {
       result.failure = asPodctlError(error)
@@ -174,6 +190,14 @@ export class PodWorkers {
         kill.events?.(warningEvent('FailedKillPod', `${failure.message}; trying again in ${pauseMs / 1000}s`, fullName))
         await sleep(pauseMs, kill.signal)
       }
+    }
+  }
+
+  private remember(uids: readonly string[]): void {
+    for (const uid of uids) if (uid) this.finished.add(uid)
+    for (const uid of this.finished) {
+      if (this.finished.size <= TERMINATED_REMEMBERED) break
+      this.finished.delete(uid)
     }
   }
 
