@@ -68,6 +68,8 @@ interface PodState extends FollowedPod {
   toldUnmanaged: boolean
   /** Another supervisor that holds the pod's lock (told once per holder); undefined while this one holds it. */
   heldBy?: LockHolder
+  /** Epoch ms: the recorded termination the runtime did not let finish is asked again then (0: at once). */
+  terminateAt: number
 }
 
 export class PodWorker {
@@ -121,6 +123,7 @@ export class PodWorker {
   resync(): void {
     if (!this.state) return
     this.state.nextDue = 0
+    this.state.terminateAt = 0
     this.state.fingerprint = ''
   }
 
@@ -221,15 +224,12 @@ export class PodWorker {
       containers.filter((container) => container.state !== 'CONTAINER_RUNNING').map((container) => container.id),
     )
 
-    // A pod whose termination is recorded is not probed, restarted or recreated: its sync finishes the
-    // termination (pod-workers.ts), at once, and again after a pause while the runtime does not let it.
-    const terminating = readTermination(settings.podDirRoot, state.pod.uid) !== undefined
-    if (terminating) this.stopProbing(state)
+    const terminating = this.terminating(state)
+    if (terminating === 'later') return
     const probeFailures = terminating ? new Map<string, 'liveness' | 'startup'>() : probeFailuresOf(deps.prober, containers)
     const print = fingerprint(sandboxes, containers)
     const now = Date.now()
     const probeChanged = containers.some((container) => this.probed.delete(container.id))
-    if (terminating && now < state.nextDue) return
     if (!terminating && print === state.fingerprint && now < state.nextDue && probeFailures.size === 0) {
       if (probeChanged) await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
       return
@@ -248,6 +248,17 @@ export class PodWorker {
       this.lastSyncEnd = Date.now()
       await passLock.release()
     }
+  }
+
+  /**
+   * A pod whose termination is recorded is not probed, restarted or recreated: its sync finishes the
+   * termination (pod-workers.ts) at once, and after a pause again while the runtime does not let it
+   * ('later'), or at once when the runtime is back (resync).
+   */
+  private terminating(state: PodState): boolean | 'later' {
+    if (readTermination(this.ctx.settings.podDirRoot, state.pod!.uid) === undefined) return false
+    this.stopProbing(state)
+    return Date.now() < state.terminateAt ? 'later' : true
   }
 
   /** followRecord; a pod Forgotten (killed) is never told NotManaged after that, and supervised again only if recorded again. */
@@ -310,7 +321,7 @@ export class PodWorker {
     }
 
     deps.events(warningEvent('FailedKillPod', result.failure.message, this.fullName))
-    state.nextDue = now + TERMINATE_RETRY_MS
+    state.terminateAt = now + TERMINATE_RETRY_MS
   }
 
   /**
@@ -330,6 +341,7 @@ export class PodWorker {
       registered: new Set(),
       fingerprint: '',
       nextDue: 0,
+      terminateAt: 0,
       backOff: crashBackOff(deps.now),
       uid,
       toldUnmanaged: false,
