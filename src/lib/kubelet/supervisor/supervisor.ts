@@ -21,7 +21,7 @@ import type {Container} from '../../../generated/runtime/v1/api.js'
 import {ContainerEventStream, type EventStreamTiming} from './container-event-stream.js'
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {newestFirst} from '../../kube/helpers.js'
-import {ProbeManager} from '../../prober/manager.js'
+import {probesFor} from '../../prober/shared-probes.js'
 import {PodWorker, type WorkerContext, type WorkerDeps} from '../workers/pod-worker.js'
 import type {SyncSettings} from '../kuberuntime/sync-pod.js'
 import type {ContainerProbes, StatusProber} from '../status/status-manager.js'
@@ -53,7 +53,7 @@ const RECONNECT_MAX_MS = 15_000
 const STANDBY_MESSAGE = 'Every selected pod is supervised by another process; waiting to take over when it stops (Ctrl-C to stop)'
 
 export interface SuperviseDeps extends Omit<WorkerDeps, 'prober'> {
-  /** The prober (ProbeManager); none → the supervisor runs its own. */
+  /** The prober; none → a lease of the process's probes of this runtime (prober/shared-probes.ts). */
   prober?: ContainerProbes & StatusProber
   pollMs?: number
   /** The listing period beside a working event stream (EVENTS_RELIST_MS). */
@@ -90,8 +90,7 @@ export async function superviseSelection(
   const podOfSandbox = new Map<string, string>()
   const ownProber = deps.prober
     ? undefined
-    : new ProbeManager({
-        client,
+    : probesFor(client).lease({
         onEvent(event) {
           const object = `${podOfSandbox.get(event.podSandboxId) ?? event.podSandboxId}/${event.containerName}`
           events(
