@@ -19,10 +19,10 @@ import type {BackOff} from '../../kube/backoff.js'
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import {desiredPodPath, readBackOff, readDesiredPod} from '../config/desired-state.js'
-import {readTermination} from '../config/termination.js'
+import {terminationDone, terminationDue, type TerminationFollow} from './terminating-pod.js'
 import {podLockPath, tryLockPod} from '../config/pod-lock.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
-import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import type {SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
 import {podWorkers} from './pod-workers.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from '../status/status-manager.js'
 import {type FollowedPod, followRecord} from './supervised-record.js'
@@ -35,8 +35,6 @@ import type {SupervisorMetrics} from './supervisor-metrics.js'
 
 /** A pod nothing happened to is synced again this often (the kubelet resyncs every minute; podctl is cheaper). */
 export const RESYNC_MS = 10_000
-/** A recorded termination the runtime did not let finish is asked again this often (and at once when the runtime is back). */
-const TERMINATE_RETRY_MS = 2000
 
 export type WorkerDeps = Omit<SyncDeps, 'backOff' | 'probeFailures' | 'containers' | 'recreate' | 'onKill'> & {
   prober: ContainerProbes & StatusProber
@@ -59,7 +57,7 @@ export interface WorkerContext {
 }
 
 /** The pod's state: the record it follows (pod, registered, fingerprint, ...), and the rest. */
-interface PodState extends FollowedPod {
+interface PodState extends FollowedPod, TerminationFollow {
   nextDue: number
   backOff: BackOff
   /** The uid the state was made for. */
@@ -68,8 +66,6 @@ interface PodState extends FollowedPod {
   toldUnmanaged: boolean
   /** Another supervisor that holds the pod's lock (told once per holder); undefined while this one holds it. */
   heldBy?: LockHolder
-  /** Epoch ms: the recorded termination the runtime did not let finish is asked again then (0: at once). */
-  terminateAt: number
 }
 
 export class PodWorker {
@@ -224,7 +220,9 @@ export class PodWorker {
       containers.filter((container) => container.state !== 'CONTAINER_RUNNING').map((container) => container.id),
     )
 
-    const terminating = this.terminating(state)
+    const {podDirRoot} = settings
+    const terminating = terminationDue(state, {podDirRoot, uid: state.pod.uid, fullName: this.fullName, events: deps.events})
+    if (terminating) this.stopProbing(state)
     if (terminating === 'later') return
     const probeFailures = terminating ? new Map<string, 'liveness' | 'startup'>() : probeFailuresOf(deps.prober, containers)
     const print = fingerprint(sandboxes, containers)
@@ -248,17 +246,6 @@ export class PodWorker {
       this.lastSyncEnd = Date.now()
       await passLock.release()
     }
-  }
-
-  /**
-   * A pod whose termination is recorded is not probed, restarted or recreated: its sync finishes the
-   * termination (pod-workers.ts) at once, and after a pause again while the runtime does not let it
-   * ('later'), or at once when the runtime is back (resync).
-   */
-  private terminating(state: PodState): boolean | 'later' {
-    if (readTermination(this.ctx.settings.podDirRoot, state.pod!.uid) === undefined) return false
-    this.stopProbing(state)
-    return Date.now() < state.terminateAt ? 'later' : true
   }
 
   /** followRecord; a pod Forgotten (killed) is never told NotManaged after that, and supervised again only if recorded again. */
@@ -291,7 +278,7 @@ export class PodWorker {
       mayRecreate: () => observation.sandboxes.some((sandbox) => sandbox.state === 'SANDBOX_READY') || this.outsideStops.mayRecreate(now),
     })
     if (result.failure instanceof InterruptedError) return
-    if (result.terminated) return this.terminated(state, result, now)
+    if (result.terminated) return terminationDone(state, result, {fullName: this.fullName, events: deps.events})
     this.ctx.metrics?.backOffWaiting(state.pod, result.backOffWaits ?? 0)
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
     if (result.uid !== state.pod.uid) {
@@ -310,18 +297,6 @@ export class PodWorker {
     state.fingerprint = acted ? '' : print
     state.nextDue = Math.min(result.backOffUntil ?? Number.POSITIVE_INFINITY, now + RESYNC_MS)
     await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
-  }
-
-  /** A recorded termination carried out (the pod goes at the next listing) or not yet (asked again after a pause). */
-  private terminated(state: PodState, result: PodSyncResult, now: number): void {
-    const {deps} = this.ctx
-    if (!result.failure) {
-      deps.events(normalEvent('Terminated', result.did.join('; '), this.fullName))
-      return
-    }
-
-    deps.events(warningEvent('FailedKillPod', result.failure.message, this.fullName))
-    state.terminateAt = now + TERMINATE_RETRY_MS
   }
 
   /**
