@@ -248,6 +248,8 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
   const labels = {...t.labels}
   const annotations = {...t.annotations}
   const podSpec = clone(t.podSpec)
+  const identity = {kind, namespace: t.namespace, name: t.jobName, hash}
+  const named = (base: string) => replicaName(base, identity, index, t.random)
   let podName: string
   let via: string | undefined
   let startAfter: StartAfterModel | undefined
@@ -255,7 +257,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
     case 'Deployment': {
       via = `ReplicaSet ${name}-${hash}`
       labels['pod-template-hash'] = hash
-      podName = replicaName(`${name}-${hash}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
+      podName = named(`${name}-${hash}-`)
       break
     }
 
@@ -266,7 +268,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['pod-template-generation'] = '1'
       }
 
-      podName = replicaName(`${name}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
+      podName = named(`${name}-`)
       break
     }
 
@@ -302,9 +304,9 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['batch.kubernetes.io/job-completion-index'] = String(index)
         annotations['batch.kubernetes.io/job-completion-index'] = String(index)
         addCompletionIndexEnv(podSpec)
-        podName = replicaName(`${t.jobName}-${index}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
+        podName = named(`${t.jobName}-${index}-`)
       } else {
-        podName = replicaName(`${t.jobName}-`, {kind: t.kind, namespace: t.namespace, name: t.jobName, hash: t.hash}, index, t.random)
+        podName = named(`${t.jobName}-`)
       }
 
       // At most `parallelism` pods at once: pod N starts once pod N - parallelism has completed.

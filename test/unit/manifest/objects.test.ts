@@ -228,8 +228,9 @@ describe('workloads', () => {
   })
 
   it('generateName keeps 58 characters of the base; SafeEncodeString maps digits as the controllers do', () => {
-    expect(replicaName(`${'a'.repeat(70)}-`, {kind: 'ReplicaSet', name: 'a', hash: ''}, 0, () => 2)).toBe(`${'a'.repeat(58)}ddddd`)
-    expect(replicaName(`${'a'.repeat(70)}-`, {kind: 'ReplicaSet', name: 'a', hash: ''}, 0)).toMatch(/^a{58}[bcdfghjklmnpqrstvwxz2456789]{5}$/)
+    const identity = {kind: 'ReplicaSet', name: 'a', hash: ''}
+    expect(replicaName(`${'a'.repeat(70)}-`, identity, 0, () => 2)).toBe(`${'a'.repeat(58)}ddddd`)
+    expect(replicaName(`${'a'.repeat(70)}-`, identity, 0)).toMatch(/^a{58}[bcdfghjklmnpqrstvwxz2456789]{5}$/)
     expect(safeEncode('0123456789')).toBe('456789bcdf')
   })
 })
