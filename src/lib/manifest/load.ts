@@ -116,7 +116,7 @@ async function collect(stream: Readable, source: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-function tooLarge(source: string): ManifestError {
+export function tooLarge(source: string): ManifestError {
   return new ManifestError(
     `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; ` +
       'podctl reads Pods up to that size (as the API server does)',
@@ -164,27 +164,24 @@ export async function parseDocuments(text: string, source: string, positions?: n
   const out: Json[] = []
   for (const [position, document] of list.entries()) {
     const [error] = acceptQuoteEscapes(yaml, document, text)
-    if (error) {
-      const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
-      const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
-      throw new ManifestError(`${source}: ${where}${message} (not valid YAML or JSON)`)
-    }
-
+    if (error) throw new ManifestError(`${source}: ${wherePos(error)}${syntaxProblem(error)} (not valid YAML or JSON)`)
     // The yaml library resolves an unknown tag (!js/function, !!binary, ...) to a plain string and only warns.
     const tag = document.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED')
-    if (tag) {
-      const where = tag.linePos ? `line ${tag.linePos[0].line}, column ${tag.linePos[0].col}: ` : ''
-      const message = tag.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
-      throw new ManifestError(`${source}: ${where}${message}; podctl reads plain YAML or JSON, remove the tag`)
-    }
-
+    if (tag)
+      throw new ManifestError(
+        `${source}: ${wherePos(tag)}a YAML tag (!name) podctl does not read; remove the tag: podctl reads plain YAML or JSON`,
+      )
     let value: unknown
     try {
       value = document.toJS({maxAliasCount: 100})
     } catch (error) {
+      if (error instanceof ReferenceError && error.message.startsWith('Unresolved alias')) {
+        throw new ManifestError(`${source}: a YAML alias (*name) names no anchor (&name) set before it (not valid YAML or JSON)`)
+      }
+
       // An alias bomb ("billion laughs") stops here instead of expanding.
       if (error instanceof ReferenceError || error instanceof RangeError) {
-        throw new ManifestError(`${source}: too many YAML alias expansions (${firstLine(error)}); write the repeated values out`)
+        throw new ManifestError(`${source}: too many YAML alias expansions; write the repeated values out`)
       }
 
       throw error
@@ -220,6 +217,45 @@ function acceptQuoteEscapes(yaml: YamlModule, document: {errors: YamlError[]}, t
     },
   })
   return document.errors.filter((error) => !quoteEscape(error))
+}
+
+function wherePos(error: YamlError): string {
+  return error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
+}
+
+/**
+ * The library's own words where they are fixed text; where they quote the input (a token, a tag, a
+ * directive, an escape sequence), a description instead: a file that is no manifest (an .env, a
+ * key) is never echoed. The line and column say where.
+ */
+const FIXED_TEXT_CODES = new Set([
+  'ALIAS_PROPS',
+  'BAD_ALIAS',
+  'BAD_INDENT',
+  'BAD_SCALAR_START',
+  'BLOCK_AS_IMPLICIT_KEY',
+  'BLOCK_IN_FLOW',
+  'DUPLICATE_KEY',
+  'KEY_OVER_1024_CHARS',
+  'MISSING_CHAR',
+  'MULTILINE_IMPLICIT_KEY',
+  'MULTIPLE_ANCHORS',
+  'MULTIPLE_DOCS',
+  'MULTIPLE_TAGS',
+  'NON_STRING_KEY',
+  'TAB_AS_INDENT',
+])
+const DESCRIBED: Record<string, string> = {
+  BAD_DIRECTIVE: 'a YAML directive (a line starting with %) that is not %YAML or %TAG',
+  BAD_DQ_ESCAPE: String.raw`an invalid escape sequence (\) in a double-quoted string`,
+  BAD_PROP_ORDER: 'an anchor or tag before the ? or : indicator instead of after it',
+  TAG_RESOLVE_FAILED: 'a YAML tag podctl does not read',
+  UNEXPECTED_TOKEN: 'unexpected text here',
+}
+
+function syntaxProblem(error: YamlError): string {
+  if (!FIXED_TEXT_CODES.has(error.code)) return DESCRIBED[error.code] ?? 'cannot be read here'
+  return error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
 }
 
 /** bigint → number wherever the number is exact; larger integers stay bigints for the range checks. */
