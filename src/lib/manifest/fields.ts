@@ -118,13 +118,7 @@ export class FieldReader {
   /** The value must be an object (null counts as empty); its keys are checked against the rule. */
   object(value: Json | undefined, path: string, rule: ObjectRule): JsonObject {
     if (value === undefined || value === null) return {}
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      // The whole document is not quoted: a file that is no manifest (an .env, /etc/passwd) may hold secrets.
-      if (path === '')
-        this.fail(path, `is not a Kubernetes manifest: the document is ${shapeOf(value)}, not an object with apiVersion and kind`)
-      this.fail(path, `must be an object, not ${describe(value)}`)
-    }
-
+    if (typeof value !== 'object' || Array.isArray(value)) this.notAnObject(value, path)
     for (const key of Object.keys(value)) {
       if (rule.supported.includes(key) || rule.ignored?.includes(key)) continue
       const where = path === '' ? key : `${path}.${key}`
@@ -157,6 +151,13 @@ export class FieldReader {
     }
 
     return value
+  }
+
+  private notAnObject(value: Json, path: string): never {
+    // The whole document is not quoted: a file that is no manifest (an .env, /etc/passwd) may hold secrets.
+    if (path === '')
+      this.fail(path, `is not a Kubernetes manifest: the document is ${shapeOf(value)}, not an object with apiVersion and kind`)
+    this.fail(path, `must be an object, not ${describe(value)}`)
   }
 
   list(value: Json | undefined, path: string): Json[] {

@@ -55,3 +55,19 @@ describe('a file that is no manifest is never echoed', () => {
     )
   })
 })
+
+describe('run -f DIR reads the names a watched directory reads', () => {
+  it('its .yaml, .yml and .json files, sorted; never hidden files, backups or swap files', async () => {
+    const manifests = mkdtempSync(join(tmpdir(), 'podctl-load-dir-'))
+    const pod = (name: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: app, image: busybox}]\n`
+    writeFileSync(join(manifests, 'web.yaml'), pod('web'))
+    writeFileSync(
+      join(manifests, 'db.json'),
+      JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: 'db'}, spec: {containers: [{name: 'c', image: 'busybox'}]}}),
+    )
+    for (const copy of ['.web.yaml', 'web.yaml~', 'web.yaml.bak', '#web.yaml#', '.web.yaml.swp'])
+      writeFileSync(join(manifests, copy), pod('copy'))
+    expect((await loadPodManifest(manifests)).map((pod_) => pod_.name)).toEqual(['db', 'web'])
+  })
+})

@@ -1,7 +1,7 @@
 /**
  * The pods of a watched manifest directory (manifest-source.ts), file by file. Each file stands or
- * falls alone: one that does not parse or is refused gets its error and leaves the other files'
- * pods alone. Files holding only ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims
+ * falls alone: one that does not parse, is empty or is refused gets its error (never quoting its
+ * content) and leaves the other files' pods alone. Files holding only ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims
  * feed the pods of every other file of the same directory — which the kubelet's static pods cannot
  * have — and a pod file's own objects feed its own pods, as in `run -f`.
  */
@@ -98,7 +98,10 @@ export async function readManifestFiles(files: readonly ManifestFile[], options:
 
 async function parseFile(file: ManifestFile): Promise<LabelledDocument[] | string> {
   try {
-    return await labelledDocuments(file.text, file.path)
+    const documents = await labelledDocuments(file.text, file.path)
+    // An editor's truncate-then-write, or a file emptied by mistake: the kubelet ignores an empty file too.
+    if (documents.length === 0) return `${file.path} is empty (no YAML or JSON document in it); remove the file to remove its pods`
+    return documents
   } catch (error) {
     return messageOf(error)
   }
