@@ -217,6 +217,13 @@ export class ManifestSync {
 
   /** Each file's error, warnings and unreadability, said once per new message. */
   private tell(update: SourceUpdate): void {
+    // A problem gone is forgotten, so its return is said again: a watched path back is said readable, a file gone is not.
+    const current = new Set([...update.unreadable.keys(), ...update.settling, ...update.files.map((reading) => reading.path)])
+    for (const path of [...this.told.keys()].filter((told) => !current.has(told))) {
+      if (this.watched.includes(path) && this.told.get(path)?.startsWith('!')) this.say(path, 'note', '')
+      this.told.delete(path)
+    }
+
     for (const [path, why] of update.unreadable) this.say(path, 'warn', `${why}; its pods are left as they are`)
     for (const reading of update.files) {
       if (reading.error)
