@@ -18,6 +18,7 @@ import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {desiredPodPath, recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
 import {lockPods} from '../../../../src/lib/kubelet/config/pod-lock.js'
+import {SupervisorLocks} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
 import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
 import type {ProbeKindName, ProbeResultName} from '../../../../src/lib/kubelet/status/status-manager.js'
 import {superviseSelection} from '../../../../src/lib/kubelet/workers/supervisor.js'
@@ -269,5 +270,30 @@ describe('supervisor: a worker per pod', () => {
     await recordDesiredPod(settings.podDirRoot, pod)
     await until('Supervising the pod', () => events.some((e) => e.reason === 'Supervising' && e.object === 'stray_shop'))
     await until('the pod registered with the prober', () => prober.added.length > 0)
+  })
+})
+
+describe('supervisor: pods another supervisor holds', () => {
+  it('says once, naming the holder’s pid, that it leaves them all to it; then waits as a standby', async () => {
+    const settings = nodeSettings()
+    const pods = await runPods(settings, ['one', 'two', 'three'])
+    // Another supervisor (as a second `sync --watch -f DIR` on the same directory finds the first).
+    const other = new SupervisorLocks(settings.podDirRoot, 'podctl sync --watch')
+    for (const pod of pods) expect((await other.take(pod.uid)).held).toBe(true)
+    try {
+      const events = supervise(settings, pods, new StubProber())
+      await until('the Standby event', () => events.some((event) => event.reason === 'Standby'))
+      const warnings = events.filter((event) => event.reason === 'AlreadySupervised')
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0].message).toMatch(
+        new RegExp(
+          `^Pod is supervised by pid ${process.pid} \\(podctl sync --watch\\) since \\S+; podctl leaves it, and every other pod ` +
+            'that process supervises, to that process and takes over when it stops$',
+        ),
+      )
+      expect(events.filter((event) => ['Started', 'Killing', 'Created'].includes(event.reason))).toEqual([])
+    } finally {
+      await other.release()
+    }
   })
 })
