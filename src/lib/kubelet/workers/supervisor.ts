@@ -12,8 +12,9 @@
  * (the signal) ends the loop cleanly: each worker finishes the step in flight.
  *
  * One supervisor per pod: each worker takes (or keeps) the pod's supervisor.lock (supervisor-lock.ts).
- * A pod another live supervisor holds is left to it — one AlreadySupervised warning per holder, however many of its pods it holds; no sync, no
- * probes — and taken over (TookOver) on the first listing after that supervisor stops; when every
+ * A pod another live supervisor holds is left to it — one AlreadySupervised warning per holder,
+ * however many of its pods it holds; no sync, no probes — and taken over (TookOver) on the first
+ * listing after that supervisor stops; when every
  * pod is held elsewhere, podctl says Standby once. The locks are released when the loop ends, however it ends.
  */
 import {asPodctlError, RuntimeUnreachableError} from '../../errors.js'

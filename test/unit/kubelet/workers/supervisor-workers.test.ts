@@ -291,7 +291,7 @@ describe('supervisor: pods another supervisor holds', () => {
             'that process supervises, to that process and takes over when it stops$',
         ),
       )
-      expect(events.filter((event) => ['Started', 'Killing', 'Created'].includes(event.reason))).toEqual([])
+      expect(events.filter((event) => ['Created', 'Killing', 'Started'].includes(event.reason))).toEqual([])
     } finally {
       await other.release()
     }
