@@ -12,8 +12,8 @@ import {
   type ContainerListEntry,
   type ContainerListFilters,
   containerRefName,
-  type ContainerStateName,
   containersNameHint,
+  type ContainerStateName,
   listContainers,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
