@@ -100,3 +100,79 @@ describe('syncPodOnce: the BackOff event', () => {
     expect(backOffs()).toBe(2)
   })
 })
+
+describe('syncPodOnce: the crash back-off after liveness-probe kills, as the kubelet decides it', () => {
+  /**
+   * Measured beside a real kubelet: a container that fails liveness ~15 s after each start was
+   * restarted 0.3, 0.3, 0.3, 26, 0.2 and 92 s after its kills. The kubelet's doBackOff checks the
+   * first exited instance of the container in the status observed before the pass killed it — the
+   * instance of the cycle before — so the first kills restart at once. The pod worker retries a pass
+   * refused by the back-off every 10-15 s (13 here), which is where 26 and 92 come from.
+   */
+  it('replays the kubelet’s gaps: 0, 0, 0, 26, 0, 91 s', async () => {
+    const [document] = await parseDocuments(
+      POD.replace('command: ["false"]}', 'command: [sleep, "3600"], livenessProbe: {exec: {command: ["false"]}}}'),
+      'pod.yaml',
+    )
+    const pod = parsePod(document, 'pod.yaml', {newUid: () => 'uid-liveness'})
+    const root = mkdtempSync(join(tmpdir(), 'podctl-reconciler-liveness-'))
+    const settings: SyncSettings = {
+      logsRoot: join(root, 'logs'),
+      podDirRoot: join(root, 'pods'),
+      hostResolvConf: 'nameserver 10.0.0.2\n',
+      nodeMemoryBytes: 1024 ** 3,
+    }
+    const images = {
+      async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
+        return {image: options.image, imageRef: 'sha256:b', pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
+      },
+    }
+    let clock = Date.now()
+    const deps: SyncDeps = {
+      client: fake.client,
+      images,
+      events() {},
+      signal: new AbortController().signal,
+      backOff: new BackOff({initialMs: 10_000, maxMs: 300_000}),
+      now: () => clock,
+    }
+    const started = await runPod(pod, [], {...settings, wait: 'none', replace: false, keepOnFailure: false, remove: false}, deps)
+    expect(started.failure).toBeUndefined()
+    const nanos = (ms: number) => String(BigInt(ms) * 1_000_000n)
+    const app = (state: string) => [...fake.containers.values()].find((c) => c.metadata.name === 'app' && c.state === state)
+    // The runtime's clock is the test's: each instance starts and stops when the simulated passes say.
+    const stamped = new Set<string>()
+    const stamp = () => {
+      for (const container of fake.containers.values()) {
+        if (container.state === 'CONTAINER_RUNNING' && !stamped.has(`start ${container.id}`)) container.startedAt = nanos(clock)
+        if (container.state === 'CONTAINER_EXITED' && !stamped.has(`finish ${container.id}`)) container.finishedAt = nanos(clock)
+        stamped.add(`start ${container.id}`)
+        if (container.state === 'CONTAINER_EXITED') stamped.add(`finish ${container.id}`)
+      }
+    }
+
+    const pass = async (probeFailures?: ReadonlyMap<string, 'liveness'>) => {
+      const {items} = await fake.client.runtime('listPodSandbox', {})
+      const result = await syncPodOnce(pod, items, settings, {...deps, probeFailures})
+      expect(result.failure).toBeUndefined()
+      stamp()
+      return result
+    }
+
+    stamp()
+    const gaps: number[] = []
+    for (let kill = 1; kill <= 6; kill++) {
+      clock += 15_000
+      const killedAt = clock
+      await pass(new Map([[app('CONTAINER_RUNNING')!.id, 'liveness']]))
+      while (!app('CONTAINER_RUNNING')) {
+        clock += 13_000
+        await pass()
+      }
+
+      gaps.push(Math.round((clock - killedAt) / 1000))
+    }
+
+    expect(gaps).toEqual([0, 0, 0, 26, 0, 91])
+  })
+})

@@ -197,19 +197,34 @@ describe('supervisor: a worker per pod', () => {
     expect(runningApp('slow')?.metadata.attempt).toBe(1)
   })
 
-  it('restarts a container that keeps failing liveness through the crash back-off, with growing gaps', async () => {
-    process.env.PODCTL_BACKOFF_BASE_MS = '200'
+  it('restarts a container failing liveness through the crash back-off as the kubelet does: twice at once, then growing gaps', async () => {
+    process.env.PODCTL_BACKOFF_BASE_MS = '1000'
     const settings = nodeSettings()
     const pods = await runPods(settings, ['flaky'])
     const prober = new StubProber()
     prober.failEverything = true
     const events = supervise(settings, pods, prober)
-    await until('four restarts', () => started(events, 'flaky_shop/app').length >= 4, {timeoutMs: 15_000})
-    const times = started(events, 'flaky_shop/app').map((event) => eventTimes.get(event)!)
-    const gaps = times.slice(1).map((time, index) => time - times[index])
-    // The first restart is at once; each later one waits its window from the kill: 200, 400, 800 ms
-    // (lower bounds only, less a little for timer slack; before, every kill restarted in the same pass).
-    for (const [index, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(200 * 2 ** index - 20)
+    await until('five restarts', () => started(events, 'flaky_shop/app').length >= 5, {timeoutMs: 15_000})
+    // Each kill, with what followed it until the next kill: a restart at once, or a BackOff and a later restart.
+    const own = events.filter((e) => e.object === 'flaky_shop/app' && ['BackOff', 'Killing', 'Started'].includes(e.reason))
+    const cycles = own
+      .map((e, index) => ({e, index}))
+      .filter(({e}) => e.reason === 'Killing')
+      .map(({e, index}) => {
+        const after = own.slice(index + 1)
+        const next = after.findIndex((other) => other.reason === 'Killing')
+        const until = next === -1 ? after : after.slice(0, next)
+        const start = until.find((other) => other.reason === 'Started')
+        return {backedOff: until.some((other) => other.reason === 'BackOff'), gap: start && eventTimes.get(start)! - eventTimes.get(e)!}
+      })
+    // As the kubelet: the back-off is checked against the instance that exited a cycle before the kill,
+    // so the first two kills restart at once (the second opens the ladder); each later one waits its
+    // window from the kill, 1 s then 2 s (each instance lives far less than a window: the probe fails at
+    // once), less a little for timer slack.
+    expect(cycles.slice(0, 4).map((cycle) => cycle.backedOff)).toEqual([false, false, true, true])
+    const [third, fourth] = cycles.slice(2, 4)
+    expect(third.gap).toBeGreaterThanOrEqual(980)
+    expect(fourth.gap).toBeGreaterThanOrEqual(1980)
     expect(events.filter((e) => e.reason === 'BackOff').length).toBeGreaterThan(0)
   })
 
