@@ -20,7 +20,7 @@ import {dirname, resolve} from 'node:path'
 
 import {UsageError} from '../../errors.js'
 import {Pause} from '../../util/concurrency.js'
-import {type FileReading, type ManifestFile, type ReadingOptions, readManifestFiles} from './manifest-files.js'
+import {type FileReading, type ManifestFile, ParsedFiles, type ReadingOptions, readManifestFiles} from './manifest-files.js'
 import {type Listing, listWatched, readSettled, unsafeToRead} from './manifest-entries.js'
 
 export {unsafeToRead} from './manifest-entries.js'
@@ -81,6 +81,7 @@ export class ManifestSource {
   private readonly seen = new Map<string, Seen>()
   /** The settled text of each file, as last read. */
   private readonly texts = new Map<string, {signature: string; text: string}>()
+  private readonly parsed = new ParsedFiles()
   /** fs.watch on each watched directory (or a watched file's directory), with the inode it watches. */
   private readonly watchers = new Map<string, {watcher: FSWatcher; ino: number}>()
   private inotify = true
@@ -160,7 +161,7 @@ export class ManifestSource {
     const signatures = JSON.stringify([settled.map(([path, {signature}]) => [path, signature]), [...unreadable], [...settling]])
     if (signatures === this.lastSignatures) return unsettled
     this.lastSignatures = signatures
-    const readings = await readManifestFiles(files, this.options)
+    const readings = await readManifestFiles(files, this.options, this.parsed)
     const broken = readings.filter((reading) => reading.error).map((reading) => reading.path)
     await this.options.onUpdate({files: readings, unreadable, settling, kept: new Set([...unreadable.keys(), ...settling, ...broken])})
     return unsettled
@@ -186,7 +187,8 @@ export class ManifestSource {
     if ('why' in read) {
       look.unreadable.set(path, read.why)
       this.texts.delete(path)
-    } else this.texts.set(path, {signature, text: read.text})
+    } else if (read.text !== '' || this.texts.has(path)) this.texts.set(path, {signature, text: read.text})
+    // A new file still empty is left settling, unsaid: whatever made it may not have written it yet.
     return true
   }
 }

@@ -68,6 +68,23 @@ describe('ManifestSource', () => {
     }
   })
 
+  it('leaves a new file that is still empty unsaid (its writer may not have written yet), then reads it', async () => {
+    const dir = directory()
+    writeFileSync(join(dir, 'a.yaml'), pod('a'))
+    writeFileSync(join(dir, 'new.yaml'), '')
+    const watch = watchDir(dir, 20)
+    try {
+      await until('the first update', () => watch.updates.length > 0, {timeoutMs: 5000})
+      expect(watch.names()).toEqual(['a.yaml:a'])
+      expect(watch.updates.at(-1)!.settling).toEqual(new Set([join(dir, 'new.yaml')]))
+      writeFileSync(join(dir, 'new.yaml'), pod('new'))
+      await until('the written file', () => watch.names()?.join(',') === 'a.yaml:a,new.yaml:new', {timeoutMs: 5000})
+      expect(watch.updates.flatMap((update) => update.files).filter((file) => file.error)).toEqual([])
+    } finally {
+      await watch.stop()
+    }
+  })
+
   it('never reads a file until it has stayed the same for the settle time', async () => {
     const dir = directory()
     const watch = watchDir(dir, 3000)
