@@ -182,7 +182,7 @@ describe('a watched manifest directory', () => {
     expect((await podctl(['kill', 'stays', '-n', namespace], {env})).code).toBe(0)
   }, 120_000)
 
-  it('a directory made others-writable, moved away, an emptied file, a 40 MB file or an .env: all pods left running, said once, no content', async () => {
+  it('a directory made others-writable or moved away, an emptied, a 40 MB or an .env file: pods left running, said once, unquoted', async () => {
     const manifests = join(work, 'untrusted')
     mkdirSync(manifests, {mode: 0o755})
     const names = ['one', 'two', 'three']
