@@ -182,7 +182,7 @@ describe('a watched manifest directory', () => {
     expect((await podctl(['kill', 'stays', '-n', namespace], {env})).code).toBe(0)
   }, 120_000)
 
-  it('a directory made others-writable or moved away, an emptied, a 40 MB or an .env file: pods left running, said once, unquoted', async () => {
+  it('a directory made others-writable or moved away, an emptied, a 40 MB or an .env file: pods left running, said once', async () => {
     const manifests = join(work, 'untrusted')
     mkdirSync(manifests, {mode: 0o755})
     const names = ['one', 'two', 'three']
