@@ -30,11 +30,7 @@ export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args
 type Spinner = import('ora').Ora
 type EmitOptions = {each?: readonly unknown[]; as?: OutputSpec}
 
-/**
- * Ctrl-C, SIGTERM (systemd's stop, kill) and SIGHUP (a closed terminal or SSH session, `kill -HUP`):
- * each stops the work the way Ctrl-C does — a run rolls back, a supervisor stops and releases its
- * locks — where Node's default would end the process at once and leave them behind.
- */
+/** Ctrl-C, systemd's stop and a closed terminal each stop the work as Ctrl-C does (Node's default would leave locks behind). */
 const INTERRUPTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /** Ctrl-C / SIGTERM / SIGHUP as an AbortSignal; release() gives the signals back to Node's default. */

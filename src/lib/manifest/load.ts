@@ -18,6 +18,7 @@ import type {PodModel} from './model.js'
 import {expandManifestPaths, type LabelledDocument, type ManifestContents, type PodsFromDocumentsOptions, readDocuments} from './inputs.js'
 import {refuseSkipped, skippedWarning} from './kinds.js'
 import {droppedFieldsWarning, ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
+import {syntaxProblem, wherePos} from './yaml-errors.js'
 
 // Re-exported: run --static (local-kubelet) reads the input as run does.
 export {ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
@@ -217,45 +218,6 @@ function acceptQuoteEscapes(yaml: YamlModule, document: {errors: YamlError[]}, t
     },
   })
   return document.errors.filter((error) => !quoteEscape(error))
-}
-
-function wherePos(error: YamlError): string {
-  return error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
-}
-
-/**
- * The library's own words where they are fixed text; where they quote the input (a token, a tag, a
- * directive, an escape sequence), a description instead: a file that is no manifest (an .env, a
- * key) is never echoed. The line and column say where.
- */
-const FIXED_TEXT_CODES = new Set([
-  'ALIAS_PROPS',
-  'BAD_ALIAS',
-  'BAD_INDENT',
-  'BAD_SCALAR_START',
-  'BLOCK_AS_IMPLICIT_KEY',
-  'BLOCK_IN_FLOW',
-  'DUPLICATE_KEY',
-  'KEY_OVER_1024_CHARS',
-  'MISSING_CHAR',
-  'MULTILINE_IMPLICIT_KEY',
-  'MULTIPLE_ANCHORS',
-  'MULTIPLE_DOCS',
-  'MULTIPLE_TAGS',
-  'NON_STRING_KEY',
-  'TAB_AS_INDENT',
-])
-const DESCRIBED: Record<string, string> = {
-  BAD_DIRECTIVE: 'a YAML directive (a line starting with %) that is not %YAML or %TAG',
-  BAD_DQ_ESCAPE: String.raw`an invalid escape sequence (\) in a double-quoted string`,
-  BAD_PROP_ORDER: 'an anchor or tag before the ? or : indicator instead of after it',
-  TAG_RESOLVE_FAILED: 'a YAML tag podctl does not read',
-  UNEXPECTED_TOKEN: 'unexpected text here',
-}
-
-function syntaxProblem(error: YamlError): string {
-  if (!FIXED_TEXT_CODES.has(error.code)) return DESCRIBED[error.code] ?? 'cannot be read here'
-  return error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
 }
 
 /** bigint → number wherever the number is exact; larger integers stay bigints for the range checks. */

@@ -101,9 +101,9 @@ describe('ParsedFiles: a file that did not change is not parsed again', () => {
     expect(parsed).toEqual(['/m/web.yaml', '/m/cfg.yaml'])
 
     // A copy each time: what a reader does to one never reaches the next.
-    const copy = (await cache.documentsOf(web)) as Array<{document: {metadata: {name: string}}}>
+    const copy = (await cache.documentsOf(web)) as unknown as Array<{document: {metadata: {name: string}}}>
     copy[0].document.metadata.name = 'changed'
-    expect(((await cache.documentsOf(web)) as typeof copy)[0].document.metadata.name).toBe('web')
+    expect(((await cache.documentsOf(web)) as unknown as typeof copy)[0].document.metadata.name).toBe('web')
 
     await readManifestFiles([web, {...cfg, text: configMap('cfg', 'bye')}], options, cache)
     await readManifestFiles([web], options, cache)
