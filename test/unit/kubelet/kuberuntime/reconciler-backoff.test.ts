@@ -6,12 +6,12 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BackOff} from '../../../../src/lib/kube/backoff.js'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
-import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {type SyncDeps, syncPodOnce, type SyncSettings} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
 import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {presentImages} from '../../../support/present-images.js'
 
 const POD = `
 apiVersion: v1
@@ -32,6 +32,11 @@ afterAll(async () => {
   await fake.close()
 })
 
+function syncSettings(): SyncSettings {
+  const root = mkdtempSync(join(tmpdir(), 'podctl-reconciler-'))
+  return {logsRoot: join(root, 'logs'), podDirRoot: join(root, 'pods'), hostResolvConf: 'nameserver 10.0.0.2\n', nodeMemoryBytes: 1024 ** 3}
+}
+
 /** The running app container exits 1 now (the fake keeps app containers running until told). */
 function crash(): void {
   const running = [...fake.containers.values()].find((container) => container.state === 'CONTAINER_RUNNING')!
@@ -45,24 +50,13 @@ describe('syncPodOnce: the BackOff event', () => {
   it('is sent once per back-off step (per key and exited instance), not on every pass that refuses the restart', async () => {
     const [document] = await parseDocuments(POD, 'pod.yaml')
     const pod = parsePod(document, 'pod.yaml', {newUid: () => 'uid-backoff'})
-    const root = mkdtempSync(join(tmpdir(), 'podctl-reconciler-'))
-    const settings: SyncSettings = {
-      logsRoot: join(root, 'logs'),
-      podDirRoot: join(root, 'pods'),
-      hostResolvConf: 'nameserver 10.0.0.2\n',
-      nodeMemoryBytes: 1024 ** 3,
-    }
+    const settings = syncSettings()
     const events: PodEvent[] = []
-    const images = {
-      async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
-        return {image: options.image, imageRef: 'sha256:b', pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
-      },
-    }
     let clock = Date.now()
     // One ladder across passes, as sync --watch keeps it; a minute's window, so only the clock ends it.
     const deps: SyncDeps = {
       client: fake.client,
-      images,
+      images: presentImages,
       events: (event) => events.push(event),
       signal: new AbortController().signal,
       backOff: new BackOff({initialMs: 60_000, maxMs: 600_000}),
@@ -115,22 +109,11 @@ describe('syncPodOnce: the crash back-off after liveness-probe kills, as the kub
       'pod.yaml',
     )
     const pod = parsePod(document, 'pod.yaml', {newUid: () => 'uid-liveness'})
-    const root = mkdtempSync(join(tmpdir(), 'podctl-reconciler-liveness-'))
-    const settings: SyncSettings = {
-      logsRoot: join(root, 'logs'),
-      podDirRoot: join(root, 'pods'),
-      hostResolvConf: 'nameserver 10.0.0.2\n',
-      nodeMemoryBytes: 1024 ** 3,
-    }
-    const images = {
-      async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
-        return {image: options.image, imageRef: 'sha256:b', pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
-      },
-    }
+    const settings = syncSettings()
     let clock = Date.now()
     const deps: SyncDeps = {
       client: fake.client,
-      images,
+      images: presentImages,
       events() {},
       signal: new AbortController().signal,
       backOff: new BackOff({initialMs: 10_000, maxMs: 300_000}),

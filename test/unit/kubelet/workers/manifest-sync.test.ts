@@ -11,11 +11,11 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {ManifestSource} from '../../../../src/lib/kubelet/config/manifest-source.js'
 import {ManifestSync} from '../../../../src/lib/kubelet/workers/manifest-sync.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {presentImages} from '../../../support/present-images.js'
 import {until} from '../../../support/until.js'
 
 const SECRET = 'hunter2-s3cr3t'
@@ -38,12 +38,6 @@ afterAll(async () => {
   await fake.close()
 })
 
-const images = {
-  async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
-    return {image: options.image, imageRef: `sha256:${options.image}`, pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
-  },
-}
-
 /** A source on `dir` feeding a ManifestSync, as `sync --watch -f DIR` wires them, until the test ends. */
 function watch(dir: string) {
   const root = mkdtempSync(join(tmpdir(), 'podctl-manifest-sync-'))
@@ -57,7 +51,13 @@ function watch(dir: string) {
     skipAdmission: true,
     pollMs: 20,
   }
-  const deps = {client: fake.client, images, events: (event: PodEvent) => events.push(event), signal: controller.signal, parallel: 2}
+  const deps = {
+    client: fake.client,
+    images: presentImages,
+    events: (event: PodEvent) => events.push(event),
+    signal: controller.signal,
+    parallel: 2,
+  }
   const sync = new ManifestSync([dir], settings, deps)
   let queue = Promise.resolve()
   const source = new ManifestSource([dir], {
