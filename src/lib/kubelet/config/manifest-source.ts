@@ -150,8 +150,10 @@ export class ManifestSource {
     const {found, unreadable} = listing
     let unsettled = false
     for (const [path, signature] of found) if (!(await this.settled(path, signature, {now, settleMs, unreadable}))) unsettled = true
-    for (const path of this.seen.keys()) if (!found.has(path)) this.seen.delete(path)
-    for (const path of this.texts.keys()) if (!found.has(path)) this.texts.delete(path)
+    // A file is forgotten once it is gone from a directory that can be read; one that cannot keeps what was known of its files.
+    const gone = (path: string) => !found.has(path) && !isKept(new Set(unreadable.keys()), path)
+    for (const path of this.seen.keys()) if (gone(path)) this.seen.delete(path)
+    for (const path of this.texts.keys()) if (gone(path)) this.texts.delete(path)
     // The first update waits for every file: pods of a file still being written are not killed meanwhile.
     if (unsettled && this.lastSignatures === '') return true
     const settled = [...this.texts].filter(([path, {signature}]) => found.get(path) === signature && !unreadable.has(path))

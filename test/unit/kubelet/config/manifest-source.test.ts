@@ -1,4 +1,4 @@
-import {chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync} from 'node:fs'
+import {chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -80,6 +80,26 @@ describe('ManifestSource', () => {
       writeFileSync(join(dir, 'new.yaml'), pod('new'))
       await until('the written file', () => watch.names()?.join(',') === 'a.yaml:a,new.yaml:new', {timeoutMs: 5000})
       expect(watch.updates.flatMap((update) => update.files).filter((file) => file.error)).toEqual([])
+    } finally {
+      await watch.stop()
+    }
+  })
+
+  it('keeps what it knew of a directory moved away: a file emptied the moment it is back is said empty, and kept', async () => {
+    const parent = directory()
+    const dir = join(parent, 'manifests')
+    mkdirSync(dir, {mode: 0o755})
+    writeFileSync(join(dir, 'a.yaml'), pod('a'))
+    const watch = watchDir(dir, 20)
+    try {
+      await until('the first update', () => watch.names()?.join(',') === 'a.yaml:a', {timeoutMs: 5000})
+      renameSync(dir, `${dir}.away`)
+      await until('the move', () => watch.updates.at(-1)!.kept.has(dir), {timeoutMs: 5000})
+      renameSync(`${dir}.away`, dir)
+      truncateSync(join(dir, 'a.yaml'), 0)
+      const empty = `${join(dir, 'a.yaml')} is empty (no YAML or JSON document in it); remove the file to remove its pods`
+      await until('the emptied file', () => watch.names()?.join(',') === `a.yaml:${empty}`, {timeoutMs: 5000})
+      expect(watch.updates.at(-1)!.kept).toEqual(new Set([join(dir, 'a.yaml')]))
     } finally {
       await watch.stop()
     }
