@@ -335,6 +335,9 @@ export class PodWorker {
     // `run` holds the pod's pass lock while it starts the pod, and records it once its sandbox exists.
     const starting = await stat(podLockPath(settings.podDirRoot, this.fullName)).catch(() => undefined)
     if (starting || state.toldUnmanaged) return
+    // `run` records the pod before it lets go of the lock: one that finished between the two looks has recorded it.
+    state.pod = await readDesiredPod(settings.podDirRoot, state.uid, deps.client.runtimeEndpoint)
+    if (state.pod) return
     state.toldUnmanaged = true
     deps.events(normalEvent('NotManaged', 'podctl run did not record this pod; left alone', this.fullName))
   }
