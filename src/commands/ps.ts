@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
-import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {renderTableBytes} from '../lib/output/table.js'
 import {containerTable, type ContainerTableOptions, entryRows} from '../lib/node/container-table.js'
 import {renderSpanTable} from '../lib/output/span-table.js'
@@ -12,6 +12,7 @@ import {
   type ContainerListEntry,
   type ContainerListFilters,
   containerRefName,
+  containersNameHint,
   type ContainerStateName,
   listContainers,
 } from '../lib/node/containers.js'
@@ -101,7 +102,7 @@ name_namespace/container, which other commands accept as a container reference.`
           ? entries.map(containerRefName).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
     )
-    if (entries.length === 0) this.hintExactNames()
+    if (entries.length === 0) await this.hintExactNames()
     return result
   }
 
@@ -126,7 +127,7 @@ name_namespace/container, which other commands accept as a container reference.`
     const result = {} as PsResult
     Object.defineProperty(result, 'containers', {enumerable: true, get: drawn.containers})
     await this.emit(result, () => drawn.table)
-    if (drawn.count === 0) this.hintExactNames()
+    if (drawn.count === 0) await this.hintExactNames()
     return {result}
   }
 
@@ -151,11 +152,11 @@ name_namespace/container, which other commands accept as a container reference.`
     }
   }
 
-  /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */
-  private hintExactNames(): void {
+  /** An empty table after an exact --name that globs would fill: say how (on stderr; scripts asking for JSON get none). */
+  private async hintExactNames(): Promise<void> {
     const {flags} = this
     const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
-    const hint = forPeople ? exactNameHint({name: flags.name, namespace: flags.namespace}) : undefined
+    const hint = forPeople ? await containersNameHint(await this.client(), this.filters()) : undefined
     if (hint) this.stderrLine(`${hint}${flags.all ? '' : ' (and -a for containers that are not running)'}`)
   }
 

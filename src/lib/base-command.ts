@@ -30,7 +30,10 @@ export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args
 type Spinner = import('ora').Ora
 type EmitOptions = {each?: readonly unknown[]; as?: OutputSpec}
 
-/** Ctrl-C / SIGTERM as an AbortSignal; release() gives the signals back to Node's default. */
+/** Ctrl-C, systemd's stop and a closed terminal each stop the work as Ctrl-C does (Node's default would leave locks behind). */
+const INTERRUPTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/** Ctrl-C / SIGTERM / SIGHUP as an AbortSignal; release() gives the signals back to Node's default. */
 export interface Interruption {
   readonly signal: AbortSignal
   /** The work has its outcome: later signals are ignored until the process exits. */
@@ -277,7 +280,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * SIGINT/SIGTERM as an AbortSignal, for work that stops (and rolls back) on Ctrl-C. The first
+   * SIGINT/SIGTERM/SIGHUP as an AbortSignal, for work that stops (and rolls back) on Ctrl-C. The first
    * signal aborts and shows `notice` (as the spinner's text when one spins). With `exitAgain`, a
    * second signal prints it and exits 130 at once; without, the first signal gives the signals back
    * to Node, so a second one ends the process. release() (or the command's end) removes the listeners.
@@ -310,13 +313,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       release: () => {
         // Once settled the handlers stay, ignoring signals until exit: a late Ctrl-C must not turn exit 0 into 130.
         if (settled) return
-        process.off('SIGINT', onSignal)
-        process.off('SIGTERM', onSignal)
+        for (const name of INTERRUPTING_SIGNALS) process.off(name, onSignal)
         this.interruptions.delete(interruption)
       },
     }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    for (const name of INTERRUPTING_SIGNALS) process.on(name, onSignal)
     this.interruptions.add(interruption)
     return interruption
   }

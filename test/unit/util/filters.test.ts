@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {exactNameHint, nameMatcher, parseLabelSelector, takeNewest} from '../../../src/lib/util/filters.js'
+import {exactNameHint, nameMatcher, parseLabelSelector, prefixGlobs, takeNewest} from '../../../src/lib/util/filters.js'
 import {mapLimit, settleLimit} from '../../../src/lib/util/concurrency.js'
 
 describe('name filters are exact unless globbed', () => {
@@ -74,5 +74,11 @@ describe('exactNameHint', () => {
     )
     expect(exactNameHint({name: 'serv*', namespace: undefined})).toBeUndefined()
     expect(exactNameHint({name: undefined})).toBeUndefined()
+  })
+})
+
+describe('prefixGlobs', () => {
+  it('makes each exact filter the glob of names starting with it; globs and absent filters stay', () => {
+    expect(prefixGlobs({name: 'serv', namespace: 'kube*', id: undefined})).toEqual({name: 'serv*', namespace: 'kube*', id: undefined})
   })
 })

@@ -168,7 +168,6 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     return 'done'
   }
 
-  const probeKilledAt = new Map<string, number>()
   for (const kill of actions.containersToKill) {
     const {containers} = await deps.client.runtime('listContainers', {filter: {id: kill.id}}, {signal: deps.signal})
     if (!containers[0]) continue
@@ -177,7 +176,6 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     const events: EventSink = (event: PodEvent) => deps.events(event.reason === 'Killing' ? {...event, message: kill.message} : event)
     await killContainer(deps.client, containers[0], {events, pod: object, signal: deps.signal, gracePeriodSeconds: kill.gracePeriodSeconds})
     result.did.push(`killed ${kill.name}: ${kill.message}`)
-    if (kill.reason !== 'changed') probeKilledAt.set(kill.id, ctx.now())
   }
 
   const sandboxId = actions.sandboxId
@@ -190,7 +188,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   let again = false
   for (const start of actions.initContainersToStart) {
     const spec = pod.initContainers.find((container) => container.name === start.name)!
-    const id = await startWithBackOff(ctx, sandbox, spec, exitedAtKill(start, probeKilledAt))
+    const id = await startWithBackOff(ctx, sandbox, spec, start)
     if (id === undefined) {
       if (isSidecar(spec)) continue
       break
@@ -202,7 +200,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
 
   for (const start of actions.containersToStart) {
     const spec = pod.containers.find((container) => container.name === start.name)!
-    await startWithBackOff(ctx, sandbox, spec, exitedAtKill(start, probeKilledAt))
+    await startWithBackOff(ctx, sandbox, spec, start)
   }
 
   if (actions.waitingForInit) {
@@ -211,16 +209,6 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
   }
 
   return again ? sandboxes : 'done'
-}
-
-/**
- * A container just killed for a failed liveness or startup probe is restarted as one that exited at
- * the kill: through the crash back-off (the kubelet checks it against the dead container's
- * FinishedAt whatever killed it), not at once with the running instance as `previous`.
- */
-function exitedAtKill(start: ContainerToStart, killedAt: ReadonlyMap<string, number>): ContainerToStart {
-  const at = start.previous && killedAt.get(start.previous.id)
-  return at === undefined ? start : {...start, previous: {...start.previous!, state: 'Exited', finishedAtMs: at}}
 }
 
 /**
@@ -264,9 +252,9 @@ function sandboxContext(ctx: PassContext, sandbox: PodSandbox): SandboxContext {
 }
 
 /**
- * The kubelet's doBackOff, then startContainer: a container that exited is restarted only once its
- * crash back-off window (from the moment it finished) has passed; otherwise a BackOff event and
- * undefined. A container that ran 10 minutes starts its ladder over.
+ * The kubelet's doBackOff, then startContainer: a container is restarted only once the crash back-off
+ * window from the moment its newest exited instance finished (start.backOffFrom) has passed; otherwise
+ * a BackOff event and undefined. A container that ran 10 minutes starts its ladder over.
  */
 async function startWithBackOff(
   ctx: PassContext,
@@ -275,24 +263,24 @@ async function startWithBackOff(
   start: ContainerToStart,
 ): Promise<string | undefined> {
   const {pod, deps, settings, result, backOff} = ctx
-  const previous = start.previous
+  const {previous, backOffFrom: exited} = start
   const object = `${podFullName(pod.name, pod.namespace)}/${container.name}`
-  if (previous?.state === 'Exited' && previous.finishedAtMs !== null) {
+  if (exited && exited.finishedAtMs !== null) {
     const key = stableKey(pod, container)
-    if (ranPastBackOff(previous)) backOff.reset(key)
-    const delay = restartDelay(backOff, key, previous, ctx.now())
+    if (ranPastBackOff(exited)) backOff.reset(key)
+    const delay = restartDelay(backOff, key, exited, ctx.now())
     if (delay > 0) {
       const described = podDescription(pod.name, pod.namespace, pod.uid)
-      if (firstOfStep(backOff, key, previous.finishedAtMs))
+      if (firstOfStep(backOff, key, exited.finishedAtMs))
         deps.events(warningEvent('BackOff', `Back-off restarting failed container ${container.name} in pod ${described}`, object))
       const until = ctx.now() + delay
       result.backOffUntil = Math.min(result.backOffUntil ?? until, until)
       result.backOffWaits = (result.backOffWaits ?? 0) + 1
-      result.did.push(`${container.name} in back-off for ${Math.ceil(delay / 1000)} s (exited ${previous.exitCode})`)
+      result.did.push(`${container.name} in back-off for ${Math.ceil(delay / 1000)} s (exited ${exited.exitCode})`)
       return undefined
     }
 
-    backOff.next(key, previous.finishedAtMs)
+    backOff.next(key, exited.finishedAtMs)
   }
 
   const restartCount = previous

@@ -244,8 +244,8 @@ function inBackOff(ctx: RunSyncContext, actions: PodActions, now: number): Block
   const blocked: Blocked[] = []
   for (const start of [...actions.initContainersToStart, ...actions.containersToStart]) {
     const key = stableKey(ctx.pod, specOf(ctx.pod, start))
-    const delay = restartDelay(ctx.backOff, key, start.previous, now)
-    if (delay > 0) blocked.push({start, previous: start.previous!, key, delay})
+    const delay = restartDelay(ctx.backOff, key, start.backOffFrom, now)
+    if (delay > 0) blocked.push({start, previous: start.backOffFrom!, key, delay})
   }
 
   return blocked

@@ -8,9 +8,10 @@
  *   but lost by the runtime comes back in its own pod directory;
  * - a pod no file names any more is killed as `podctl kill` kills it, also when its file went
  *   while podctl was not running (each pod's record names its file);
- * - a file that does not parse or is refused is said once (ManifestInvalid, naming the file and the
- *   field) and its pods are left as they were until it is fixed; so are the pods of a file still
- *   being written or that cannot be read.
+ * - a file that does not parse, is empty or is refused is said once (ManifestInvalid, naming the file
+ *   and the field) and its pods are left as they were until it is fixed; so are the pods of a file
+ *   still being written or that cannot be read, and those of every file of a watched directory that
+ *   cannot be read or trusted (moved away, removed, others-writable): the source's `kept` paths.
  * The pod workers (supervisor.ts) restart, probe and recreate these pods between changes.
  */
 import {dirname} from 'node:path'
@@ -23,8 +24,8 @@ import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
 import {settleLimit} from '../../util/concurrency.js'
 import {digestOf} from '../config/manifest-files.js'
+import {isKept, type SourceUpdate} from '../config/manifest-source.js'
 import {rollouts} from '../config/superseded.js'
-import type {SourceUpdate} from '../config/manifest-source.js'
 import type {ImageEnsurer} from '../kuberuntime/container.js'
 import {recordsOfRuntime} from '../kuberuntime/gone-pods.js'
 import {podWorkers} from '../workers/pod-workers.js'
@@ -64,7 +65,8 @@ export class ManifestSync {
   private wanted = new Map<string, Wanted>()
   /** Pods left as they are: their file is broken, unreadable or still being written. */
   private kept = new Set<string>()
-  private keptFiles = new Set<string>()
+  /** The source's kept paths: files, and watched directories whose every file's pods are kept. */
+  private keptFiles: ReadonlySet<string> = new Set<string>()
   private first = true
   /** Epoch ms of the last look that found a kubelet owning the runtime; 0 when none did. */
   private ownerSeenAt = 0
@@ -84,7 +86,7 @@ export class ManifestSync {
   /** A new state of the files: every pod that changed is run, applied or killed. */
   async update(update: SourceUpdate): Promise<void> {
     this.tell(update)
-    this.keptFiles = new Set([...update.unreadable.keys(), ...update.settling, ...update.files.filter((f) => f.error).map((f) => f.path)])
+    this.keptFiles = update.kept
     const wanted = new Map<string, Wanted>()
     for (const reading of update.files) {
       for (const pod of reading.pods ?? []) {
@@ -170,8 +172,9 @@ export class ManifestSync {
 
   /** The pods of files broken, unreadable or being written: what was applied from them, and what records name them. */
   private keptPods(records: readonly PodModel[]): Set<string> {
-    const kept = new Set([...this.applied].filter(([, {file}]) => this.keptFiles.has(file)).map(([name]) => name))
-    for (const pod of records) if (pod.manifestFile && this.keptFiles.has(pod.manifestFile)) kept.add(podFullName(pod.name, pod.namespace))
+    const kept = new Set([...this.applied].filter(([, {file}]) => isKept(this.keptFiles, file)).map(([name]) => name))
+    for (const pod of records)
+      if (pod.manifestFile && isKept(this.keptFiles, pod.manifestFile)) kept.add(podFullName(pod.name, pod.namespace))
     return kept
   }
 
@@ -259,6 +262,13 @@ export class ManifestSync {
 
   /** Each file's error, warnings and unreadability, said once per new message. */
   private tell(update: SourceUpdate): void {
+    // A problem gone is forgotten, so its return is said again: a watched path back is said readable, a file gone is not.
+    const current = new Set([...update.unreadable.keys(), ...update.settling, ...update.files.map((reading) => reading.path)])
+    for (const path of [...this.told.keys()].filter((told) => !current.has(told))) {
+      if (this.watched.includes(path) && this.told.get(path)?.startsWith('!')) this.say(path, 'note', '')
+      this.told.delete(path)
+    }
+
     for (const [path, why] of update.unreadable) this.say(path, 'warn', `${why}; its pods are left as they are`)
     for (const reading of update.files) {
       if (reading.error)

@@ -12,8 +12,9 @@
  * (the signal) ends the loop cleanly: each worker finishes the step in flight.
  *
  * One supervisor per pod: each worker takes (or keeps) the pod's supervisor.lock (supervisor-lock.ts).
- * A pod another live supervisor holds is left to it — one AlreadySupervised warning, no sync, no
- * probes — and taken over (TookOver) on the first listing after that supervisor stops; when every
+ * A pod another live supervisor holds is left to it — one AlreadySupervised warning per holder,
+ * however many of its pods it holds; no sync, no probes — and taken over (TookOver) on the first
+ * listing after that supervisor stops; when every
  * pod is held elsewhere, podctl says Standby once. The locks are released when the loop ends, however it ends.
  */
 import {asPodctlError, RuntimeUnreachableError} from '../../errors.js'
@@ -115,6 +116,7 @@ export async function superviseSelection(
   // The pods of the last listing, by full name: an event of another pod does not wake the loop.
   let supervised = new Set<string>()
   let standby = false
+  const toldHolders = new Set<string>()
   const context: WorkerContext = {
     settings,
     deps: {...deps, prober},
@@ -125,6 +127,16 @@ export async function superviseSelection(
       const allHeld = supervised.size > 0 && [...supervised].every((name) => workers.get(name)?.held)
       if (allHeld && !standby) events(normalEvent('Standby', STANDBY_MESSAGE, 'supervisor'))
       standby = allHeld
+    },
+    heldElsewhere(fullName, other) {
+      // A second supervisor of a whole directory would say it for each of its pods: one line names the holder.
+      const key = `${other.pid}:${other.token}`
+      if (toldHolders.has(key)) return
+      toldHolders.add(key)
+      const message =
+        `Pod is supervised by pid ${other.pid} (${other.holder}) since ${other.since}; podctl leaves it, ` +
+        'and every other pod that process supervises, to that process and takes over when it stops'
+      events(warningEvent('AlreadySupervised', message, fullName))
     },
     runtimeUp: () => reconnectMs === 0,
     paused: () => ownerWatch?.owner !== undefined,

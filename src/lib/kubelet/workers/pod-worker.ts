@@ -50,6 +50,8 @@ export interface WorkerContext {
   requestListing(): void
   /** Another supervisor took or let go of the pod: the supervisor may say Standby. */
   heldChanged(): void
+  /** Another live supervisor holds the pod: said once per holder (AlreadySupervised), not once per pod. */
+  heldElsewhere(fullName: string, holder: LockHolder): void
   /** False while the runtime is unreachable: workers wait for the reconnect's resync instead of failing. */
   runtimeUp(): boolean
   /** True while a kubelet owns the runtime: workers keep watching and change nothing. */
@@ -342,13 +344,16 @@ export class PodWorker {
     // `run` holds the pod's pass lock while it starts the pod, and records it once its sandbox exists.
     const starting = await stat(podLockPath(settings.podDirRoot, this.fullName)).catch(() => undefined)
     if (starting || state.toldUnmanaged) return
+    // `run` records the pod before it lets go of the lock: one that finished between the two looks has recorded it.
+    state.pod = await readDesiredPod(settings.podDirRoot, state.uid, deps.client.runtimeEndpoint)
+    if (state.pod) return
     state.toldUnmanaged = true
     deps.events(normalEvent('NotManaged', 'podctl run did not record this pod; left alone', this.fullName))
   }
 
   /**
-   * Takes (or keeps) the pod's supervisor lock. Held by another live supervisor: one warning per
-   * holder, this process's probes of the pod stop, and false (the pod is left to the holder).
+   * Takes (or keeps) the pod's supervisor lock. Held by another live supervisor: the supervisor says
+   * so once per holder, this process's probes of the pod stop, and false (the pod is left to the holder).
    */
   private async claim(state: PodState): Promise<boolean> {
     const {deps, locks} = this.ctx
@@ -358,10 +363,7 @@ export class PodWorker {
       const told = state.heldBy?.token === other.token
       state.heldBy = other
       if (!told) {
-        const message =
-          `Pod is supervised by pid ${other.pid} (${other.holder}) since ${other.since}; ` +
-          'podctl leaves it to that process and takes over when it stops'
-        deps.events(warningEvent('AlreadySupervised', message, this.fullName))
+        this.ctx.heldElsewhere(this.fullName, other)
         this.stopProbing(state)
         this.ctx.heldChanged()
       }

@@ -1,5 +1,5 @@
 /**
- * One SyncPod (issue 17): the reconciler's syncPod is the only code that starts, kills and
+ * One SyncPod (issue 17): kuberuntime/sync-pod.ts's syncPod, asked through the pod workers, is the only code that starts, kills and
  * restarts containers, for `sync` and for `run --wait X` alike, against the in-process fake runtime.
  */
 import {mkdtempSync} from 'node:fs'

@@ -89,7 +89,7 @@ describe('superviseSelection: one supervisor per pod', () => {
       object: 'web_default',
       message:
         `Pod is supervised by pid ${other.pid} (podctl sync --watch) since ${since}; ` +
-        'podctl leaves it to that process and takes over when it stops',
+        'podctl leaves it, and every other pod that process supervises, to that process and takes over when it stops',
     })
     expect(lockEvents[3]).toMatchObject({
       type: 'Normal',
