@@ -60,7 +60,10 @@ function isTrue(values: FlagValues, name: string): boolean {
 function topLevelCommandHelp(name: string, viaFlag = false): FrontOutcome {
   const command = findCommand(name)
   if (!command) return noHelpTopic(name, viaFlag)
-  return exit(command === HELP_COMMAND ? commandHelp(HELP_COMMAND, TOP_HELP_NAME) : commandHelp(command))
+  if (command === HELP_COMMAND) return exit(commandHelp(HELP_COMMAND, TOP_HELP_NAME))
+  // urfave v2.27 shows a command with subcommands (run, create, runp, pull) this way: NAME and USAGE only.
+  if (command.subcommands?.length) return exit(commandHelp(command).replace(/\n\nCOMMANDS:[\s\S]*$/, '\n\n'))
+  return exit(commandHelp(command))
 }
 
 /** ShowCommandHelp below a command: only urfave's help subcommand is there. */

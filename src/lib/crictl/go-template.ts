@@ -87,6 +87,8 @@ const MISSING = undefined
 class State {
   out = ''
   private readonly vars: Array<[string, GoValue]> = []
+  /** Whether dot is a range element: reflect holds it as interface {}, which names its type in errors. */
+  private boxedDot = false
 
   constructor(
     private readonly template: string,
@@ -162,6 +164,8 @@ class State {
       const inner = this.vars.length
       if (node.pipe.decl.length === 1) this.vars.push([node.pipe.decl[0], item])
       if (node.pipe.decl.length === 2) this.vars.push([node.pipe.decl[0], key], [node.pipe.decl[1], item])
+      const boxed = this.boxedDot
+      this.boxedDot = true
       try {
         this.walkList(item, node.list)
       } catch (error) {
@@ -169,6 +173,7 @@ class State {
         if (error.kind === 'break') break
       } finally {
         this.vars.length = inner
+        this.boxedDot = boxed
       }
     }
 
@@ -263,13 +268,15 @@ class State {
     let value = receiver
     for (const [index, name] of fields.entries()) {
       const last = index === fields.length - 1
-      value = this.field(node, value, name, last && hasArgs, cmd)
+      // A value taken out of a map or a list is an interface {} to reflect; dot and a pipeline's result are not.
+      const boxed = index > 0 || (node.kind === 'field' && this.boxedDot) || node.kind === 'variable'
+      value = this.field(node, value, name, last && hasArgs, cmd, boxed)
     }
 
     return value
   }
 
-  private field(node: ArgNode, receiver: GoValue, name: string, hasArgs: boolean, cmd?: CommandNode): GoValue {
+  private field(node: ArgNode, receiver: GoValue, name: string, hasArgs: boolean, cmd: CommandNode | undefined, boxed: boolean): GoValue {
     const context = nodeText(node)
     if (receiver === MISSING) this.fail(node.pos, context, `nil data; no entry for key "${name}"`)
     if (receiver === null) this.fail(node.pos, context, `nil pointer evaluating interface {}.${name}`)
@@ -284,7 +291,7 @@ class State {
       return receiver[name]
     }
 
-    return this.fail(node.pos, context, `can't evaluate field ${name} in type ${goTypeName(receiver)}`)
+    return this.fail(node.pos, context, `can't evaluate field ${name} in type ${boxed ? 'interface {}' : goTypeName(receiver)}`)
   }
 
   private call(dot: GoValue, cmd: CommandNode, name: string, args: ReadonlyArray<ArgNode | {kind: 'final'}>, final: GoValue): GoValue {

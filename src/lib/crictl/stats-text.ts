@@ -3,9 +3,9 @@
  * `--seconds` apart, rows in the order of the second list (sorted by ID), a row only for a
  * container (pod) in both samples and, unless -a, with CPU or memory in use; CPU % from the change
  * in usage over the change in time. The tabwriter table comes behind the clear-screen sequence crictl
- * always writes. Sizes are go-units HumanSize (4 significant digits).
+ * always writes; and imagefsinfo's indexed lines. Sizes are go-units HumanSize (4 significant digits).
  */
-import type {ContainerStats, PodSandboxStats} from '../../generated/runtime/v1/api.js'
+import type {ContainerStats, FilesystemUsage, ImageFsInfoResponse, PodSandboxStats} from '../../generated/runtime/v1/api.js'
 import {tabwrite} from './tabwriter.js'
 import {crictlTruncate} from './lists.js'
 import {goHumanSize} from './units.js'
@@ -83,4 +83,18 @@ export function crictlPodStatsText(first: readonly PodSandboxStats[], second: re
   }
 
   return CLEAR_SCREEN + tabwrite(rows)
+}
+
+/** `crictl imagefsinfo -o table`: container filesystems, then image filesystems, each value on its own indexed line. */
+export function crictlFilesystemsText(status: ImageFsInfoResponse): string {
+  const block = (label: string, filesystems: readonly FilesystemUsage[]) =>
+    `${label} Filesystem \n` +
+    filesystems
+      .map(
+        (usage, i) =>
+          `TimeStamp[${i}]: ${usage.timestamp}\nDisk[${i}]: ${goHumanSize(usage.usedBytes?.value ?? 0)}\n` +
+          `Inodes[${i}]: ${usage.inodesUsed?.value ?? 0}\nMountpoint[${i}]: ${usage.fsId?.mountpoint ?? ''}\n`,
+      )
+      .join('')
+  return block('Container', status.containerFilesystems) + block('Image', status.imageFilesystems)
 }

@@ -18,6 +18,7 @@ import {
 import {GoTemplateError} from '../go-template.js'
 import {crictlLabels, listCrictlContainers, listCrictlImages, listCrictlPods} from '../list-calls.js'
 import {info, error as logError} from '../log.js'
+import {crictlFilesystemsText} from '../stats-text.js'
 import {tabwrite} from '../tabwriter.js'
 import {goHumanSize} from '../units.js'
 import {CrictlError, type CrictlSession, wrap} from '../session.js'
@@ -261,19 +262,7 @@ async function imagefsinfo(session: CrictlSession): Promise<void> {
   }
 
   if (output !== 'table') return printStatusData(session, [{status: JSON.parse(toProtojson('ImageFsInfoResponse', response))}], output)
-  const {goHumanSize: humanSize} = await import('../units.js')
-  for (const [label, filesystems] of [
-    ['Container', response.containerFilesystems],
-    ['Image', response.imageFilesystems],
-  ] as const) {
-    session.out(`${label} Filesystem \n`)
-    for (const [i, fs] of filesystems.entries()) {
-      session.out(
-        `TimeStamp[${i}]: ${fs.timestamp}\nDisk[${i}]: ${humanSize(fs.usedBytes?.value ?? '0')}\n` +
-          `Inodes[${i}]: ${fs.inodesUsed?.value ?? '0'}\nMountpoint[${i}]: ${fs.fsId?.mountpoint ?? ''}\n`,
-      )
-    }
-  }
+  session.out(crictlFilesystemsText(response))
 }
 
 async function version(session: CrictlSession): Promise<void> {
