@@ -10,7 +10,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {CRICTL_CASES, startCrictlFixtureRuntime} from '../support/crictl-fixtures.js'
+import {CRICTL_CASES, oneSpaceAfterKeys, startCrictlFixtureRuntime} from '../support/crictl-fixtures.js'
 import {socketDir} from '../support/fake-runtime.js'
 import {podctl, ROOT} from '../support/podctl.js'
 
@@ -22,11 +22,6 @@ const env = {PODCTL_PERSONALITY: 'crictl', TZ: 'UTC', CONTAINER_RUNTIME_ENDPOINT
 // An empty config file, as the recorder used: nothing from the machine's /etc/crictl.yaml, and no warning that it is missing.
 const config = join(dir, 'crictl.yaml')
 let stop: () => Promise<void>
-
-/** protojson's key spacing as one space (see above). */
-export function oneSpaceAfterKeys(text: string): string {
-  return text.replaceAll(/^(\s*"(?:[^"\\]|\\.)*":) {2,}/gm, '$1 ')
-}
 
 beforeAll(async () => {
   writeFileSync(config, '')

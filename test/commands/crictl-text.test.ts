@@ -173,7 +173,10 @@ describe('mutating commands in crictl words', () => {
     addContainer(web.id, 'app', 'CONTAINER_RUNNING')
     const refused = await crictl('rm', 'capp')
     expect(refused.stdout).toBe('')
-    expect([refused.code, withoutTime(refused.stderr)]).toEqual([1, logrus('error', String.raw`container \"capp\" is running, please stop it first`)])
+    expect([refused.code, withoutTime(refused.stderr)]).toEqual([
+      1,
+      logrus('error', String.raw`container \"capp\" is running, please stop it first`),
+    ])
     const stop = await crictl('stop', 'capp')
     expect([stop.code, stop.stdout, stop.stderr]).toEqual([0, 'capp\n', ''])
     const rm = await crictl('rm', 'capp')
@@ -207,6 +210,8 @@ describe('mutating commands in crictl words', () => {
   it("stop of an unknown container: one error with crictl's prefix", async () => {
     const stop = await crictl('stop', 'nonexist')
     expect(stop.stdout).toBe('')
-    expect(withoutTime(stop.stderr)).toMatch(/^time="<RFC3339>" level=error msg="stopping the container \\"nonexist\\": rpc error: code = \w+ desc = .*not found.*"\n$/)
+    expect(withoutTime(stop.stderr)).toMatch(
+      /^time="<RFC3339>" level=error msg="stopping the container \\"nonexist\\": rpc error: code = \w+ desc = .*not found.*"\n$/,
+    )
   })
 })

@@ -32,7 +32,7 @@ describe("crictl's go-template, as Go's text/template", () => {
     expect(render('{{.config}}')).toBe('map[containerd:map[snapshotter:overlayfs] maxConcurrentDownloads:3 note:<nil>]')
   })
 
-  it('a missing field is an error in Go\'s words, placed at the chain', () => {
+  it("a missing field is an error in Go's words, placed at the chain", () => {
     expect(() => render('{{.status.nokey}}')).toThrow(
       'failed to template data: template: tmplExecuteRawJSON:1:9: executing "tmplExecuteRawJSON" at <.status.nokey>: map has no entry for key "nokey"',
     )
@@ -44,7 +44,9 @@ describe("crictl's go-template, as Go's text/template", () => {
     expect(render('{{range .status.conditions}}{{.type}}={{.status}} {{end}}')).toBe('RuntimeReady=true NetworkReady=true ')
     expect(render('{{range $i, $c := .status.conditions}}{{$i}}:{{$c.type}},{{end}}')).toBe('0:RuntimeReady,1:NetworkReady,')
     expect(render('{{(index .status.conditions 0).type}} {{len .status.conditions}}')).toBe('RuntimeReady 2')
-    expect(render('{{if .status}}yes{{else}}no{{end}} {{eq .golang "x"}} {{upper "ab"}}{{title "hello world"}}')).toBe('yes false ABHello World')
+    expect(render('{{if .status}}yes{{else}}no{{end}} {{eq .golang "x"}} {{upper "ab"}}{{title "hello world"}}')).toBe(
+      'yes false ABHello World',
+    )
     expect(render('{{.status | json}}')).toBe(
       '{"conditions":[{"message":"","reason":"","status":true,"type":"RuntimeReady"},{"message":"","reason":"","status":true,"type":"NetworkReady"}]}\n',
     )
@@ -53,7 +55,9 @@ describe("crictl's go-template, as Go's text/template", () => {
   })
 
   it('a template Go cannot parse, in its words', () => {
-    expect(() => render('{{nofunc .}}')).toThrow('failed to generate go-template: template: tmplExecuteRawJSON:1: function "nofunc" not defined')
+    expect(() => render('{{nofunc .}}')).toThrow(
+      'failed to generate go-template: template: tmplExecuteRawJSON:1: function "nofunc" not defined',
+    )
     expect(() => validateGoTemplate('{{.a')).toThrow('template: :1: unclosed action')
     expect(() => validateGoTemplate('{{if .a}}x')).toThrow('unexpected EOF')
   })

@@ -174,9 +174,9 @@ describe('crictl ps', () => {
     const byId = container({
       image: {image: 'sha256:a46bf356dea5bdaf3ea12beb1e74d900465efc28dcfbc41e51444cffcb49ee79'} as Container['image'],
     })
-    expect(await crictlPsText([byId], {now: NOW, repoImage: async (image) => (image === 'a46bf356dea5b' ? 'busybox:1.36' : image)})).toContain(
-      '56f018dc76ab1       busybox:1.36   ',
-    )
+    expect(
+      await crictlPsText([byId], {now: NOW, repoImage: async (image) => (image === 'a46bf356dea5b' ? 'busybox:1.36' : image)}),
+    ).toContain('56f018dc76ab1       busybox:1.36   ')
     expect(await crictlPsText([byId], {now: NOW, noTrunc: true})).toContain(
       '56f018dc76ab1056aba632c1a8a4afdfdd40e83ceb346f8a1e366e89639e6625   sha256:a46bf356dea5bdaf3ea12beb1e74d900465efc28dcfbc41e51444cffcb49ee79   ',
     )
