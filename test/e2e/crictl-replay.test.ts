@@ -1,3 +1,4 @@
+/* eslint-disable @stylistic/max-len -- the replayed command lines are kept whole, as their scripts write them */
 /**
  * Issue 34's replay: crictl command lines as public scripts, tests and runbooks run them, each with
  * its consumer's own parsing (jq, awk, grep, cut, head), replayed on the lab against `bin/crictl` and,
@@ -66,7 +67,7 @@ const REPLAYS: Replay[] = [
   {script: 'crictl ps --name "^app-$NS$" | grep "app-$NS" | awk \'{print $1}\'', expected: ({app}) => `${app.slice(0, 13)}\n`},
   {script: 'crictl ps -a --name "app-$NS" -o json | jq -r ".containers[].imageRef"', expected: ({imageId}) => `${imageId}\n`},
   {
-    script: 'crictl ps -o json --namespace "$NS" | jq -r ".containers[].labels[\\"io.kubernetes.pod.namespace\\"]"',
+    script: String.raw`crictl ps -o json --namespace "$NS" | jq -r ".containers[].labels[\"io.kubernetes.pod.namespace\"]"`,
     expected: ({ns}) => `${ns}\n`,
   },
   {script: 'crictl inspect --output go-template --template \'{{.info.pid}}\' "$APP"', expected: ({pid}) => `${pid}\n`},
@@ -82,9 +83,9 @@ const REPLAYS: Replay[] = [
   {script: 'crictl inspectp -o=json "$POD" | grep -c cgroupsPath', expected: () => /^\d+\n$/},
   {script: 'crictl inspectp "$POD" | jq -r .status.metadata.namespace', expected: ({ns}) => `${ns}\n`},
   {script: 'crictl inspectp --namespace "$NS" -o go-template --template "{{.status.state}}"', expected: () => 'SANDBOX_READY\n'},
-  {script: 'crictl images -o json | jq -r ".images[] | select(.repoTags[] == \\"$BUSYBOX\\") |.pinned"', expected: () => 'false\n'},
+  {script: String.raw`crictl images -o json | jq -r ".images[] | select(.repoTags[] == \"$BUSYBOX\") |.pinned"`, expected: () => 'false\n'},
   {
-    script: 'crictl images -o json | jq -c "[.images | .[] | {id:.id, repoTags:.repoTags}] | map(select(.id == \\"$IMAGE\\")) | length"',
+    script: String.raw`crictl images -o json | jq -c "[.images | .[] | {id:.id, repoTags:.repoTags}] | map(select(.id == \"$IMAGE\")) | length"`,
     expected: () => '1\n',
   },
   {script: 'crictl images -q | grep -c "$IMAGE"', expected: () => '1\n'},
@@ -96,7 +97,7 @@ const REPLAYS: Replay[] = [
   {script: 'crictl inspecti localhost:5000/podctl/no-such-image:0 >/dev/null 2>&1 || echo missing', expected: () => 'missing\n'},
   {script: "crictl version | awk '/RuntimeName/ {print $2}'", expected: () => 'containerd\n'},
   {script: "crictl --version | awk '{print $3}'", expected: () => 'v1.37.0\n'},
-  {script: 'crictl info | jq -r ".status.conditions[] | select(.type==\\"RuntimeReady\\") | .status"', expected: () => 'true\n'},
+  {script: String.raw`crictl info | jq -r ".status.conditions[] | select(.type==\"RuntimeReady\") | .status"`, expected: () => 'true\n'},
   {
     script: 'crictl info -o go-template --template "{{range .status.conditions}}{{.type}} {{end}}"',
     expected: () => 'RuntimeReady NetworkReady \n',

@@ -2,6 +2,7 @@
  * crictl's -o go-template is Go's text/template over the JSON document. Expected texts are what the
  * reference crictl v1.37.0 printed for `crictl info -o go-template --template T` on the lab.
  */
+/* eslint-disable @stylistic/max-len -- expected texts are kept whole, as crictl prints them */
 import {describe, expect, it} from 'vitest'
 
 import {renderGoTemplate, validateGoTemplate} from '../../../src/lib/crictl/go-template.js'
