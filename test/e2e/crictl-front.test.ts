@@ -94,7 +94,7 @@ describe('bin/crictl: the command line of crictl v1.37', () => {
     expect(await crictl([command])).toMatchObject({code: 0, stdout: reference(command).stdout, stderr: ''})
   })
 
-  it('crictl stop without an ID fails as crictl v1.37 does (cli.Exit: the line alone, exit 1); start says "ID cannot be empty"', async () => {
+  it('crictl stop without an ID: cli.Exit, its line alone, exit 1; start without one: "ID cannot be empty"', async () => {
     expect(await crictl(['stop'])).toMatchObject({code: 1, stdout: '', stderr: 'you must specify at least one CONTAINER-ID or use --all\n'})
     const result = await crictl(['start'])
     expect(result).toMatchObject({code: 1, stdout: ''})

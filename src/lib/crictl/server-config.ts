@@ -29,7 +29,7 @@ export interface CrictlSettings {
   maxRetries: number
 }
 
-interface ServerConfiguration {
+export interface ServerConfiguration {
   runtimeEndpoint: string
   imageEndpoint: string
   timeoutSeconds: number
@@ -41,18 +41,44 @@ interface ServerConfiguration {
 
 export class ConfigError extends Error {}
 
-/** strconv.Atoi's error as crictl wraps it. */
-function atoi(name: string, value: string): number {
-  if (!/^[+-]?\d+$/.test(value))
-    throw new ConfigError(`parsing config option '${name}': strconv.Atoi: parsing ${JSON.stringify(value)}: invalid syntax`)
-  return Number(value)
+/** How a caller words a value Go cannot parse: the file's reader and `crictl config` say it differently. */
+export type ParseFailure = (key: string, value: string, goError: string) => string
+
+const NUMBER_KEYS: Record<string, 'timeoutSeconds' | 'maxRetries'> = {timeout: 'timeoutSeconds', 'max-retries': 'maxRetries'}
+const BOOL_KEYS: Record<string, 'debug' | 'pullImageOnCreate' | 'disablePullOnRun'> = {
+  debug: 'debug',
+  'pull-image-on-create': 'pullImageOnCreate',
+  'disable-pull-on-run': 'disablePullOnRun',
 }
 
-function parseBool(name: string, value: string): boolean {
-  const parsed = parseGoBool(value)
-  if (parsed === undefined)
-    throw new ConfigError(`parsing config option '${name}': strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`)
-  return parsed
+/** One key of crictl's config (common.getConfigOptions, config.go setValue): strconv's checks, an unknown key undefined. */
+export function setConfigValue(config: ServerConfiguration, key: string, value: string, failure: ParseFailure): boolean {
+  if (key === 'runtime-endpoint') config.runtimeEndpoint = value
+  else if (key === 'image-endpoint') config.imageEndpoint = value
+  else if (key in NUMBER_KEYS) {
+    if (!/^[+-]?\d+$/.test(value))
+      throw new ConfigError(failure(key, value, `strconv.Atoi: parsing ${JSON.stringify(value)}: invalid syntax`))
+    config[NUMBER_KEYS[key]] = Number(value)
+  } else if (key in BOOL_KEYS) {
+    const parsed = parseGoBool(value)
+    if (parsed === undefined)
+      throw new ConfigError(failure(key, value, `strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`))
+    config[BOOL_KEYS[key]] = parsed
+  } else return false
+  return true
+}
+
+/** A config with no key set. */
+export function emptyConfig(): ServerConfiguration {
+  return {
+    runtimeEndpoint: '',
+    imageEndpoint: '',
+    timeoutSeconds: 0,
+    debug: false,
+    pullImageOnCreate: false,
+    disablePullOnRun: false,
+    maxRetries: 0,
+  }
 }
 
 /** common.ReadConfig: the file's mapping, each scalar as its text, an unknown key an error. */
@@ -64,41 +90,11 @@ export async function readConfigFile(path: string): Promise<ServerConfiguration>
     values = (parse(text) ?? {}) as Record<string, unknown>
   }
 
-  const config: ServerConfiguration = {
-    runtimeEndpoint: '',
-    imageEndpoint: '',
-    timeoutSeconds: 0,
-    debug: false,
-    pullImageOnCreate: false,
-    disablePullOnRun: false,
-    maxRetries: 0,
-  }
+  const config = emptyConfig()
   for (const [name, raw] of Object.entries(values)) {
     const value = raw === null || raw === undefined ? '' : String(raw)
-    switch (name) {
-      case 'runtime-endpoint':
-        config.runtimeEndpoint = value
-        break
-      case 'image-endpoint':
-        config.imageEndpoint = value
-        break
-      case 'timeout':
-        config.timeoutSeconds = atoi(name, value)
-        break
-      case 'debug':
-        config.debug = parseBool(name, value)
-        break
-      case 'pull-image-on-create':
-        config.pullImageOnCreate = parseBool(name, value)
-        break
-      case 'disable-pull-on-run':
-        config.disablePullOnRun = parseBool(name, value)
-        break
-      case 'max-retries':
-        config.maxRetries = atoi(name, value)
-        break
-      default:
-        throw new ConfigError(`Config option '${name}' is not valid`)
+    if (!setConfigValue(config, name, value, (key, _value, goError) => `parsing config option '${key}': ${goError}`)) {
+      throw new ConfigError(`Config option '${name}' is not valid`)
     }
   }
 

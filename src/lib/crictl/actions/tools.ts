@@ -12,7 +12,7 @@ import {CRICTL_COMMANDS} from '../command-table.js'
 import {info} from '../log.js'
 import {tabwrite} from '../tabwriter.js'
 import {CLEAR_SCREEN} from '../stats-text.js'
-import {ConfigError, DEFAULT_CONFIG_PATH, readConfigFile} from '../server-config.js'
+import {ConfigError, DEFAULT_CONFIG_PATH, emptyConfig, readConfigFile, setConfigValue} from '../server-config.js'
 import {CrictlError, type CrictlSession} from '../session.js'
 
 type ConfigValues = Awaited<ReturnType<typeof readConfigFile>>
@@ -47,45 +47,10 @@ function valueText(config: ConfigValues, key: Key): string {
   }
 }
 
-function goBool(key: string, value: string): boolean {
-  if (/^(1|t|T|TRUE|true|True)$/.test(value)) return true
-  if (/^(0|f|F|FALSE|false|False)$/.test(value)) return false
-  throw new CrictlError(`parse ${key} value '${value}': strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`)
-}
-
-function goInt(key: string, value: string): number {
-  if (!/^[+-]?\d+$/.test(value))
-    throw new CrictlError(`parse ${key} value '${value}': strconv.Atoi: parsing ${JSON.stringify(value)}: invalid syntax`)
-  return Number(value)
-}
-
 /** setValue: one key, checked as crictl checks it. */
 function setValue(config: ConfigValues, key: string, value: string): void {
-  switch (key) {
-    case 'runtime-endpoint':
-      config.runtimeEndpoint = value
-      break
-    case 'image-endpoint':
-      config.imageEndpoint = value
-      break
-    case 'timeout':
-      config.timeoutSeconds = goInt(key, value)
-      break
-    case 'debug':
-      config.debug = goBool(key, value)
-      break
-    case 'pull-image-on-create':
-      config.pullImageOnCreate = goBool(key, value)
-      break
-    case 'disable-pull-on-run':
-      config.disablePullOnRun = goBool(key, value)
-      break
-    case 'max-retries':
-      config.maxRetries = goInt(key, value)
-      break
-    default:
-      throw new CrictlError(`no configuration option named ${key}`)
-  }
+  const known = setConfigValue(config, key, value, (name, text, goError) => `parse ${name} value '${text}': ${goError}`)
+  if (!known) throw new CrictlError(`no configuration option named ${key}`)
 }
 
 /** A string as go-yaml v3 writes a !!str scalar: plain unless it would read back as something else. */
@@ -125,15 +90,7 @@ async function config(session: CrictlSession): Promise<void> {
   try {
     await stat(path)
   } catch {
-    await writeConfig(path, {
-      runtimeEndpoint: '',
-      imageEndpoint: '',
-      timeoutSeconds: 0,
-      debug: false,
-      pullImageOnCreate: false,
-      disablePullOnRun: false,
-      maxRetries: 0,
-    })
+    await writeConfig(path, emptyConfig())
   }
 
   let values: ConfigValues
