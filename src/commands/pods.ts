@@ -8,11 +8,7 @@ import {renderTableBytes} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {listPods, type PodListEntry, type PodListFilters, podsNameHint, sandboxIps} from '../lib/node/pods.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlPodsText, podBlock} from '../lib/crictl/lists.js'
-import {crictlLabels, listCrictlPods} from '../lib/crictl/list-calls.js'
-import {inCrictlWords} from '../lib/crictl/errors.js'
-import {UsageError} from '../lib/errors.js'
+import {podBlock} from '../lib/output/verbose-blocks.js'
 
 export interface PodsResult {
   items: PodSandbox[]
@@ -51,7 +47,6 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
   }
 
   public async run(): Promise<PodsResult> {
-    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
     const client = await this.client()
     const wide = this.output.kind === 'wide' && !flags.quiet
@@ -101,32 +96,6 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
     const hint = forPeople ? await podsNameHint(await this.client(), this.listFilters()) : undefined
     if (hint) this.stderrLine(hint)
-  }
-
-  /** crictl v1.29's pods: names and namespaces as Go regexps, its table, -q and -v exactly (lib/crictl/lists.ts). */
-  private async runAsCrictl(): Promise<PodsResult> {
-    const {flags} = this
-    const kind = this.output.kind
-    if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
-      throw inCrictlWords(new UsageError(`listing pod sandboxes: unsupported output format "${flags.output}"`))
-    const pods = await listCrictlPods(await this.client(), {
-      ...flags,
-      labels: crictlLabels(flags.label),
-      state: flags.state as 'notready' | 'ready' | undefined,
-      noTrunc: flags['no-trunc'],
-    })
-    const result: PodsResult = {items: pods}
-    if (kind === 'table') {
-      if (!this.jsonEnabled()) process.stdout.write(crictlPodsText(pods, {...flags, noTrunc: flags['no-trunc']}))
-      return result
-    }
-
-    if (this.jsonEnabled()) return result
-    // Its jsonpb document of the ListPodSandbox answer, byte for byte; loaded only as crictl, so podctl's own
-    // listings never pay for crictl's encoders.
-    const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
-    this.log(crictlMessage('ListPodSandboxResponse', {items: newestFirst(pods)}, kind))
-    return result
   }
 
   private table(entries: PodListEntry[], wide: boolean, noTrunc: boolean): Buffer {

@@ -17,11 +17,7 @@ import {
   listContainers,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {containerBlock, crictlPsText} from '../lib/crictl/lists.js'
-import {crictlLabels, listCrictlContainers} from '../lib/crictl/list-calls.js'
-import {UsageError} from '../lib/errors.js'
-import {inCrictlWords} from '../lib/crictl/errors.js'
+import {containerBlock} from '../lib/output/verbose-blocks.js'
 
 export interface PsResult {
   containers: Container[]
@@ -81,7 +77,6 @@ name_namespace/container, which other commands accept as a container reference.`
   }
 
   public async run(): Promise<PsResult> {
-    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
     const wide = this.output.kind === 'wide' && !flags.quiet && !this.jsonEnabled()
     const filters = this.filters()
@@ -158,35 +153,6 @@ name_namespace/container, which other commands accept as a container reference.`
     const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
     const hint = forPeople ? await containersNameHint(await this.client(), this.filters()) : undefined
     if (hint) this.stderrLine(`${hint}${flags.all ? '' : ' (and -a for containers that are not running)'}`)
-  }
-
-  /** crictl v1.29's ps: --pod and --id sent to the runtime, --name a Go regexp, --image by image ID; its table, -q and -v. */
-  private async runAsCrictl(): Promise<PsResult> {
-    const {flags} = this
-    const kind = this.output.kind
-    if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
-      throw inCrictlWords(new UsageError(`listing containers: unsupported output format "${flags.output}"`))
-    const {containers, repoImage} = await listCrictlContainers(await this.client(), {
-      ...flags,
-      labels: crictlLabels(flags.label),
-      state: flags.state as ContainerStateName | undefined,
-      noTrunc: flags['no-trunc'],
-      // As crictl: --image and -r apply to the table only (JSON and YAML list before the image check).
-      image: kind === 'table' ? flags.image : undefined,
-      resolveImagePath: flags['resolve-image-path'] && kind === 'table',
-    })
-    const result: PsResult = {containers}
-    if (kind === 'table') {
-      if (!this.jsonEnabled()) process.stdout.write(crictlPsText(containers, {...flags, noTrunc: flags['no-trunc'], repoImage}))
-      return result
-    }
-
-    if (this.jsonEnabled()) return result
-    // Its jsonpb document of the ListContainers answer, byte for byte; loaded only as crictl, so podctl's own
-    // listings never pay for crictl's encoders.
-    const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
-    this.log(crictlMessage('ListContainersResponse', {containers: newestFirst(containers)}, kind))
-    return result
   }
 
   private table(entries: ContainerListEntry[], wide: boolean, noTrunc: boolean): Buffer {

@@ -17,10 +17,6 @@ import {
   removeImages,
 } from '../lib/images/store.js'
 import {truncateId} from '../lib/output/format.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {info} from '../lib/crictl/log.js'
-import {crictlCause} from '../lib/crictl/errors.js'
-import {crictlItemFailures, NOTHING_TO_REMOVE, UNABLE_TO_REMOVE_IMAGES} from '../lib/crictl/messages.js'
 
 export interface RmiResult {
   dryRun: boolean
@@ -79,7 +75,7 @@ not an error: exit 0 with a note on stderr.`
 
     const client = await this.client()
     const plan = await planImageRemoval(client, {refs, all: flags.all, prune: flags.prune, force: flags.force})
-    if (!isCrictl()) this.noteCollateralTags(plan.remove)
+    this.noteCollateralTags(plan.remove)
     const failures: RemovalFailure[] = [...plan.failures]
     const deleted: RmiResult['deleted'] = []
     const dryRun = flags['dry-run']
@@ -99,27 +95,14 @@ not an error: exit 0 with a note on stderr.`
     // Reported in the order the images were named (then --all/--prune order); the first one sets the exit code.
     const rank = (failure: RemovalFailure) => (refs.includes(failure.ref) ? refs.indexOf(failure.ref) : refs.length)
     failures.sort((a, b) => rank(a) - rank(b))
-    if (isCrictl()) this.failAsCrictl(failures)
 
     this.reportFailures(failures.map((failure) => failure.error))
     return {dryRun: Boolean(dryRun), deleted, failures: failures.map(({ref, error}) => ({ref, ...error.toJSON()}))}
   }
 
   private nothingToRemove(): void {
-    if (isCrictl()) return info(NOTHING_TO_REMOVE.images)
     const why = this.flags.prune ? "every image is in use, pinned or the runtime's sandbox image" : 'there are no images'
     this.stderrLine(`nothing to remove: ${why}`)
-  }
-
-  /** crictl: "no such image X" or `error of removing image "X": …` per image, then one summary error. */
-  private failAsCrictl(failures: readonly RemovalFailure[]): void {
-    const line = ({ref, error}: RemovalFailure) =>
-      error.code === 'NotFound' ? `no such image ${ref}` : `error of removing image "${ref}": ${crictlCause(error)}`
-    const failure = crictlItemFailures(
-      failures.map((removal) => ({error: removal.error, line: line(removal)})),
-      UNABLE_TO_REMOVE_IMAGES,
-    )
-    if (failure) throw failure
   }
 
   /** Before removing: the tags that go too although another tag of the image was named. */

@@ -9,8 +9,6 @@ import {durationFlag, outputFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {forEachContainer, stopOneContainer, type StoppedResult} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFirstFailure, DOING, givenRef} from '../lib/crictl/messages.js'
 
 export interface StopResult {
   items: StoppedResult[]
@@ -73,15 +71,12 @@ running is left as it is. The stopped container stays (podctl rm removes it). Ea
     const events = flags.quiet ? discardEvents : this.printEvents({kind: 'warnings'})
     const outcome = await forEachContainer(containers, flags.parallel, async (container) => {
       const stopped = await stopOneContainer(client, container, {gracePeriodSeconds, events})
-      // crictl prints each container as it was typed.
-      if (!this.machineOutput()) this.log(isCrictl() ? givenRef(stopped.containerId, this.positional) : stopped.containerId)
+      if (!this.machineOutput()) this.log(stopped.containerId)
       return stopped
     })
     const all = [...failures, ...outcome.failures]
     const result: StopResult = {items: outcome.items, failures: all.map(({ref, error}) => ({container: ref, ...error.toJSON()}))}
     if (this.machineOutput()) await this.emit(result)
-    const crictlFailure = isCrictl() ? crictlFirstFailure(all, this.positional, DOING.stop) : undefined
-    if (crictlFailure) throw crictlFailure
     this.reportFailures(all.map(({error}) => error))
     return result
   }

@@ -4,11 +4,6 @@
  */
 import {example} from '../lib/base-command.js'
 import {withoutStaticPodFlags} from '../lib/flags.js'
-import type {KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
-import type {PodFailure} from '../lib/output/collapse-failures.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFirstFailure, DOING, givenRef, stoppedSandbox} from '../lib/crictl/messages.js'
-import {PodctlError} from '../lib/errors.js'
 import Kill from './kill.js'
 
 /**
@@ -43,19 +38,5 @@ sandbox ID prefixes, -l, -a/--all (with -n), --grace-period, -f/--force (no hook
 
   protected override keepSandboxes(): boolean {
     return true
-  }
-
-  /** crictl: "Stopped sandbox ID" for each sandbox, as the ID was typed. */
-  protected override line(result: KillPodResult): string {
-    if (!isCrictl() || result.recordOnly) return super.line(result)
-    return result.sandboxIds.map((id) => stoppedSandbox(givenRef(id, this.positional))).join('\n')
-  }
-
-  /** crictl: the first pod that failed, in argument order, as its one error. */
-  protected override reportKillFailures(failures: PodFailure[]): void {
-    const asErrors = failures.map(({pod, code, exitCode, message}) => ({ref: pod, error: new PodctlError(code, exitCode, message)}))
-    const first = isCrictl() ? crictlFirstFailure(asErrors, this.positional, DOING.stopp) : undefined
-    if (first) throw first
-    super.reportKillFailures(failures)
   }
 }

@@ -8,9 +8,6 @@ import {setMaxListeners} from 'node:events'
 
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {isCrictl} from './crictl/personality.js'
-import {isInCrictlWords} from './crictl/errors.js'
-import {fatal as crictlFatal, withFatalPrefix} from './crictl/log.js'
 import {type CrictlConfig, loadConfig, locateConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
@@ -215,24 +212,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
     if (error instanceof Errors.ExitError) throw error
     this.activeSpinner?.stop()
-    if (/^Missing \d+ required args?\b/.test(error.message ?? '') && !isCrictl()) await showUsage(this.config, this.id)
+    if (/^Missing \d+ required args?\b/.test(error.message ?? '')) await showUsage(this.config, this.id)
     const failure = toPodctlError(error)
     if (this.jsonEnabled()) process.stdout.write(`${toJson({error: failure.toJSON()})}\n`)
     this.reportFailure(failure)
     if (this.flags?.debug && failure.code === 'InternalError' && error.stack) process.stderr.write(`${error.stack}\n`)
   }
 
-  /**
-   * One line on stderr and the failure's exit code, for failures that still let the command print its result. As
-   * crictl: logrus' fatal line with crictl's words for the command, and exit 1 for every failure (crictl's logrus.Fatal).
-   */
+  /** One line on stderr and the failure's exit code, for failures that still let the command print its result. */
   protected reportFailure(failure: PodctlError): void {
-    if (isCrictl()) {
-      this.aboveSpinner(() => crictlFatal(isInCrictlWords(failure) ? failure.message : withFatalPrefix(failure.message)))
-      process.exitCode = 1
-      return
-    }
-
     const label = this.wantsColorOnStderr ? makeChalk(true).red('Error:') : 'Error:'
     this.stderrLine(`${label} ${failure.message}`)
     process.exitCode = failure.exitCode
@@ -244,7 +232,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected reportFailures(failures: readonly PodctlError[], print: (failure: PodctlError) => boolean = () => true): void {
     for (const failure of failures) if (print(failure)) this.reportFailure(failure)
-    if (failures.length > 0) process.exitCode = isCrictl() ? 1 : failures[0].exitCode
+    if (failures.length > 0) process.exitCode = failures[0].exitCode
   }
 
   /** A line on stderr (notes, progress), kept clear of the spinner. */

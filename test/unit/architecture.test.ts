@@ -81,7 +81,6 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: [
     'api',
     'base',
-    'crictl',
     'kubelet',
     'local-kubelet',
     'images',
@@ -104,12 +103,13 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // The kubelet that may run on this machine (not the kubelet podctl reproduces): whether one uses the runtime
   // (from /proc, its flags and config file, its sockets), and its static pod directory. Only commands use it.
   'local-kubelet': ['manifest', 'kube', 'util', 'errors'],
-  base: ['output', 'crictl', 'kube', 'cri', 'util', 'errors', 'generated'],
-  // crictl v1.29's personality (issue 20): its command line (command table, urfave's parsing and help, the
-  // translation to podctl's commands, the personality switch), logrus' lines, and its text, JSON and filters over
-  // the read side's lists. Commands and base-command ask it which personality runs; it renders like output/ and
-  // reads like node/, never a wing.
-  crictl: ['node', 'images', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // crictl v1.37's personality (issues 20, 34): its own front end, chosen at start by the entries (personality.ts):
+  // crictl's command line (command table, urfave's parsing and help), its Actions (the CRI calls crictl makes, with
+  // its words), logrus' lines, and its text, JSON, templates and filters. It sits where commands sit and uses the
+  // read side, streams and log reader as they do, never a command, base-command, oclif or the kubelet wing; no
+  // command and not base-command imports it (issue 34: podctl's commands know nothing of crictl).
+  crictl: ['node', 'images', 'streaming', 'logs', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'metrics', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'containerd', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],

@@ -2,17 +2,29 @@ import {UsageError} from '../errors.js'
 
 /**
  * Name filters are exact unless they contain `*` (crictl's unanchored regexes make `--name web`
- * match `web2`, cri-tools#1810). `*` matches any run of characters, anchored at both ends.
+ * match `web2`, cri-tools#1810). `*` matches any run of characters, anchored at both ends. Globs are
+ * matched part by part (the first part a prefix, the last a suffix, each one between at its
+ * leftmost place), never through a backtracking regex: many stars against a long name answer at once.
  */
 export function nameMatcher(pattern: string | undefined): (value: string) => boolean {
   if (pattern === undefined || pattern === '') return () => true
   if (!pattern.includes('*')) return (value) => value === pattern
-  const source = pattern
-    .split('*')
-    .map((part) => part.replaceAll(/[.+?^${}()|[\]\\]/g, String.raw`\$&`))
-    .join('.*')
-  const regex = new RegExp(`^${source}$`)
-  return (value) => regex.test(value)
+  const parts = pattern.split('*')
+  const first = parts[0]
+  const last = parts.at(-1)!
+  const middle = parts.slice(1, -1).filter((part) => part !== '')
+  return (value) => {
+    if (value.length < first.length + last.length || !value.startsWith(first) || !value.endsWith(last)) return false
+    let at = first.length
+    const end = value.length - last.length
+    for (const part of middle) {
+      const found = value.indexOf(part, at)
+      if (found === -1 || found + part.length > end) return false
+      at = found + part.length
+    }
+
+    return true
+  }
 }
 
 /** The filters given exactly (no `*`), by flag name. */

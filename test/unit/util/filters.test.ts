@@ -18,6 +18,20 @@ describe('name filters are exact unless globbed', () => {
     expect(nameMatcher('*.x')('abx')).toBe(false)
     expect(nameMatcher(undefined)('anything')).toBe(true)
   })
+
+  it('matches globs part by part: stars in any number, overlapping parts, and no blow-up on long names', () => {
+    expect(nameMatcher('a*b*c')('axxbyyc')).toBe(true)
+    expect(nameMatcher('a*b*c')('axxcyyb')).toBe(false)
+    expect(nameMatcher('ab*ba')('aba')).toBe(false)
+    expect(nameMatcher('ab*ba')('abba')).toBe(true)
+    expect(nameMatcher('*')('')).toBe(true)
+    expect(nameMatcher('**x**')('yxy')).toBe(true)
+    const started = Date.now()
+    const name = 'a'.repeat(100_000)
+    expect(nameMatcher('*a*a*a*a*a*a*a*a*a*b')(name)).toBe(false)
+    expect(nameMatcher('a*a*a*a*a*a*a*a*a*a*')(name)).toBe(true)
+    expect(Date.now() - started).toBeLessThan(200)
+  })
 })
 
 describe('label selectors', () => {
