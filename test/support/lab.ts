@@ -5,40 +5,100 @@ import {CriClient, type RuntimeRequest} from '../../src/lib/cri/client.js'
 import {PodLabel} from '../../src/lib/kube/labels.js'
 import {endpointEnv} from './podctl.js'
 
+/** The runtimes of the lab (scripts/lab.sh): containerd 2.x, CRI-O, and Debian's containerd 1.6. */
+export const LAB_RUNTIMES = ['containerd2', 'crio', 'containerd'] as const
+export type LabRuntime = (typeof LAB_RUNTIMES)[number]
+
 export interface Lab {
+  /** Which of the lab's runtimes: PODCTL_LAB_RUNTIME, containerd2 by default (as scripts/lab.sh). */
+  runtime: LabRuntime
+  /** What the runtime calls itself in Version: containerd or cri-o. */
+  runtimeName: string
+  /** Its RuntimeVersion, e.g. v2.4.2, 1.34.0, 1.6.20~ds1. */
+  runtimeVersion: string
   endpoint: string
   registry: string
   busybox: string
   pause: string
   logRoot: string
+  /** The second runtime handler the lab configures (runtimeClassName). */
+  runtimeHandler: string
+  /** The pods' subnet, e.g. 10.235.0.0/16: each runtime of the lab has its own. */
+  podCidr: string
+  /** The reference crictl the lab built (cri-tools, pinned in scripts/lab/build.sh). */
+  crictl: string
+  /** The runtime daemon's log file. */
+  runtimeLog: string
 }
 
-const ENV_FILE = '/run/podctl-lab/env'
+/** PODCTL_LAB_RUNTIME, checked; containerd2 when unset, as scripts/lab.sh. */
+export function labRuntime(): LabRuntime {
+  const runtime = process.env.PODCTL_LAB_RUNTIME || 'containerd2'
+  if (!(LAB_RUNTIMES as readonly string[]).includes(runtime))
+    throw new Error(`PODCTL_LAB_RUNTIME=${runtime}: expected one of ${LAB_RUNTIMES.join(', ')}`)
+  return runtime as LabRuntime
+}
 
-/**
- * The runtime lab started by `scripts/lab.sh up`. End-to-end tests fail (not skip) without it:
- * a suite that silently skips its real checks proves nothing.
- */
-export function lab(): Lab {
+/** Where scripts/lab.sh up writes the settings of a runtime's lab. */
+export function labEnvFile(runtime: LabRuntime = labRuntime()): string {
+  return `/run/podctl-lab/rt/${runtime}/env`
+}
+
+/** The env file's KEY=VALUE lines; a variable of the test's environment wins over the file. */
+function labSettings(): (key: string) => string | undefined {
+  const file = labEnvFile()
   const values: Record<string, string> = {}
-  if (existsSync(ENV_FILE)) {
-    for (const line of readFileSync(ENV_FILE, 'utf8').split('\n')) {
+  if (existsSync(file)) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
       const eq = line.indexOf('=')
       if (eq > 0) values[line.slice(0, eq)] = line.slice(eq + 1)
     }
   }
 
-  const get = (key: string) => process.env[key] ?? values[key]
+  return (key) => process.env[key] ?? values[key]
+}
+
+/**
+ * The runtime lab started by `scripts/lab.sh up` (PODCTL_LAB_RUNTIME picks which). End-to-end tests
+ * fail (not skip) without it: a suite that silently skips its real checks proves nothing.
+ */
+export function lab(): Lab {
+  const get = labSettings()
+  const runtime = labRuntime()
   const endpoint = get('PODCTL_LAB_ENDPOINT')
-  if (!endpoint) throw new Error(`runtime lab not running: no ${ENV_FILE}; start it with: sudo bash scripts/lab.sh up`)
+  if (!endpoint) {
+    const start = `sudo PODCTL_LAB_RUNTIME=${runtime} bash scripts/lab.sh up`
+    throw new Error(`runtime lab (${runtime}) not running: no ${labEnvFile()}; start it with: ${start}`)
+  }
+
+  const required = (key: string) => {
+    const value = get(key)
+    if (!value)
+      throw new Error(`${labEnvFile()} has no ${key}: update the lab with: sudo PODCTL_LAB_RUNTIME=${runtime} bash scripts/lab.sh up`)
+    return value
+  }
+
   return {
+    runtime,
+    runtimeName: required('PODCTL_LAB_RUNTIME_NAME'),
+    runtimeVersion: required('PODCTL_LAB_RUNTIME_VERSION'),
     endpoint,
-    registry: get('PODCTL_LAB_REGISTRY') ?? 'localhost:5000',
-    busybox: get('PODCTL_LAB_BUSYBOX') ?? 'localhost:5000/podctl/busybox:1.36',
-    pause: get('PODCTL_LAB_PAUSE') ?? 'localhost:5000/podctl/pause:3.9',
-    logRoot: get('PODCTL_LAB_LOG_ROOT') ?? '/var/lib/podctl-lab/pod-logs',
+    registry: required('PODCTL_LAB_REGISTRY'),
+    busybox: required('PODCTL_LAB_BUSYBOX'),
+    pause: required('PODCTL_LAB_PAUSE'),
+    logRoot: required('PODCTL_LAB_LOG_ROOT'),
+    runtimeHandler: required('PODCTL_LAB_RUNTIME_HANDLER'),
+    podCidr: required('PODCTL_LAB_POD_CIDR'),
+    crictl: required('PODCTL_LAB_CRICTL'),
+    runtimeLog: required('PODCTL_LAB_RUNTIME_LOG'),
   }
 }
+
+/** True on the lab's CRI-O; false on either containerd. */
+export const onCrio = (): boolean => lab().runtime === 'crio'
+
+/** True on Debian's containerd 1.6 (the oldest runtime podctl supports, without container events). */
+export const onContainerd16 = (): boolean => lab().runtime === 'containerd'
 
 /**
  * Environment that points podctl at the lab and nowhere else. A supervisor collects no garbage
@@ -136,16 +196,10 @@ export interface LoginRegistry {
 
 /** The lab's second registry, which requires a login (htpasswd); fails when the lab predates it. */
 export function loginRegistry(): LoginRegistry {
-  const values: Record<string, string> = {}
-  for (const line of existsSync(ENV_FILE) ? readFileSync(ENV_FILE, 'utf8').split('\n') : []) {
-    const eq = line.indexOf('=')
-    if (eq > 0) values[line.slice(0, eq)] = line.slice(eq + 1)
-  }
-
-  const get = (key: string) => process.env[key] ?? values[key]
+  const get = labSettings()
   const [registry, busybox, user, password] = ['REGISTRY', 'BUSYBOX', 'USER', 'PASSWORD'].map((key) => get(`PODCTL_LAB_AUTH_${key}`))
   if (!registry || !busybox || !user || !password) {
-    throw new Error(`the lab has no login registry (PODCTL_LAB_AUTH_* in ${ENV_FILE}); update it with: sudo bash scripts/lab.sh up`)
+    throw new Error(`the lab has no login registry (PODCTL_LAB_AUTH_* in ${labEnvFile()}); update it with: sudo bash scripts/lab.sh up`)
   }
 
   return {registry, busybox, user, password}
