@@ -52,7 +52,10 @@ export function writeFreshRuntime(dir: string): string {
   return script.stdout.trim()
 }
 
-/** Live processes whose command line names `path` (our temp dir is unique, so they are ours): containerd's shims or CRI-O's conmons left behind. */
+/**
+ * Live processes whose command line names `path` (our temp dir is unique, so they are ours):
+ * containerd's shims or CRI-O's conmons left behind.
+ */
 function processesNaming(path: string): number[] {
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {

@@ -204,3 +204,29 @@ export function loginRegistry(): LoginRegistry {
 
   return {registry, busybox, user, password}
 }
+
+/** A regular expression's source for one address of the lab's pod subnet (a /16), e.g. `10\.235\.\d+\.\d+`. */
+export function podAddressPattern(): string {
+  const match = /^(\d+)\.(\d+)\.0\.0\/16$/.exec(lab().podCidr)
+  if (!match) throw new Error(`the lab's pod subnet ${lab().podCidr} is not a /16: teach podAddressPattern() its shape`)
+  return String.raw`${match[1]}\.${match[2]}\.\d+\.\d+`
+}
+
+/** True where the runtime streams container events (GetContainerEvents): all but containerd 1.6. */
+export const hasContainerEvents = (): boolean => !onContainerd16()
+
+/** The lab runtime's name as a regular expression's source (cri-o, containerd). */
+export const runtimeNamePattern = (): string => lab().runtimeName.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)
+
+/** An image ID as the lab's runtime gives it (ImageStatus, ListImages): containerd's `sha256:` and 64 hex, CRI-O's 64 hex alone. */
+export const imageIdPattern = (): string => (onCrio() ? '[0-9a-f]{64}' : 'sha256:[0-9a-f]{64}')
+
+/**
+ * PullImage's image_ref for `image` as the lab's runtime answers it: containerd the image ID,
+ * CRI-O the repository digest (`localhost:5000/podctl/busybox@sha256:…`), as crictl prints it.
+ */
+export function pulledRefPattern(image: string): string {
+  if (!onCrio()) return imageIdPattern()
+  const repository = image.replace(/[:@][^/]*$/, '')
+  return `${repository.replaceAll('.', String.raw`\.`)}@sha256:[0-9a-f]{64}`
+}
