@@ -139,7 +139,7 @@ describe('the rest of crictl surface', () => {
     const document = JSON.parse(result.stdout)
     // Status's own fields: newer runtimes add their handlers and features; never the verbose info's config
     expect(Object.keys(document)[0]).toBe('status')
-    expect(Object.keys(document).filter((key) => !['status', 'runtimeHandlers', 'features'].includes(key))).toEqual([])
+    expect(Object.keys(document).filter((key) => !['features', 'runtimeHandlers', 'status'].includes(key))).toEqual([])
     expect(document.status.conditions.map((c: {type: string}) => c.type)).toEqual(['RuntimeReady', 'NetworkReady'])
   })
 

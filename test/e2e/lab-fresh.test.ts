@@ -33,7 +33,8 @@ describe(`scripts/lab.sh fresh on ${process.env.PODCTL_LAB_RUNTIME || 'container
     expect(files.map((file) => file.slice(dir.length + 1))).toContain('start')
     // comments (TOML's and sh's) may name the node's paths, to say why they are not used
     const text = files.map((file) => readFileSync(file, 'utf8').replaceAll(/(^|\s)#.*$/gm, '')).join('\n')
-    const paths = new Set(text.match(/(?<![\w.:/-])\/[\w.@/-]+/g))
+    // absolute paths: not a path's tail after a shell variable (`${arg}/config.json`)
+    const paths = new Set(text.match(/(?<![\w.:/}$-])\/[\w.@/-]+/g))
     const elsewhere = [...paths].filter((path) => !path.startsWith(`${dir}/`) && !READ_ONLY.some((pattern) => pattern.test(path)))
     expect(elsewhere).toEqual([])
     const cidr = /"subnet": "([\d./]+)"/.exec(text)?.[1]

@@ -8,6 +8,7 @@ import {
   lab,
   labClient,
   labEnv,
+  makeContainerLogDir,
   onContainerd16,
   runtimeNamePattern,
   sandboxesIn,
@@ -47,6 +48,7 @@ beforeAll(async () => {
     ['sleeper', ['sleep', '3600']],
     ['done', ['true']],
   ] as const) {
+    makeContainerLogDir(sandboxConfig, name)
     const created = await client.runtime('createContainer', {
       podSandboxId: ids.web,
       config: {metadata: {name}, image: {image: lab().busybox}, command: [...command], logPath: `${name}/0.log`},

@@ -11,7 +11,7 @@
  * config (test/e2e/lab-fresh.test.ts checks that it shares nothing writable with the lab).
  */
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
-import {closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
+import {closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -150,6 +150,12 @@ export async function startFreshRuntime(): Promise<FreshRuntime> {
 
       const left = mountsUnder(dir)
       if (left.length > 0) throw new Error(`could not unmount under ${dir}: ${left.join(', ')}`)
+      // An unclean end is the daemon's story to tell: its log outlives the dir.
+      if (end.exitCode !== 0 && existsSync(logFile)) {
+        copyFileSync(logFile, `${dir}.log`)
+        console.warn(`the fresh runtime ended with ${end.exitCode ?? end.signal}; its log: ${dir}.log`)
+      }
+
       rmSync(dir, {recursive: true, force: true})
       return end
     })()

@@ -1,4 +1,5 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {randomBytes} from 'node:crypto'
 
 import {CriClient, type RuntimeRequest} from '../../src/lib/cri/client.js'
@@ -141,7 +142,9 @@ export interface SandboxConfigSpec extends SandboxSpec {
  * The PodSandboxConfig createSandbox sends, for tests that must pass the same config again as
  * CreateContainer's sandbox_config. `uid` is generated when absent.
  */
-export function sandboxConfig(spec: SandboxConfigSpec): RuntimeRequest<'runPodSandbox'>['config'] & {metadata: {uid: string}} {
+export function sandboxConfig(
+  spec: SandboxConfigSpec,
+): RuntimeRequest<'runPodSandbox'>['config'] & {metadata: {uid: string}; logDirectory: string} {
   const uid = spec.uid ?? randomBytes(8).toString('hex')
   const {logRoot} = lab()
   return {
@@ -159,12 +162,21 @@ export function sandboxConfig(spec: SandboxConfigSpec): RuntimeRequest<'runPodSa
   }
 }
 
-/** RunPodSandbox with sandboxConfig(spec); returns the sandbox ID and the config sent. */
+/**
+ * The container's log directory under its pod's (`<pod log directory>/<container>/`), made as the
+ * kubelet makes it before CreateContainer: containerd would make it itself, CRI-O does not.
+ */
+export function makeContainerLogDir(sandbox: {logDirectory: string}, container: string): void {
+  mkdirSync(join(sandbox.logDirectory, container), {recursive: true})
+}
+
+/** RunPodSandbox with sandboxConfig(spec), its log directory made first as the kubelet does; returns the sandbox ID and the config sent. */
 export async function runSandbox(
   client: CriClient,
   spec: SandboxConfigSpec,
 ): Promise<{id: string; config: ReturnType<typeof sandboxConfig>}> {
   const config = sandboxConfig(spec)
+  mkdirSync(config.logDirectory, {recursive: true})
   const response = await client.runtime('runPodSandbox', {config, runtimeHandler: spec.runtimeHandler ?? ''}, {timeoutMs: 120_000})
   return {id: response.podSandboxId, config}
 }
