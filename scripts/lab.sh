@@ -9,6 +9,7 @@
 #              containerd: Debian's containerd 1.6, the oldest podctl supports
 #   up         install and build what is missing, start the registries and the runtime (idempotent;
 #              last stdout line = the CRI endpoint; settings in /run/podctl-lab/rt/RUNTIME/env)
+#   build      only install and build what the runtime needs (CI builds CRI-O while tests run)
 #   down       stop the runtime and its containers; the registries stop with the last runtime
 #   status     tell what runs (exit 0 when the runtime and the registries are up, 3 otherwise)
 #   verify     smoke test: a pod through the runtime's CRI, driven by the reference crictl
@@ -67,7 +68,7 @@ rt() { "${FAMILY}_$1" "${@:2}"; }
 
 # layout RUN VAR LOGFILE lab|fresh: every path and network of one instance of the runtime.
 layout() {
-  RT_RUN=$1 RT_VAR=$2 RT_LOGFILE=$3
+  RT_RUN=$1 RT_VAR=$2 RT_LOGFILE=$3 INSTANCE=$4
   RT_PIDFILE=$RT_RUN/daemon.pid
   RT_SOCK=$RT_RUN/$FAMILY.sock
   RT_ENDPOINT=unix://$RT_SOCK
@@ -235,17 +236,27 @@ other_labs_up() {
 }
 
 # ---------------------------------------------------------------- commands
-cmd_up() {
-  local t0=$SECONDS packages=("${PACKAGES[@]}")
-  lab_layout
+# build: the packages and binaries the runtime needs, installed and built where missing.
+cmd_build() {
+  local packages=("${PACKAGES[@]}")
   case $RT in
     containerd) packages+=(containerd) ;;
-    crio) packages+=(conmon "${CRIO_BUILD_PACKAGES[@]}") ;;
+    # nft: without it CRI-O 1.34.0 dereferences a nil nftables hostport manager (a panic) on the
+    # first pod with a hostPort, instead of using iptables
+    crio) packages+=(conmon nftables "${CRIO_BUILD_PACKAGES[@]}") ;;
   esac
+  lock_file 9 "$LAB_RUN/packages.lock" # apt-get and dpkg serialise anyway; say who waits
   install_packages "${packages[@]}"
-  [[ $RT == containerd2 ]] && build_containerd2
-  [[ $RT == crio ]] && build_crio
+  exec 9>&-
+  if [[ $RT == containerd2 ]]; then build_containerd2; fi
+  if [[ $RT == crio ]]; then build_crio; fi
   build_crictl
+}
+
+cmd_up() {
+  local t0=$SECONDS
+  lab_layout
+  cmd_build
 
   lock_file 9 "$LAB_RUN/lock" # the registries and images are shared
   mkdir -p "$LAB_VAR" "$LAB_LOG"
@@ -405,16 +416,17 @@ cmd_fresh() {
 }
 
 usage() {
-  sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 main() {
   case "${1:-}" in
-    up | down | verify | reset | fresh) [[ $(id -u) -eq 0 ]] || die "must run as root" ;;
+    up | build | down | verify | reset | fresh) [[ $(id -u) -eq 0 ]] || die "must run as root" ;;
   esac
   case "${1:-}" in
     up) cmd_up ;;
+    build) cmd_build ;;
     down) cmd_down ;;
     status) cmd_status ;;
     verify) cmd_verify ;;
