@@ -30,13 +30,13 @@
  * against the real crictl v1.29.0, which passes all 22.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {accessSync, constants} from 'node:fs'
+import {accessSync, constants, rmSync} from 'node:fs'
 
 import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {CriClient} from '../../src/lib/cri/client.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
-import {cleanupNamespace, createSandbox, lab, onContainerd16, onCrio} from '../support/lab.js'
+import {cleanupNamespace, lab, onContainerd16, onCrio, runSandbox} from '../support/lab.js'
 import {ROOT} from '../support/podctl.js'
 import {until} from '../support/until.js'
 
@@ -196,11 +196,15 @@ describe('crictl: events', () => {
 
       const client = new CriClient({runtimeEndpoint: endpoint(), callTimeoutMs: 60_000})
       try {
-        const sandbox = await createSandbox(client, {name: 'events', namespace: 'crictl-e2e-events'})
-        await until('crictl events to print the new sandbox', () => session.out().includes(sandbox), {timeoutMs: WAIT_MS})
-        expect(session.child.exitCode, 'crictl events still running').toBeNull()
-        expect(session.out()).not.toMatch(/unknown method GetContainerEvents/)
-        await cleanupNamespace(client, 'crictl-e2e-events')
+        const {id: sandbox, config} = await runSandbox(client, {name: 'events', namespace: 'crictl-e2e-events'})
+        try {
+          await until('crictl events to print the new sandbox', () => session.out().includes(sandbox), {timeoutMs: WAIT_MS})
+          expect(session.child.exitCode, 'crictl events still running').toBeNull()
+          expect(session.out()).not.toMatch(/unknown method GetContainerEvents/)
+        } finally {
+          await cleanupNamespace(client, 'crictl-e2e-events')
+          rmSync(config.logDirectory, {recursive: true, force: true})
+        }
       } finally {
         client.close()
       }
