@@ -1,7 +1,7 @@
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/kube/labels.js'
 import {waitForExit} from './containers.js'
-import {lab, runSandbox} from './lab.js'
+import {lab, makeContainerLogDir, runSandbox} from './lab.js'
 
 export {pullBusybox, waitForExit} from './containers.js'
 
@@ -57,6 +57,7 @@ export async function createTestPod(client: CriClient, spec: TestPodSpec): Promi
       annotations[ContainerAnnotation.podTerminationGracePeriod] = String(spec.terminationGracePeriodSeconds)
     }
 
+    makeContainerLogDir(config, container.name)
     const {containerId} = await client.runtime(
       'createContainer',
       {
