@@ -11,6 +11,7 @@ import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {shortId} from '../lib/kube/helpers.js'
 import {humanSize} from '../lib/output/format.js'
 import type {GcResult} from '../lib/kubelet/gc/collect.js'
+import type {GcLeftAlone, GcReason} from '../lib/kubelet/gc/explain.js'
 import {imageGcFlags, imageGcPolicyFromFlags} from '../lib/kubelet/gc/flags.js'
 
 export default class Gc extends BaseCommand<typeof Gc> {
@@ -70,17 +71,24 @@ A kubelet that uses the runtime collects its own garbage: gc refuses to run besi
 
   private render(result: GcResult): string {
     const verb = result.dryRun ? 'would remove' : 'removed'
+    // A dry run says why each object would go (from result.reasons, in the same order per kind).
+    const why = (kind: GcReason['kind'], object: string) => {
+      const reason = result.dryRun ? result.reasons.find((entry) => entry.kind === kind && entry.object === object) : undefined
+      return reason ? `\n  why: ${reason.why}` : ''
+    }
     const removals = [
       ...result.containers.map((c) => {
         const log = c.logPath ? ` and its log ${c.logPath}` : ''
-        return `${verb} container ${c.name} (attempt ${c.attempt}, ${shortId(c.id)})${c.pod ? ` of pod ${c.pod}` : ''}${log}`
+        const line = `${verb} container ${c.name} (attempt ${c.attempt}, ${shortId(c.id)})${c.pod ? ` of pod ${c.pod}` : ''}${log}`
+        return line + why('container', c.id)
       }),
-      ...result.sandboxes.map((s) => `${verb} sandbox ${shortId(s.id)} (attempt ${s.attempt}) of pod ${s.pod}`),
-      ...result.podLogDirectories.map((path) => `${verb} log directory ${path}`),
-      ...result.containerLogLinks.map((path) => `${verb} dead log link ${path}`),
-      ...result.images.removed.map((image) => `${verb} image ${image.ref} (${humanSize(image.sizeBytes)})`),
+      ...result.sandboxes.map((s) => `${verb} sandbox ${shortId(s.id)} (attempt ${s.attempt}) of pod ${s.pod}${why('sandbox', s.id)}`),
+      ...result.podLogDirectories.map((path) => `${verb} log directory ${path}${why('pod log directory', path)}`),
+      ...result.containerLogLinks.map((path) => `${verb} dead log link ${path}${why('log link', path)}`),
+      ...result.images.removed.map((image) => `${verb} image ${image.ref} (${humanSize(image.sizeBytes)})${why('image', image.ref)}`),
     ]
     const lines = removals.length > 0 ? removals : ['nothing to collect']
+    if (result.dryRun) lines.push(...result.leftAlone.map((alone) => `left alone: ${describeLeftAlone(alone)}`))
     const {images} = result
     if (images.usageBefore) {
       const after = images.usageAfter ? `, now ${images.usageAfter.usagePercent}%` : ''
@@ -91,4 +99,17 @@ A kubelet that uses the runtime collects its own garbage: gc refuses to run besi
     } else if (!images.ran) lines.push('images: left alone (--image-gc-high-threshold 100)')
     return lines.join('\n')
   }
+}
+
+/** "3 dead containers: not made by podctl (...)". */
+function describeLeftAlone(alone: GcLeftAlone): string {
+  const nouns: Record<GcLeftAlone['kind'], [string, string]> = {
+    container: ['dead container', 'dead containers'],
+    sandbox: ['stopped sandbox', 'stopped sandboxes'],
+    'pod log directory': ["deleted pod's log directory", "deleted pods' log directories"],
+    'log link': ['dead log link', 'dead log links'],
+    image: ['unused image', 'unused images'],
+  }
+  const [one, many] = nouns[alone.kind]
+  return `${alone.count} ${alone.count === 1 ? one : many}: ${alone.why}`
 }

@@ -17,6 +17,7 @@ import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
 import {truncateId} from '../lib/output/format.js'
 import {formatGoDuration} from '../lib/util/duration.js'
 import {isCrictl} from '../lib/crictl/personality.js'
+import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
 import {crictlPullImage, pulledLine} from '../lib/crictl/pull.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
@@ -197,6 +198,7 @@ attempted even when another fails; the exit code is that of the first failing im
     const line = (text: string) => this.stderrLine(text)
     const debug = flags.debug ? (text: string) => this.debugLine(text) : undefined
     const print = showEvents ? this.printEvents({kind: 'compact'}) : discardEvents
+    const recordPullsIn = isCrictl() ? undefined : podDirRootFromEnv()
     const manager = new ImageManager(
       () => this.client(),
       (event) => {
@@ -204,7 +206,7 @@ attempted even when another fails; the exit code is that of the first failing im
         pulls.get(event.object ?? '')?.events.push(event)
         print(event)
       },
-      {parallel: flags.parallel, progress: chooseProgressView(flags.progress, display, {showEvents, line, debug})},
+      {parallel: flags.parallel, progress: chooseProgressView(flags.progress, display, {showEvents, line, debug}), recordPullsIn},
     )
     const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
     let done = 0
