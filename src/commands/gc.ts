@@ -76,6 +76,7 @@ A kubelet that uses the runtime collects its own garbage: gc refuses to run besi
       const reason = result.dryRun ? result.reasons.find((entry) => entry.kind === kind && entry.object === object) : undefined
       return reason ? `\n  why: ${reason.why}` : ''
     }
+
     const removals = [
       ...result.containers.map((c) => {
         const log = c.logPath ? ` and its log ${c.logPath}` : ''

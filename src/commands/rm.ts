@@ -34,7 +34,8 @@ export default class Rm extends BaseCommand<typeof Rm> {
 hook and grace period). The container's log file and its rotations are deleted, as the kubelet and crictl do, unless \
 --keep-logs. --all removes every container podctl made (of --namespace when given): crictl's, a kubelet's and other \
 tools' containers are left alone (counted on stderr; name one to remove it; as crictl, rm -a removes every container). \
-The sandbox stays: remove a whole pod with podctl rmp or podctl kill. Each ID is printed once removed; every failure is reported, the exit code is the first's.`
+The sandbox stays: remove a whole pod with podctl rmp or podctl kill. Each ID is printed once removed; every failure is \
+reported, the exit code is the first's.`
 
   static override examples = [
     example('Remove a stopped container', '4f2a9c'),

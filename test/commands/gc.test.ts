@@ -175,7 +175,7 @@ describe('podctl gc: containers', () => {
     expect([...fake.sandboxes.keys()]).toEqual([second.id])
   })
 
-  it("removes a deleted pod's log directory podctl made (no sandbox, no record) but not a live or recorded pod's, nor another tool's", async () => {
+  it("removes a deleted pod's log directory podctl made (no sandbox, no record), not a live, recorded or other tool's one", async () => {
     addContainer(web, 'app', 0, 'CONTAINER_RUNNING')
     const gone = join(logsRoot, 'shop_gone_uid-gone')
     const recorded = join(logsRoot, 'shop_kept_uid-kept')
@@ -200,7 +200,7 @@ describe('podctl gc: containers', () => {
     expect(readdirSync(logsRoot).sort()).toEqual(['shop_kept_uid-kept', 'shop_theirs_uid-theirs', 'shop_web_uid-web'])
   })
 
-  it("leaves crictl's exited containers and older sandboxes alone: two pods with a container of the same name, one with two attempts", async () => {
+  it("leaves crictl's exited containers and older sandbox alone (two pods with an app container, one with two attempts)", async () => {
     const first = {name: 'one', namespace: 'shop'}
     const second = {name: 'two', namespace: 'shop'}
     const crictl = [
@@ -235,7 +235,8 @@ describe('podctl gc: containers', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(
       `would remove container app (attempt 0, ${old.id.slice(0, 13)}) of pod web_shop and its log ${old.logPath}\n` +
-        '  why: made by podctl (io.podctl.containerType annotation); an older dead instance of app in pod web_shop (the newest dead one stays)\n' +
+        '  why: made by podctl (io.podctl.containerType annotation); ' +
+        'an older dead instance of app in pod web_shop (the newest dead one stays)\n' +
         'left alone: 2 dead containers: not made by podctl (no io.podctl annotations, no podctl record)\n' +
         'images: left alone (--image-gc-high-threshold 100)\n',
     )
@@ -255,7 +256,7 @@ describe('podctl gc: images', () => {
   /** Any filesystem with data on it is at 1% or more: the repository's. */
   const PAST_HIGH = ['--image-gc-high-threshold', '1', '--image-gc-low-threshold', '0']
 
-  it('past the high threshold removes unused, unpinned images podctl pulled, keeps those containers use and those others pulled', async () => {
+  it('past the high threshold removes unused, unpinned images podctl pulled; keeps those in use and those others pulled', async () => {
     fake.imageFsMountpoint = ROOT
     addContainer(web, 'app', 0, 'CONTAINER_EXITED')
     addImage('sha256:busybox', 5_000_000)

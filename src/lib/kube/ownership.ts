@@ -57,7 +57,11 @@ export type PodRecords = ReadonlyMap<string, RecordedPod>
 
 const NO_RECORDS: PodRecords = new Map()
 
-export const NOT_PODCTL: Ownership = {ours: false, rule: 'not-podctl', why: 'not made by podctl (no io.podctl annotations, no podctl record)'}
+export const NOT_PODCTL: Ownership = {
+  ours: false,
+  rule: 'not-podctl',
+  why: 'not made by podctl (no io.podctl annotations, no podctl record)',
+}
 
 const BY_RECORD: Ownership = {ours: true, rule: 'podctl-record', why: 'recorded by podctl for this runtime (its pod.json)'}
 

@@ -17,8 +17,13 @@ import {
 const UID = '5d3e1c9a-0b7f-4c1e-9a55-1f0e2d3c4b5a'
 const kubeletLabels = {'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'shop', 'io.kubernetes.pod.uid': UID}
 
-function sandbox(annotations: Record<string, string>, metadata = {name: 'web', namespace: 'shop', uid: UID}): PodSandbox {
-  return PodSandbox.fromPartial({id: 'sb1', metadata: {...metadata, attempt: 0}, labels: kubeletLabels, annotations})
+function sandbox(annotations: Record<string, string>, uid = UID): PodSandbox {
+  return PodSandbox.fromPartial({
+    id: 'sb1',
+    metadata: {name: 'web', namespace: 'shop', uid, attempt: 0},
+    labels: kubeletLabels,
+    annotations,
+  })
 }
 
 function container(annotations: Record<string, string>, labels: Record<string, string> = {}): Container {
@@ -74,7 +79,7 @@ describe('sandboxes', () => {
     expect(isPodctlSandbox(sandbox({'io.podctl.restartPolicy': 'Always'}))).toBe(false)
     expect(isPodctlSandbox(sandbox({'io.podctl.podDirectory': `/var/lib/podctl/pods/${UID}`}))).toBe(false)
     expect(isPodctlSandbox(sandbox({...RUN_SANDBOX, 'io.podctl.podDirectory': '/var/lib/podctl/pods/another-uid'}))).toBe(false)
-    expect(isPodctlSandbox(sandbox(RUN_SANDBOX, {name: 'web', namespace: 'shop', uid: ''}))).toBe(false)
+    expect(isPodctlSandbox(sandbox(RUN_SANDBOX, ''))).toBe(false)
   })
 
   it("of older podctl versions are podctl's where a record of this runtime names their pod", () => {

@@ -91,7 +91,8 @@ export async function containerLogLinkOwnership(link: string, scope: LinkScope):
   const record = await scope.recordOf(parsed.podUid)
   if (record?.owner === 'other') return otherRuntime(record.runtimeEndpoint)
   if (record?.owner === 'this' && buildPodLogsDirectory(resolve(scope.logsRoot), record.namespace, record.name, record.uid) === path) {
-    return {ours: true, rule: 'podctl-record', why: `points into ${basename(path)}, the log directory of a pod podctl records for this runtime`}
+    const why = `points into ${basename(path)}, the log directory of a pod podctl records for this runtime`
+    return {ours: true, rule: 'podctl-record', why}
   }
 
   const owner = await podLogDirectoryOwnership(path, parsed.podUid, scope.runtime)

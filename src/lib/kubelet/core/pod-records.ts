@@ -33,7 +33,8 @@ export async function readPodRecords(podDirRoot: string, runtime: string | undef
   return records
 }
 
-type RecordJson = {uid?: unknown; name?: unknown; namespace?: unknown; runtimeEndpoint?: unknown; containers?: unknown; initContainers?: unknown}
+/** The fields of a pod.json the proof reads (desired-state.ts writes the whole pod model). */
+type RecordJson = Partial<Record<'uid' | 'name' | 'namespace' | 'runtimeEndpoint' | 'containers' | 'initContainers', unknown>>
 
 async function readRecord(path: string, uid: string, runtime: string | undefined): Promise<RecordedPod | undefined> {
   let json: RecordJson

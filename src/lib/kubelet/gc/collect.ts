@@ -10,7 +10,7 @@ import type {CriClient} from '../../cri/client.js'
 import {PodLabel} from '../../kube/labels.js'
 import {readPodRecords} from '../core/pod-records.js'
 import {containerLogsDir} from '../kuberuntime/container-logs-links.js'
-import {type CollectedContainer, collectContainers} from './container-gc.js'
+import {collectContainers, type CollectedContainer} from './container-gc.js'
 import type {GcLeftAlone, GcReason} from './explain.js'
 import {collectImages, type ImageGcResult, type ImageRoundOptions} from './image-gc.js'
 import {collectDeadLinks, collectPodLogDirectories, recordedPodUids} from './pod-logs-gc.js'
@@ -18,8 +18,8 @@ import {type ContainerGcPolicy, DEFAULT_CONTAINER_GC_POLICY, type ImageGcPolicy}
 import {type GcFailure, type GcRound, newRound} from './round.js'
 import {type CollectedSandbox, collectSandboxes} from './sandbox-gc.js'
 
-export type {GcFailure} from './round.js'
 export type {ImageGcResult} from './image-gc.js'
+export type {GcFailure} from './round.js'
 
 export interface GcSettings {
   containers?: ContainerGcPolicy
@@ -68,13 +68,19 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   const {namespace, podDirRoot, logsRoot} = settings
   const round = newRound(client, {dryRun: Boolean(options.dryRun), signal, nowMs: (options.now ?? Date.now)(), namespace, podDirRoot})
   const listed = (await client.runtime('listContainers', {filter: {}}, {signal})).containers
-  await readRecordsOf(round, listed.map((container) => container.labels[PodLabel.uid] ?? ''))
+  await readRecordsOf(
+    round,
+    listed.map((container) => container.labels[PodLabel.uid] ?? ''),
+  )
   const containers = await collectContainers(round, listed, settings.containers ?? DEFAULT_CONTAINER_GC_POLICY)
 
   const gone = new Set(containers.map((container) => container.id))
   const remaining = listed.filter((container) => !gone.has(container.id))
   const sandboxList = (await client.runtime('listPodSandbox', {filter: {}}, {signal})).items
-  await readRecordsOf(round, sandboxList.map((sandbox) => sandbox.metadata?.uid ?? ''))
+  await readRecordsOf(
+    round,
+    sandboxList.map((sandbox) => sandbox.metadata?.uid ?? ''),
+  )
   const sandboxes = await collectSandboxes(round, sandboxList, remaining)
 
   const removedSandboxes = new Set(sandboxes.map((sandbox) => sandbox.id))

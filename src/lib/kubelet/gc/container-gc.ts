@@ -125,7 +125,11 @@ function ownedContainers(round: GcRound, listed: readonly Container[]): Map<Cont
 }
 
 /** The dead containers the policy removes, removed (or, on a dry run, described): the round's container step. */
-export async function collectContainers(round: GcRound, listed: readonly Container[], policy: ContainerGcPolicy): Promise<CollectedContainer[]> {
+export async function collectContainers(
+  round: GcRound,
+  listed: readonly Container[],
+  policy: ContainerGcPolicy,
+): Promise<CollectedContainer[]> {
   const owned = ownedContainers(round, listed)
   const kept = policy.maxPerPodContainer === 1 ? 'the newest dead one stays' : `the newest ${policy.maxPerPodContainer} dead ones stay`
   const collected: CollectedContainer[] = []

@@ -35,7 +35,7 @@ export class GcExplanation {
   /** Forgets a removal that failed (the object stays; the failure says why). */
   failed(kind: GcKind, object: string): void {
     const index = this.reasons.findIndex((reason) => reason.kind === kind && reason.object === object)
-    if (index >= 0) this.reasons.splice(index, 1)
+    if (index !== -1) this.reasons.splice(index, 1)
   }
 
   leftAlone(kind: GcKind, why: string): void {

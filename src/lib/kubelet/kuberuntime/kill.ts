@@ -296,9 +296,11 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
  * own log_directory is not podctl's to remove either).
  */
 function podLogDirectories(sandboxes: readonly PodSandbox[], root: string): string[] {
-  const paths = sandboxes
-    .filter((sandbox) => sandboxOwnership(sandbox).ours)
-    .flatMap(({metadata: pod}) => (pod?.uid && pod.name && pod.namespace ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : []))
+  const paths = sandboxes.flatMap((sandbox) => {
+    const pod = sandbox.metadata
+    const named = pod?.uid && pod.name && pod.namespace
+    return named && sandboxOwnership(sandbox).ours ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : []
+  })
   return [...new Set(paths)]
 }
 

@@ -13,8 +13,8 @@ import type {RecordedPod} from '../../../../src/lib/kube/ownership.js'
 import {
   containerLogLinkOwnership,
   markPodLogDirectory,
-  POD_LOGS_MARK,
   parsePodLogsDirectoryName,
+  POD_LOGS_MARK,
   podLogDirectoryOwnership,
 } from '../../../../src/lib/kubelet/core/owned-logs.js'
 
@@ -68,7 +68,7 @@ describe('pod log directories', () => {
     })
   })
 
-  it('are not podctl\'s because of a mark someone else wrote badly', async () => {
+  it("are not podctl's because of a mark someone else wrote badly", async () => {
     const directory = join(logsRoot, 'shop_odd_u5')
     mkdirSync(directory, {recursive: true})
     writeFileSync(join(directory, POD_LOGS_MARK), JSON.stringify({uid: 'u5', runtimeEndpoint: A}))

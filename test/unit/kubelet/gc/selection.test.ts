@@ -63,7 +63,7 @@ function container(
 function dryRound(extra: Partial<GcRound> = {}): GcRound {
   const client = {
     runtimeEndpoint: 'unix:///run/a.sock',
-    runtime: async (method: string) => {
+    async runtime(method: string) {
       if (method !== 'containerStatus') throw new Error(`a dry run calls no ${method}`)
       return {status: {logPath: ''}}
     },
@@ -286,7 +286,7 @@ describe('pod log directories and dead links', () => {
     return path
   }
 
-  it("removes podctl's directories of pods with no sandbox and no record, older than a minute, in the namespace asked; others stay", async () => {
+  it("removes podctl's directories of pods with no sandbox and no record, older than a minute, in the namespace asked", async () => {
     mkdirSync(links, {recursive: true})
     const gone = await logDirectory('a_gone_u1')
     await logDirectory('a_live_u2')
