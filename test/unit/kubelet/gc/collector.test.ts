@@ -67,17 +67,23 @@ function exited(attempt: number, foreign = false): FakeContainer {
 
 const count = (method: string) => fake.methods().filter((name) => name === method).length
 
+/** Three rounds of a collector every 20 ms (images once), and the events they sent. */
+async function threeRounds(): Promise<PodEvent[]> {
+  const events: PodEvent[] = []
+  const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
+  const controller = new AbortController()
+  const loop = collector.start(controller.signal)
+  await until('three rounds', () => count('listPodSandbox') >= 3)
+  controller.abort()
+  await loop
+  return events
+}
+
 describe('GarbageCollector', () => {
   it('collects at start and every period, images only every image period, until the signal ends it', async () => {
     exited(0)
     exited(1)
-    const events: PodEvent[] = []
-    const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
-    const controller = new AbortController()
-    const loop = collector.start(controller.signal)
-    await until('three rounds', () => count('listPodSandbox') >= 3)
-    controller.abort()
-    await loop
+    const events = await threeRounds()
     expect(count('listImages')).toBe(1)
     expect([...fake.containers.values()].map((container) => container.metadata.attempt)).toEqual([1])
     expect(events.filter((event) => event.type === 'Normal').map((event) => [event.reason, event.message, event.object])).toEqual([
@@ -88,13 +94,7 @@ describe('GarbageCollector', () => {
   it("leaves another tool's exited containers alone round after round, and says nothing of them", async () => {
     exited(0, true)
     exited(1, true)
-    const events: PodEvent[] = []
-    const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
-    const controller = new AbortController()
-    const loop = collector.start(controller.signal)
-    await until('three rounds', () => count('listPodSandbox') >= 3)
-    controller.abort()
-    await loop
+    const events = await threeRounds()
     expect(fake.containers.size).toBe(2)
     expect(count('removeContainer')).toBe(0)
     expect(events.filter((event) => event.reason !== 'ImageGCFailed')).toEqual([])
