@@ -55,10 +55,11 @@ export interface GcResult {
   leftAlone: GcLeftAlone[]
 }
 
-/** Adds to the round the records of the pods `uids` it has not read yet. */
-async function readRecordsOf(round: GcRound, uids: Iterable<string>): Promise<void> {
-  const missing = [...uids].filter((uid) => uid !== '' && !round.records.has(uid))
+/** Adds to the round the records of the pods `uids` it has not looked for yet (`looked`: those it has). */
+async function readRecordsOf(round: GcRound, uids: Iterable<string>, looked: Set<string>): Promise<void> {
+  const missing = [...new Set(uids)].filter((uid) => uid !== '' && !looked.has(uid))
   if (missing.length === 0) return
+  for (const uid of missing) looked.add(uid)
   const read = await readPodRecords(round.podDirRoot, round.client.runtimeEndpoint, missing)
   round.records = new Map([...round.records, ...read])
 }
@@ -68,9 +69,11 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   const {namespace, podDirRoot, logsRoot} = settings
   const round = newRound(client, {dryRun: Boolean(options.dryRun), signal, nowMs: (options.now ?? Date.now)(), namespace, podDirRoot})
   const listed = (await client.runtime('listContainers', {filter: {}}, {signal})).containers
+  const looked = new Set<string>()
   await readRecordsOf(
     round,
     listed.map((container) => container.labels[PodLabel.uid] ?? ''),
+    looked,
   )
   const containers = await collectContainers(round, listed, settings.containers ?? DEFAULT_CONTAINER_GC_POLICY)
 
@@ -80,6 +83,7 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   await readRecordsOf(
     round,
     sandboxList.map((sandbox) => sandbox.metadata?.uid ?? ''),
+    looked,
   )
   const sandboxes = await collectSandboxes(round, sandboxList, remaining)
 
