@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 import {outputFlag} from '../lib/flags.js'
 import {eventDocument, watchContainerEvents} from '../lib/node/container-events.js'
 import {nanosToIso, truncateId} from '../lib/output/format.js'
@@ -53,7 +52,7 @@ such as containerd before 1.7, is reported at once with exit 6 (Unimplemented).`
     }
 
     // crictl prints the queued events; so does podctl as crictl.
-    const all = this.flags.queued || isCrictl()
+    const all = this.flags.queued
     await watchContainerEvents(client, print, {
       signal: interruption.signal,
       since: all ? undefined : this.startedAt,

@@ -5,7 +5,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
-import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
+import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {durationFlag, outputFlag, progressFlag} from '../lib/flags.js'
 import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import {DEFAULT_PARALLEL_PULLS, type EnsureImageOptions, type EnsureImageResult, ImageManager} from '../lib/images/image-manager.js'
@@ -16,9 +16,7 @@ import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
 import {truncateId} from '../lib/output/format.js'
 import {formatGoDuration} from '../lib/util/duration.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
-import {crictlPullImage, pulledLine} from '../lib/crictl/pull.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */
@@ -127,7 +125,6 @@ attempted even when another fails; the exit code is that of the first failing im
   }
 
   public async run(): Promise<PullResult> {
-    if (isCrictl()) return this.pullAsCrictl()
     // A name given twice is pulled and reported once, in order of first mention.
     const requested = [...new Set(this.positional)]
     const {flags} = this
@@ -158,23 +155,6 @@ attempted even when another fails; the exit code is that of the first failing im
     return result
   }
 
-  /** crictl v1.29's pull: one image, one PullImage, its one line on stdout (lib/crictl/pull.ts). */
-  private async pullAsCrictl(): Promise<PullResult> {
-    const {flags, positional} = this
-    if (positional.length > 1) throw new UsageError(`pull takes one image, not ${positional.length}; run one pull per image`)
-    const [image] = positional
-    const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth, username: flags.username})
-    const client = await this.client()
-    const imageRef = await crictlPullImage(client, image, {
-      auth: credential?.auth,
-      podConfig: flags['pod-config'],
-      annotations: flags.annotation,
-    })
-    if (this.machineOutput()) await this.emit({images: [{requested: image, image, imageRef}]})
-    else this.log(pulledLine(imageRef))
-    return {images: [{requested: image, image, imageRef} as PullResult['images'][number]]}
-  }
-
   /**
    * Connects (and reads --config) before any event, so an unreachable runtime or a bad config file is
    * reported as itself, not after a "Pulling" line. Only invalid names need no runtime (exit 11 without one).
@@ -198,7 +178,6 @@ attempted even when another fails; the exit code is that of the first failing im
     const line = (text: string) => this.stderrLine(text)
     const debug = flags.debug ? (text: string) => this.debugLine(text) : undefined
     const print = showEvents ? this.printEvents({kind: 'compact'}) : discardEvents
-    const recordPullsIn = isCrictl() ? undefined : podDirRootFromEnv()
     const manager = new ImageManager(
       () => this.client(),
       (event) => {
@@ -206,7 +185,12 @@ attempted even when another fails; the exit code is that of the first failing im
         pulls.get(event.object ?? '')?.events.push(event)
         print(event)
       },
-      {parallel: flags.parallel, progress: chooseProgressView(flags.progress, display, {showEvents, line, debug}), recordPullsIn},
+      {
+        parallel: flags.parallel,
+        progress: chooseProgressView(flags.progress, display, {showEvents, line, debug}),
+        // What podctl pulls, image GC and rmi --prune may later remove: recorded where they look ($PODCTL_POD_DIR_ROOT).
+        recordPullsIn: podDirRootFromEnv(),
+      },
     )
     const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
     let done = 0

@@ -1,6 +1,6 @@
 /**
  * `podctl rmi`: references (or --all/--prune) → a removal plan that says what goes and why not
- * (images/store.ts), then one RemoveImage per image; every failure reported, the first sets the exit code.
+ * (images/removal-plan.ts), then one RemoveImage per image; every failure reported, the first sets the exit code.
  */
 import {Args, Flags} from '@oclif/core'
 
@@ -16,12 +16,8 @@ import {
   removedNames,
   removeImages,
 } from '../lib/images/removal-plan.js'
-import {truncateId} from '../lib/output/format.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
-import {info} from '../lib/crictl/log.js'
-import {crictlCause} from '../lib/crictl/errors.js'
-import {crictlItemFailures, NOTHING_TO_REMOVE, UNABLE_TO_REMOVE_IMAGES} from '../lib/crictl/messages.js'
+import {truncateId} from '../lib/output/format.js'
 
 export interface RmiResult {
   dryRun: boolean
@@ -30,7 +26,7 @@ export interface RmiResult {
 }
 
 export default class Rmi extends BaseCommand<typeof Rmi> {
-  static override summary = 'Remove images by tag, digest or ID prefix; --prune removes every unused image.'
+  static override summary = 'Remove images by tag, digest or ID prefix; --prune removes every unused image podctl pulled.'
 
   static override description = `A CRI RemoveImage removes the whole image with ALL its tags, so podctl resolves each \
 reference to its image first, says which tags go (a note on stderr when you named only one of several) and prints \
@@ -38,10 +34,10 @@ reference to its image first, says which tags go (a note on stderr when you name
 its sandbox/pause image), are refused unless --force; the message names the containers. --prune selects images that \
 no container uses and that are not pinned (never the runtime's sandbox image). --all and --prune take only images \
 podctl pulled on this runtime (run, sync, create, pull record them under $PODCTL_POD_DIR_ROOT): images crictl, a \
-kubelet or a user pulled are left alone (counted on stderr; name one to remove it; as crictl, every image). --dry-run \
-shows the plan and removes nothing. Removals run concurrently; one failure never stops the others, each is reported, \
-and the exit code is that of the first failure (5 for an unknown image, 15 for an ambiguous ID prefix, 2 for a refused \
-one). Nothing to remove is not an error: exit 0 with a note on stderr.`
+kubelet or a user pulled are left alone (counted on stderr; name one to remove it). --dry-run shows the plan and removes \
+nothing. Removals run concurrently; one failure never stops the others, each is reported, and the exit code is that of \
+the first failure (5 for an unknown image, 15 for an ambiguous ID prefix, 2 for a refused one). Nothing to remove is \
+not an error: exit 0 with a note on stderr.`
 
   static override examples = [
     example('Remove one image by tag', 'localhost:5000/app:v1'),
@@ -85,14 +81,14 @@ one). Nothing to remove is not an error: exit 0 with a note on stderr.`
     }
 
     const client = await this.client()
-    // --all and --prune take only the images podctl pulled (recorded under $PODCTL_POD_DIR_ROOT); crictl's rmi takes every one.
-    const pullRecordsIn = isCrictl() ? undefined : podDirRootFromEnv()
-    const plan = await planImageRemoval(client, {refs, all: flags.all, prune: flags.prune, force: flags.force}, {pullRecordsIn})
+    // --all and --prune take only the images podctl pulled, recorded under $PODCTL_POD_DIR_ROOT (images/pull-records.ts).
+    const request = {refs, all: flags.all, prune: flags.prune, force: flags.force}
+    const plan = await planImageRemoval(client, request, {pullRecordsIn: podDirRootFromEnv()})
     if (plan.leftAlone)
       this.stderrLine(
         `left alone ${plan.leftAlone} image${plan.leftAlone === 1 ? '' : 's'} podctl did not pull; name an image to remove it`,
       )
-    if (!isCrictl()) this.noteCollateralTags(plan.remove)
+    this.noteCollateralTags(plan.remove)
     const failures: RemovalFailure[] = [...plan.failures]
     const deleted: RmiResult['deleted'] = []
     const dryRun = flags['dry-run']
@@ -112,29 +108,16 @@ one). Nothing to remove is not an error: exit 0 with a note on stderr.`
     // Reported in the order the images were named (then --all/--prune order); the first one sets the exit code.
     const rank = (failure: RemovalFailure) => (refs.includes(failure.ref) ? refs.indexOf(failure.ref) : refs.length)
     failures.sort((a, b) => rank(a) - rank(b))
-    if (isCrictl()) this.failAsCrictl(failures)
 
     this.reportFailures(failures.map((failure) => failure.error))
     return {dryRun: Boolean(dryRun), deleted, failures: failures.map(({ref, error}) => ({ref, ...error.toJSON()}))}
   }
 
   private nothingToRemove(): void {
-    if (isCrictl()) return info(NOTHING_TO_REMOVE.images)
     const why = this.flags.prune
       ? "every image podctl pulled is in use, pinned or the runtime's sandbox image"
       : 'there are no images podctl pulled'
     this.stderrLine(`nothing to remove: ${why}`)
-  }
-
-  /** crictl: "no such image X" or `error of removing image "X": …` per image, then one summary error. */
-  private failAsCrictl(failures: readonly RemovalFailure[]): void {
-    const line = ({ref, error}: RemovalFailure) =>
-      error.code === 'NotFound' ? `no such image ${ref}` : `error of removing image "${ref}": ${crictlCause(error)}`
-    const failure = crictlItemFailures(
-      failures.map((removal) => ({error: removal.error, line: line(removal)})),
-      UNABLE_TO_REMOVE_IMAGES,
-    )
-    if (failure) throw failure
   }
 
   /** Before removing: the tags that go too although another tag of the image was named. */

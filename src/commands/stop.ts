@@ -9,8 +9,6 @@ import {durationFlag, outputFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {forEachContainer, stopOneContainer, type StoppedResult} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {containersLeftAloneNote, resolveContainers} from '../lib/node/resolve-containers.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFirstFailure, DOING, givenRef} from '../lib/crictl/messages.js'
 
 export interface StopResult {
   items: StoppedResult[]
@@ -26,7 +24,7 @@ of it (at least 2s). The grace period is --timeout (crictl stop -t, in seconds),
 io.kubernetes.pod.terminationGracePeriod, else 30s; --timeout 0 kills at once without the hook. A container that is not \
 running is left as it is. The stopped container stays (podctl rm removes it). Each ID is printed once stopped. --all \
 stops only containers podctl made: crictl's, a kubelet's and other tools' are left alone (counted on stderr; name one to \
-stop it; as crictl, stop -a stops every running container).
+stop it).
 
 --timeout here is the grace period, not a deadline of the command (the runtime calls keep their own deadlines).`
 
@@ -68,14 +66,8 @@ stop it; as crictl, stop -a stops every running container).
   public async run(): Promise<StopResult> {
     const {flags} = this
     const client = await this.client()
-    // --all takes only containers podctl made; crictl's stop -a stops every one.
-    const selection = {
-      refs: this.positional,
-      namespace: flags.namespace,
-      all: flags.all,
-      states: ['CONTAINER_RUNNING' as const],
-      onlyPodctl: !isCrictl(),
-    }
+    const states = ['CONTAINER_RUNNING' as const]
+    const selection = {refs: this.positional, namespace: flags.namespace, all: flags.all, states, onlyPodctl: true}
     const {containers, failures, leftAlone} = await resolveContainers(client, selection)
     if (leftAlone) this.stderrLine(containersLeftAloneNote(leftAlone, 'stop'))
     if (flags.all && containers.length === 0) this.stderrLine('no running containers; nothing to stop')
@@ -83,15 +75,12 @@ stop it; as crictl, stop -a stops every running container).
     const events = flags.quiet ? discardEvents : this.printEvents({kind: 'warnings'})
     const outcome = await forEachContainer(containers, flags.parallel, async (container) => {
       const stopped = await stopOneContainer(client, container, {gracePeriodSeconds, events})
-      // crictl prints each container as it was typed.
-      if (!this.machineOutput()) this.log(isCrictl() ? givenRef(stopped.containerId, this.positional) : stopped.containerId)
+      if (!this.machineOutput()) this.log(stopped.containerId)
       return stopped
     })
     const all = [...failures, ...outcome.failures]
     const result: StopResult = {items: outcome.items, failures: all.map(({ref, error}) => ({container: ref, ...error.toJSON()}))}
     if (this.machineOutput()) await this.emit(result)
-    const crictlFailure = isCrictl() ? crictlFirstFailure(all, this.positional, DOING.stop) : undefined
-    if (crictlFailure) throw crictlFailure
     this.reportFailures(all.map(({error}) => error))
     return result
   }

@@ -4,7 +4,9 @@
  * v1.29 (/opt/crictl-ref/crictl, built for comparison only) on the same objects. Only this file's
  * own namespace is touched: no -a removal ever runs here (the fake runtime covers those paths).
  */
-import {existsSync} from 'node:fs'
+import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {spawnSync} from 'node:child_process'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -19,7 +21,10 @@ const REFERENCE = '/opt/crictl-ref/crictl'
 
 const client = labClient()
 const namespace = uniqueNamespace('crictl-text')
-const env = labEnv({IMAGE_SERVICE_ENDPOINT: lab().endpoint})
+// An empty crictl config, so crictl's warning about a missing /etc/crictl.yaml stays out of stderr.
+const config = join(mkdtempSync(join(tmpdir(), 'crictl-text-')), 'crictl.yaml')
+writeFileSync(config, '')
+const env = labEnv({IMAGE_SERVICE_ENDPOINT: lab().endpoint, CRI_CONFIG_FILE: config})
 const crictl = (...args: string[]) => podctl(args, {env, entry: CRICTL_BIN})
 let pod: TestPod
 let sleeper: string
@@ -73,8 +78,8 @@ describe('crictl text on containerd', () => {
   it('ps: running only by default, -a, --pod ID prefix, --name regexp, --image by image ID, -q', async () => {
     const running = await crictl('ps', '--pod', pod.id.slice(0, 12))
     expect(withoutAges(running.stdout)).toBe(
-      'CONTAINER | IMAGE | CREATED | STATE | NAME | ATTEMPT | POD ID | POD\n' +
-        `${sleeper.slice(0, 13)} | ${lab().busybox} | AGE | Running | sleeper | 0 | ${pod.id.slice(0, 13)} | text-web\n`,
+      'CONTAINER | IMAGE | CREATED | STATE | NAME | ATTEMPT | POD ID | POD | NAMESPACE\n' +
+        `${sleeper.slice(0, 13)} | ${lab().busybox} | AGE | Running | sleeper | 0 | ${pod.id.slice(0, 13)} | text-web | ${namespace}\n`,
     )
     expect((await crictl('ps', '-a', '--pod', pod.id, '--name', 'fin|sle', '-q')).stdout).toBe(`${finished}\n${sleeper}\n`)
     expect((await crictl('ps', '-a', '--pod', pod.id, '--state', 'EXITED', '-q')).stdout).toBe(`${finished}\n`)
@@ -82,13 +87,12 @@ describe('crictl text on containerd', () => {
     expect((await crictl('ps', '-a', '--pod', pod.id, '--image', 'localhost:5000/podctl/nothing:1', '-q')).stdout).toBe('')
   })
 
-  it('inspect of two IDs: two documents, not a list; go-template once per ID', async () => {
+  it('inspect of two IDs: one array (crictl v1.37); the template runs over that array', async () => {
     const two = await crictl('inspect', '-q', sleeper, finished)
     expect(two.code).toBe(0)
-    expect(two.stdout.startsWith('{\n')).toBe(true)
-    expect(two.stdout.match(/^\{$/gm)).toHaveLength(2)
-    const ids = await crictl('inspect', '-o', 'go-template', '--template', '{{.status.id}}', sleeper, finished)
-    expect(ids.stdout).toBe(`${sleeper}\n${finished}\n`)
+    expect((JSON.parse(two.stdout) as Array<{status: {id: string}}>).map((document) => document.status.id)).toEqual([sleeper, finished])
+    const ids = await crictl('inspect', '-o', 'go-template', '--template', '{{range .}}{{.status.id}} {{end}}', sleeper, finished)
+    expect(ids.stdout).toBe(`${sleeper} ${finished} \n`)
   })
 
   it('imagefsinfo -o table: container filesystems, then image filesystems, one indexed line per value', async () => {

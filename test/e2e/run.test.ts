@@ -260,6 +260,28 @@ describe('podctl run', () => {
     expect(conflicting.stderr).toBe('Error: --rm removes the pod after it completed, so it needs --wait completed, not --wait running\n')
   })
 
+  it('runs and kills a pod whose name has the 253 characters Kubernetes allows (its lock, log directory and links fit)', async () => {
+    const namespace = ns('run-long')
+    const name = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`
+    const started = await run(
+      ['--quiet', '-o', 'json'],
+      podManifest(name, namespace, {containers: [{name: 'app', command: ['sh', '-c', `echo hello; ${SERVE}`]}]}),
+    )
+    expect(started.code, started.stderr).toBe(0)
+    const [pod] = JSON.parse(started.stdout).pods
+    expect(pod).toMatchObject({pod: name, namespace, phase: 'Running'})
+    const logs = await podctl(['logs', '-n', namespace, `${name}/app`], {env})
+    expect({code: logs.code, stdout: logs.stdout}).toEqual({code: 0, stdout: 'hello\n'})
+    const logDirectory = pod.logDirectory as string
+    expect(logDirectory.endsWith(`_${pod.uid}`)).toBe(true)
+    expect(existsSync(logDirectory)).toBe(true)
+
+    const killed = await podctl(['kill', '-n', namespace, name], {env})
+    expect(killed.code, killed.stderr).toBe(0)
+    expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
+    expect([existsSync(join(podDirRoot, pod.uid)), existsSync(logDirectory)]).toEqual([false, false])
+  })
+
   it('rolls back a pod whose postStart hook fails: PostStartHookError, exit 14, nothing left', async () => {
     const namespace = ns('run-hook')
     const result = await run(

@@ -148,7 +148,7 @@ async function untilSupervised(pod: string): Promise<void> {
 }
 
 describe('kill while sync --watch supervises the pod', () => {
-  it('lets the pod go (Forgotten) instead of recreating it under the kill', async () => {
+  it('lets the pod go (Terminating) instead of recreating it under the kill', async () => {
     const path = manifest(
       'doomed',
       `  - name: c
@@ -175,13 +175,13 @@ describe('kill while sync --watch supervises the pod', () => {
         child.stdout?.on('data', (chunk) => {
           stdout += chunk
           // Let go: stop watching once the kill is done.
-          if (!stopping && /Forgotten/.test(stdout)) stopping = killed?.then(() => child.kill('SIGINT'))
+          if (!stopping && /Terminating/.test(stdout)) stopping = killed?.then(() => child.kill('SIGINT'))
         })
       },
     })
     expect(watch.code, watch.stderr).toBe(0)
     expect((await killed)?.code).toBe(0)
-    expect(stdout).toMatch(/Normal\s+Forgotten\s.*doomed_\S+\s+The pod was killed \(its pod.json is gone\): no longer supervised/)
+    expect(stdout).toMatch(/Normal\s+Terminating\s.*doomed_\S+\s+podctl kill asked for its termination: no longer probed or restarted/)
     expect(stdout).not.toMatch(/SandboxChanged|Started\s+container/)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })

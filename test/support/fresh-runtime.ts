@@ -52,6 +52,8 @@ export interface FreshRuntime {
    * (a clean stop is exit code 0). Safe to call twice.
    */
   stop: () => Promise<DaemonEnd>
+  /** Freezes the daemon (SIGSTOP: its socket accepts, nothing answers, as a hung containerd) or thaws it (SIGCONT). */
+  freeze: (frozen: boolean) => void
 }
 
 /** The lab's containerd config with every path of the lab's own moved under `dir`. */
@@ -212,5 +214,14 @@ export async function startFreshRuntime(): Promise<FreshRuntime> {
     throw error
   }
 
-  return {endpoint, dir, stop}
+  const freeze = (frozen: boolean) => {
+    daemon.kill(frozen ? 'SIGSTOP' : 'SIGCONT')
+  }
+
+  const thawThenStop = async () => {
+    freeze(false)
+    return stop()
+  }
+
+  return {endpoint, dir, stop: thawThenStop, freeze}
 }

@@ -150,3 +150,23 @@ export function loginRegistry(): LoginRegistry {
 
   return {registry, busybox, user, password}
 }
+
+/** Where the lab builds the reference crictl (scripts of the lab: go install …/cmd/crictl@v1.37.0 into the lab's cache). */
+export const REFERENCE_CRICTL_PATH = '/var/cache/podctl-lab/bin/crictl-v1.37.0/crictl'
+
+/**
+ * The reference crictl v1.37.0 to compare podctl as crictl with: PODCTL_REFERENCE_CRICTL, else the
+ * lab's PODCTL_LAB_REFERENCE_CRICTL, else the lab's build path when it is there; undefined without one.
+ */
+export function referenceCrictl(): string | undefined {
+  const fromEnv = process.env.PODCTL_REFERENCE_CRICTL
+  if (fromEnv) return fromEnv
+  if (existsSync(ENV_FILE)) {
+    const line = readFileSync(ENV_FILE, 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith('PODCTL_LAB_REFERENCE_CRICTL='))
+    if (line) return line.slice(line.indexOf('=') + 1)
+  }
+
+  return existsSync(REFERENCE_CRICTL_PATH) ? REFERENCE_CRICTL_PATH : undefined
+}

@@ -1,8 +1,8 @@
 /**
  * What a failed or interrupted run leaves behind, removed: every sandbox podctl made for the pod
- * (core/ownership.ts; killed the kubelet's way) and its directory (unless another runtime records
- * it), retried while the runtime still holds on to a container; the same for `run` (sync-pod.ts)
- * and the reconciler's recreation (recreate-pod.ts).
+ * (kube/ownership.ts; killed the kubelet's way) and its directory (unless another runtime records
+ * it), retried while the runtime still holds on to a container; the same for `run` (run/run-pod.ts)
+ * and SyncPod's recreation (recreate-pod.ts).
  */
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError, type PodctlError} from '../../errors.js'

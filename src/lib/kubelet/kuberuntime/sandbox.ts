@@ -247,3 +247,19 @@ export async function podSandboxes(
   const byId = new Map(items.map((sandbox) => [sandbox.id, sandbox]))
   return [...byId.values()].filter((sandbox) => sandbox.metadata?.name === pod.name && sandbox.metadata?.namespace === pod.namespace)
 }
+
+/** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
+export async function sandboxesByFullName(
+  client: CriClient,
+  pods: ReadonlyArray<{name: string; namespace: string}>,
+): Promise<Map<string, PodSandbox[]>> {
+  const wanted = new Set(pods.map((pod) => podFullName(pod.name, pod.namespace)))
+  const {items} = await client.runtime('listPodSandbox', {})
+  const found = new Map<string, PodSandbox[]>()
+  for (const sandbox of items) {
+    const key = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
+    if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), sandbox])
+  }
+
+  return found
+}
