@@ -15,7 +15,7 @@ import {describe, expect, it} from 'vitest'
 import {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel} from '../../src/lib/kube/labels.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
-import {lab, labClient, labEnv, runSandbox, sandboxConfig, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, makeContainerLogDir, runSandbox, sandboxConfig, uniqueNamespace} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
 import {startAgent} from '../support/agent.js'
 import {BIN, podctl} from '../support/podctl.js'
@@ -43,6 +43,7 @@ useLabNamespace(client, namespace, work)
  */
 async function crashAgain(runtime: CriClient, pod: {sandboxId: string; uid: string; name: string}, name: string, attempt: number) {
   const config = sandboxConfig({name: pod.name, namespace, uid: pod.uid})
+  makeContainerLogDir(config, name)
   const {containerId} = await runtime.runtime(
     'createContainer',
     {

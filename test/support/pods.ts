@@ -3,7 +3,7 @@ import {randomBytes} from 'node:crypto'
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/kube/labels.js'
 import {waitForExit} from './containers.js'
-import {lab, runSandbox} from './lab.js'
+import {lab, makeContainerLogDir, runSandbox} from './lab.js'
 
 export {pullBusybox, waitForExit} from './containers.js'
 
@@ -64,6 +64,7 @@ export async function createTestPod(client: CriClient, spec: TestPodSpec): Promi
       annotations[ContainerAnnotation.podTerminationGracePeriod] = String(spec.terminationGracePeriodSeconds)
     }
 
+    makeContainerLogDir(config, container.name)
     const {containerId} = await client.runtime(
       'createContainer',
       {
