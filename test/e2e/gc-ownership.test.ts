@@ -23,7 +23,16 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 import {startAgent} from '../support/agent.js'
 import {waitForExit} from '../support/containers.js'
-import {lab, labClient, labEnv, runSandbox, sandboxConfig, type SandboxConfigSpec, uniqueNamespace} from '../support/lab.js'
+import {
+  lab,
+  labClient,
+  labEnv,
+  makeContainerLogDir,
+  runSandbox,
+  sandboxConfig,
+  type SandboxConfigSpec,
+  uniqueNamespace,
+} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
 import {BIN, podctl} from '../support/podctl.js'
 import {until} from '../support/until.js'
@@ -57,6 +66,9 @@ async function crictlSandbox(spec: Omit<SandboxConfigSpec, 'namespace'>): Promis
 
 /** `crictl create` + `crictl start` of an `app` container that exits at once, with the labels its config gives. */
 async function crictlContainer(sandbox: {id: string; uid: string}, pod: string, attempt: number, labels: Record<string, string>) {
+  const config = sandboxConfig({name: pod, namespace, uid: sandbox.uid})
+  // As the kubelet (and a crictl user's config) leaves it: CRI-O does not make the container's log directory itself.
+  makeContainerLogDir(config, 'app')
   const {containerId} = await client.runtime(
     'createContainer',
     {
@@ -69,7 +81,7 @@ async function crictlContainer(sandbox: {id: string; uid: string}, pod: string, 
         logPath: `app/${attempt}.log`,
         linux: {},
       },
-      sandboxConfig: sandboxConfig({name: pod, namespace, uid: sandbox.uid}),
+      sandboxConfig: config,
     },
     {timeoutMs: 120_000},
   )
