@@ -67,12 +67,16 @@ export function cgroupProcsFiles(lines: readonly CgroupLine[], mountinfo = readF
 }
 
 /**
- * The cgroup that tells a container's processes from others: its cgroup in the unified hierarchy
- * when it has one of its own there, else its cgroup in the first v1 hierarchy where it has one.
+ * The cgroup that tells a container's processes from others: the one named after the container
+ * (containerd and CRI-O put its ID in the path: `.../<id>`, `cri-containerd-<id>.scope`,
+ * `crio-<id>.scope`), else its own cgroup in the unified hierarchy, else its first own v1 cgroup by
+ * controller name. A process can sit in a v1 hierarchy at a cgroup it merely inherited (a shared
+ * parent), so the container's ID is the surer sign.
  */
-export function containerCgroup(lines: readonly CgroupLine[]): CgroupLine | undefined {
+export function containerCgroup(lines: readonly CgroupLine[], containerId = ''): CgroupLine | undefined {
   const own = lines.filter((line) => line.path !== '/' && line.path !== '')
-  return own.find((line) => line.hierarchy === 0) ?? [...own].sort((a, b) => a.controllers.localeCompare(b.controllers))[0]
+  const named = containerId === '' ? undefined : own.find((line) => line.path.includes(containerId))
+  return named ?? own.find((line) => line.hierarchy === 0) ?? [...own].sort((a, b) => a.controllers.localeCompare(b.controllers))[0]
 }
 
 /** Whether a process (its cgroup lines) is in that cgroup or below it. */

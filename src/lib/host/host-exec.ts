@@ -164,7 +164,7 @@ const JOIN_SCRIPT = [
 
 function wrap(files: readonly string[], nsenter: string[], env: Record<string, string>, user: ContainerUser, tty: boolean): HostExecPlan {
   const sh = hostProgram('sh', 'it joins the container cgroups')
-  const shellMode = tty ? env.SHELL === undefined ? ['unset'] : ['set', env.SHELL] : ['keep']
+  const shellMode = tty ? (env.SHELL === undefined ? ['unset'] : ['set', env.SHELL]) : ['keep']
   const args = ['-c', JOIN_SCRIPT, 'podctl-enter', String(files.length), ...files, ...shellMode, ...nsenter]
   if (!tty) return {program: sh, args, env, user}
   const line = [sh, ...args].map((word) => shellQuote(word)).join(' ')

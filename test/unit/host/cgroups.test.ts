@@ -57,6 +57,13 @@ describe('cgroups', () => {
     // v1 only (the unified line is the root's): the first hierarchy by name, the same on every call.
     expect(own).toEqual({hierarchy: 7, controllers: 'blkio', path: '/kubepods/pod1/abc'})
     expect(containerCgroup(v2Lines)).toEqual(v2Lines[0])
+    // Named after the container: preferred over a cgroup the process merely inherited.
+    const inherited = [
+      {hierarchy: 4, controllers: 'memory', path: '/session/x'},
+      {hierarchy: 8, controllers: 'pids', path: '/kubepods/cri-containerd-abc.scope'},
+    ]
+    expect(containerCgroup(inherited, 'abc')).toEqual(inherited[1])
+    expect(containerCgroup(inherited)).toEqual(inherited[0])
     expect(inCgroup(v1Lines, own)).toBe(true)
     expect(inCgroup([{hierarchy: 7, controllers: 'blkio', path: '/kubepods/pod1/abcd'}], own)).toBe(false)
     expect(inCgroup([{hierarchy: 0, controllers: '', path: '/kubepods/besteffort/pod1/abc/sub'}], v2Lines[0])).toBe(true)
