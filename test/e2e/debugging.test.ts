@@ -2,6 +2,10 @@
  * Node debugging from the host side (issue 35) on a distroless pod: the lab's static app (one static
  * binary, no shell, no tar, no id), the case crictl cannot help with. Runs on every runtime of the lab.
  */
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {createPod, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
@@ -66,5 +70,42 @@ describe('exec --user, -e, -w (entered from the host)', () => {
     expect(workdir).toMatchObject({code: 2, stderr: `Error: -w /nowhere: no such directory in container main (${main.slice(0, 12)})\n`})
     const word = await podctl(['exec', '-e', 'FOO', main, '--', '/app', 'pwd'], {env})
     expect(word).toMatchObject({code: 2, stderr: 'Error: -e "FOO": expected NAME=VALUE\n'})
+  })
+})
+
+describe('top (read from the host)', () => {
+  it("lists the static app's process: pid 1 in the container, its host pid, user and command", async () => {
+    const result = await podctl(['top', '-n', namespace, 'app', '-o', 'json'], {env})
+    expect(result).toMatchObject({code: 0, stderr: ''})
+    const {processes} = JSON.parse(result.stdout) as {processes: Array<Record<string, unknown>>}
+    expect(processes).toEqual([
+      expect.objectContaining({container: 'main', containerId: main, pid: 1, user: 'root', command: '/app', hostPid: expect.any(Number)}),
+    ])
+    expect(processes[0].hostPid).not.toBe(1)
+  })
+})
+
+describe('cp (through the container root)', () => {
+  it('copies a file out of an image without tar, and one in', async () => {
+    const local = mkdtempSync(join(tmpdir(), 'podctl-e2e-cp-'))
+    const out = await podctl(['cp', '-n', namespace, 'app/main:/data/greeting.txt', join(local, 'greeting.txt')], {env})
+    expect(out).toMatchObject({code: 0, stderr: ''})
+    expect(readFileSync(join(local, 'greeting.txt'), 'utf8')).toBe('hello from the static app\n')
+    writeFileSync(join(local, 'in.txt'), 'FOO=from-cp\n')
+    const into = await podctl(['cp', '-n', namespace, join(local, 'in.txt'), 'app:/tmp/in.txt'], {env})
+    expect(into).toMatchObject({code: 0, stderr: ''})
+    // Read back from inside: the container sees the file (its root is where cp wrote).
+    const back = await podctl(['cp', '-n', namespace, 'app/main:/tmp/in.txt', join(local, 'back.txt')], {env})
+    expect(back.code).toBe(0)
+    expect(readFileSync(join(local, 'back.txt'), 'utf8')).toBe('FOO=from-cp\n')
+  })
+
+  it('follows a symlink inside the root and refuses one that leads out (exit 18)', async () => {
+    const local = mkdtempSync(join(tmpdir(), 'podctl-e2e-cp-'))
+    expect(await podctl(['cp', `${main}:/data/link-inside`, join(local, 'a')], {env})).toMatchObject({code: 0})
+    expect(readFileSync(join(local, 'a'), 'utf8')).toBe('hello from the static app\n')
+    const outside = await podctl(['cp', `${main}:/data/link-outside`, join(local, 'b')], {env})
+    expect(outside).toMatchObject({code: 18, stdout: ''})
+    expect(outside.stderr).toContain("is a symlink that leads out of the container's root; podctl does not follow it")
   })
 })
