@@ -156,10 +156,16 @@ exec, the process is not confined by the container's seccomp or AppArmor profile
     return user !== undefined || (env?.length ?? 0) > 0 || workdir !== undefined
   }
 
+  /** --detach-keys on the command line (it has a default, so its value cannot tell). */
+  private detachKeysGiven(): boolean {
+    const end = this.argv.indexOf('--')
+    const own = end === -1 ? this.argv : this.argv.slice(0, end)
+    return own.some((word) => word === '--detach-keys' || word.startsWith('--detach-keys='))
+  }
+
   private async runFromHost(client: HostExecTarget[0], container: HostExecTarget[1], cmd: string[]): Promise<ExecResult> {
     const {interactive, tty, user, env = [], workdir} = this.flags
-    if (this.flags['detach-keys'] !== undefined)
-      throw new UsageError('--detach-keys does not apply with --user, -e or -w (the command runs from the host)')
+    if (this.detachKeysGiven()) throw new UsageError('--detach-keys does not apply with --user, -e or -w (the command runs from the host)')
     const interruption = this.interruptSignal()
     try {
       const result = await execFromHost(client, container, {

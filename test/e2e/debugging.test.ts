@@ -64,24 +64,31 @@ describe('exec --user, -e, -w (entered from the host)', () => {
     expect(await podctl(['exec', '--user', 'ghost', main, '--', '/app', 'id'], {env})).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `Error: --user ghost: no such user in /etc/passwd of container main (${main.slice(0, 12)}); give a numeric UID instead\n`,
+      stderr: `Error: --user ghost: no such user in /etc/passwd of container main (${main.slice(0, 13)}); give a numeric UID instead\n`,
     })
     const workdir = await podctl(['exec', '-w', '/nowhere', main, '--', '/app', 'pwd'], {env})
-    expect(workdir).toMatchObject({code: 2, stderr: `Error: -w /nowhere: no such directory in container main (${main.slice(0, 12)})\n`})
+    expect(workdir).toMatchObject({code: 2, stderr: `Error: -w /nowhere: no such directory in container main (${main.slice(0, 13)})\n`})
     const word = await podctl(['exec', '-e', 'FOO', main, '--', '/app', 'pwd'], {env})
     expect(word).toMatchObject({code: 2, stderr: 'Error: -e "FOO": expected NAME=VALUE\n'})
+    const detach = await podctl(['exec', '-u', '0', '--detach-keys', 'ctrl-x', main, '--', '/app', 'id'], {env})
+    expect(detach).toMatchObject({
+      code: 2,
+      stderr: 'Error: --detach-keys does not apply with --user, -e or -w (the command runs from the host)\n',
+    })
   })
 })
 
 describe('top (read from the host)', () => {
-  it("lists the static app's process: pid 1 in the container, its host pid, user and command", async () => {
+  it("lists the static app's process: its pid in the pod's PID namespace and on the host, user and command", async () => {
     const result = await podctl(['top', '-n', namespace, 'app', '-o', 'json'], {env})
     expect(result).toMatchObject({code: 0, stderr: ''})
     const {processes} = JSON.parse(result.stdout) as {processes: Array<Record<string, unknown>>}
     expect(processes).toEqual([
-      expect.objectContaining({container: 'main', containerId: main, pid: 1, user: 'root', command: '/app', hostPid: expect.any(Number)}),
+      expect.objectContaining({container: 'main', containerId: main, user: 'root', command: '/app', pid: expect.any(Number)}),
     ])
-    expect(processes[0].hostPid).not.toBe(1)
+    // The pause process holds the pod's PID namespace: the app is not its pid 1, and the host sees another pid.
+    expect(processes[0].pid).toBeGreaterThan(1)
+    expect(processes[0].hostPid).not.toBe(processes[0].pid)
   })
 })
 
