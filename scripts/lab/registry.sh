@@ -33,6 +33,10 @@ readonly PAUSE_TAG=3.9
 readonly BUSYBOX_IMAGE=$REGISTRY/$BUSYBOX_REPO:1.36
 readonly AUTH_BUSYBOX_IMAGE=$AUTH_REGISTRY/$BUSYBOX_REPO:1.36
 readonly PAUSE_IMAGE=$REGISTRY/$PAUSE_REPO:$PAUSE_TAG
+# A distroless application (one static binary, no shell, no tar) for the debugging tests.
+readonly STATIC_APP_REPO=podctl/static-app
+readonly STATIC_APP_TAG=1
+readonly STATIC_APP_IMAGE=$REGISTRY/$STATIC_APP_REPO:$STATIC_APP_TAG
 # Stand-ins for the images cri-tools' own e2e specs pull from gcr.io/k8s-staging-cri-tools (no outside
 # registry is reachable): same repository names under our registry, tag latest; the digest spec reads
 # test-image-digest's manifest digest from the registry (test/e2e/crictl-e2e.test.ts).
@@ -275,6 +279,33 @@ build_pause() {
   echo "$stamp" >"$layout/.stamp"
 }
 
+# build_static_app: scripts/lab/static-app.c as /app, with a user and group of its own in /etc
+# (for exec --user NAME), a data file, and symlinks inside and out of the root (for cp).
+build_static_app() {
+  local layout=$IMAGES_DIR/static-app stamp root src=$SCRIPT_DIR/lab/static-app.c
+  [[ -f $src ]] || die "missing $src"
+  stamp="rev=$IMAGE_REV src=$(sha256sum "$src" | cut -d' ' -f1) gcc=$(dpkg-query -W -f='${Version}' gcc) libc=$(dpkg-query -W -f='${Version}' libc6-dev)"
+  if [[ -f $layout/.stamp && $(<"$layout/.stamp") == "$stamp" ]]; then return 0; fi
+  log "building image $STATIC_APP_IMAGE (static gcc build of scripts/lab/static-app.c, no shell)"
+  root=$(mktemp -d "$IMAGES_DIR/rootfs.XXXXXX")
+  chmod 755 "$root"
+  gcc -static -Os -s -Wall -ffile-prefix-map="$SCRIPT_DIR"=. -Wl,--build-id=none -o "$root/app" "$src"
+  chmod 755 "$root/app"
+  mkdir -m 755 "$root/etc" "$root/data" "$root/tmp"
+  chmod 1777 "$root/tmp"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\napp:x:1234:1234:app:/home/app:/sbin/nologin\n' >"$root/etc/passwd"
+  printf 'root:x:0:\napp:x:1234:\nstaff:x:50:\n' >"$root/etc/group"
+  printf 'hello from the static app\n' >"$root/data/greeting.txt"
+  chmod 644 "$root/etc/passwd" "$root/etc/group" "$root/data/greeting.txt"
+  ln -s greeting.txt "$root/data/link-inside"
+  ln -s ../../../../etc/shadow "$root/data/link-outside"
+  oci_build "$layout" "$root" \
+    '{"Env":["PATH=/","APP_MODE=serve"],"Entrypoint":["/app"],"WorkingDir":"/data","Labels":{"org.opencontainers.image.title":"podctl-lab static-app"}}' \
+    "$STATIC_APP_TAG"
+  rm -rf "$root"
+  echo "$stamp" >"$layout/.stamp"
+}
+
 # build_critools_images: one tiny one-file image per name in CRITOOLS_IMAGES (a file naming it, so
 # each has a digest of its own), for the pull specs of cri-tools' e2e suite.
 build_critools_images() {
@@ -317,6 +348,8 @@ ensure_images() {
   build_pause
   push_image busybox "$BUSYBOX_REPO" "${BUSYBOX_TAGS[@]}"
   push_image pause "$PAUSE_REPO" "$PAUSE_TAG"
+  build_static_app
+  push_image static-app "$STATIC_APP_REPO" "$STATIC_APP_TAG"
   build_critools_images
   local name
   for name in "${CRITOOLS_IMAGES[@]}"; do

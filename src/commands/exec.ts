@@ -4,6 +4,7 @@ import {BaseCommand} from '../lib/base-command.js'
 import {detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {UsageError} from '../lib/errors.js'
 import {execInContainer} from '../lib/node/exec.js'
+import {execFromHost, parseEnvFlags} from '../lib/host/host-exec.js'
 import {resolveContainer} from '../lib/node/resolve.js'
 import {execInteractive} from '../lib/streaming/runtime-streams.js'
 import {detachHint, parseDetachKeys} from '../lib/streaming/detach-keys.js'
@@ -13,6 +14,9 @@ export interface ExecResult {
   containerId: string
   exitCode: number
 }
+
+/** What execFromHost acts on: the client and the container. */
+type HostExecTarget = Parameters<typeof execFromHost>
 
 const USAGE = 'podctl exec CONTAINER [--] CMD [ARG...]'
 
@@ -33,7 +37,15 @@ in raw mode, window size followed, restored on exit; Ctrl-C goes to the command;
 --detach-keys, ends the session with exit 0 as docker's detach does). The exit code is still the \
 command's; --timeout bounds only the set-up. A runtime without a usable streaming server fails with exit 16. \
 As in crictl, the command starts at the first word after the container (\`exec CONTAINER ls -l\`); put "--" before \
-it when podctl's own flags come after the container's name. -s/--sync (crictl's) is the default without -i/-t.`
+it when podctl's own flags come after the container's name. -s/--sync (crictl's) is the default without -i/-t.
+
+--user, -e/--env and -w/--workdir ask for what the CRI's exec cannot: podctl then enters the container from the host \
+itself (nsenter from util-linux, as root): the command runs in all the namespaces and the cgroups of the container's \
+main process, with the container's environment and the -e overrides, as that user (UID[:GID], or NAME[:GROUP] looked \
+up in the container's own /etc/passwd and /etc/group, so it works on an image without a shell), in that directory; the \
+streams, -i, -t and the exit code behave as above (--detach-keys and --timeout do not apply). Unlike the runtime's \
+exec, the process is not confined by the container's seccomp or AppArmor profile and has no supplementary groups \
+(docs/debugging.md).`
 
   static override examples = [
     {description: 'List a directory in a container (ID prefix)', command: '<%= config.bin %> <%= command.id %> 4f2a9c -- ls -l /etc'},
@@ -43,6 +55,10 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
       command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`,
     },
     {description: 'An interactive shell', command: '<%= config.bin %> <%= command.id %> -it web/app -- sh'},
+    {
+      description: 'As another user, with a variable and a working directory (works on images without a shell)',
+      command: '<%= config.bin %> <%= command.id %> --user 1234:1234 -e FOO=bar -w /etc web/app -- /app --check',
+    },
     {
       description: 'An interactive shell left with Ctrl-] instead of Ctrl-P Ctrl-Q',
       command: '<%= config.bin %> <%= command.id %> -it --detach-keys ctrl-] web/app -- sh',
@@ -71,6 +87,23 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
     interactive: Flags.boolean({char: 'i', summary: "Send podctl's stdin to the command (through the streaming server)."}),
     tty: Flags.boolean({char: 't', summary: 'Give the command a terminal; with a local terminal, raw mode and window size.'}),
     'detach-keys': detachKeysFlag,
+    user: Flags.string({
+      char: 'u',
+      summary: "Run the command as this user: UID[:GID] or NAME[:GROUP] from the container's /etc/passwd (entered from the host).",
+      helpValue: 'UID[:GID]|NAME',
+    }),
+    env: Flags.string({
+      char: 'e',
+      summary: "Set a variable over the container's environment (repeatable; entered from the host).",
+      helpValue: 'NAME=VALUE',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    workdir: Flags.string({
+      char: 'w',
+      summary: 'Run the command in this directory of the container (entered from the host).',
+      helpValue: 'DIR',
+    }),
     sync: Flags.boolean({
       char: 's',
       summary: "crictl's --sync: run the command with ExecSync, as podctl does without -i/-t.",
@@ -94,6 +127,7 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
     const detachKeys = parseDetachKeys(this.flags['detach-keys'])
     const client = await this.client()
     const container = await resolveContainer(client, this.args.container, {namespace: this.flags.namespace})
+    if (this.fromHost()) return this.runFromHost(client, container, cmd)
     if (this.flags.interactive || this.flags.tty) {
       const {interactive: stdin, tty} = this.flags
       const hint = detachHint(detachKeys, {stdin, tty})
@@ -114,6 +148,40 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
     await write(process.stderr, outcome.stderr)
     process.exitCode = outcome.exitCode
     return {containerId: container.id, exitCode: outcome.exitCode}
+  }
+
+  /** --user, -e or -w: what only entering from the host can do. */
+  private fromHost(): boolean {
+    const {user, env, workdir} = this.flags
+    return user !== undefined || (env?.length ?? 0) > 0 || workdir !== undefined
+  }
+
+  /** --detach-keys on the command line (it has a default, so its value cannot tell). */
+  private detachKeysGiven(): boolean {
+    const end = this.argv.indexOf('--')
+    const own = end === -1 ? this.argv : this.argv.slice(0, end)
+    return own.some((word) => word === '--detach-keys' || word.startsWith('--detach-keys='))
+  }
+
+  private async runFromHost(client: HostExecTarget[0], container: HostExecTarget[1], cmd: string[]): Promise<ExecResult> {
+    const {interactive, tty, user, env = [], workdir} = this.flags
+    if (this.detachKeysGiven()) throw new UsageError('--detach-keys does not apply with --user, -e or -w (the command runs from the host)')
+    const interruption = this.interruptSignal()
+    try {
+      const result = await execFromHost(client, container, {
+        cmd,
+        user,
+        env: parseEnvFlags(env),
+        workdir,
+        stdin: interactive,
+        tty,
+        signal: interruption.signal,
+      })
+      process.exitCode = result.exitCode
+      return {containerId: container.id, exitCode: result.exitCode}
+    } finally {
+      interruption.release()
+    }
   }
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {

@@ -22,6 +22,7 @@ export const ExitCode = {
   AMBIGUOUS: 15,
   STREAMING_UNAVAILABLE: 16,
   KUBELET_OWNS_RUNTIME: 17,
+  HOST_ACCESS: 18,
   INTERRUPTED: 130,
 } as const
 
@@ -65,6 +66,12 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
     ExitCode.KUBELET_OWNS_RUNTIME,
     'KubeletOwnsRuntime',
     'a live kubelet uses this runtime and would kill the pod within ~2 s; nothing was created (use run --static, or --force)',
+  ],
+  [
+    ExitCode.HOST_ACCESS,
+    'HostAccessFailed',
+    'podctl could not reach into the container from the host (cp, top, exec --user/-e/-w): not root, no /proc, ' +
+      "no nsenter, the container's process gone, or a path that leads out of its root",
   ],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]
@@ -245,6 +252,17 @@ export function formatMs(ms: number): string {
   if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`
   if (ms % 1000 === 0) return `${ms / 1000}s`
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`
+}
+
+/**
+ * What podctl does from the host side into a container (host/: cp, top, exec with a user, env or
+ * working directory) could not be done: the container's process is gone or unknown, /proc or
+ * nsenter is missing, podctl is not root, or a path in the container leads out of its root. Exit 18.
+ */
+export class HostAccessError extends PodctlError {
+  constructor(message: string) {
+    super('HostAccessFailed', ExitCode.HOST_ACCESS, message)
+  }
 }
 
 /**

@@ -19,7 +19,10 @@ export async function createPod(client: CriClient, spec: SandboxSpec): Promise<T
 export interface TestContainerSpec {
   name: string
   /** Run as `sh -c SCRIPT` in the lab's busybox. */
-  script: string
+  script?: string
+  /** Another image, run with its own entrypoint unless `command` is given (e.g. the lab's static app, which has no sh). */
+  image?: string
+  command?: string[]
   attempt?: number
   labels?: Record<string, string>
   /** Create only (state CREATED). */
@@ -38,8 +41,8 @@ export async function runContainer(client: CriClient, pod: TestPod, spec: TestCo
     podSandboxId: pod.id,
     config: {
       metadata: {name: spec.name, attempt},
-      image: {image: lab().busybox},
-      command: ['sh', '-c', spec.script],
+      image: {image: spec.image ?? lab().busybox},
+      command: spec.command ?? (spec.script === undefined ? [] : ['sh', '-c', spec.script]),
       logPath: `${spec.name}/${attempt}.log`,
       labels: {
         ...spec.labels,

@@ -21,6 +21,8 @@ export interface Lab {
   registry: string
   busybox: string
   pause: string
+  /** A distroless application: one static binary (/app), no shell, no tar (scripts/lab/static-app.c). */
+  staticApp: string
   logRoot: string
   /** The second runtime handler the lab configures (runtimeClassName). */
   runtimeHandler: string
@@ -87,6 +89,8 @@ export function lab(): Lab {
     registry: required('PODCTL_LAB_REGISTRY'),
     busybox: required('PODCTL_LAB_BUSYBOX'),
     pause: required('PODCTL_LAB_PAUSE'),
+    // Labs set up before the image existed have no line for it; the registry is the same.
+    staticApp: get('PODCTL_LAB_STATIC_APP') ?? `${required('PODCTL_LAB_REGISTRY')}/podctl/static-app:1`,
     logRoot: required('PODCTL_LAB_LOG_ROOT'),
     runtimeHandler: required('PODCTL_LAB_RUNTIME_HANDLER'),
     podCidr: required('PODCTL_LAB_POD_CIDR'),

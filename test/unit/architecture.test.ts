@@ -40,6 +40,7 @@ type Layer =
   | 'entry'
   | 'errors'
   | 'generated'
+  | 'host'
   | 'images'
   | 'kube'
   | 'kubelet'
@@ -77,7 +78,21 @@ type Layer =
  *   imports Node's built-ins only.
  */
 const LAYERS: Record<Layer, readonly Layer[]> = {
-  api: ['kubelet', 'local-kubelet', 'images', 'node', 'streaming', 'manifest', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  api: [
+    'kubelet',
+    'local-kubelet',
+    'images',
+    'node',
+    'host',
+    'streaming',
+    'manifest',
+    'logs',
+    'kube',
+    'cri',
+    'util',
+    'errors',
+    'generated',
+  ],
   commands: [
     'api',
     'base',
@@ -85,6 +100,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'local-kubelet',
     'images',
     'node',
+    'host',
     'manifest',
     'metrics',
     'output',
@@ -113,6 +129,10 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   kubelet: ['images', 'manifest', 'prober', 'logs', 'metrics', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'containerd', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // A running container from the host's side (issue 35): its process, root, namespaces and cgroups through /proc,
+  // for what the CRI has no call for (exec as a user, cp, top). It finds the container's process through the read
+  // side (node's verbose status), so it sits above node, beside streaming; commands and the library use it.
+  host: ['node', 'kube', 'cri', 'util', 'errors', 'generated'],
   output: ['kube', 'util', 'errors', 'generated'],
   manifest: ['images', 'kube', 'util', 'errors'],
   logs: ['util', 'errors'],
