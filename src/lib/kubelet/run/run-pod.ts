@@ -24,7 +24,7 @@ import {desiredPodPath, recordDesiredPod} from '../config/desired-state.js'
 import {killContainer} from '../kuberuntime/kill.js'
 import {removePodDirectory} from '../volumes/pod-dirs.js'
 import {syncUntil, throwIfInterrupted, type WaitMode} from './pod-wait.js'
-import {PodFailedError, PodFailureReason} from '../core/reasons.js'
+import {PodFailedError, PodFailureReason, withMessage} from '../core/reasons.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress} from './run-result.js'
 import {podWorkers} from '../workers/pod-workers.js'
@@ -282,6 +282,11 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     // The pod is kept to be looked at, not run: it is not recorded for sync.
     if (run.recorded) await rm(desiredPodPath(settings.podDirRoot, pod.uid), {force: true}).catch(() => {})
     if (run.sandboxId) result = await reportResult(client, run, settings.logsRoot, null).catch(() => undefined)
+    if (failure instanceof PodFailedError && failure.logPath && failure.container) {
+      const [first, ...rest] = failure.message.split('\n')
+      const see = `; see its log with: podctl logs ${pod.name}/${failure.container} -n ${pod.namespace}`
+      failure = withMessage(failure, [first + see, ...rest].join('\n'))
+    }
   } else if (madeSomething) {
     ctx.step('rolling back')
     const logDirectory = run.created ? podLogDirectory(pod, settings.logsRoot) : undefined
