@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
+import {containerOrPodArg, detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {UsageError} from '../lib/errors.js'
 import {execInContainer} from '../lib/node/exec.js'
 import {configFlagAsContainer, resolveContainerArgument} from '../lib/node/container-flag.js'
@@ -68,11 +68,7 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
   static override strict = false
 
   static override args = {
-    container: Args.string({
-      description:
-        'Container ID prefix, POD/CONTAINER, or POD: its only container or its kubectl.kubernetes.io/default-container (pod name in --namespace).',
-      required: true,
-    }),
+    container: containerOrPodArg,
   }
 
   // -i is stdin here, as in crictl and kubectl: the image endpoint keeps only its long name.

@@ -1,6 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
+import {containerOrPodArg} from '../lib/flags.js'
 import {parseDuration} from '../lib/util/duration.js'
 import {UsageError} from '../lib/errors.js'
 import {type LogStream, parseSince} from '../lib/logs/cri-log.js'
@@ -44,11 +45,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
   static override enableJsonFlag = false
 
   static override args = {
-    container: Args.string({
-      description:
-        'Container ID prefix, POD/CONTAINER, or POD: its only container or its kubectl.kubernetes.io/default-container (pod name in --namespace).',
-      required: true,
-    }),
+    container: containerOrPodArg,
   }
 
   static override flags = {

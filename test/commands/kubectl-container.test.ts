@@ -59,12 +59,13 @@ const containers = [
 ]
 
 beforeAll(async () => {
-  for (const c of containers) writeFileSync(join(logs, `${c.id}.log`), `2024-05-01T10:00:00.000000000Z stdout F log of ${c.id.slice(0, 2)}\n`)
+  for (const c of containers)
+    writeFileSync(join(logs, `${c.id}.log`), `2024-05-01T10:00:00.000000000Z stdout F log of ${c.id.slice(0, 2)}\n`)
   const runtime = {
     version: versionHandler,
     listPodSandbox: (_call: unknown, cb: Callback) => cb(null, {items: sandboxes}),
     listContainers: (_call: unknown, cb: Callback) => cb(null, {containers}),
-    containerStatus: (call: {request: {containerId: string}}, cb: Callback) => {
+    containerStatus(call: {request: {containerId: string}}, cb: Callback) {
       const found = containers.find((c) => c.id === call.request.containerId)!
       cb(null, {status: {...found, logPath: join(logs, `${found.id}.log`), startedAt: '1', finishedAt: '0'}})
     },

@@ -48,7 +48,9 @@ export async function resolveContainerArgument(
   if (guess === undefined || options.container !== undefined) return {container: await resolveContainer(client, ref, options)}
   try {
     const container = await resolveContainer(client, ref, {...options, container: guess})
-    const note = `-c ${guess}: no config file of that name, so taken as the container (podctl's -c is crictl's --config; write --container ${guess})`
+    const note =
+      `-c ${guess}: no config file of that name, so taken as the container ` +
+      `(podctl's -c is crictl's --config; write --container ${guess})`
     return {container, note}
   } catch (error) {
     if (!(error instanceof NotFoundError || error instanceof UsageError)) throw error
