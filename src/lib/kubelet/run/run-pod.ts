@@ -68,6 +68,8 @@ export interface PodRunSettings {
   pollMs?: number
   /** --settle: how long --wait running watches the containers after the last start (ms). */
   settleMs?: number
+  /** run --supervise: once every container started, the pod is the supervisor's (no settle window; a crash is its to restart). */
+  supervised?: boolean
 }
 
 export interface PodRunDeps {
@@ -173,6 +175,7 @@ async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox
         deadline: settings.deadline,
         pollMs: settings.pollMs ?? DEFAULT_POLL_MS,
         settleMs: settings.settleMs,
+        handOver: settings.supervised,
         signal: ctx.controller.signal,
         object: ctx.object,
         step: ctx.step,
