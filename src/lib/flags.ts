@@ -104,6 +104,13 @@ export const claimsRootFlag = Flags.string({
   helpValue: 'DIR',
 })
 
+/** run --pull-retries: how often a pull the registry refused (not found, unauthorized) is tried again (images/image-manager.ts). */
+export const pullRetriesFlag = Flags.integer({
+  summary: 'Retry a pull the registry refused (not found, unauthorized) N times on the back-off; default 0, --supervise: until --timeout.',
+  min: 0,
+  helpValue: 'N',
+})
+
 /** run --settle: how long --wait running watches the containers after the last start (a crash in it fails the run). */
 export const settleFlag = durationFlag({
   summary: 'With --wait running: watch the containers this long after the last start; one that dies fails the run.',

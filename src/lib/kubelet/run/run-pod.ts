@@ -70,6 +70,12 @@ export interface PodRunSettings {
   settleMs?: number
   /** run --supervise: once every container started, the pod is the supervisor's (no settle window; a crash is its to restart). */
   supervised?: boolean
+  /**
+   * --pull-retries: how often a pull the registry refused (not found, unauthorized) is tried again
+   * (the image manager's refusedPullRetries). Default: none, the registry's answer at once; supervised,
+   * the kubelet's back-off until the deadline.
+   */
+  pullRetries?: number
 }
 
 export interface PodRunDeps {
