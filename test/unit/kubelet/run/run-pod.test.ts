@@ -208,6 +208,20 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect([...fake.sandboxes.values()].map((sandbox) => sandbox.metadata.attempt)).toEqual([1])
   })
 
+  it('a pod whose sandbox the runtime lost after it was listed is missing (attempt + 1), not changed', async () => {
+    const options = settings({wait: 'none'})
+    expect((await runPod(await pod('lost-uid'), [], options, deps())).failure).toBeUndefined()
+    const listed = [...fake.sandboxes.values()]
+    // Lost between the listing and the pass (a reboot, crictl rmp): the runtime knows neither the sandbox nor its containers.
+    fake.sandboxes.clear()
+    fake.containers.clear()
+    const outcome = await syncPod(await pod('lost-uid'), listed as never, options, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(reasons()).toContain('Normal SandboxMissing web_shop')
+    expect(reasons()).not.toContain('Normal SandboxChanged web_shop')
+    expect([...fake.sandboxes.values()].map((sandbox) => sandbox.metadata.attempt)).toEqual([1])
+  })
+
   it('a failed recreation removes only what it made: the stopped sandbox and the emptyDir data stay', async () => {
     const options = settings({wait: 'none'})
     await runPod(await pod('kept-uid'), [], options, deps())
