@@ -18,6 +18,7 @@ import {
   outputFlag,
   podDirRootFlag,
   podLogsRootFlag,
+  pullRetriesFlag,
   registryCredentialFlags,
   runInputFlags,
   settleFlag,
@@ -42,41 +43,39 @@ import {renderRunTable} from '../lib/output/run-table.js'
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = 'Run pods from a Kubernetes Pod manifest (or crictl configs) the way the kubelet starts them.'
 
-  static override description = `Reads v1 Pod manifests (YAML or JSON; several documents run several pods, --parallel \
-at once) or crictl's --pod-config/--container-config pair and checks every field up front: fields podctl cannot honour \
-are refused all at once with their paths and why (exit 2); scheduling fields and read-back metadata, which have no \
-effect on one node, are listed in one warning (--strict refuses them). Then the kubelet's steps: admission (requests \
-beyond the node's CPU or memory are OutOfcpu/OutOfmemory, exit 14, unless --skip-admission), RunPodSandbox \
-(runtimeClassName is the handler), init containers in order to completion, then each app container (ensure image, \
-CreateContainer, StartContainer, postStart hook). Labels, annotations, log paths, resources, security contexts and \
-namespaces are the kubelet's, so podctl kill and status read the pod like a kubelet pod. Events print live, like \
-kubectl describe (on stderr with -o json|yaml, none with --quiet).
+  static override description = `Reads v1 Pod manifests (YAML or JSON; several documents run several pods, --parallel at once) or \
+crictl's --pod-config/--container-config pair and checks every field up front: fields podctl cannot honour are refused all at once with \
+their paths and why (exit 2); scheduling fields and read-back metadata, which have no effect on one node, are listed in one warning \
+(--strict refuses them). Then the kubelet's steps: admission (requests beyond the node's CPU or memory are OutOfcpu/OutOfmemory, exit 14, \
+unless --skip-admission), RunPodSandbox (runtimeClassName is the handler), init containers in order to completion, then each app \
+container (ensure image, CreateContainer, StartContainer, postStart hook). Labels, annotations, log paths, resources, security contexts \
+and namespaces are the kubelet's. Events print live, like kubectl describe (on stderr with -o json|yaml, none with --quiet).
 
-Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails; a container that exits is \
-restarted per restartPolicy with the kubelet's crash back-off (10s doubling to 5m) until --timeout. --wait ready also waits \
-until each is ready by its readiness probe (started, if it has none), probed in-process; on --timeout (exit 4) it names the \
-containers not ready and each probe's last output. --wait completed waits until every app container has exited and exits \
-with the first failing container's exit code (0 when all succeed); only OnFailure restarts failed ones there. --wait none \
-returns right after the start. --rm removes the pod after it completed (implies --wait completed). After the last \
-start, --wait running watches for --settle (default 1s) and reports a container that dies in it. --supervise then keeps \
-the pods synced and probed (sync --watch) until Ctrl-C, and kills them.
+Waiting: --wait running (default) returns once every app container runs (exit 0) or one fails; a container that exits is restarted per \
+restartPolicy with the kubelet's crash back-off (10s doubling to 5m) until --timeout. --wait ready also waits until each is ready by its \
+readiness probe (started, if it has none), probed in-process; on --timeout (exit 4) it names the containers not ready and each probe's \
+last output. --wait completed waits until every app container has exited and exits with the first failing container's exit code (0 when \
+all succeed); only OnFailure restarts failed ones there. --wait none returns right after the start. --rm removes the pod after it \
+completed (implies --wait completed). After the last start, --wait running watches for --settle (default 1s) and reports a container \
+that dies in it. --supervise instead hands the pods over once their containers started, keeps them synced and probed (sync --watch) \
+until Ctrl-C and kills them; a container that dies at start is restarted with the crash back-off (CrashLoopBackOff), not rolled back.
 
-Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
-exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1). Beside a kubelet \
-(exit 17), --static writes each pod into its static pod directory (or --static-dir) and the kubelet runs it as NAME-<node>.
+Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C exits at once. A \
+pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1). Beside a kubelet (exit 17), --static writes \
+each pod into its static pod directory (or --static-dir) and the kubelet runs it as NAME-<node>.
 
---timeout is the deadline of the whole run (default 5m, 0 for none); with --supervise it bounds the start, not the \
-supervision, where every pod syncs on its own and --parallel bounds only the pulls. Pulls run in parallel (--parallel \
-at once). --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored \
-fields, and makes no runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and \
-imagePullSecrets; workloads run the pods their controllers make (spec.replicas or --replicas N; StatefulSet pods in \
-order, each once the one before is ready). Claims (PersistentVolumeClaim documents, claim volumes, volumeClaimTemplates) \
-are directories under --claims-root/<namespace>/<claim>, kept across kill and run. Volumes, the managed /etc/hosts and \
-termination files live under --pod-dir-root/<uid>.
+--timeout is the deadline of the whole run (default 5m, 0 for none); with --supervise it bounds the start, not the supervision, where \
+every pod syncs on its own and --parallel bounds only the pulls. A pull the registry refuses (not found, unauthorized) fails at once in \
+its words (exit 10, 13) unless --pull-retries N or --supervise; one that cannot reach the registry is retried on the back-off. \
+--dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored fields, and makes no \
+runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and imagePullSecrets; workloads run the pods their \
+controllers make (spec.replicas or --replicas N; StatefulSet pods in order, each once the one before is ready). Claims \
+(PersistentVolumeClaim documents, claim volumes, volumeClaimTemplates) are directories under --claims-root/<namespace>/<claim>, kept \
+across kill and run. Volumes, the managed /etc/hosts and termination files live under --pod-dir-root/<uid>.
 
-Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted \
-(OutOfcpu, OutOfmemory, CreateContainerConfigError, RunContainerError, PostStartHookError, CrashLoopBackOff, \
-Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, the container's own exit code.`
+Exit codes: 0 ok; 2 invalid input; 8 pod exists; 10-13 image errors; 14 the pod failed or was not admitted (OutOfcpu, OutOfmemory, \
+CreateContainerConfigError, RunContainerError, PostStartHookError, CrashLoopBackOff, Init:Error, ...); 4 --timeout ran out; 130 \
+interrupted; with --wait completed, the container's own exit code.`
 
   static override examples = [
     example('Run a pod and return once its containers run', '-f pod.yaml'),
@@ -92,6 +91,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     example('Three replicas of every Deployment and StatefulSet in a project file', '-f deploy.yaml --replicas 3'),
     example('On a node with a kubelet: hand the pod to it as a static pod', '-f pod.yaml --static'),
     example('Beside a kubelet that is about to be stopped: run anyway', '-f pod.yaml --force'),
+    example('A registry that gets the tag a little later: ask again, twice, on the back-off', '-f pod.yaml --pull-retries 2'),
   ]
 
   static override args = {
@@ -123,6 +123,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     force: besideKubeletFlag,
     ...staticPodFlags('Hand the pods to the kubelet that uses this runtime (files in its static pod directory); start nothing.'),
     ...registryCredentialFlags,
+    'pull-retries': pullRetriesFlag,
     parallel: Flags.integer({summary: 'Pods started at once, and image pulls in flight at once.', default: DEFAULT_RUN_PARALLEL, min: 1}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of pods whose manifest names none (a different one is refused).'}),
     ...admissionFlags,
@@ -209,7 +210,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     try {
       const {runPods} = await import('../lib/kubelet/run/run-pods.js')
       const deps = {events, signal: interruption.signal, parallel: flags.parallel, ...spinnerSteps(spinner, !this.machineOutput())}
-      const outcomes = await runPods(await this.client(), pods, {...settings, deadline: this.commandDeadline()}, deps)
+      const runSettings = {...settings, deadline: this.commandDeadline(), supervised: flags.supervise, pullRetries: flags['pull-retries']}
+      const outcomes = await runPods(await this.client(), pods, runSettings, deps)
       // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
       interruption.settle()
       return {outcomes, interrupted: interruption.signal.aborted}

@@ -534,3 +534,31 @@ describe('podctl run', () => {
     rmSync(dir, {recursive: true, force: true})
   })
 })
+
+describe('podctl run: a pull the registry refuses', () => {
+  const typo = busybox.replace(/:[^:/]+$/, ':nope-typo')
+  const pod = (namespace: string) =>
+    podManifest('typo', namespace, {containers: [{name: 'app', image: typo, command: ['sh', '-c', SERVE]}]})
+
+  it("fails at the registry's first NotFound in its words (exit 10), rolled back, instead of retrying until --timeout", async () => {
+    const namespace = ns('run-typo')
+    const started = Date.now()
+    const result = await run(['--timeout', '2m'], pod(namespace), {timeoutMs: 60_000})
+    expect(result.code, result.stderr).toBe(10)
+    expect(Date.now() - started).toBeLessThan(30_000)
+    // containerd: "…: not found" (gRPC NotFound); CRI-O: the registry's "manifest unknown".
+    expect(result.stderr).toMatch(/ErrImagePull: .*nope-typo.*(not found|manifest unknown)/)
+    expect(result.stdout.match(/Normal\s+Pulling\s/g)).toHaveLength(1)
+    expect(result.stdout).not.toMatch(/\bBackOff\b/)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('--pull-retries 1 asks the registry once more, on the back-off', async () => {
+    const namespace = ns('run-typo-retry')
+    const result = await run(['--timeout', '2m', '--pull-retries', '1'], pod(namespace), {timeoutMs: 60_000})
+    expect(result.code, result.stderr).toBe(10)
+    expect(result.stdout.match(/Normal\s+Pulling\s/g)).toHaveLength(2)
+    expect(result.stdout.match(/Back-off pulling image/g)).toHaveLength(1)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+})

@@ -40,23 +40,29 @@ export async function observePod(client: CriClient, sandboxes: readonly PodSandb
   const ofPod = listed
     .filter((container) => ids.has(container.podSandboxId) || (podUidOf(container.labels) !== '' && uids.has(podUidOf(container.labels))))
     .sort(newestFirst)
-  const observedSandboxes = await mapLimit(ordered, RUNTIME_CALLS_IN_FLIGHT, async (sandbox): Promise<ObservedSandbox> => {
+  const observedSandboxes = await mapLimit(ordered, RUNTIME_CALLS_IN_FLIGHT, async (sandbox): Promise<ObservedSandbox | undefined> => {
     const ready = sandbox.state === 'SANDBOX_READY'
     // Only a ready sandbox needs its IP checked (PodSandboxChanged).
     const status = ready
       ? await orUndefined(client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}, {signal: options.signal}))
       : undefined
+    // Listed ready but unknown now: the runtime lost it since the listing. A lost sandbox is not a changed one
+    // (SandboxChanged would kill it): the caller sees the pod without it (SandboxMissing when none is left).
+    if (ready && status === undefined) return undefined
     return {
       id: sandbox.id,
       attempt: sandbox.metadata?.attempt ?? 0,
-      ready: ready && status !== undefined,
+      ready,
       hasIp: Boolean(status?.status?.network?.ip),
       ip: status?.status?.network?.ip || undefined,
       createdAtMs: nanosToMs(sandbox.createdAt),
     }
   })
   const containers = await mapLimit(ofPod, RUNTIME_CALLS_IN_FLIGHT, (container) => observeContainer(client, container, options.signal))
-  return {sandboxes: observedSandboxes, containers: containers.filter((container): container is ObservedContainer => Boolean(container))}
+  return {
+    sandboxes: observedSandboxes.filter((sandbox): sandbox is ObservedSandbox => sandbox !== undefined),
+    containers: containers.filter((container): container is ObservedContainer => Boolean(container)),
+  }
 }
 
 /** A running container needs no status call; an exited one does (exit code, finish time). */

@@ -22,7 +22,7 @@ import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContai
 import {removeOneContainer} from './container-ops.js'
 import {readBackOff, writeBackOff} from '../config/desired-state.js'
 import {killContainer, killPod} from './kill.js'
-import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type PodActions} from './pod-actions.js'
+import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type ObservedPod, type PodActions} from './pod-actions.js'
 import {createTerminationMessageFile, etcHostsPath, volumeHostPaths} from '../volumes/pod-dirs.js'
 import {observePod} from './pod-observe.js'
 import {PodFailedError} from '../core/reasons.js'
@@ -112,6 +112,7 @@ export async function syncPod(
     for (let step = 0; step < MAX_STEPS; step++) {
       const observed = await observePod(deps.client, current, {containers, signal: deps.signal})
       containers = undefined
+      current = await withoutLostSandboxes(ctx, current, observed)
       const actions = computePodActions(ctx.pod, observed, {probeFailures: deps.probeFailures, now: now()})
       const next = await act(ctx, actions, current)
       if (next === 'done') break
@@ -131,6 +132,17 @@ export async function syncPod(
 
   await writeBackOff(settings.podDirRoot, ctx.pod.uid, backOff.snapshot()).catch(() => {})
   return result
+}
+
+/**
+ * The sandboxes the runtime still has of those listed before the pass (observePod leaves out one it no
+ * longer knows). When none is left the pod was lost, not changed: it comes back as lostPodSuccessor says.
+ */
+async function withoutLostSandboxes(ctx: PassContext, listed: PodSandbox[], observed: ObservedPod): Promise<PodSandbox[]> {
+  const kept = listed.filter((sandbox) => observed.sandboxes.some((seen) => seen.id === sandbox.id))
+  if (kept.length === listed.length) return listed
+  if (kept.length === 0) ctx.pod = await lostPodSuccessor(ctx.pod, kept, ctx.settings, {...ctx.deps, sandbox: ctx.made})
+  return kept
 }
 
 interface PassContext {

@@ -208,6 +208,20 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect([...fake.sandboxes.values()].map((sandbox) => sandbox.metadata.attempt)).toEqual([1])
   })
 
+  it('a pod whose sandbox the runtime lost after it was listed is missing (attempt + 1), not changed', async () => {
+    const options = settings({wait: 'none'})
+    expect((await runPod(await pod('lost-uid'), [], options, deps())).failure).toBeUndefined()
+    const listed = [...fake.sandboxes.values()]
+    // Lost between the listing and the pass (a reboot, crictl rmp): the runtime knows neither the sandbox nor its containers.
+    fake.sandboxes.clear()
+    fake.containers.clear()
+    const outcome = await syncPod(await pod('lost-uid'), listed as never, options, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(reasons()).toContain('Normal SandboxMissing web_shop')
+    expect(reasons()).not.toContain('Normal SandboxChanged web_shop')
+    expect([...fake.sandboxes.values()].map((sandbox) => sandbox.metadata.attempt)).toEqual([1])
+  })
+
   it('a failed recreation removes only what it made: the stopped sandbox and the emptyDir data stay', async () => {
     const options = settings({wait: 'none'})
     await runPod(await pod('kept-uid'), [], options, deps())
@@ -233,6 +247,44 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(reasons()).toContain('Warning BackOff web_shop/setup')
     // Only the newest exited instance is kept before each restart.
     expect(fake.methods()).toContain('removeContainer')
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('supervised: an app container that crashes at start is handed over running its back-off, not rolled back', async () => {
+    fake.appExitCode = 3
+    const options = settings({supervised: true, settleMs: 1000, deadline: Date.now() + 5000})
+    const outcome = await runPod(await pod('handed'), [], options, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome.result).toMatchObject({
+      rolledBack: false,
+      containers: expect.arrayContaining([expect.objectContaining({name: 'app', state: 'Exited', exitCode: 3})]),
+    })
+    expect(fake.sandboxes.size).toBe(1)
+    // Recorded for the supervisor that takes it over.
+    expect(existsSync(join(options.podDirRoot, 'handed', 'pod.json'))).toBe(true)
+    expect(fake.methods()).not.toContain('stopPodSandbox')
+  })
+
+  it('unsupervised, the same crash fails the run and rolls it back', async () => {
+    fake.appExitCode = 3
+    const options = settings({restartBackOff: new BackOff({initialMs: 100, maxMs: 3000}), settleMs: 1000, deadline: Date.now() + 1500})
+    const outcome = await runPod(await pod(), [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'CrashLoopBackOff', container: 'app'})
+    expect(outcome.result.rolledBack).toBe(true)
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it("supervised, an app container that fails under restartPolicy Never is still the run's failure (none restarts it)", async () => {
+    fake.appExitCode = 3
+    const manifest = await pod()
+    const outcome = await runPod(
+      {...manifest, restartPolicy: 'Never'},
+      [],
+      settings({supervised: true, deadline: Date.now() + 5000}),
+      deps(),
+    )
+    expect(outcome.failure).toMatchObject({code: 'Error', container: 'app'})
+    expect(outcome.failure!.message).toMatch(/^container "app" exited with code 3 \(Error\) and restartPolicy is Never \(rolled back/)
     expect(fake.sandboxes.size).toBe(0)
   })
 
