@@ -136,7 +136,7 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
   }
 }
 
-function toContainerReport(status: ContainerStatus, podSandboxId: string): ContainerReport {
+export function toContainerReport(status: ContainerStatus, podSandboxId: string): ContainerReport {
   const state = toKubeContainerState(status.state)
   return {
     name: containerName(status),
