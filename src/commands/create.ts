@@ -100,7 +100,7 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
       logsRoot: flags['pod-logs-root'],
       podDirRoot: flags['pod-dir-root'],
       nodeMemoryBytes: totalmem(),
-      images: new ImageManager(client, events),
+      images: new ImageManager(client, events, {recordPullsIn: flags['pod-dir-root']}),
       pullPolicy: this.pullPolicy(),
       auth: credential?.auth,
       authSource: credential?.source,

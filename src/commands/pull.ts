@@ -16,6 +16,7 @@ import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
 import {truncateId} from '../lib/output/format.js'
 import {formatGoDuration} from '../lib/util/duration.js'
+import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */
@@ -184,7 +185,12 @@ attempted even when another fails; the exit code is that of the first failing im
         pulls.get(event.object ?? '')?.events.push(event)
         print(event)
       },
-      {parallel: flags.parallel, progress: chooseProgressView(flags.progress, display, {showEvents, line, debug})},
+      {
+        parallel: flags.parallel,
+        progress: chooseProgressView(flags.progress, display, {showEvents, line, debug}),
+        // What podctl pulls, image GC and rmi --prune may later remove: recorded where they look ($PODCTL_POD_DIR_ROOT).
+        recordPullsIn: podDirRootFromEnv(),
+      },
     )
     const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
     let done = 0

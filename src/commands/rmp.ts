@@ -25,12 +25,13 @@ export default class Rmp extends Kill {
 does. A pod that is still running (a Ready sandbox) is refused, exit 9, unless -f/--force: then its containers are killed \
 at once (no preStop hook, no grace period, as crictl rmp -f), or with --grace-period N the kubelet's way; podctl stopp \
 first stops a pod gracefully. A pod the runtime no longer has but podctl still records for this runtime loses its \
-record, as with podctl kill. Takes kill's options: names, name_namespace or sandbox ID prefixes, -l, -a/--all (with -n).`
+record, as with podctl kill. Takes kill's options: names, name_namespace or sandbox ID prefixes, -l, -a/--all (with -n; \
+both choose only pods podctl made; crictl's rmp -a, podctl as crictl, removes every pod).`
 
   static override examples = [
     example('Remove a stopped pod', 'web'),
     example('Remove a running pod at once', '-f web'),
-    example('Remove every pod of a namespace', '-af -n ci'),
+    example('Remove every pod podctl made in a namespace', '-af -n ci'),
   ]
 
   static override flags = {

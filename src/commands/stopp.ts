@@ -26,12 +26,13 @@ export default class Stopp extends Kill {
 grace period, then StopContainer; then StopPodSandbox for every sandbox of the pod. The stopped containers and sandboxes \
 stay for inspection (podctl ps -a, podctl logs); podctl rmp removes them. The record of a pod the runtime no longer \
 has stays too (the pod counts as not found). Takes kill's options: names, name_namespace or \
-sandbox ID prefixes, -l, -a/--all (with -n), --grace-period, -f/--force (no hook, no grace).`
+sandbox ID prefixes, -l, -a/--all (with -n; both choose only pods podctl made), --grace-period, \
+-f/--force (no hook, no grace).`
 
   static override examples = [
     example('Stop a pod of the default namespace', 'web'),
     example('Stop by sandbox ID prefix, at once', '3f2a9c -f'),
-    example('Stop every pod of a namespace', '-a -n ci'),
+    example('Stop every pod podctl made in a namespace', '-a -n ci'),
   ]
 
   static override flags = killFlags

@@ -149,7 +149,7 @@ runtime; 130 interrupted.`
       const {ImageManager} = await import('../lib/images/image-manager.js')
       const deps = {
         client: await this.client(),
-        images: new ImageManager(() => this.client(), events, {parallel: flags.parallel}),
+        images: new ImageManager(() => this.client(), events, {parallel: flags.parallel, recordPullsIn: settings.podDirRoot}),
         events,
         signal: interruption.signal,
         parallel: flags.parallel,

@@ -8,6 +8,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {PullRecords, pullRecordsDir} from '../../src/lib/images/pull-records.js'
 import {ExitCode} from '../../src/lib/errors.js'
 import {endpointEnv, podctl} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
@@ -277,9 +278,22 @@ describe('a runtime without the newer calls (containerd 1.6)', () => {
 
 describe('rmi -q', () => {
   it("is crictl's short form of --prune", async () => {
+    // As podctl, --prune takes the images podctl pulled: both, recorded as its image manager records them.
+    const pulls = new PullRecords(pullRecordsDir(join(dir, 'pods'), newer))
+    for (const [digit, name] of [
+      ['1', 'used'],
+      ['2', 'unused'],
+    ])
+      await pulls.record({
+        imageId: `sha256:${digit.repeat(64)}`,
+        imageRef: `sha256:${digit.repeat(64)}`,
+        image: `localhost:5000/${name}:v1`,
+        pulledMs: 0,
+      })
+    const rmiEnv = {...env, PODCTL_POD_DIR_ROOT: join(dir, 'pods')}
     const [dryRun, withImage] = await Promise.all([
-      podctl(['-r', newer, 'rmi', '-q', '--dry-run'], {env}),
-      podctl(['-r', newer, 'rmi', '-q', 'localhost:5000/used:v1'], {env}),
+      podctl(['-r', newer, 'rmi', '-q', '--dry-run'], {env: rmiEnv}),
+      podctl(['-r', newer, 'rmi', '-q', 'localhost:5000/used:v1'], {env: rmiEnv}),
     ])
     expect(dryRun.code, dryRun.stderr).toBe(0)
     expect(dryRun.stdout).toBe('Would delete: localhost:5000/used:v1\nWould delete: localhost:5000/unused:v1\n')

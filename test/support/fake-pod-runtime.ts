@@ -168,8 +168,8 @@ export class FakePodRuntime {
     return this.calls.map((call) => call.method)
   }
 
-  /** A sandbox that already exists (an earlier run of the pod). */
-  addSandbox(metadata: FakeSandbox['metadata']): FakeSandbox {
+  /** A sandbox that already exists (an earlier run of the pod), with the kubelet's labels and `annotations` as its maker wrote them. */
+  addSandbox(metadata: FakeSandbox['metadata'], annotations: Record<string, string> = {}): FakeSandbox {
     const sandbox: FakeSandbox = {
       id: this.newId('sb'),
       metadata,
@@ -180,7 +180,7 @@ export class FakePodRuntime {
         'io.kubernetes.pod.namespace': metadata.namespace,
         'io.kubernetes.pod.uid': metadata.uid,
       },
-      annotations: {},
+      annotations: {...annotations},
       runtimeHandler: '',
     }
     this.sandboxes.set(sandbox.id, sandbox)

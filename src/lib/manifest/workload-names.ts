@@ -68,7 +68,9 @@ export function replicaName(base: string, identity: ReplicaIdentity, index: numb
  * pods, are the same every time the file is read.
  */
 export function workloadUid(kind: string, namespace: string | undefined, name: string): string {
-  const hex = createHash('sha256').update(`${kind}/${namespace ?? ''}/${name}`).digest('hex')
+  const hex = createHash('sha256')
+    .update(`${kind}/${namespace ?? ''}/${name}`)
+    .digest('hex')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 

@@ -161,7 +161,7 @@ describe('replica identity', () => {
     }
   })
 
-  it('a changed template, another namespace or another replica gives other names, each of the controller\'s form', () => {
+  it("a changed template, another namespace or another replica gives other names, each of the controller's form", () => {
     const base = podsFromWorkload(deployment(2), 'Deployment', 'd.yaml').pods
     const changed = deployment(2)
     ;((changed.spec as JsonObject).template as {spec: {containers: object[]}}).spec.containers = [{name: 'app', image: 'busybox:2'}]

@@ -4,7 +4,7 @@
  * which log shippers (fluent-bit, promtail, vector) read. Made when a container is created,
  * removed with it. $PODCTL_CONTAINER_LOGS_DIR moves the directory (tests, unprivileged nodes).
  */
-import {mkdir, rm, symlink} from 'node:fs/promises'
+import {lstat, mkdir, rm, symlink} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import type {Container} from '../../../generated/runtime/v1/api.js'
@@ -47,17 +47,22 @@ export async function createContainerLogLink(
   }
 }
 
-/** Removes the links of containers that are being removed (labels give pod, namespace and container name). */
+/**
+ * Removes the links of containers that are being removed (labels give pod, namespace and container
+ * name; the name ends in the container's ID). Only a symbolic link goes: a file a user put there
+ * under that name is not one of the links.
+ */
 export async function removeContainerLogLinks(
   containers: ReadonlyArray<Pick<Container, 'id' | 'labels' | 'metadata'>>,
   dir = containerLogsDir(),
 ): Promise<void> {
   await Promise.all(
-    containers.map((container) => {
+    containers.map(async (container) => {
       const pod = container.labels[PodLabel.name]
       const namespace = container.labels[PodLabel.namespace]
       if (!pod || !namespace) return
-      return rm(containerLogLinkPath(dir, {name: pod, namespace}, containerName(container), container.id), {force: true}).catch(() => {})
+      const link = containerLogLinkPath(dir, {name: pod, namespace}, containerName(container), container.id)
+      if ((await lstat(link).catch(() => undefined))?.isSymbolicLink()) await rm(link, {force: true}).catch(() => {})
     }),
   )
 }

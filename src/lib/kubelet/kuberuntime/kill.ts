@@ -15,6 +15,7 @@ import {containerName, gracePeriodFor} from '../../kube/labels.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from '../lifecycle/hooks.js'
 import {forgetRecordedPod, removeRecordedPodDirectory} from '../volumes/pod-dirs.js'
+import {sandboxOwnership} from '../../kube/ownership.js'
 import {TerminationOrdering} from '../core/termination-order.js'
 
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
@@ -289,11 +290,17 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   return result
 }
 
-/** The kubelet's log directories of the pod's sandboxes under `root` (a crictl config's own log_directory is not podctl's to remove). */
+/**
+ * The kubelet's log directories under `root` of the pod's sandboxes podctl made (core/ownership.ts:
+ * a pod of crictl or a kubelet named in a kill leaves its logs, as crictl rmp does; a crictl config's
+ * own log_directory is not podctl's to remove either).
+ */
 function podLogDirectories(sandboxes: readonly PodSandbox[], root: string): string[] {
-  const paths = sandboxes.flatMap(({metadata: pod}) =>
-    pod?.uid && pod.name && pod.namespace ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : [],
-  )
+  const paths = sandboxes.flatMap((sandbox) => {
+    const pod = sandbox.metadata
+    const named = pod?.uid && pod.name && pod.namespace
+    return named && sandboxOwnership(sandbox).ours ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : []
+  })
   return [...new Set(paths)]
 }
 

@@ -12,6 +12,7 @@ import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '..
 import {newPodAnnotations, newPodLabels, PodLabel} from '../../kube/labels.js'
 import {kernelHostname, podHostnameAndDomain} from '../../manifest/pod-spec.js'
 import type {NodeDownward} from '../core/env.js'
+import {markPodLogDirectory} from '../core/owned-logs.js'
 import {podDirectory} from '../volumes/pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {linuxResources, resourceListValues, sandboxResources} from '../core/resources.js'
@@ -197,7 +198,9 @@ export async function createPodSandbox(
   const described = podDescription(pod.name, pod.namespace, pod.uid)
   const object = podFullName(pod.name, pod.namespace)
   try {
-    await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
+    const created = await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
+    // What garbage collection later proves podctl's (a directory that was already there stays unmarked).
+    await markPodLogDirectory(config.logDirectory ?? '', created !== undefined, {uid: pod.uid, runtimeEndpoint: client.runtimeEndpoint})
   } catch (error) {
     throw new PodFailedError(
       `Create pod log directory for pod "${described}" failed: ${(error as Error).message}; pass --pod-logs-root to use another directory`,

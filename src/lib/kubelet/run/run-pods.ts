@@ -65,7 +65,8 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   const leave = settings.otherTemplates === 'leave'
   const superseded = leave ? [] : await otherTemplatePods(pods, settings.podDirRoot, client.runtimeEndpoint)
   if (superseded.length > 0 && !settings.replace) refuseOtherTemplates(superseded)
-  const images = deps.images ?? new ImageManager(client, deps.events, {parallel: deps.parallel, progress: deps.pullProgress})
+  const imageOptions = {parallel: deps.parallel, progress: deps.pullProgress, recordPullsIn: settings.podDirRoot}
+  const images = deps.images ?? new ImageManager(client, deps.events, imageOptions)
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
     deadline: settings.deadline,

@@ -53,7 +53,7 @@ export async function superviseRunPods(
         }),
       )
     ).flat()
-  const images = new ImageManager(client, deps.events, {parallel: deps.parallel})
+  const images = new ImageManager(client, deps.events, {parallel: deps.parallel, recordPullsIn: settings.podDirRoot})
   // The pods' supervisor locks are held until they are killed: another supervisor waiting for them
   // must not take over a pod that is being killed (it would start it again).
   const locks = new SupervisorLocks(settings.podDirRoot, 'podctl run --supervise')

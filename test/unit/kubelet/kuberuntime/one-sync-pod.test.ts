@@ -88,12 +88,7 @@ describe('one SyncPod', () => {
     const model = await pod('uid-first')
     await createSandboxForPod(fake.client, model, 0, options, {events() {}})
     fake.calls.length = 0
-    const result = await syncPod(
-      model,
-      await podSandboxes(fake.client, model),
-      options,
-      deps(new BackOff({initialMs: 1000, maxMs: 8000})),
-    )
+    const result = await syncPod(model, await podSandboxes(fake.client, model), options, deps(new BackOff({initialMs: 1000, maxMs: 8000})))
     expect(result.failure).toBeUndefined()
     expect(created()).toEqual(['one', 'two', 'app', 'side'])
     expect(result.did).toEqual([
