@@ -39,8 +39,8 @@ interface Column<Row> {
 }
 
 const POD_COLUMNS: Array<Column<PodRow>> = [
-  {title: 'NAME', width: 16, flex: true, priority: 9, cell: (r) => r.name},
-  {title: 'NAMESPACE', width: 10, flex: true, priority: 7, cell: (r) => r.namespace},
+  {title: 'NAME', width: 15, flex: true, priority: 9, cell: (r) => r.name},
+  {title: 'NAMESPACE', width: 11, flex: true, priority: 7, cell: (r) => r.namespace},
   {title: 'READY', width: 5, priority: 8, cell: (r) => r.ready},
   {title: 'STATUS', width: 16, priority: 9, cell: (r) => r.status},
   {title: 'RESTARTS', width: 8, priority: 6, cell: (r) => String(r.restarts), right: true},
