@@ -210,7 +210,8 @@ const HINTS: Record<ScreenKind, string> = {
 }
 
 function footerLine(state: ViewState): Line {
-  if (state.lost) return {text: `Runtime lost: ${state.lost} — trying again every second`, tone: 'bad'}
+  // What matters first, as a narrow terminal cuts the end: the runtime's own words follow.
+  if (state.lost) return {text: `Runtime lost, trying again every second: ${state.lost}`, tone: 'bad'}
   if (state.confirmKill)
     return {text: `Kill pod ${state.confirmKill.pod.fullName}? preStop, grace period, stop, remove [y/N]`, tone: 'warn'}
   if (state.filtering) return {text: 'Filter by name: type, Enter to keep, Esc to clear', tone: 'warn'}

@@ -182,9 +182,7 @@ describe('podctl ui screen', () => {
 
   it('says a lost runtime in the footer and keeps the last pods', () => {
     const lost = {...start(), lost: 'runtime at unix:///x refused the connection'}
-    expect(text(lost)[22]).toBe(
-      'Runtime lost: runtime at unix:///x refused the connection — trying again every second'.slice(0, 80).replace(/.$/, '…'),
-    )
+    expect(text(lost)[22]).toBe('Runtime lost, trying again every second: runtime at unix:///x refused the conne…')
     expect(text(lost)[5]).toMatch(/coredns/)
   })
 })

@@ -60,11 +60,24 @@ export function keyName(input: string, key: InkKey): KeyName | undefined {
   return input
 }
 
+/**
+ * Keys that arrive together (typed fast over ssh, pasted) come as one input: each character is a key
+ * of its own, a carriage return among them Enter.
+ */
+export function keyNames(input: string, key: InkKey): KeyName[] {
+  const plain = !key.ctrl && !key.meta && !key.escape && input.length > 1
+  if (!plain) {
+    const name = keyName(input, key)
+    return name === undefined ? [] : [name]
+  }
+
+  return [...input].map((char) => (char === '\r' || char === '\n' ? 'enter' : char))
+}
+
 function App({store, color}: {store: ViewStore; color: boolean}) {
   const lines = useSyncExternalStore(store.subscribe, store.lines)
   useInput((input, key) => {
-    const name = keyName(input, key)
-    if (name !== undefined) store.press(name)
+    for (const name of keyNames(input, key)) store.press(name)
   })
   return h(
     Box,
