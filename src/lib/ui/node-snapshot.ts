@@ -6,13 +6,14 @@
  * difference from the previous refresh's sample (crictl's formula).
  */
 import type {CriClient} from '../cri/client.js'
-import {NotFoundError, PodctlError, UnimplementedError} from '../errors.js'
+import {PodctlError, UnimplementedError} from '../errors.js'
 import type {Container, ContainerStats, ContainerStatus, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {sandboxIps} from '../kube/helpers.js'
 import {containerPortsOf} from '../kube/labels.js'
 import {cpuPercent, sampleStats} from '../node/stats.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {type ListedPodStatus, listedPodStatuses, type PodRecords, readPodRecords} from '../kubelet/status/listed-pods.js'
+import {skipNotFound} from '../kubelet/status/pod-status.js'
 
 /** A container's use now: CPU in cores (null before a second sample), working set in bytes. */
 export interface Usage {
@@ -91,13 +92,14 @@ export class NodeSampler {
     const sandboxesToAsk = sandboxes.filter((sandbox) => sandbox.state === 'SANDBOX_READY' && !this.ips.has(sandbox.id))
     const containersToAsk = containers.filter((container) => container.state === 'CONTAINER_EXITED' && !this.exited.has(container.id))
     await Promise.all([
+      // Gone between the listing and the question: the next refresh no longer lists it.
       mapLimit(sandboxesToAsk, RUNTIME_CALLS_IN_FLIGHT, async (sandbox) => {
-        const answer = await ignoreNotFound(this.client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}))
+        const answer = await skipNotFound(this.client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}))
         // A sandbox without an IP (host network, a runtime that gave none) is asked once too.
         if (answer) this.ips.set(sandbox.id, sandboxIps(answer.status)[0] ?? '')
       }),
       mapLimit(containersToAsk, RUNTIME_CALLS_IN_FLIGHT, async (container) => {
-        const answer = await ignoreNotFound(this.client.runtime('containerStatus', {containerId: container.id, verbose: false}))
+        const answer = await skipNotFound(this.client.runtime('containerStatus', {containerId: container.id, verbose: false}))
         if (answer?.status?.state === 'CONTAINER_EXITED') this.exited.set(container.id, answer.status)
       }),
     ])
@@ -144,14 +146,4 @@ function portsOf(container: Container): string {
 
 function statsProblem(error: PodctlError): string {
   return error instanceof UnimplementedError ? 'the runtime has no ListContainerStats' : `no stats: ${error.message}`
-}
-
-async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call
-  } catch (error) {
-    // Gone between the listing and the question: the next refresh no longer lists it.
-    if (error instanceof NotFoundError) return undefined
-    throw error
-  }
 }

@@ -157,7 +157,8 @@ export function toContainerReport(status: ContainerStatus, podSandboxId: string)
   }
 }
 
-async function skipNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+/** The answer, or undefined when the object is gone (NotFound). */
+export async function skipNotFound<T>(call: Promise<T>): Promise<T | undefined> {
   try {
     return await call
   } catch (error) {
