@@ -234,6 +234,10 @@ class Session {
     if (this.stop.signal.aborted) return
     this.screenTerminal.enter()
     this.mountView()
+    // The shell's copy of stdin paused it when it ended (streaming/remote-command.ts), and a paused
+    // terminal stream gives Ink's reader nothing. With Ink's 'readable' listener on, resume() lets
+    // reads through and leaves the stream non-flowing, so no key is lost.
+    this.stdin.resume()
     this.say(outcome, outcome.startsWith('No shell'))
   }
 
