@@ -21,6 +21,7 @@ import {grpcPatches} from './grpc-patches.mjs'
 import {oclifPatches} from './oclif-patches.mjs'
 import {writeNotices} from './notices.mjs'
 import {trainCaches} from './train.mjs'
+import {uiViewOutside, writeUiViewLoader} from './ui-view.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const OUT_DIR = join(ROOT, 'dist', 'bundle')
@@ -108,7 +109,7 @@ export async function buildBundle() {
     input: join(ROOT, 'scripts', 'bundle', 'entry.js'),
     platform: 'node',
     external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-    plugins: [embedded(), lazyBuiltins(), oclifPatches(), grpcPatches()],
+    plugins: [embedded(), uiViewOutside(ROOT), lazyBuiltins(), oclifPatches(), grpcPatches()],
     logLevel: 'warn',
     onLog(level, log, handler) {
       // Circular imports inside dependencies and eval in them are theirs to keep; everything else is shown.
@@ -145,6 +146,7 @@ export async function buildBundle() {
   rmSync(OUT_DIR, {recursive: true, force: true})
   mkdirSync(OUT_DIR, {recursive: true})
   writeFileSync(BUNDLE, `// podctl-bundle ${id}\n${body}`)
+  writeUiViewLoader(OUT_DIR)
   writeNotices(chunk.moduleIds, join(OUT_DIR, 'THIRD_PARTY_NOTICES'), join(ROOT, 'THIRD_PARTY_NOTICES'))
   const ms = performance.now() - started
   console.error(

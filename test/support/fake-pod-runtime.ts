@@ -344,6 +344,16 @@ export class FakePodRuntime {
       })),
       containerStatus: this.handler('containerStatus', ({containerId}) => ({status: this.container(containerId)})),
       execSync: this.handler('execSync', (request) => this.execSyncAnswer(request)),
+      status: this.handler('status', () => ({
+        status: {
+          conditions: [
+            {type: 'RuntimeReady', status: true},
+            {type: 'NetworkReady', status: true},
+          ],
+        },
+        info: {},
+      })),
+      listContainerStats: this.handler('listContainerStats', () => ({stats: [...this.containers.values()].map((c) => this.statsOf(c))})),
       getContainerEvents: (call: grpc.ServerWritableStream<any, any>) => {
         this.calls.push({method: 'getContainerEvents', request: call.request})
         if (this.containerEvents === 'unimplemented') {
@@ -376,6 +386,19 @@ export class FakePodRuntime {
         ],
         containerFilesystems: [],
       })),
+    }
+  }
+
+  /** A running container uses a tenth of a core since it started, and 4 MiB; an exited one its last figures. */
+  private statsOf(container: FakeContainer): unknown {
+    const now = BigInt(Date.now()) * 1_000_000n
+    const started = BigInt(container.startedAt)
+    const until = container.state === 'CONTAINER_RUNNING' ? now : BigInt(container.finishedAt)
+    const used = started > 0n && until > started ? (until - started) / 10n : 0n
+    return {
+      attributes: {id: container.id, metadata: container.metadata, labels: container.labels, annotations: container.annotations},
+      cpu: {timestamp: String(now), usageCoreNanoSeconds: {value: String(used)}},
+      memory: {timestamp: String(now), workingSetBytes: {value: String(4 * 1024 * 1024)}},
     }
   }
 

@@ -52,6 +52,7 @@ type Layer =
   | 'output'
   | 'streaming'
   | 'prober'
+  | 'ui'
   | 'util'
 
 /**
@@ -107,11 +108,16 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
     'logs',
     'completion',
     'streaming',
+    'ui',
     'kube',
     'util',
     'errors',
     'generated',
   ],
+  // `podctl ui` (issue 38): the live view of a node — one listing a refresh, the kubelet's status of every pod
+  // from it, the event stream, and the one-shot commands' pieces behind its keys (logs, status, the workers' kill,
+  // exec -it). It sits where commands sit, and only the ui command imports it; its Ink view is loaded lazily.
+  ui: ['kubelet', 'local-kubelet', 'node', 'streaming', 'logs', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
   // The kubelet's prober: probe workers and lifecycle handlers that run from the node (HTTP, TCP, gRPC,
   // ExecSync). It reads the pod model and calls the runtime; the kubelet wing (hooks, waits) and the
   // reconciler use it, so it sits beside kube on the floor below them and never imports a wing.

@@ -333,8 +333,16 @@ export class CriClient {
   private channel(endpoint: string): Promise<Channel> {
     let pending = this.channels.get(endpoint)
     if (!pending) {
-      pending = this.open(endpoint)
-      this.channels.set(endpoint, pending)
+      const opened = this.open(endpoint)
+      this.channels.set(endpoint, opened)
+      // A channel that never connected is forgotten, so a caller that keeps asking (podctl ui, a
+      // supervisor) reaches a runtime that comes back instead of the closed channel forever.
+      const forget = () => {
+        if (this.channels.get(endpoint) === opened) this.channels.delete(endpoint)
+      }
+
+      opened.then((channel) => channel.ready).catch(forget)
+      pending = opened
     }
 
     return pending

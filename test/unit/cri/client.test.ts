@@ -1,3 +1,4 @@
+import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 
 import * as grpc from '@grpc/grpc-js'
@@ -20,6 +21,7 @@ import {
   makeStaleSocket,
   neverAnswer,
   socketDir,
+  startEmptyRuntime,
   startFakeRuntime,
   startSilentSocket,
   versionHandler,
@@ -161,6 +163,18 @@ describe('CriClient against fake runtimes', () => {
     await expect(stale.connect()).rejects.toThrow(/refused the connection/)
     silent.close()
     stale.close()
+  })
+
+  it('reaches a runtime that comes up after a call found none (a view that keeps asking recovers)', async () => {
+    const later = join(dir, 'later.sock')
+    const waiting = client(later)
+    await expect(waiting.runtime('version', {version: '0.1.0'})).rejects.toThrow(/later\.sock/)
+    makeStaleSocket(later)
+    await expect(waiting.runtime('version', {version: '0.1.0'})).rejects.toThrow(/refused the connection/)
+    rmSync(later)
+    stops.push(await startEmptyRuntime(later))
+    expect((await waiting.runtime('version', {version: '0.1.0'})).runtimeName).toBe('fake')
+    waiting.close()
   })
 
   it('gives slow calls a longer floor than the ordinary deadline', () => {

@@ -136,7 +136,7 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
   }
 }
 
-function toContainerReport(status: ContainerStatus, podSandboxId: string): ContainerReport {
+export function toContainerReport(status: ContainerStatus, podSandboxId: string): ContainerReport {
   const state = toKubeContainerState(status.state)
   return {
     name: containerName(status),
@@ -157,7 +157,8 @@ function toContainerReport(status: ContainerStatus, podSandboxId: string): Conta
   }
 }
 
-async function skipNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+/** The answer, or undefined when the object is gone (NotFound). */
+export async function skipNotFound<T>(call: Promise<T>): Promise<T | undefined> {
   try {
     return await call
   } catch (error) {

@@ -126,7 +126,7 @@ export async function terminationMessage(status: ContainerStatus, policy: string
   return message
 }
 
-function supervisorAlive(pid: number | undefined): boolean {
+export function supervisorAlive(pid: number | undefined): boolean {
   if (!pid) return false
   try {
     process.kill(pid, 0)
@@ -146,7 +146,7 @@ async function statusOf(client: CriClient, id: string): Promise<ContainerStatus 
 }
 
 /** The containers the status shows: the recorded pod's (with probes and back-off keys), else the names the runtime holds. */
-function statusSpecs(pod: PodModel | undefined, report: PodStatusReport): StatusSpec[] {
+export function statusSpecs(pod: PodModel | undefined, report: Pick<PodStatusReport, 'containers' | 'uid'>): StatusSpec[] {
   if (!pod) return [...new Map(report.containers.map((c) => [`${c.type}/${c.name}`, {name: c.name, type: c.type}])).values()]
   const identity = {name: pod.name, namespace: pod.namespace, uid: report.uid}
   const spec = (container: ContainerModel, type: 'init' | 'app'): StatusSpec => ({

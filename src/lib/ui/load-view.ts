@@ -1,0 +1,25 @@
+/**
+ * The Ink view, loaded only when `podctl ui` runs. Unbundled this is a plain dynamic import. The
+ * one-file bundle (scripts/bundle/ui-view.mjs) replaces the import with a `require` of
+ * dist/bundle/ui-view.cjs, a loader beside the bundle that imports dist/lib/ui/view/index.js and,
+ * through it, Ink and React from node_modules: the bundle holds none of them, so no other command
+ * reads, compiles or caches a byte of them.
+ */
+import {ExitCode, PodctlError} from '../errors.js'
+import type * as View from './view/index.js'
+
+export type ViewModule = Pick<typeof View, 'mount'>
+
+export async function loadView(): Promise<ViewModule> {
+  try {
+    return await import('./view/index.js')
+  } catch (error) {
+    // The single executable holds the bundle alone: no node_modules, so no Ink.
+    const why = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    throw new PodctlError(
+      'InternalError',
+      ExitCode.INTERNAL,
+      `podctl ui cannot load its terminal view (${why}); it needs podctl installed from npm`,
+    )
+  }
+}
