@@ -26,12 +26,7 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {labEnv, PODCTL, ROOT} from './lib.mjs'
-
-function option(name, fallback) {
-  const index = process.argv.indexOf(`--${name}`)
-  return index > 0 ? process.argv[index + 1] : fallback
-}
+import {cpuSeconds, labEnv, labPodctlEnv, option, PODCTL, ROOT, runPodctl} from './lib.mjs'
 
 const PODS = Number(option('pods', '35'))
 const SECONDS = Number(option('seconds', '60'))
@@ -42,15 +37,8 @@ const NAMESPACE = option('namespace', `bench-mem-${process.pid}`)
 const SUPERVISOR_NODE_ARGS = (process.env.SUPERVISOR_NODE_ARGS ?? '').split(' ').filter(Boolean)
 const work = mkdtempSync(join(tmpdir(), 'podctl-bench-mem-'))
 const lab = labEnv()
-const env = {
-  ...process.env,
-  CONTAINER_RUNTIME_ENDPOINT: lab.PODCTL_LAB_ENDPOINT,
-  PODCTL_POD_DIR_ROOT: join(work, 'pods'),
-  PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
-  PODCTL_CONTAINER_LOGS_DIR: join(work, 'links'),
-}
+const env = labPodctlEnv(lab, work)
 const busybox = lab.PODCTL_LAB_BUSYBOX ?? 'localhost:5000/podctl/busybox:1.36'
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100)
 const builds = [{name: 'this checkout', podctl: PODCTL, nodeArgs: []}]
 if (AGAINST) builds.push({name: AGAINST, podctl: join(AGAINST, 'bin', 'run.js'), nodeArgs: []})
 for (let i = 0; i < process.argv.length; i++) {
@@ -60,9 +48,7 @@ for (let i = 0; i < process.argv.length; i++) {
 }
 
 function podctl(args) {
-  const result = spawnSync(process.execPath, [PODCTL, ...args], {env, encoding: 'utf8', maxBuffer: 64 << 20})
-  if (result.status !== 0) throw new Error(`podctl ${args.join(' ')}: exit ${result.status}: ${result.stderr}`)
-  return result.stdout
+  return runPodctl(args, env)
 }
 
 /** VmRSS, RssAnon, RssFile and VmHWM of a process, in MB. */
@@ -74,11 +60,6 @@ function memory(pid) {
   }
 
   return fields
-}
-
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / TICKS
 }
 
 function median(values) {
