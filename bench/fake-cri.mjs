@@ -3,6 +3,8 @@
 // encoded once at start, so a listing's time is the client's own: the runtime's time is out of the
 // picture. A separate process, because the bench's spawnSync blocks its own event loop.
 //   node bench/fake-cri.mjs SOCKET_PATH N      (prints "ready" on stdout once listening)
+// With FAKE_CRI_LOG_CALLS=1 it also prints "call <RPC>" on stdout for each call it answers (tests
+// count a command's calls with it: test/commands/pods-big.test.ts).
 // Every other unary RPC answers its message's defaults (empty bytes), except Version and Status.
 import {Server, ServerCredentials} from '@grpc/grpc-js'
 
@@ -12,6 +14,7 @@ const [path, count = '0'] = process.argv.slice(2)
 if (!path) throw new Error('usage: node bench/fake-cri.mjs SOCKET_PATH N')
 
 const pods = Number(count)
+const LOG_CALLS = process.env.FAKE_CRI_LOG_CALLS === '1'
 const NOW_NS = BigInt(Date.now()) * 1_000_000n
 const hex = (seed, length = 64) => {
   let out = ''
@@ -113,7 +116,10 @@ function raw(service) {
     const rpc = def.path.slice(def.path.lastIndexOf('/') + 1)
     const answer = Buffer.from(answers[rpc] ?? new Uint8Array(0))
     definition[key] = {...def, requestDeserialize: (buffer) => buffer, responseSerialize: (buffer) => buffer}
-    handlers[key] = (_call, callback) => callback(null, answer)
+    handlers[key] = (_call, callback) => {
+      if (LOG_CALLS) console.log(`call ${rpc}`)
+      callback(null, answer)
+    }
   }
 
   return [definition, handlers]

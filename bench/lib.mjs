@@ -1,5 +1,6 @@
 import {spawnSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -76,4 +77,36 @@ export function table(rows) {
         .trimEnd(),
     )
     .join('\n')
+}
+
+/** The value after --NAME on the command line, or fallback. */
+export function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`)
+  return index > 0 ? process.argv[index + 1] : fallback
+}
+
+/** The environment for podctl on the lab with its pod directories, logs and links under work (the supervisor benches). */
+export function labPodctlEnv(lab, work) {
+  return {
+    ...process.env,
+    CONTAINER_RUNTIME_ENDPOINT: lab.PODCTL_LAB_ENDPOINT,
+    PODCTL_POD_DIR_ROOT: join(work, 'pods'),
+    PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
+    PODCTL_CONTAINER_LOGS_DIR: join(work, 'links'),
+  }
+}
+
+/** Runs this checkout's podctl with env and returns its stdout; fails loudly if it fails. */
+export function runPodctl(args, env) {
+  const result = spawnSync(process.execPath, [PODCTL, ...args], {env, encoding: 'utf8', maxBuffer: 64 << 20})
+  if (result.status !== 0) throw new Error(`podctl ${args.join(' ')}: exit ${result.status}: ${result.stderr}`)
+  return result.stdout
+}
+
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100)
+
+/** User and system CPU seconds a process has used so far (/proc/PID/stat). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / TICKS
 }

@@ -39,12 +39,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {CriClient} from '../dist/lib/cri/client.js'
 import {EXEC_PROBES_IN_FLIGHT} from '../dist/lib/util/concurrency.js'
-import {labEnv, PODCTL} from './lib.mjs'
-
-function option(name, fallback) {
-  const index = process.argv.indexOf(`--${name}`)
-  return index > 0 ? process.argv[index + 1] : fallback
-}
+import {cpuSeconds, labEnv, labPodctlEnv, option, PODCTL, runPodctl} from './lib.mjs'
 
 const CASE = option('case', 'probes')
 const PODS = Number(option('pods', {'stuck-kill': '20', http: '100'}[CASE] ?? '50'))
@@ -56,25 +51,11 @@ const BACKOFF_BASE_MS = Number(option('backoff-base-ms', '10000'))
 const SUPERVISOR_NODE_ARGS = (process.env.SUPERVISOR_NODE_ARGS ?? '').split(' ').filter(Boolean)
 const work = mkdtempSync(join(tmpdir(), 'podctl-bench-watch-'))
 const lab = labEnv()
-const env = {
-  ...process.env,
-  CONTAINER_RUNTIME_ENDPOINT: lab.PODCTL_LAB_ENDPOINT,
-  PODCTL_POD_DIR_ROOT: join(work, 'pods'),
-  PODCTL_POD_LOGS_ROOT: join(work, 'logs'),
-  PODCTL_CONTAINER_LOGS_DIR: join(work, 'links'),
-}
+const env = labPodctlEnv(lab, work)
 const busybox = lab.PODCTL_LAB_BUSYBOX ?? 'localhost:5000/podctl/busybox:1.36'
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100)
 
 function podctl(args) {
-  const result = spawnSync(process.execPath, [PODCTL, ...args], {env, encoding: 'utf8', maxBuffer: 64 << 20})
-  if (result.status !== 0) throw new Error(`podctl ${args.join(' ')}: exit ${result.status}: ${result.stderr}`)
-  return result.stdout
-}
-
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / TICKS
+  return runPodctl(args, env)
 }
 
 function ms(seconds) {

@@ -1,4 +1,4 @@
-// Start-up costs of @oclif/core 4 that the bundle avoids (measured: see docs/benchmarks.md,
+// Start-up costs of @oclif/core 4 that the bundle avoids (measured: see bench/lab-notes.md,
 // "How podctl starts fast"). Each is a small change oclif could take upstream; until then they are applied to
 // oclif's source text inside the bundle only, never to node_modules. Every patch names the exact
 // text it replaces: if oclif's source changes, the build fails instead of silently shipping an

@@ -17,7 +17,8 @@ export interface PodsResult {
 export default class Pods extends BaseCommand<typeof Pods> {
   static override summary = 'List pod sandboxes, newest first.'
 
-  static override description = `One ListPodSandbox and one ListContainers call, whatever the number of pods. \
+  static override description = `One ListPodSandbox call (and one ListContainers for the table's CONTAINERS column), \
+whatever the number of pods. \
 Name and namespace filters are exact unless they contain "*"; labels are matched by the runtime. \
 JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings).`
 
@@ -50,7 +51,11 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     const {flags} = this
     const client = await this.client()
     const wide = this.output.kind === 'wide' && !flags.quiet
-    const entries = await listPods(client, this.listFilters(), {withStatus: wide, summaries: this.printsRows()})
+    const entries = await listPods(client, this.listFilters(), {
+      withStatus: wide,
+      summaries: this.printsRows(),
+      countContainers: this.drawsTable(),
+    })
     const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}
 
     if (flags.quiet) {
@@ -89,6 +94,12 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
   private printsRows(): boolean {
     const {kind} = this.output
     return !this.jsonEnabled() && !this.flags.verbose && (this.flags.quiet || kind === 'table' || kind === 'wide' || kind === 'name')
+  }
+
+  /** The table (plain or wide) is the only output with the CONTAINERS column, the only one that needs ListContainers. */
+  private drawsTable(): boolean {
+    const {kind} = this.output
+    return !this.jsonEnabled() && !this.flags.verbose && !this.flags.quiet && (kind === 'table' || kind === 'wide')
   }
 
   /** An empty table after an exact --name that globs would fill: say how (on stderr; scripts asking for JSON get none). */

@@ -1,4 +1,5 @@
 import type {CriClient} from '../cri/client.js'
+import type {GroupCount} from '../cri/count-states.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {exactFilters, exactNameHint, nameMatcher, prefixGlobs, takeNewest} from '../util/filters.js'
 import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
@@ -32,19 +33,27 @@ export interface PodListOptions {
   withStatus?: boolean
   /** Sandboxes without labels and annotations (cri/summaries.ts): for tables and names, which show neither. */
   summaries?: boolean
+  /**
+   * Count each pod's containers (one ListContainers: at 5000 pods four times the bytes of
+   * ListPodSandbox). True unless false: only a table shows the counts, so JSON, YAML, names and IDs skip it.
+   */
+  countContainers?: boolean
 }
 
 /**
- * One ListPodSandbox and one ListContainers, concurrently: never a call per pod (crictl and
- * nerdctl's N+1 patterns are what make them slow on busy nodes). The containers are only counted
- * per sandbox, all and running, never decoded (client.countContainersBySandbox).
+ * One ListPodSandbox and, unless countContainers is false, one ListContainers, concurrently: never a
+ * call per pod (crictl and nerdctl's N+1 patterns are what make them slow on busy nodes). The
+ * containers are only counted per sandbox, all and running, never decoded
+ * (client.countContainersBySandbox); without the count every entry says 0/0.
  */
+const NO_COUNTS: ReadonlyMap<string, GroupCount> = new Map()
+
 export async function listPods(client: CriClient, filters: PodListFilters, options: PodListOptions = {}): Promise<PodListEntry[]> {
   const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
   const request = {filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined}}
   const [sandboxes, containers] = await Promise.all([
     options.summaries ? client.listSummaries('listPodSandbox', request) : client.runtime('listPodSandbox', request),
-    client.countContainersBySandbox({filter: {}}),
+    options.countContainers === false ? NO_COUNTS : client.countContainersBySandbox({filter: {}}),
   ])
 
   const matchName = nameMatcher(filters.name)
@@ -79,6 +88,6 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
 export async function podsNameHint(client: CriClient, filters: PodListFilters): Promise<string | undefined> {
   const names = {name: filters.name, namespace: filters.namespace}
   if (exactFilters(names).length === 0) return undefined
-  const found = await listPods(client, {...filters, ...prefixGlobs(names)})
+  const found = await listPods(client, {...filters, ...prefixGlobs(names)}, {summaries: true, countContainers: false})
   return found.length > 0 ? exactNameHint(names) : undefined
 }
