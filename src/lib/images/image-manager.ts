@@ -62,8 +62,13 @@ export interface EnsureImageOptions {
 export interface EnsureImageResult {
   /** With the default tag applied. */
   image: string
-  /** The image ID the runtime reports (ImageStatus image.id or PullImage imageRef). */
+  /** What the runtime names the image by (ImageStatus image.id, or PullImage's image_ref), for CreateContainer. */
   imageRef: string
+  /**
+   * The image's ID (ImageStatus image.id), as `pull` prints it. The same as imageRef on containerd;
+   * CRI-O answers PullImage with a repo digest (`repo@sha256:…`), whose ImageStatus gives the ID.
+   */
+  imageId?: string
   pulled: boolean
   /** Duration of the successful PullImage call. */
   pullMs?: number
@@ -157,7 +162,7 @@ export class ImageManager {
       if (present) {
         const message = `Container image ${goQuote(requested)} already present on machine`
         emit(normalEvent('Pulled', message))
-        return {image, imageRef: present.id, pulled: false, sizeBytes: present.size, message, policy, attempts: 0}
+        return {image, imageRef: present.id, imageId: present.id, pulled: false, sizeBytes: present.size, message, policy, attempts: 0}
       }
 
       if (policy === 'Never') {
@@ -206,7 +211,7 @@ export class ImageManager {
       const totalMs = this.now() - attemptStart
       this.backOff.gc()
       this.lastFailure.delete(backOffKey)
-      const sizeBytes = await this.imageSize(outcome.imageRef, spec, options.signal)
+      const {id: imageId, size: sizeBytes} = await this.pulledImage(outcome.imageRef, spec, options.signal)
       const message =
         `Successfully pulled image ${goQuote(requested)} in ${formatGoDuration(outcome.pullMs)}` +
         ` (${formatGoDuration(totalMs)} including waiting). Image size: ${sizeBytes ?? '0'} bytes.`
@@ -214,6 +219,7 @@ export class ImageManager {
       return {
         image,
         imageRef: outcome.imageRef,
+        imageId,
         pulled: true,
         pullMs: outcome.pullMs,
         totalMs,
@@ -231,13 +237,17 @@ export class ImageManager {
     return deadline !== undefined && this.now() + waitMs < deadline
   }
 
-  /** Best effort, like the kubelet: a failed ImageStatus after a good pull only loses the size. */
-  private async imageSize(imageRef: string, spec: DeepPartial<ImageSpec>, signal?: AbortSignal): Promise<string | undefined> {
+  /**
+   * The pulled image's ID and size from ImageStatus of what PullImage answered (the kubelet's GetImageRef
+   * reads the ID the same way). Best effort, like the kubelet: a failed ImageStatus after a good pull
+   * only loses the size, and the ID is then the answer itself.
+   */
+  private async pulledImage(imageRef: string, spec: DeepPartial<ImageSpec>, signal?: AbortSignal): Promise<{id: string; size?: string}> {
     try {
       const status = await (await this.getClient()).image('imageStatus', {image: {...spec, image: imageRef}}, {signal})
-      return status.image?.size
+      return {id: status.image?.id || imageRef, size: status.image?.size}
     } catch {
-      return undefined
+      return {id: imageRef}
     }
   }
 }

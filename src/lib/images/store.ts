@@ -11,6 +11,7 @@ import {nameMatcher} from '../util/filters.js'
 import type {Container, Image} from '../../generated/runtime/v1/api.js'
 import {containerName} from '../kube/labels.js'
 import {shortId} from '../kube/helpers.js'
+import {runtimeSandboxImage} from './sandbox-image.js'
 
 export const NONE = '<none>'
 
@@ -325,23 +326,6 @@ export function collateralTags(target: RemovalTarget): string[] {
   return target.image.repoTags.filter((tag) => !named.has(tag))
 }
 
-/**
- * The runtime's sandbox (pause) image from its verbose Status info: no container lists it, yet
- * removing it breaks every new pod. containerd 1.x: info.config.sandboxImage; 2.x also pins it
- * (info.config.pinnedImages.sandbox). Undefined when the runtime does not say.
- */
-export function sandboxImageFromInfo(info: Readonly<Record<string, string>> | undefined): string | undefined {
-  const raw = info?.config
-  if (!raw) return undefined
-  try {
-    const config = JSON.parse(raw) as {sandboxImage?: unknown; pinnedImages?: {sandbox?: unknown}}
-    const image = config.sandboxImage ?? config.pinnedImages?.sandbox
-    return typeof image === 'string' && image !== '' ? image : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** listImages, then rows filtered as `images` shows them (one ListImages call). */
 export async function listImageRows(client: CriClient, filters: ImageFilters): Promise<ImageRow[]> {
   const {images} = await client.image('listImages', {})
@@ -359,7 +343,7 @@ export async function planImageRemoval(client: CriClient, request: Omit<RemovalR
     client.runtime('listContainers', {}),
     client.runtime('status', {verbose: true}).catch(() => undefined),
   ])
-  const sandboxImage = sandboxImageFromInfo(status?.info)
+  const sandboxImage = await runtimeSandboxImage(client, status?.info)
   return planRemoval(images, containers, {...request, protectedRefs: sandboxImage ? [sandboxImage] : []})
 }
 

@@ -359,7 +359,10 @@ export interface PodModel {
   /** crictl pod configs only: an explicit log_directory and starting attempt. */
   logDirectory?: string
   attempt?: number
-  /** crictl pod configs only: linux.cgroup_parent and linux.security_context.namespace_options, sent as they are. */
+  /**
+   * crictl pod configs only: linux.cgroup_parent ("" for none) and linux.security_context.namespace_options, sent as
+   * they are. A manifest's pod leaves cgroupParent out and gets the kubelet's (kubelet/core/pod-cgroup.ts).
+   */
   cgroupParent?: string
   namespaceOptions?: NamespaceOptionsModel
   /** The ConfigMaps and Secrets of the input (env, volumes, imagePullSecrets read them). */

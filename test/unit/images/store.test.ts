@@ -13,9 +13,9 @@ import {
   removedNames,
   removeImages,
   resolveImage,
-  sandboxImageFromInfo,
   splitRepoTag,
 } from '../../../src/lib/images/store.js'
+import {sandboxImageFromInfo} from '../../../src/lib/images/sandbox-image.js'
 import type {CriClient} from '../../../src/lib/cri/client.js'
 import {NotFoundError, RuntimeError} from '../../../src/lib/errors.js'
 import type {Container, Image} from '../../../src/generated/runtime/v1/api.js'

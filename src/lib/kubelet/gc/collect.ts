@@ -7,7 +7,7 @@
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import type {Container, Image, PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {sandboxImageFromInfo} from '../../images/store.js'
+import {runtimeSandboxImage} from '../../images/sandbox-image.js'
 import {PodLabel} from '../../kube/labels.js'
 import {containerLogsDir} from '../kuberuntime/container-logs-links.js'
 import {type CollectedContainer, containerLogPath, containersToRemove, describeContainer, removeDeadContainer} from './container-gc.js'
@@ -153,7 +153,7 @@ async function collectImages(
     client.runtime('listContainers', {filter: {}}, {signal}),
     client.runtime('status', {verbose: true}, {signal}).catch(() => undefined),
   ])
-  const sandboxImage = sandboxImageFromInfo(status?.info)
+  const sandboxImage = await runtimeSandboxImage(client, status?.info)
   const inUse = imageUsage(containers, sandboxImage ? [sandboxImage] : [])
   const known = await records.detect(images, inUse, options.now())
   if (!options.dryRun) await records.save()

@@ -4,7 +4,8 @@
  * events (Created, Started, Failed, FailedPostStartHook) and error names (CreateContainerConfigError,
  * CreateContainerError, RunContainerError, PostStartHookError).
  */
-import {readdir} from 'node:fs/promises'
+import {mkdir, readdir} from 'node:fs/promises'
+import {dirname} from 'node:path'
 
 import type {CriClient} from '../../cri/client.js'
 import {InterruptedError, PodctlError} from '../../errors.js'
@@ -152,6 +153,7 @@ export async function startContainer(
     subPaths: runOptions.subPaths,
   })
 
+  await createContainerLogDirectory(sandbox.config.logDirectory, config.logPath, container.name, failed)
   let containerId: string
   try {
     // Never cancelled mid-call (like RunPodSandbox): the runtime finishes anyway, and a container
@@ -204,6 +206,28 @@ export async function startContainer(
   }
 
   return {containerId, imageRef: ensured.imageRef}
+}
+
+/**
+ * The kubelet's generateContainerConfig makes `<pod log directory>/<container>/` before CreateContainer:
+ * containerd makes it itself, CRI-O (conmon) does not, and fails every CreateContainer without it
+ * ("Failed to open log file"). A crictl config's own log_path may name another sub-directory: its
+ * directory is made the same way.
+ */
+async function createContainerLogDirectory(
+  podLogDirectory: string | undefined,
+  logPath: string | undefined,
+  containerName: string,
+  failed: (message: string) => void,
+): Promise<void> {
+  if (!podLogDirectory || !logPath) return
+  try {
+    await mkdir(dirname(`${podLogDirectory}/${logPath}`), {recursive: true, mode: 0o755})
+  } catch (error) {
+    const message = `create container log directory for container ${containerName} failed: ${(error as Error).message}`
+    failed(message)
+    throw new PodFailedError(message, {reason: PodFailureReason.CreateContainerConfigError, container: containerName})
+  }
 }
 
 /** The kubelet's getImageUser: ImageStatus → uid (numeric user) or username; best effort. */

@@ -16,6 +16,7 @@ import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from '../lifecycle/hooks.js'
 import {forgetRecordedPod, removeRecordedPodDirectory} from '../volumes/pod-dirs.js'
 import {TerminationOrdering} from '../core/termination-order.js'
+import {removePodCgroups} from '../core/pod-cgroup.js'
 
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
 const MIN_GRACE_PERIOD_SECONDS = 2
@@ -266,6 +267,10 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     collect(removals)
     collect(sandboxRemovals)
     await removeContainerLogLinks(containers.filter((_, index) => removals[index].status === 'fulfilled'))
+    await removeLeftCgroups(ordered, [
+      ...containers.filter((_, index) => removals[index].status === 'fulfilled'),
+      ...stoppedSandboxes.filter((_, index) => sandboxRemovals[index].status === 'fulfilled'),
+    ])
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
@@ -287,6 +292,13 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   }
   if (failures.length > 0) throw new KillPodError(result, failures)
   return result
+}
+
+/** The pod cgroups (core/pod-cgroup.ts) of the removed containers and sandboxes, and the pod's own once empty; never fails a kill. */
+async function removeLeftCgroups(sandboxes: readonly PodSandbox[], removed: ReadonlyArray<{id: string}>): Promise<void> {
+  const uids = new Set(sandboxes.map((sandbox) => sandbox.metadata?.uid ?? ''))
+  const ids = removed.map((object) => object.id)
+  await Promise.all([...uids].map((uid) => removePodCgroups(uid, ids).catch(() => [])))
 }
 
 /** The kubelet's log directories of the pod's sandboxes under `root` (a crictl config's own log_directory is not podctl's to remove). */

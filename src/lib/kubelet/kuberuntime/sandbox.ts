@@ -4,6 +4,7 @@
  */
 import {mkdir} from 'node:fs/promises'
 
+import {runtimeCgroupDriver} from '../../cri/cgroup-driver.js'
 import type {CallOptions, CriClient, RuntimeRequest} from '../../cri/client.js'
 import type {PodModel} from '../../manifest/model.js'
 import type {NamespaceMode, PodSandbox, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../../generated/runtime/v1/api.js'
@@ -16,6 +17,7 @@ import {podDirectory} from '../volumes/pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {linuxResources, resourceListValues, sandboxResources} from '../core/resources.js'
 import {sandboxSecurityContext} from '../core/security-context.js'
+import {podCgroupParent} from '../core/pod-cgroup.js'
 
 export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
 
@@ -205,6 +207,7 @@ export async function createPodSandbox(
     )
   }
 
+  await placeInPodCgroup(client, pod, config)
   let sandboxId: string
   try {
     const response = await client.runtime('runPodSandbox', {config, runtimeHandler: options.runtimeHandler}, {signal: options.signal})
@@ -232,6 +235,18 @@ export async function createPodSandbox(
       reason: PodFailureReason.CreatePodSandboxError,
     })
   }
+}
+
+/**
+ * The kubelet's cgroup parent for a Pod manifest's sandbox (core/pod-cgroup.ts), in the form of the
+ * runtime's cgroup driver; set on `config` so the containers' sandbox_config says the same. A crictl
+ * config's cgroup_parent (empty included) goes as written; a runtime whose driver cannot be learnt
+ * gets none, as before, rather than a parent of the wrong form (which fails RunPodSandbox).
+ */
+async function placeInPodCgroup(client: CriClient, pod: PodModel, config: SandboxConfig): Promise<void> {
+  if (pod.cgroupParent !== undefined || !config.linux || config.linux.cgroupParent) return
+  const driver = await runtimeCgroupDriver(client)
+  if (driver) config.linux.cgroupParent = podCgroupParent(pod, driver)
 }
 
 /** Every sandbox of this pod (all attempts), found by the uid label so nothing half-made escapes. */
