@@ -114,7 +114,11 @@ crictl stats -o json run unchanged.`
   }
 
   private table(items: ContainerStatsSummary[]): string {
-    if (isCrictl()) return crictlStatsText(items.map((item) => ({...item, id: item.containerId}))).replace(/\n$/, '')
+    if (isCrictl())
+      return crictlStatsText(
+        items.map((item) => ({...item, id: item.containerId})),
+        {all: this.flags.all},
+      ).replace(/\n$/, '')
     const noTrunc = this.flags['no-trunc']
     const dash = (value: string | null, format: (v: string) => string) => (value === null ? '-' : format(value))
     const rows = items.map((item) => [

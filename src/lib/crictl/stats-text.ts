@@ -15,14 +15,26 @@ export interface CrictlContainerStatsRow {
   id: string
   name: string
   cpuPercent: number | null
+  /** The CPU time so far: crictl skips a row whose CPU time and memory are both 0 (or unknown). */
+  cpuUsageCoreNanoSeconds?: string | null
   memoryWorkingSetBytes: string | null
   writableLayerUsedBytes: string | null
   writableLayerInodesUsed: string | null
 }
 
-export function crictlStatsText(rows: readonly CrictlContainerStatsRow[]): string {
+/**
+ * crictl's rule (container_stats.go, pod_stats.go): a row with no CPU time and no memory is a container
+ * that is not running (containerd reports zeros for it; CRI-O without a cgroup parent for every one)
+ * and is not printed; `crictl stats -a` prints containers' rows anyway, `statsp` never.
+ */
+function withoutData(row: {cpuUsageCoreNanoSeconds?: string | null; memoryWorkingSetBytes: string | null}): boolean {
+  return !Number(row.cpuUsageCoreNanoSeconds ?? 0) && !Number(row.memoryWorkingSetBytes ?? 0)
+}
+
+export function crictlStatsText(rows: readonly CrictlContainerStatsRow[], options: {all?: boolean} = {}): string {
   const table = [['CONTAINER', 'NAME', 'CPU %', 'MEM', 'DISK', 'INODES']]
   for (const row of rows) {
+    if (!options.all && withoutData(row)) continue
     table.push([
       crictlTruncate(row.id),
       row.name,
@@ -40,12 +52,14 @@ export interface CrictlPodStatsRow {
   podName: string
   podSandboxId: string
   cpuPercent: number | null
+  cpuUsageCoreNanoSeconds?: string | null
   memoryWorkingSetBytes: string | null
 }
 
 export function crictlPodStatsText(rows: readonly CrictlPodStatsRow[]): string {
   const table = [['POD', 'POD ID', 'CPU %', 'MEM']]
   for (const row of rows) {
+    if (withoutData(row)) continue
     table.push([
       row.podName,
       crictlTruncate(row.podSandboxId),

@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest'
 import type {Container, Image, PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 import {containerBlock, crictlImagesText, crictlPodsText, crictlPsText, podBlock} from '../../../src/lib/crictl/lists.js'
 import {logLine} from '../../../src/lib/crictl/log.js'
-import {crictlFilesystemsText, crictlStatsText} from '../../../src/lib/crictl/stats-text.js'
+import {crictlFilesystemsText, crictlPodStatsText, crictlStatsText} from '../../../src/lib/crictl/stats-text.js'
 import {tabwrite} from '../../../src/lib/crictl/tabwriter.js'
 import {goFormatG, goHumanSize, goTimeString} from '../../../src/lib/crictl/units.js'
 
@@ -243,6 +243,48 @@ describe('crictl stats and imagefsinfo -o table', () => {
       '\u001B[2J\u001B[HCONTAINER           NAME                CPU %               MEM                 DISK                INODES\n' +
         '56f018dc76ab1       app                 0.00                208.9kB             8.192kB             5\n',
     )
+  })
+
+  it('stats and statsp: no row for what has neither CPU time nor memory (not running, or no cgroup), as crictl; stats -a keeps it', () => {
+    const running = {
+      id: 'a'.repeat(64),
+      name: 'app',
+      cpuPercent: 1.5 as number | null,
+      cpuUsageCoreNanoSeconds: '900',
+      memoryWorkingSetBytes: '4096' as string | null,
+    }
+    const idle = {...running, id: 'b'.repeat(64), name: 'done', cpuPercent: null, cpuUsageCoreNanoSeconds: '0', memoryWorkingSetBytes: null}
+    const layer = {writableLayerUsedBytes: '0', writableLayerInodesUsed: '0'}
+    const names = (text: string) =>
+      text
+        .split('\n')
+        .slice(1, -1)
+        .map((line) => line.split(/\s+/)[1])
+    expect(
+      names(
+        crictlStatsText([
+          {...running, ...layer},
+          {...idle, ...layer},
+        ]),
+      ),
+    ).toEqual(['app'])
+    expect(
+      names(
+        crictlStatsText(
+          [
+            {...running, ...layer},
+            {...idle, ...layer},
+          ],
+          {all: true},
+        ),
+      ),
+    ).toEqual(['app', 'done'])
+    const pod = (podName: string, usage: typeof running | typeof idle) => ({podName, podSandboxId: usage.id, ...usage})
+    expect(
+      crictlPodStatsText([pod('web', running), pod('gone', idle)])
+        .split('\n')
+        .slice(1, -1),
+    ).toHaveLength(1)
   })
 
   it('imagefsinfo: container then image filesystems, indexed lines', () => {
