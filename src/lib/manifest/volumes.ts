@@ -40,26 +40,26 @@ export const EXTERNAL_SOURCES = [
   'portworxVolume',
   'scaleIO',
   'storageos',
-  'local',
 ] as const
 
-export const VOLUME_RULE = {supported: ['name', ...PLUGINS, ...EXTERNAL_SOURCES]}
-// mode: the directory's permissions, newer than podctl's Kubernetes version.
-const EMPTY_DIR_RULE = {supported: ['medium', 'sizeLimit'], dropped: ['mode']}
-const CONFIG_MAP_RULE = {supported: ['name', 'items', 'defaultMode', 'optional']}
-const SECRET_RULE = {supported: ['secretName', 'items', 'defaultMode', 'optional']}
-const KEY_TO_PATH_RULE = {supported: ['key', 'path', 'mode']}
-const DOWNWARD_API_RULE = {supported: ['items', 'defaultMode']}
-const DOWNWARD_FILE_RULE = {supported: ['path', 'fieldRef', 'resourceFieldRef', 'mode']}
-const PROJECTED_RULE = {supported: ['sources', 'defaultMode']}
+export const VOLUME_RULE = {api: 'Volume', supported: ['name', ...PLUGINS, ...EXTERNAL_SOURCES]}
+const EMPTY_DIR_RULE = {api: 'EmptyDirVolumeSource', supported: ['medium', 'sizeLimit']}
+const CONFIG_MAP_RULE = {api: 'ConfigMapVolumeSource', supported: ['name', 'items', 'defaultMode', 'optional']}
+const SECRET_RULE = {api: 'SecretVolumeSource', supported: ['secretName', 'items', 'defaultMode', 'optional']}
+const KEY_TO_PATH_RULE = {api: 'KeyToPath', supported: ['key', 'path', 'mode']}
+const DOWNWARD_API_RULE = {api: 'DownwardAPIVolumeSource', supported: ['items', 'defaultMode']}
+const DOWNWARD_FILE_RULE = {api: 'DownwardAPIVolumeFile', supported: ['path', 'fieldRef', 'resourceFieldRef', 'mode']}
+const PROJECTED_RULE = {api: 'ProjectedVolumeSource', supported: ['sources', 'defaultMode']}
 const PROJECTION_RULE = {
+  api: 'VolumeProjection',
   supported: ['configMap', 'secret', 'downwardAPI', 'serviceAccountToken', 'clusterTrustBundle'],
   unsupported: {podCertificate: ''},
 }
-const PROJECTED_CONFIG_MAP_RULE = {supported: ['name', 'items', 'optional']}
-const PROJECTED_SECRET_RULE = {supported: ['name', 'items', 'optional']}
-const PROJECTED_DOWNWARD_RULE = {supported: ['items']}
+const PROJECTED_CONFIG_MAP_RULE = {api: 'ConfigMapProjection', supported: ['name', 'items', 'optional']}
+const PROJECTED_SECRET_RULE = {api: 'SecretProjection', supported: ['name', 'items', 'optional']}
+const PROJECTED_DOWNWARD_RULE = {api: 'DownwardAPIProjection', supported: ['items']}
 export const VOLUME_MOUNT_RULE = {
+  api: 'VolumeMount',
   supported: ['name', 'mountPath', 'readOnly', 'subPath', 'subPathExpr', 'mountPropagation', 'recursiveReadOnly'],
 }
 
