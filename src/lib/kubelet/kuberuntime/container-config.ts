@@ -5,7 +5,7 @@
  */
 import type {RuntimeRequest} from '../../cri/client.js'
 import type {ContainerModel, ContainerType, PodModel} from '../../manifest/model.js'
-import type {MountPropagation} from '../../../generated/runtime/v1/api.js'
+import type {DeepPartial, MountPropagation, UserNamespace} from '../../../generated/runtime/v1/api.js'
 import {expandReferences} from '../../kube/expansion.js'
 import {buildContainerLogsPath} from '../../kube/helpers.js'
 import {newContainerAnnotations, newContainerLabels, PodctlAnnotation} from '../../kube/labels.js'
@@ -37,6 +37,8 @@ export interface ContainerConfigOptions {
   env?: ReadonlyArray<{name: string; value: string; secret?: boolean}>
   /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
   subPaths?: ReadonlyMap<number, string>
+  /** The sandbox's user namespace (hostUsers: false): every container of the pod is in it. */
+  usernsOptions?: DeepPartial<UserNamespace>
 }
 
 /** The container's environment in order, each value expanded against the variables before it. */
@@ -129,7 +131,10 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
       securityContext: {
         ...(capabilities ? {capabilities} : {}),
         ...security,
-        namespaceOptions: containerNamespaceOptions(pod, container),
+        namespaceOptions: {
+          ...containerNamespaceOptions(pod, container),
+          ...(options.usernsOptions ? {usernsOptions: options.usernsOptions} : {}),
+        },
       },
     },
     envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),

@@ -151,6 +151,7 @@ export async function startContainer(
     nodeMemoryBytes: options.nodeMemoryBytes,
     env: runOptions.env,
     subPaths: runOptions.subPaths,
+    usernsOptions: sandbox.config.linux?.securityContext?.namespaceOptions?.usernsOptions,
   })
 
   await createContainerLogDirectory(sandbox.config.logDirectory, config.logPath, container.name, failed)
