@@ -9,7 +9,7 @@ import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
 import {durationFlag, outputFlag, progressFlag} from '../lib/flags.js'
 import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import {DEFAULT_PARALLEL_PULLS, type EnsureImageOptions, type EnsureImageResult, ImageManager} from '../lib/images/image-manager.js'
-import {pulledImageId, pullSummary} from '../lib/images/pull-summary.js'
+import {pullSummary} from '../lib/images/pull-summary.js'
 import {pullSandboxConfig} from '../lib/images/pull-options.js'
 import {chooseProgressView, SpinnerProgressView} from '../lib/images/progress-view.js'
 import {applyDefaultImageTag} from '../lib/images/reference.js'
@@ -211,7 +211,7 @@ attempted even when another fails; the exit code is that of the first failing im
       try {
         const result = await manager.ensureImage({image, policy: flags.policy, ...options, deadline, eventObject: image})
         pull.result = result
-        const shown = flags.quiet ? pulledImageId(result) : pullSummary(image, result, flags['no-trunc'])
+        const shown = flags.quiet ? result.imageRef : pullSummary(image, result, flags['no-trunc'])
         if (!this.machineOutput()) this.aboveSpinner(() => this.log(shown))
       } catch (error) {
         pull.error = toPodctlError(error)

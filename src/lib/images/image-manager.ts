@@ -62,13 +62,12 @@ export interface EnsureImageOptions {
 export interface EnsureImageResult {
   /** With the default tag applied. */
   image: string
-  /** What the runtime names the image by (ImageStatus image.id, or PullImage's image_ref), for CreateContainer. */
-  imageRef: string
   /**
-   * The image's ID (ImageStatus image.id), as `pull` prints it. The same as imageRef on containerd;
-   * CRI-O answers PullImage with a repo digest (`repo@sha256:…`), whose ImageStatus gives the ID.
+   * The image's ID, from ImageStatus (the kubelet's GetImageRef), as CreateContainer and `pull` name it.
+   * containerd answers PullImage with the ID too; CRI-O with a repo digest (`repo@sha256:…`), whose
+   * ImageStatus gives the ID. When that ImageStatus fails, what PullImage answered.
    */
-  imageId?: string
+  imageRef: string
   pulled: boolean
   /** Duration of the successful PullImage call. */
   pullMs?: number
@@ -162,7 +161,7 @@ export class ImageManager {
       if (present) {
         const message = `Container image ${goQuote(requested)} already present on machine`
         emit(normalEvent('Pulled', message))
-        return {image, imageRef: present.id, imageId: present.id, pulled: false, sizeBytes: present.size, message, policy, attempts: 0}
+        return {image, imageRef: present.id, pulled: false, sizeBytes: present.size, message, policy, attempts: 0}
       }
 
       if (policy === 'Never') {
@@ -211,15 +210,14 @@ export class ImageManager {
       const totalMs = this.now() - attemptStart
       this.backOff.gc()
       this.lastFailure.delete(backOffKey)
-      const {id: imageId, size: sizeBytes} = await this.pulledImage(outcome.imageRef, spec, options.signal)
+      const {id: imageRef, size: sizeBytes} = await this.pulledImage(outcome.imageRef, spec, options.signal)
       const message =
         `Successfully pulled image ${goQuote(requested)} in ${formatGoDuration(outcome.pullMs)}` +
         ` (${formatGoDuration(totalMs)} including waiting). Image size: ${sizeBytes ?? '0'} bytes.`
       emit(normalEvent('Pulled', message))
       return {
         image,
-        imageRef: outcome.imageRef,
-        imageId,
+        imageRef,
         pulled: true,
         pullMs: outcome.pullMs,
         totalMs,

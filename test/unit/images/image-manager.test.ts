@@ -79,15 +79,13 @@ describe('pull policy', () => {
     const id = '2'.repeat(64)
     fake.reset({pullImage: () => digest, imageStatus: (request) => (request.image?.image === digest ? fakeImage(id, '99') : undefined)})
     const result = await manager().ensureImage({image: 'localhost:5000/library/busybox:1.36', policy: 'Always'})
-    // CreateContainer still names the image as the runtime answered (the kubelet does the same).
-    expect(result).toMatchObject({imageRef: digest, imageId: id, sizeBytes: '99', pulled: true})
+    expect(result).toMatchObject({imageRef: id, sizeBytes: '99', pulled: true})
   })
 
   test("a failed ImageStatus after the pull keeps the runtime's answer as the ID", async () => {
     fake.reset({pullImage: () => 'sha256:abc', imageStatus: () => ({grpcError: {code: GrpcStatus.UNAVAILABLE, details: 'busy'}})})
     expect(await manager().ensureImage({image: 'busybox:1.36', policy: 'Always'})).toMatchObject({
       imageRef: 'sha256:abc',
-      imageId: 'sha256:abc',
     })
   })
 
