@@ -69,17 +69,27 @@ function unescapeMountPath(path: string): string {
   return path.replaceAll(/\\([0-7]{3})/g, (_, octal: string) => String.fromCodePoint(Number.parseInt(octal, 8)))
 }
 
+/** A cgroup a runtime makes for a container or sandbox under its cgroup parent (cgroupfs). */
+const RUNTIME_CGROUP = /^(?:crio-(?:conmon-)?)?[0-9a-f]{64}$/
+
 /**
  * Removes the pod's cgroups once its sandboxes and containers are removed (cgroupfs driver): in every
  * hierarchy, the cgroups runtimes made under it for those IDs and left behind (containerd: `<id>`;
- * CRI-O: `crio-<id>`, `crio-conmon-<id>`), then `pod<uid>` itself. Only rmdir, never a kill: a cgroup
+ * CRI-O: `crio-<id>`, `crio-conmon-<id>`; with 'every container', any such cgroup, for a pod none of
+ * whose sandboxes is left), then `pod<uid>` itself. Only rmdir, never a kill: a cgroup
  * that still has processes or other children stays (the kernel refuses), so nothing else is touched.
  * Best effort: returns the directories removed.
  */
-export async function removePodCgroups(uid: string, ids: readonly string[], mountPoints?: readonly string[]): Promise<string[]> {
+export async function removePodCgroups(
+  uid: string,
+  ids: readonly string[] | 'every container',
+  mountPoints?: readonly string[],
+): Promise<string[]> {
   if (!uid || uid.includes('/') || uid.includes('..')) return []
   const points = mountPoints ?? (await cgroupMountPoints())
-  const ours = new Set(ids.flatMap((id) => [id, `crio-${id}`, `crio-conmon-${id}`]))
+  const named = ids === 'every container' ? undefined : new Set(ids.flatMap((id) => [id, `crio-${id}`, `crio-conmon-${id}`]))
+  // Once every sandbox of the pod is gone so are all its containers: any cgroup a runtime made for one goes.
+  const ours = {has: (name: string) => (named ? named.has(name) : RUNTIME_CGROUP.test(name))}
   const removed: string[] = []
   const remove = async (path: string) => {
     try {

@@ -267,12 +267,13 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     collect(removals)
     collect(sandboxRemovals)
     await removeContainerLogLinks(containers.filter((_, index) => removals[index].status === 'fulfilled'))
-    await removeLeftCgroups(ordered, [
-      ...containers.filter((_, index) => removals[index].status === 'fulfilled'),
-      ...stoppedSandboxes.filter((_, index) => sandboxRemovals[index].status === 'fulfilled'),
-    ])
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
+    const gone = [
+      ...containers.filter((_, index) => removals[index].status === 'fulfilled'),
+      ...stoppedSandboxes.filter((_, index) => sandboxRemovals[index].status === 'fulfilled'),
+    ]
+    await removeLeftCgroups(ordered, gone, removed && !options.keepPodDirectory)
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
     if (removed && !options.keepPodDirectory) {
       collect(
@@ -294,10 +295,14 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   return result
 }
 
-/** The pod cgroups (core/pod-cgroup.ts) of the removed containers and sandboxes, and the pod's own once empty; never fails a kill. */
-async function removeLeftCgroups(sandboxes: readonly PodSandbox[], removed: ReadonlyArray<{id: string}>): Promise<void> {
+/**
+ * The pod cgroups (core/pod-cgroup.ts) of the removed containers and sandboxes, and the pod's own once
+ * empty; when the whole pod went (not a recreation keeping older attempts), whatever its earlier
+ * containers left too. Never fails a kill.
+ */
+async function removeLeftCgroups(sandboxes: readonly PodSandbox[], removed: ReadonlyArray<{id: string}>, wholePod: boolean): Promise<void> {
   const uids = new Set(sandboxes.map((sandbox) => sandbox.metadata?.uid ?? ''))
-  const ids = removed.map((object) => object.id)
+  const ids = wholePod ? 'every container' : removed.map((object) => object.id)
   await Promise.all([...uids].map((uid) => removePodCgroups(uid, ids).catch(() => [])))
 }
 

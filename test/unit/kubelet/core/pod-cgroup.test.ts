@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -87,6 +87,16 @@ describe('removePodCgroups', () => {
     expect(existsSync(join(pod(memory), 'c9'))).toBe(true)
     expect(existsSync(join(cpu, 'kubepods', 'burstable', 'podother', 'c1'))).toBe(true)
     expect(existsSync(join(cpu, 'kubepods', 'burstable'))).toBe(true)
+  })
+
+  it("with 'every container' (no sandbox of the pod left): whatever runtime cgroup is empty, not other names", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'podctl-cgroups-'))
+    const pod = join(root, 'kubepods', 'besteffort', `pod${UID}`)
+    const hex = (c: string) => c.repeat(64)
+    // A container pruned before the kill left CRI-O's conmon cgroup; a name no runtime makes stays, and so does the pod's.
+    for (const name of [hex('a'), `crio-${hex('b')}`, `crio-conmon-${hex('c')}`, 'keep-me']) mkdirSync(join(pod, name), {recursive: true})
+    await removePodCgroups(UID, 'every container', [root])
+    expect(readdirSync(pod)).toEqual(['keep-me'])
   })
 
   it('refuses a uid that could name another path', async () => {
