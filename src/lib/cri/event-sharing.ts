@@ -10,21 +10,12 @@
  * `podctl events`): each sees only part of what happened.
  */
 import type {VersionResponse} from '../../generated/runtime/v1/api.js'
-
-/** "1.26.4" or "v1.7.20" → [1, 26]; undefined when it does not start with a version. */
-function majorMinor(version: string): [number, number] | undefined {
-  const match = /^v?(\d+)\.(\d+)/.exec(version)
-  return match ? [Number(match[1]), Number(match[2])] : undefined
-}
+import {majorMinor, olderThan, type Release, runtimeNamed} from './runtime-releases.js'
 
 /** Which releases split the events, by runtime name (as Version's runtime_name says it). */
-const SPLITTING: Record<string, {before: [number, number]; since: [number, number]; fixed: string}> = {
+const SPLITTING: Record<string, {before: Release; since: Release; fixed: string}> = {
   containerd: {since: [1, 7], before: [2, 0], fixed: 'containerd 2.0'},
   'cri-o': {since: [0, 0], before: [1, 28], fixed: 'CRI-O 1.28'},
-}
-
-function older(a: [number, number], b: [number, number]): boolean {
-  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])
 }
 
 /**
@@ -35,9 +26,8 @@ function older(a: [number, number], b: [number, number]): boolean {
 export function splitEventsReason(version: Pick<VersionResponse, 'runtimeName' | 'runtimeVersion'> | undefined): string | undefined {
   const rule = version && SPLITTING[version.runtimeName]
   const release = version && majorMinor(version.runtimeVersion)
-  if (!rule || !release || older(release, rule.since) || !older(release, rule.before)) return undefined
-  const named = `${version.runtimeName} ${version.runtimeVersion.replace(/^v(?=\d)/, '')}`
-  return `${named} gives each container event to one subscriber only (${rule.fixed} gives each to all)`
+  if (!rule || !release || olderThan(release, rule.since) || !olderThan(release, rule.before)) return undefined
+  return `${runtimeNamed(version)} gives each container event to one subscriber only (${rule.fixed} gives each to all)`
 }
 
 /** What a stream that the runtime ended at once, with no event and no error, most likely means. */

@@ -255,6 +255,8 @@ export interface VolumeModel {
   persistentVolumeClaim?: {claimName: string; readOnly: boolean; path?: string; claim?: ClaimObject}
   /** A source with no single-node plugin (nfs, csi, ...): bound to a host directory by --volume NAME=DIR. */
   external?: {source: string}
+  /** An image volume: the image's content, read-only, mounted by the runtime (CRI Mount.image). */
+  image?: {reference: string; pullPolicy?: PullPolicy}
 }
 
 /** A PersistentVolumeClaim document of the input (Filesystem only); namespace '' matches any pod's namespace. */

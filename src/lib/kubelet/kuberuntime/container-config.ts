@@ -37,6 +37,8 @@ export interface ContainerConfigOptions {
   env?: ReadonlyArray<{name: string; value: string; secret?: boolean}>
   /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
   subPaths?: ReadonlyMap<number, string>
+  /** Each image volume's image, ensured before CreateContainer (volume name → ID and reference). */
+  imageVolumes?: ReadonlyMap<string, {imageRef: string; reference: string}>
   /** The sandbox's user namespace (hostUsers: false): every container of the pod is in it. */
   usernsOptions?: DeepPartial<UserNamespace>
 }
@@ -62,6 +64,7 @@ function containerMounts(
   const mounts: NonNullable<ContainerConfig['mounts']> = volumeMounts(pod, container, options.volumePaths, {
     env,
     subPaths: options.subPaths,
+    images: options.imageVolumes,
   })
   const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
   if (options.etcHostsPath && !mountsEtcHosts) {

@@ -71,6 +71,10 @@ export interface StartContainerOptions {
   onCreated?: (containerId: string) => void
   /** false: stop after CreateContainer (`podctl create` without --start); default true. */
   start?: boolean
+  /** Ensures the images of the image volumes the container mounts (the kubelet's getImageVolumes). */
+  images?: ImageEnsurer
+  /** The pull's credentials and deadline, for those images as for the container's. */
+  imagePull?: Pick<EnsureImageOptions, 'auth' | 'authSource' | 'deadline'>
 }
 
 /** The EnsureImageExists request for one container of a pod in its sandbox. */
@@ -122,6 +126,11 @@ export async function startContainer(
     throw error
   }
 
+  const imageVolumes = await ensureImageVolumes(pod, container, sandbox, options).catch((error: unknown) => {
+    if (error instanceof PodctlError && !(error instanceof InterruptedError)) failed(error.code)
+    throw error
+  })
+
   // 2. Create: the image's user (for runAsUser and runAsNonRoot), then the config, then CreateContainer.
   const imageUser = await getImageUser(client, ensured.imageRef, signal)
   const nonRoot = verifyRunAsNonRoot(pod, container, imageUser)
@@ -152,6 +161,7 @@ export async function startContainer(
     env: runOptions.env,
     subPaths: runOptions.subPaths,
     usernsOptions: sandbox.config.linux?.securityContext?.namespaceOptions?.usernsOptions,
+    imageVolumes,
   })
 
   await createContainerLogDirectory(sandbox.config.logDirectory, config.logPath, container.name, failed)
@@ -207,6 +217,35 @@ export async function startContainer(
   }
 
   return {containerId, imageRef: ensured.imageRef}
+}
+
+/**
+ * The kubelet's getImageVolumes for one container: the image of each image volume it mounts, ensured
+ * with the volume's pull policy (the default follows the tag, as for containers) and the pod's pull
+ * secrets, its events and errors those of an image pull (ErrImagePull, ErrImageNeverPull, ...).
+ */
+async function ensureImageVolumes(
+  pod: PodModel,
+  container: ContainerModel,
+  sandbox: SandboxContext,
+  options: StartContainerOptions,
+): Promise<Map<string, {imageRef: string; reference: string}>> {
+  const mounted = new Set(container.volumeMounts.map((mount) => mount.name))
+  const volumes = pod.volumes.filter((volume) => volume.image && mounted.has(volume.name))
+  const out = new Map<string, {imageRef: string; reference: string}>()
+  if (volumes.length === 0) return out
+  if (!options.images)
+    throw new PodFailedError('image volumes need the image manager', {reason: PodFailureReason.CreateContainerConfigError})
+  await Promise.all(
+    volumes.map(async ({name, image}) => {
+      const source = {...container, image: image!.reference, imagePullPolicy: image!.pullPolicy}
+      const ensured = await options.images!.ensureImage(
+        ensureImageOptions(pod, source, sandbox, {...options.imagePull, signal: options.signal}),
+      )
+      out.set(name, {imageRef: ensured.imageRef, reference: image!.reference})
+    }),
+  )
+  return out
 }
 
 /**

@@ -113,6 +113,8 @@ export async function addContainer(
       deadline,
       signal,
       start: settings.start === true,
+      images: settings.images,
+      imagePull: {auth, authSource, deadline},
       onCreated(id) {
         createdId = id
       },

@@ -12,7 +12,8 @@ import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {ImageManager} from '../../images/image-manager.js'
 import type {ProgressView} from '../../images/pull-progress.js'
 import {Limiter} from '../../util/concurrency.js'
-import {checkAdmission, checkUserNamespaces} from '../lifecycle/admission.js'
+import {checkAdmission} from '../lifecycle/admission.js'
+import {checkRuntimeSupport} from '../lifecycle/runtime-support.js'
 import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
 import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
@@ -76,7 +77,7 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
     checkAdmission(pods, {cpus: settings.nodeCpus, memoryBytes: settings.nodeMemoryBytes})
   }
 
-  await checkUserNamespaces(client, pods, settings.runtimeHandler)
+  await checkRuntimeSupport(client, pods, settings.runtimeHandler)
   const images = deps.images ?? new ImageManager(client, deps.events, {parallel: deps.parallel, progress: deps.pullProgress})
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
