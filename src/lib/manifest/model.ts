@@ -195,6 +195,8 @@ export interface ContainerModel {
   envFrom?: EnvFromModel[]
   ports: ContainerPortModel[]
   resources: {limits: ResourceListModel; requests: ResourceListModel}
+  /** What an in-place resize of a resource does (`podctl resize`): NotRequired (the default) or RestartContainer. */
+  resizePolicy?: Array<{resourceName: 'cpu' | 'memory'; restartPolicy: 'NotRequired' | 'RestartContainer'}>
   securityContext?: SecurityContextModel
   lifecycle: {postStart?: LifecycleHandler; preStop?: LifecycleHandler}
   livenessProbe?: ProbeModel

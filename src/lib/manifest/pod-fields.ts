@@ -127,13 +127,14 @@ export const CONTAINER_RULE = {
     'readinessProbe',
     'startupProbe',
     'restartPolicy',
+    'resizePolicy',
   ],
-  warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
     volumeDevices: 'raw block devices come from PersistentVolumeClaims',
   },
 }
 
+export const RESIZE_POLICY_RULE = {api: 'ContainerResizePolicy', supported: ['resourceName', 'restartPolicy']}
 export const PORT_RULE = {api: 'ContainerPort', supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
 export const RESOURCES_RULE = {
   api: 'ResourceRequirements',

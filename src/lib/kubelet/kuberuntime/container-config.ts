@@ -37,6 +37,8 @@ export interface ContainerConfigOptions {
   env?: ReadonlyArray<{name: string; value: string; secret?: boolean}>
   /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
   subPaths?: ReadonlyMap<number, string>
+  /** The container's resources after an in-place resize (resize.ts), in place of its spec's; its hash stays the spec's. */
+  resized?: ContainerModel['resources']
   /** Each image volume's image, ensured before CreateContainer (volume name → ID and reference). */
   imageVolumes?: ReadonlyMap<string, {imageRef: string; reference: string}>
   /** The sandbox's user namespace (hostUsers: false): every container of the pod is in it. */
@@ -109,7 +111,7 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
   const env = options.env ?? containerEnvironment(container)
   const values = new Map(env.map(({name, value}) => [name, value]))
   const expand = (text: string) => expandReferences(text, (name) => values.get(name))
-  const resources = effectiveResources(container)
+  const resources = effectiveResources(options.resized ? {...container, resources: options.resized} : container)
   const {capabilities, ...security} = containerSecurityContext(pod, container, options.imageUser)
   return {
     metadata: {name: container.name, attempt: options.attempt},

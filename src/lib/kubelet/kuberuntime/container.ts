@@ -12,8 +12,10 @@ import {InterruptedError, PodctlError} from '../../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../../manifest/model.js'
 import {type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../../kube/helpers.js'
+import {podDirectoryOf} from '../../kube/labels.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
+import {resizedResources} from './resize.js'
 import {runContainerOptions} from './container-env.js'
 import {podPullSecrets} from '../volumes/pod-objects.js'
 import {createContainerLogLink} from './container-logs-links.js'
@@ -162,6 +164,7 @@ export async function startContainer(
     subPaths: runOptions.subPaths,
     usernsOptions: sandbox.config.linux?.securityContext?.namespaceOptions?.usernsOptions,
     imageVolumes,
+    resized: resizedIn(sandbox, container.name),
   })
 
   await createContainerLogDirectory(sandbox.config.logDirectory, config.logPath, container.name, failed)
@@ -217,6 +220,11 @@ export async function startContainer(
   }
 
   return {containerId, imageRef: ensured.imageRef}
+}
+
+/** The container's resources as an in-place resize left them (resize.ts), recorded in the pod's directory. */
+function resizedIn(sandbox: SandboxContext, name: string): ContainerModel['resources'] | undefined {
+  return resizedResources(podDirectoryOf((sandbox.config.annotations ?? {}) as Record<string, string>))[name]
 }
 
 /**
