@@ -11,7 +11,6 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {ErrImagePullError} from '../../../../src/lib/images/errors.js'
-import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
 import {BackOff} from '../../../../src/lib/kube/backoff.js'
 import {createSandboxForPod} from '../../../../src/lib/kubelet/kuberuntime/create-sandbox.js'
 import {syncPodOnce} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
@@ -19,6 +18,7 @@ import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {recordingImages} from '../../../support/present-images.js'
 
 const POD = `
 apiVersion: v1
@@ -37,7 +37,7 @@ spec:
 `
 
 let fake: FakePodRuntime
-let ensured: EnsureImageOptions[]
+let images: ReturnType<typeof recordingImages>
 
 beforeAll(async () => {
   fake = await new FakePodRuntime().start()
@@ -49,26 +49,18 @@ afterAll(async () => {
   await fake.close()
 })
 
-function images(failing?: string) {
-  ensured = []
-  return {
-    async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
-      ensured.push(options)
-      if (options.image === failing) throw new ErrImagePullError('rpc error: not found', options.image)
-      return {image: options.image, imageRef: `sha256:${options.image}`, pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
-    },
-  }
-}
-
 async function sync(failing?: string) {
   const root = mkdtempSync(join(tmpdir(), 'podctl-image-volumes-'))
   const settings = {logsRoot: join(root, 'logs'), podDirRoot: join(root, 'pods'), hostResolvConf: '', nodeMemoryBytes: 1024 ** 3}
   const [document] = await parseDocuments(POD, 'pod.yaml')
   const pod = parsePod(document, 'pod.yaml', {newUid: () => 'uid-iv'})
   await createSandboxForPod(fake.client, pod, 0, settings, {events() {}})
+  images = recordingImages((options) =>
+    options.image === failing ? new ErrImagePullError('rpc error: not found', options.image) : undefined,
+  )
   const deps = {
     client: fake.client,
-    images: images(failing),
+    images,
     events() {},
     signal: new AbortController().signal,
     backOff: new BackOff({initialMs: 1000, maxMs: 8000}),
@@ -80,13 +72,13 @@ describe('image volumes', () => {
   it("ensures the mounted volume's image with its pull policy, and mounts it read-only, a subPath as image_sub_path", async () => {
     const result = await sync()
     expect(result.failure).toBeUndefined()
-    expect(ensured.map((options) => [options.image, options.policy])).toEqual(
+    expect(images.requests.map((options) => [options.image, options.policy])).toEqual(
       expect.arrayContaining([
         ['busybox:1.36', undefined],
         ['registry.example/tools:1', 'IfNotPresent'],
       ]),
     )
-    expect(ensured.map((options) => options.image)).not.toContain('registry.example/unused:1')
+    expect(images.requests.map((options) => options.image)).not.toContain('registry.example/unused:1')
     const create = fake.calls.find((call) => call.method === 'createContainer')!
     // The volume mounts come first; /etc/hosts after them.
     const mounts = create.request.config.mounts.slice(0, 2)

@@ -9,13 +9,13 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
 import {resizePod} from '../../../../src/lib/kubelet/kuberuntime/resize.js'
 import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+import {presentImages} from '../../../support/present-images.js'
 
 const POD = `
 apiVersion: v1
@@ -39,12 +39,6 @@ spec:
 let fake: FakePodRuntime
 let root: string
 
-const images = {
-  async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
-    return {image: options.image, imageRef: `sha256:${options.image}`, pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
-  },
-}
-
 beforeAll(async () => {
   fake = await new FakePodRuntime().start()
 })
@@ -64,7 +58,7 @@ async function runWeb(): Promise<void> {
     pod,
     [],
     {...settings, wait: 'running', replace: false, keepOnFailure: false, remove: false, pollMs: 20},
-    {client: fake.client, images, events() {}, signal: new AbortController().signal},
+    {client: fake.client, images: presentImages, events() {}, signal: new AbortController().signal},
   )
   expect(outcome.failure).toBeUndefined()
   await recordDesiredPod(settings.podDirRoot, pod, fake.client.runtimeEndpoint)
