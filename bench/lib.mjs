@@ -1,13 +1,20 @@
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const PODCTL = `${ROOT}bin/run.js`
 
+/** The settings of the lab's runtime that PODCTL_LAB_RUNTIME names (containerd2 by default), as scripts/lab.sh up wrote them. */
 export function labEnv() {
+  const runtime = process.env.PODCTL_LAB_RUNTIME || 'containerd2'
+  const file = `/run/podctl-lab/rt/${runtime}/env`
+  if (!existsSync(file)) {
+    throw new Error(`runtime lab (${runtime}) not running: start it with PODCTL_LAB_RUNTIME=${runtime} bash scripts/lab.sh up`)
+  }
+
   const env = {}
-  for (const line of readFileSync('/run/podctl-lab/env', 'utf8').split('\n')) {
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
     const eq = line.indexOf('=')
     if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1)
   }

@@ -23,10 +23,12 @@
  */
 import {spawn, spawnSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {labEnv} from './lib.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(ROOT, 'bin/run.js')
@@ -44,18 +46,6 @@ const ROUNDS = Number(option('rounds', '1'))
 const GRACE_SECONDS = 2
 // PID 1 ends at once on SIGTERM (wait is interrupted by the trap), so both sides measure podctl, not the grace period.
 const COMMAND = ['sh', '-c', 'trap "exit 0" TERM; sleep 3600 & wait']
-
-function labEnv() {
-  const values = {}
-  const file = '/run/podctl-lab/env'
-  if (!existsSync(file)) throw new Error('runtime lab not running: start it with scripts/lab.sh up')
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const eq = line.indexOf('=')
-    if (eq > 0) values[line.slice(0, eq)] = line.slice(eq + 1)
-  }
-
-  return values
-}
 
 const lab = labEnv()
 const endpoint = lab.PODCTL_LAB_ENDPOINT

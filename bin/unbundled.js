@@ -1,6 +1,7 @@
 // The unbundled start (dist/ from tsc, commands through dist/command-index.js) that bin/dev.js and,
 // without a bundle, bin/run.js use: the personality from the program's name (or PODCTL_PERSONALITY),
-// then crictl's command line (dist/lib/crictl/main.js) or podctl's (normalizeArgv), then oclif.
+// then crictl's own front end (dist/lib/crictl/main.js, no oclif), or podctl's command line
+// (normalizeArgv) and oclif.
 // CommonJS (bin/package.json), like the scripts that require it.
 'use strict'
 const {dirname} = require('node:path')
@@ -15,26 +16,24 @@ const readCommandWords = (commandWords) => {
 }
 
 const startUnbundled = async ({program, argv, development}) => {
-  const [oclif, personality, {commandWords, normalizeArgv}, {endQuietlyOnClosedPipe}, {reportUnknownCommand}] = await Promise.all([
-    import('@oclif/core'),
+  const [personality, {endQuietlyOnClosedPipe}] = await Promise.all([
     import('../dist/lib/crictl/personality.js'),
-    import('../dist/lib/util/argv.js'),
     import('../dist/lib/output/closed-pipe.js'),
-    import('../dist/lib/util/suggest.js'),
   ])
   endQuietlyOnClosedPipe()
-  const chosen = personality.personalityFromEnv() ?? personality.personalityOf(program)
-  personality.setPersonality(chosen)
-  let args
-  let words
-  if (chosen === 'crictl') {
-    const {crictlArgv} = await import('../dist/lib/crictl/main.js')
-    args = crictlArgv(argv, require('../package.json').version)
-    if (args === undefined) return
-  } else {
-    words = readCommandWords(commandWords)
-    args = normalizeArgv(argv, words)
+  if (personality.choosePersonality(program) === 'crictl') {
+    const {runCrictl} = await import('../dist/lib/crictl/main.js')
+    return runCrictl(argv, program, require('../package.json').version)
   }
+
+  const [oclif, {commandWords, normalizeArgv}, {reportUnknownCommand}] = await Promise.all([
+    import('@oclif/core'),
+    import('../dist/lib/util/argv.js'),
+    import('../dist/lib/util/suggest.js'),
+  ])
+
+  const words = readCommandWords(commandWords)
+  const args = normalizeArgv(argv, words)
 
   // oclif's execute(), with podctl's line for a command that does not exist (as the bundle's entry).
   if (development) {

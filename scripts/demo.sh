@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The end-to-end tour the quick start shows: pull, run a pod like the kubelet, look at it the way
 # a node engineer would, run a CI-style smoke pod, and kill everything. Expects the lab to be up
-# (scripts/lab.sh up) and podctl built.
+# (scripts/lab.sh up; PODCTL_LAB_RUNTIME picks which of its runtimes) and podctl built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck disable=SC1091
-set -a && . /run/podctl-lab/env && set +a
+# shellcheck disable=SC1090
+set -a && . "/run/podctl-lab/rt/${PODCTL_LAB_RUNTIME:-containerd2}/env" && set +a
 export CONTAINER_RUNTIME_ENDPOINT="$PODCTL_LAB_ENDPOINT" PODCTL_POD_LOGS_ROOT="$PODCTL_LAB_LOG_ROOT"
 
 step() { printf '\n\033[1m$ podctl %s\033[0m\n' "$*" >&2; node bin/run.js "$@"; }

@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 node scripts/proto-from-wire.mjs "${1:-../shared/reference/cri-v1-wire.json}"
 rm -rf src/generated
 PATH="$PWD/node_modules/.bin:$PATH" buf generate
-node scripts/jsonpb-schema-from-wire.mjs "${1:-../shared/reference/cri-v1-wire.json}"
+node scripts/protojson-schema-from-wire.mjs "${1:-../shared/reference/cri-v1-wire.json}"

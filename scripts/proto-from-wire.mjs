@@ -17,6 +17,7 @@ const RPCS = {
     'Version',
     'Status',
     'RuntimeConfig',
+    'UpdateRuntimeConfig',
     'RunPodSandbox',
     'StopPodSandbox',
     'RemovePodSandbox',

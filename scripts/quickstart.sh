@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command from a fresh clone to podctl working: installs the npm dependencies, builds,
-# starts the runtime lab (real containerd + runc + CNI + local registry, see scripts/lab.sh),
-# then shows podctl against it. Run as root on Debian 12.
+# starts the runtime lab (containerd 2.x built from source, runc, CNI, local registries; see
+# scripts/lab.sh: PODCTL_LAB_RUNTIME=crio or =containerd picks another runtime), then shows podctl
+# against it. Run as root on Debian 12.
 # With PODCTL_ENDPOINT=unix:///run/containerd/containerd.sock it skips the lab and shows podctl
 # against that existing runtime instead (read-only commands only).
 set -euo pipefail
@@ -20,8 +21,8 @@ if [ -n "${PODCTL_ENDPOINT:-}" ]; then
 else
   step "Starting the runtime lab"
   bash scripts/lab.sh up >/dev/null
-  # shellcheck disable=SC1091
-  set -a && . /run/podctl-lab/env && set +a
+  # shellcheck disable=SC1090
+  set -a && . "/run/podctl-lab/rt/${PODCTL_LAB_RUNTIME:-containerd2}/env" && set +a
   export CONTAINER_RUNTIME_ENDPOINT="$PODCTL_LAB_ENDPOINT"
 fi
 

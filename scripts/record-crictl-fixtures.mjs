@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// Records what the reference crictl v1.29.0 prints for command lines that never change the runtime
+// Records what the reference crictl v1.37.0 prints for command lines that never change the runtime
 // (help, usage, flag errors, commands without their arguments) into test/fixtures/crictl/reference.json,
 // which test/unit/crictl/*.test.ts compare podctl's crictl front with byte for byte. Timestamps of
-// logrus lines are replaced by TIME.
+// logrus lines are replaced by TIME, and the program's directory (where crictl looks for crictl.yaml
+// when /etc/crictl.yaml is missing) by PROGRAM_DIR. No case runs `config`'s Action, which would
+// write the config file.
 //
-//   CRICTL=/opt/crictl-ref/crictl CONTAINER_RUNTIME_ENDPOINT=unix:///… node scripts/record-crictl-fixtures.mjs
+//   CRICTL=/var/cache/podctl-lab/bin/crictl-v1.37.0/crictl CONTAINER_RUNTIME_ENDPOINT=unix:///… node scripts/record-crictl-fixtures.mjs
 import {spawnSync} from 'node:child_process'
+import {dirname} from 'node:path'
 import {writeFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
-const crictl = process.env.CRICTL ?? '/opt/crictl-ref/crictl'
+const crictl = process.env.CRICTL ?? '/var/cache/podctl-lab/bin/crictl-v1.37.0/crictl'
 const out = fileURLToPath(new URL('../test/fixtures/crictl/reference.json', import.meta.url))
 
 const commands = [
@@ -40,11 +43,13 @@ const commands = [
   'config',
   'stats',
   'statsp',
+  'metricdescs',
   'metricsp',
   'completion',
   'checkpoint',
   'runtime-config',
   'events',
+  'update-runtime-config',
   'help',
 ]
 /** Commands whose missing or extra arguments are answered before any runtime call changes anything. */
@@ -134,7 +139,7 @@ const env = {...process.env, NO_COLOR: '1'}
 delete env.CRI_CONFIG_FILE
 const recorded = cases.map((args) => {
   const result = spawnSync(crictl, args, {env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe']})
-  const stderr = result.stderr.replaceAll(/time="[^"]+"/g, 'time="TIME"')
+  const stderr = result.stderr.replaceAll(/time="[^"]+"/g, 'time="TIME"').replaceAll(dirname(crictl), 'PROGRAM_DIR')
   return {args, stdout: result.stdout, stderr, exit: result.status}
 })
 writeFileSync(out, `${JSON.stringify(recorded, null, 1)}\n`)

@@ -12,7 +12,7 @@ import commands from 'podctl:commands'
 import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 
-import {personalityFromEnv, personalityOf, setPersonality} from '../../dist/lib/crictl/personality.js'
+import {choosePersonality} from '../../dist/lib/crictl/personality.js'
 import {endQuietlyOnClosedPipe} from '../../dist/lib/output/closed-pipe.js'
 import {commandWords, normalizeArgv} from '../../dist/lib/util/argv.js'
 import {reportUnknownCommand} from '../../dist/lib/util/suggest.js'
@@ -33,23 +33,19 @@ class BundledPlugin extends Plugin {
  * Runs one podctl invocation like oclif's `run`: resolves with the command's result, rejects with
  * its error. root is the directory oclif reports as the CLI's root (the package, or the binary's).
  * program is the path the process was started as: named crictl (or PODCTL_PERSONALITY=crictl),
- * podctl is crictl, and crictl's command line (dist/lib/crictl/main.js, evaluated only then)
- * decides what to run; else argv goes through normalizeArgv (crictl's global flags before the
- * command, `help X`), as bin/dev.js does.
+ * podctl is crictl's own front end (dist/lib/crictl/main.js, evaluated only then) and oclif never
+ * runs; else argv goes through normalizeArgv (crictl's global flags before the command, `help X`),
+ * as bin/dev.js does.
  */
 export async function run(argv, root, program) {
   endQuietlyOnClosedPipe()
-  const personality = personalityFromEnv() ?? personalityOf(program)
-  setPersonality(personality)
-  let args = argv
-  if (personality === 'crictl') {
-    const {crictlArgv} = await import('../../dist/lib/crictl/main.js')
-    args = crictlArgv(argv, pjson.version)
-    if (args === undefined) return
+  if (choosePersonality(program) === 'crictl') {
+    const {runCrictl} = await import('../../dist/lib/crictl/main.js')
+    return runCrictl(argv, program, pjson.version)
   }
 
-  const words = personality === 'crictl' ? undefined : commandWords(manifest)
-  if (words) args = normalizeArgv(argv, words)
+  const words = commandWords(manifest)
+  const args = normalizeArgv(argv, words)
   const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
   return oclifRun(args, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root}).catch((error) =>

@@ -5,7 +5,6 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 import {UsageError} from '../lib/errors.js'
 import {outputFlag} from '../lib/flags.js'
 import {checkpointContainers, checkpointLocation} from '../lib/node/checkpoint.js'
@@ -58,12 +57,10 @@ answers UNIMPLEMENTED: podctl says so in one line and exits 6 (Unimplemented). E
 
     const location = checkpointLocation(this.flags.export)
     const client = await this.client()
-    // As crictl: the IDs go to the runtime as given (it resolves prefixes), the first failure ends it.
-    const crictl = isCrictl()
-    const resolved = crictl ? {containers: refs.map((id) => ({id})), failures: []} : await this.resolve(refs)
+    const resolved = await this.resolve(refs)
     const ids = resolved.containers.map((container) => container.id)
     const onCheckpointed = (id: string) => this.machineOutput() || this.log(id)
-    const outcome = await checkpointContainers(client, ids, location, {stopAtFailure: crictl, onCheckpointed})
+    const outcome = await checkpointContainers(client, ids, location, {stopAtFailure: false, onCheckpointed})
     const items = outcome.checkpointed.map((containerId) => ({containerId}))
     const all = [...resolved.failures, ...outcome.failures]
     const result: CheckpointResult = {location, items, failures: all.map(({ref, error}) => ({container: ref, ...error.toJSON()}))}

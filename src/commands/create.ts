@@ -15,7 +15,6 @@ import {discardEvents} from '../lib/kube/events.js'
 import type {AddedContainer} from '../lib/kubelet/run/add-container.js'
 import type {PullPolicy} from '../lib/manifest/model.js'
 import {resolvePodSandboxes} from '../lib/node/resolve.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 
 export default class Create extends BaseCommand<typeof Create> {
   static override summary = 'Add a container to a running pod (e.g. a debug container beside the app); prints its ID.'
@@ -95,13 +94,13 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
     }
 
     // crictl prints the ID alone: no events.
-    const events = flags.quiet || isCrictl() ? discardEvents : this.printEvents({kind: 'compact'})
+    const events = flags.quiet ? discardEvents : this.printEvents({kind: 'compact'})
     const interruption = this.interruptSignal({notice: 'Interrupted: removing what was created'})
     const result = await addContainer(client, sandbox, input, {
       logsRoot: flags['pod-logs-root'],
       podDirRoot: flags['pod-dir-root'],
       nodeMemoryBytes: totalmem(),
-      images: new ImageManager(client, events),
+      images: new ImageManager(client, events, {recordPullsIn: flags['pod-dir-root']}),
       pullPolicy: this.pullPolicy(),
       auth: credential?.auth,
       authSource: credential?.source,

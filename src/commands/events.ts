@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 import {outputFlag} from '../lib/flags.js'
 import {eventDocument, watchContainerEvents} from '../lib/node/container-events.js'
 import {nanosToIso, truncateId} from '../lib/output/format.js'
@@ -61,12 +60,11 @@ at once without an event (CRI-O without enable_pod_events). Where the runtime gi
     }
 
     // crictl prints the queued events; so does podctl as crictl.
-    const all = this.flags.queued || isCrictl()
+    const all = this.flags.queued
     await watchContainerEvents(client, print, {
       signal: interruption.signal,
       since: all ? undefined : this.startedAt,
-      // As crictl, no word about it: crictl events says nothing either.
-      onSplit: isCrictl() ? undefined : (reason) => this.stderrLine(`${reason}: ${SPLIT_CONSEQUENCE}`),
+      onSplit: (reason) => this.stderrLine(`${reason}: ${SPLIT_CONSEQUENCE}`),
       onQueued: () => {
         // Said once, when the first one comes: the stream may run for hours before Ctrl-C.
         if (!skipping) this.stderrLine('Skipping the events the runtime queued before this command started (--queued prints them)')

@@ -6,8 +6,6 @@ import {humanSize, nanosToIso} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {imageFsInfo} from '../lib/node/runtime-info.js'
 import type {FilesystemUsage, ImageFsInfoResponse} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFilesystemsText} from '../lib/crictl/stats-text.js'
 
 export default class Imagefsinfo extends BaseCommand<typeof Imagefsinfo> {
   static override summary = 'Show how much disk the image (and container) filesystems use (CRI ImageFsInfo).'
@@ -31,15 +29,8 @@ runtime keeps containers on a separate filesystem.`
   }
 
   public async run(): Promise<{status: ImageFsInfoResponse}> {
-    const format = this.output.kind
-    if (isCrictl() && (format === 'json' || format === 'yaml') && !this.jsonEnabled()) {
-      const {crictlImageFsInfo} = await import('../lib/crictl/runtime-documents.js')
-      this.log(await crictlImageFsInfo(await this.client(), format))
-      return {status: {imageFilesystems: [], containerFilesystems: []}}
-    }
-
     const document = await imageFsInfo(await this.client())
-    await this.emit(document, () => (isCrictl() ? crictlFilesystemsText(document.status).replace(/\n$/, '') : this.table(document.status)))
+    await this.emit(document, () => this.table(document.status))
     return document
   }
 

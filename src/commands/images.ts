@@ -6,9 +6,6 @@ import {humanSize, truncateId} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ImageRow, imagesOf, listImageRows, NONE, parseImageFilters} from '../lib/images/store.js'
 import type {Image} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlImagesText} from '../lib/crictl/lists.js'
-import {listCrictlImages} from '../lib/crictl/list-calls.js'
 
 export interface ImagesResult {
   images: Image[]
@@ -53,7 +50,6 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
   }
 
   public async run(): Promise<ImagesResult> {
-    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
     const filters = parseImageFilters(flags.filter, this.args.repository)
     const rows = await listImageRows(await this.client(), filters)
@@ -66,27 +62,6 @@ must all match. JSON and YAML carry the CRI Image objects ({"images": [...]}, si
 
     const human = flags.verbose ? () => this.verbose(result.images) : () => this.table(rows, flags.digests, flags.pinned, flags['no-trunc'])
     await this.emit(result, human)
-    return result
-  }
-
-  /**
-   * crictl v1.29's images: REPOSITORY[:TAG] goes to the runtime as ListImages' filter, as crictl
-   * sends it (containerd 1.6 ignores it and lists every image); its sort, table, -q and -v.
-   */
-  private async runAsCrictl(): Promise<ImagesResult> {
-    const {flags} = this
-    const {kind} = this.output
-    // Its jsonpb document of the ListImages answer (filtered by the runtime), in its order, byte for byte.
-    if ((kind === 'json' || kind === 'yaml') && !this.jsonEnabled()) {
-      const {crictlImages} = await import('../lib/crictl/runtime-documents.js')
-      this.log(await crictlImages(await this.client(), this.args.repository, kind))
-      return {images: []}
-    }
-
-    const images = await listCrictlImages(await this.client(), this.args.repository)
-    const result: ImagesResult = {images}
-    if (kind === 'json' || kind === 'yaml') await this.emit(result)
-    else if (!this.jsonEnabled()) process.stdout.write(crictlImagesText(images, {...flags, noTrunc: flags['no-trunc']}))
     return result
   }
 

@@ -3,7 +3,6 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
 import {runtimeInfo} from '../lib/node/runtime-info.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 
 export default class Info extends BaseCommand<typeof Info> {
   static override summary = "Show the runtime's verbose status and configuration as JSON."
@@ -33,13 +32,6 @@ check with an exit code use podctl status.`
   }
 
   public async run(): Promise<Record<string, unknown>> {
-    const format = this.output.kind
-    if (isCrictl() && (format === 'json' || format === 'yaml') && !this.jsonEnabled()) {
-      const {crictlInfo} = await import('../lib/crictl/runtime-documents.js')
-      this.log(await crictlInfo(await this.client(), !this.flags.quiet, format))
-      return {}
-    }
-
     const document = await runtimeInfo(await this.client(), !this.flags.quiet)
     await this.emit(document)
     return document

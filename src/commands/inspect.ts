@@ -5,9 +5,6 @@ import {UsageError} from '../lib/errors.js'
 import {outputFlag} from '../lib/flags.js'
 import {type InspectKind, inspectObjects} from '../lib/node/inspect.js'
 import {statusTable} from '../lib/output/status-table.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFailure} from '../lib/crictl/errors.js'
-import {DOING} from '../lib/crictl/messages.js'
 
 export type InspectResult = Record<string, unknown> | Array<Record<string, unknown>>
 
@@ -70,13 +67,7 @@ and inspecti are "inspect pod" and "inspect image".`
       throw new UsageError(`inspect ${words[0]} needs at least one ID or name, e.g. podctl inspect ${words[0]} <ID>`)
     }
 
-    const format = this.output.kind
-    if (isCrictl() && (format === 'json' || format === 'yaml') && flags.template === undefined && !this.jsonEnabled()) {
-      return this.crictl(refs, kind, format)
-    }
-
     const outcome = await inspectObjects(await this.client(), refs, kind, {namespace: flags.namespace, verbose: !flags.quiet})
-    if (isCrictl()) return this.emitAsCrictl(outcome, refs, kind ?? 'container')
     const failures = outcome.failures.map((failure) => toPodctlError(failure.error))
     // One reference: its failure is the command's failure (and --json prints it as the error).
     if (refs.length === 1 && failures.length === 1) throw failures[0]
@@ -85,44 +76,5 @@ and inspecti are "inspect pod" and "inspect image".`
     // Several references: print what was found, then every failure; the first one sets the exit code.
     this.reportFailures(failures)
     return result
-  }
-
-  /**
-   * crictl inspect, inspectp, inspecti: one document per ID, each printed on its own (never a list),
-   * stopping at the first ID that fails, whose error ends the command.
-   */
-  private async emitAsCrictl(
-    outcome: Awaited<ReturnType<typeof inspectObjects<Record<string, unknown>>>>,
-    refs: string[],
-    kind: InspectKind,
-  ): Promise<InspectResult> {
-    const firstFailure = outcome.failures.find(Boolean)
-    const shown = firstFailure ? outcome.documents.slice(0, refs.indexOf(firstFailure.ref)) : outcome.documents
-    for (const document of shown) {
-      await this.emit(document, () => statusTable([document]), {each: [document]})
-      // Go's Println after YAML that already ends in a newline: a blank line after each document.
-      if (this.output.kind === 'yaml' && !this.jsonEnabled()) this.log('')
-    }
-
-    if (firstFailure) throw crictlFailure(DOING.inspect[kind](firstFailure.ref), firstFailure.error)
-    return shown
-  }
-
-  /** As crictl inspect/inspectp/inspecti in JSON or YAML: one document per reference, crictl's bytes, up to the first that fails. */
-  private async crictl(refs: string[], kind: InspectKind | undefined, format: 'json' | 'yaml'): Promise<InspectResult> {
-    const {flags} = this
-    const {crictlInspect} = await import('../lib/crictl/runtime-documents.js')
-    const outcome = await inspectObjects(
-      await this.client(),
-      refs,
-      kind,
-      {namespace: flags.namespace, verbose: !flags.quiet},
-      (client, target, verbose) => crictlInspect(client, target, verbose, format),
-    )
-    const firstFailure = outcome.failures.find(Boolean)
-    const shown = firstFailure ? outcome.documents.slice(0, refs.indexOf(firstFailure.ref)) : outcome.documents
-    for (const text of shown) this.log(text)
-    if (firstFailure) throw crictlFailure(DOING.inspect[kind ?? 'container'](firstFailure.ref), firstFailure.error)
-    return {}
   }
 }

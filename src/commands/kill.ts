@@ -1,6 +1,6 @@
 /**
- * `podctl kill`: pods chosen by name, label or --all (node/select.ts), each killed the kubelet's way
- * (kubelet/kill.ts), several at once; one line per pod, warnings on stderr, every failure reported.
+ * `podctl kill`: pods chosen by name, label or --all (node/select.ts), each through its pod worker
+ * (workers/kill-pods.ts), several at once; one line per pod, warnings on stderr, every failure reported.
  */
 import {Args, Flags} from '@oclif/core'
 
@@ -9,10 +9,11 @@ import {NotFoundError, type PodctlError, UsageError} from '../lib/errors.js'
 import {claimsRootFlag, killManifestFlag, outputFlag, podDirRootFlag, podLogsRootFlag, staticPodFlags} from '../lib/flags.js'
 import {type ClaimDeletion, claimsOfPods, deleteClaims} from '../lib/kubelet/kuberuntime/kill-claims.js'
 import {graceNotice, type KillPodOptions, type KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
-import {killPods} from '../lib/kubelet/kuberuntime/kill-pods.js'
+import {killPods, userKill} from '../lib/kubelet/workers/kill-pods.js'
 import {findGoneRecords, removeGoneRecords} from '../lib/kubelet/kuberuntime/kill-records.js'
 import type {StaticKillResult} from '../lib/local-kubelet/static-pod-files.js'
-import {type PodSelection, type SelectedPod, selectPodsFromRuntime, validateSelection} from '../lib/node/select.js'
+import {leftAloneNote, nothingSelected, type PodSelection, type SelectedPod, selectPodsFromRuntime} from '../lib/node/select.js'
+import {validateSelection} from '../lib/node/select.js'
 import {withManifestPods} from '../lib/manifest/manifest-pods.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {collapseIdentical, type PodFailure, podFailure} from '../lib/output/collapse-failures.js'
@@ -27,27 +28,29 @@ export interface KillResult {
 export default class Kill extends BaseCommand<typeof Kill> {
   static override summary = "Stop and remove pods the kubelet's way: preStop hooks, grace period, then the sandbox."
 
-  static override description = `For each pod: every running container in parallel gets a Killing event, its preStop \
-exec hook (from the io.kubernetes.container.preStopHandler annotation) within the grace period, then StopContainer with \
-what is left of the grace period (never below 2s unless --force). Sidecars (init containers with restartPolicy Always) \
-share that one grace period: each waits for the app containers and the sidecars declared after it, then stops with what \
-is left (at least 2s). Then StopPodSandbox for every sandbox (attempt) of the pod; then the containers and sandboxes are \
-removed unless --keep, and with them the pod's log directory under --pod-logs-root. The grace period is --grace-period, \
-else the pod's io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Objects already gone count as done, so \
-killing twice is safe. A pod the runtime no longer has (its sandboxes were removed behind podctl's back) but that podctl \
-still records for this runtime loses its record: pod.json, which supervisors and sync act on, the rest of its pod \
-directory and its log directory under --pod-logs-root; --all and --label remove such records too. Records of other \
-runtimes are never touched. With --keep such a record stays (it is all there is to keep) and the pod counts as not \
-found. Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit code is that of \
-the first failure (5 for a pod that does not exist, unless --ignore-not-found). Claim directories (--claims-root) \
-outlive their pods; --delete-claims removes the data of the killed pods' claims, except a claim a running pod still \
-uses. --static NAME (or NAME-<node>) instead removes the file run --static wrote into the kubelet's static pod \
-directory, and the kubelet stops the pod; files podctl did not write are left alone.`
+  static override description = `For each pod: every running container in parallel gets a Killing event, its preStop exec hook (from the \
+io.kubernetes.container.preStopHandler annotation) within the grace period, then StopContainer with what is left of the grace period \
+(never below 2s unless --force). Sidecars (init containers with restartPolicy Always) share that one grace period: each waits for the \
+app containers and the sidecars declared after it, then stops with what is left (at least 2s). Then StopPodSandbox for every sandbox \
+(attempt) of the pod; then the containers and sandboxes are removed unless --keep, and with them the log directory under --pod-logs-root \
+of a pod podctl made. --all, --label and -f choose only pods podctl made (their io.podctl annotations): crictl's, a kubelet's and other \
+tools' pods are left alone, named on stderr; name such a pod to kill it. The grace period is --grace-period, else the pod's \
+io.kubernetes.pod.terminationGracePeriod annotation, else 30s. Each pod's termination is recorded in its pod directory before the kill \
+begins: nothing brings it back meanwhile, and a kill the runtime does not let finish (hung, restarting, this command interrupted) is \
+finished by a running supervisor, podctl sync or the next kill. Objects already gone count as done, so killing twice is safe. A pod the \
+runtime no longer has (its sandboxes were removed behind podctl's back) but that podctl still records for this runtime loses its record: \
+pod.json, which supervisors and sync act on, the rest of its pod directory and its log directory under --pod-logs-root; --all and \
+--label remove such records too. Records of other runtimes are never touched. With --keep such a record stays (it is all there is to \
+keep) and the pod counts as not found. Pods are killed concurrently (--parallel); one pod's failure never stops the others, and the exit \
+code is that of the first failure (5 for a pod that does not exist, unless --ignore-not-found). Claim directories (--claims-root) \
+outlive their pods; --delete-claims removes the data of the killed pods' claims, except a claim a running pod still uses. --static NAME \
+(or NAME-<node>) instead removes the file run --static wrote into the kubelet's static pod directory, and the kubelet stops the pod; \
+files podctl did not write are left alone.`
 
   static override examples = [
     example('Kill one pod of the default namespace', 'web'),
     example('Kill by full name or sandbox ID prefix', 'web_prod 3f2a9c'),
-    example('Kill every pod of a namespace, 8 at a time', '--all -n ci --parallel 8'),
+    example('Kill every pod podctl made in a namespace, 8 at a time', '--all -n ci --parallel 8'),
     example('Kill pods labelled app=web at once, without waiting for the grace period', '-l app=web --force'),
     example('Stop a pod but keep its containers for inspection', 'web --keep --grace-period 5'),
     example('Idempotent cleanup in a script', 'web --ignore-not-found -o json'),
@@ -67,8 +70,8 @@ directory, and the kubelet stops the pod; files podctl did not write are left al
       char: 'n',
       summary: 'Namespace of the named pods (default "default"); with --all or --label, only pods of this namespace.',
     }),
-    label: Flags.string({char: 'l', summary: 'Kill pods with this label KEY=VALUE (repeatable; all must match).', multiple: true}),
-    all: Flags.boolean({char: 'a', summary: 'Kill every pod (restricted by --namespace when given).'}),
+    label: Flags.string({char: 'l', summary: 'Kill the pods podctl made labelled KEY=VALUE (repeatable; all must match).', multiple: true}),
+    all: Flags.boolean({char: 'a', summary: 'Kill every pod podctl made (restricted by --namespace when given).'}),
     'grace-period': Flags.integer({
       summary: "Seconds each container gets to stop; 0 means --force. Default: the pod's terminationGracePeriod annotation, else 30.",
       min: 0,
@@ -91,7 +94,8 @@ directory, and the kubelet stops the pod; files podctl did not write are left al
     const {flags, positional: refs} = this
     if (flags.static) return this.killStatic()
     const labels = parseLabelSelector(flags.label)
-    const selection = await withManifestPods({refs, namespace: flags.namespace, labels, all: flags.all}, flags.filename)
+    // --all, -l and -f choose only pods podctl made; naming another tool's pod kills it.
+    const selection = await withManifestPods({refs, namespace: flags.namespace, labels, all: flags.all, onlyPodctl: true}, flags.filename)
     validateSelection(selection)
     const gracePeriod = flags['grace-period']
     if (flags.force && gracePeriod !== undefined && gracePeriod > 0) {
@@ -100,7 +104,8 @@ directory, and the kubelet stops the pod; files podctl did not write are left al
 
     if (flags['delete-claims'] && this.keepSandboxes())
       throw new UsageError('--delete-claims removes claims of pods it removes; drop --keep')
-    const {pods, failures: found, containers} = await selectPodsFromRuntime(await this.client(), selection)
+    const {pods, failures: found, containers, leftAlone} = await selectPodsFromRuntime(await this.client(), selection)
+    if (leftAlone) this.stderrLine(leftAloneNote(leftAlone, this.id ?? 'kill'))
     const {runtimeEndpoint} = await this.client()
     const claims = flags['delete-claims'] ? await claimsOfPods(flags['pod-dir-root'], pods, runtimeEndpoint) : undefined
     const recorded = await this.removeGoneRecords(selection, found)
@@ -108,15 +113,8 @@ directory, and the kubelet stops the pod; files podctl did not write are left al
       .filter(({error}) => !(error instanceof NotFoundError && flags['ignore-not-found']))
       .map(({ref, error}) => podFailure(ref, error))
     failures.push(...recorded.failures)
-    if (pods.length === 0 && refs.length === 0 && !flags.filename && recorded.items.length === 0) {
-      const where = flags.namespace === undefined ? '' : ` in namespace "${flags.namespace}"`
-      const what = flags.all
-        ? 'no pods'
-        : `no pods with label ${Object.entries(labels)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(',')}`
-      this.nothingToKill(`${what}${where}; nothing to kill`)
-    }
+    if (pods.length === 0 && refs.length === 0 && !flags.filename && recorded.items.length === 0)
+      this.nothingToKill(`${nothingSelected(selection)}; nothing to kill`)
 
     const force = flags.force || gracePeriod === 0
     const killed = await this.killPods(this.admit(pods, failures), failures, {gracePeriodSeconds: gracePeriod, force, containers})
@@ -202,16 +200,16 @@ directory, and the kubelet stops the pod; files podctl did not write are left al
 
   /** Every pod, --parallel at once, with progress on a terminal; a pod's failure goes to `failures`, the others go on. */
   private async killPods(pods: SelectedPod[], failures: PodFailure[], options: KillPodOptions): Promise<KillPodResult[]> {
-    // Grace periods make kills slow (30 s by default): show progress on a terminal, on stderr.
-    let waiting = ''
+    let waiting = '' // Grace periods make kills slow (30 s by default): progress on a terminal, on stderr.
     const progress = (done: number, why = waiting) => `Killing ${pods.length} pod${pods.length === 1 ? '' : 's'} (${done} done)${why}`
     const spinner = pods.length > 0 && !this.jsonEnabled() ? await this.spinner(progress(0)) : undefined
     let done = 0
     const outcome = await killPods(await this.client(), pods, {
       ...options,
       keep: this.keepSandboxes(),
-      // A killed pod is no longer wanted: a running `sync --watch` must not bring it back.
-      forget: true,
+      ...userKill(`podctl ${this.id ?? 'kill'}`, this.commandDeadline(), (pod, pid) =>
+        this.aboveSpinner(() => this.stderrLine(`Another podctl (pid ${pid}) is working on pod ${pod}; waiting`)),
+      ),
       parallel: this.flags.parallel,
       podDirRoot: this.flags['pod-dir-root'],
       podLogsRoot: this.flags['pod-logs-root'],

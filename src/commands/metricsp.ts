@@ -1,8 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlJson, crictlYaml} from '../lib/crictl/proto-output.js'
 import {outputFlag} from '../lib/flags.js'
 import {listPodMetrics, metricDescriptors, metricRows} from '../lib/node/pod-metrics.js'
 import {truncateId} from '../lib/output/format.js'
@@ -43,8 +41,8 @@ As crictl, JSON is the default (and YAML has sorted keys) when podctl runs as cr
       const response = await listPodMetrics(client)
       if (interruption?.signal.aborted) return response
       // Only the table shows label names, and only a runtime that has metrics has descriptors: asked once, after.
-      descriptors ??= this.format() === 'table' ? await metricDescriptors(client) : new Map()
-      if (this.flags.watch) process.stdout.write(refreshPrefix(this.format(), {tty: Boolean(process.stdout.isTTY), first}))
+      descriptors ??= this.output.kind === 'table' ? await metricDescriptors(client) : new Map()
+      if (this.flags.watch) process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first}))
       await this.print(response, descriptors)
       if (!interruption) return response
       await sleep(WATCH_INTERVAL_MS, undefined, {signal: interruption.signal}).catch(() => {})
@@ -52,19 +50,8 @@ As crictl, JSON is the default (and YAML has sorted keys) when podctl runs as cr
     }
   }
 
-  /** -o as given; without it the table, or JSON as crictl. */
-  private format(): string {
-    return this.flags.output === undefined && isCrictl() ? 'json' : this.output.kind
-  }
-
   private async print(response: ListPodSandboxMetricsResponse, descriptors: ReadonlyMap<string, MetricDescriptor>): Promise<void> {
     if (this.jsonEnabled()) return
-    const format = this.format()
-    if (isCrictl() && format !== 'table') {
-      this.log(format === 'yaml' ? await crictlYaml(response) : crictlJson(response))
-      return
-    }
-
     await this.emit(response, () => this.table(response, descriptors))
   }
 

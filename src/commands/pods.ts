@@ -2,18 +2,14 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
-import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTableBytes} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
-import {listPods, type PodListEntry, sandboxIps} from '../lib/node/pods.js'
+import {listPods, type PodListEntry, type PodListFilters, podsNameHint, sandboxIps} from '../lib/node/pods.js'
 import {runtimeHandlerLabel} from '../lib/node/runtime-handler.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlPodsText, podBlock} from '../lib/crictl/lists.js'
-import {crictlLabels, listCrictlPods} from '../lib/crictl/list-calls.js'
-import {inCrictlWords} from '../lib/crictl/errors.js'
-import {UsageError} from '../lib/errors.js'
+import {podBlock} from '../lib/output/verbose-blocks.js'
 
 export interface PodsResult {
   items: PodSandbox[]
@@ -52,24 +48,10 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
   }
 
   public async run(): Promise<PodsResult> {
-    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
-    const labels = parseLabelSelector(flags.label)
     const client = await this.client()
     const wide = this.output.kind === 'wide' && !flags.quiet
-    const entries = await listPods(
-      client,
-      {
-        name: flags.name,
-        namespace: flags.namespace,
-        labels,
-        state: flags.state as 'notready' | 'ready' | undefined,
-        id: flags.id,
-        latest: flags.latest,
-        last: flags.last,
-      },
-      {withStatus: wide, summaries: this.printsRows()},
-    )
+    const entries = await listPods(client, this.listFilters(), {withStatus: wide, summaries: this.printsRows()})
     const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}
 
     if (flags.quiet) {
@@ -87,8 +69,21 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
           ? entries.map((entry) => podFullName(entry.sandbox.metadata?.name ?? '', entry.sandbox.metadata?.namespace ?? '')).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
     )
-    if (entries.length === 0) this.hintExactNames()
+    if (entries.length === 0) await this.hintExactNames()
     return result
+  }
+
+  private listFilters(): PodListFilters {
+    const {flags} = this
+    return {
+      name: flags.name,
+      namespace: flags.namespace,
+      labels: parseLabelSelector(flags.label),
+      state: flags.state as 'notready' | 'ready' | undefined,
+      id: flags.id,
+      latest: flags.latest,
+      last: flags.last,
+    }
   }
 
   /** A table, names or IDs: what the sandboxes' labels and annotations never show (not JSON, YAML, templates or -v). */
@@ -97,37 +92,11 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     return !this.jsonEnabled() && !this.flags.verbose && (this.flags.quiet || kind === 'table' || kind === 'wide' || kind === 'name')
   }
 
-  /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */
-  private hintExactNames(): void {
+  /** An empty table after an exact --name that globs would fill: say how (on stderr; scripts asking for JSON get none). */
+  private async hintExactNames(): Promise<void> {
     const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
-    const hint = forPeople ? exactNameHint({name: this.flags.name, namespace: this.flags.namespace}) : undefined
+    const hint = forPeople ? await podsNameHint(await this.client(), this.listFilters()) : undefined
     if (hint) this.stderrLine(hint)
-  }
-
-  /** crictl v1.29's pods: names and namespaces as Go regexps, its table, -q and -v exactly (lib/crictl/lists.ts). */
-  private async runAsCrictl(): Promise<PodsResult> {
-    const {flags} = this
-    const kind = this.output.kind
-    if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
-      throw inCrictlWords(new UsageError(`listing pod sandboxes: unsupported output format "${flags.output}"`))
-    const pods = await listCrictlPods(await this.client(), {
-      ...flags,
-      labels: crictlLabels(flags.label),
-      state: flags.state as 'notready' | 'ready' | undefined,
-      noTrunc: flags['no-trunc'],
-    })
-    const result: PodsResult = {items: pods}
-    if (kind === 'table') {
-      if (!this.jsonEnabled()) process.stdout.write(crictlPodsText(pods, {...flags, noTrunc: flags['no-trunc']}))
-      return result
-    }
-
-    if (this.jsonEnabled()) return result
-    // Its jsonpb document of the ListPodSandbox answer, byte for byte; loaded only as crictl, so podctl's own
-    // listings never pay for crictl's encoders.
-    const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
-    this.log(crictlMessage('ListPodSandboxResponse', {items: newestFirst(pods)}, kind))
-    return result
   }
 
   private table(entries: PodListEntry[], wide: boolean, noTrunc: boolean): Buffer {

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
 import {outputFlag, stateFlag} from '../lib/flags.js'
-import {exactNameHint, parseLabelSelector} from '../lib/util/filters.js'
+import {parseLabelSelector} from '../lib/util/filters.js'
 import {renderTableBytes} from '../lib/output/table.js'
 import {containerTable, type ContainerTableOptions, entryRows} from '../lib/node/container-table.js'
 import {renderSpanTable} from '../lib/output/span-table.js'
@@ -12,15 +12,12 @@ import {
   type ContainerListEntry,
   type ContainerListFilters,
   containerRefName,
+  containersNameHint,
   type ContainerStateName,
   listContainers,
 } from '../lib/node/containers.js'
 import type {Container} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {containerBlock, crictlPsText} from '../lib/crictl/lists.js'
-import {crictlLabels, listCrictlContainers} from '../lib/crictl/list-calls.js'
-import {UsageError} from '../lib/errors.js'
-import {inCrictlWords} from '../lib/crictl/errors.js'
+import {containerBlock} from '../lib/output/verbose-blocks.js'
 
 export interface PsResult {
   containers: Container[]
@@ -80,7 +77,6 @@ name_namespace/container, which other commands accept as a container reference.`
   }
 
   public async run(): Promise<PsResult> {
-    if (isCrictl()) return this.runAsCrictl()
     const {flags} = this
     const wide = this.output.kind === 'wide' && !flags.quiet && !this.jsonEnabled()
     const filters = this.filters()
@@ -101,7 +97,7 @@ name_namespace/container, which other commands accept as a container reference.`
           ? entries.map(containerRefName).join('\n')
           : this.table(entries, wide, flags['no-trunc']),
     )
-    if (entries.length === 0) this.hintExactNames()
+    if (entries.length === 0) await this.hintExactNames()
     return result
   }
 
@@ -126,7 +122,7 @@ name_namespace/container, which other commands accept as a container reference.`
     const result = {} as PsResult
     Object.defineProperty(result, 'containers', {enumerable: true, get: drawn.containers})
     await this.emit(result, () => drawn.table)
-    if (drawn.count === 0) this.hintExactNames()
+    if (drawn.count === 0) await this.hintExactNames()
     return {result}
   }
 
@@ -151,41 +147,12 @@ name_namespace/container, which other commands accept as a container reference.`
     }
   }
 
-  /** An empty table after an exact --name: say how to match more (on stderr; scripts asking for JSON get none). */
-  private hintExactNames(): void {
+  /** An empty table after an exact --name that globs would fill: say how (on stderr; scripts asking for JSON get none). */
+  private async hintExactNames(): Promise<void> {
     const {flags} = this
     const forPeople = !this.jsonEnabled() && (this.output.kind === 'table' || this.output.kind === 'wide')
-    const hint = forPeople ? exactNameHint({name: flags.name, namespace: flags.namespace}) : undefined
+    const hint = forPeople ? await containersNameHint(await this.client(), this.filters()) : undefined
     if (hint) this.stderrLine(`${hint}${flags.all ? '' : ' (and -a for containers that are not running)'}`)
-  }
-
-  /** crictl v1.29's ps: --pod and --id sent to the runtime, --name a Go regexp, --image by image ID; its table, -q and -v. */
-  private async runAsCrictl(): Promise<PsResult> {
-    const {flags} = this
-    const kind = this.output.kind
-    if (kind !== 'table' && kind !== 'json' && kind !== 'yaml')
-      throw inCrictlWords(new UsageError(`listing containers: unsupported output format "${flags.output}"`))
-    const {containers, repoImage} = await listCrictlContainers(await this.client(), {
-      ...flags,
-      labels: crictlLabels(flags.label),
-      state: flags.state as ContainerStateName | undefined,
-      noTrunc: flags['no-trunc'],
-      // As crictl: --image and -r apply to the table only (JSON and YAML list before the image check).
-      image: kind === 'table' ? flags.image : undefined,
-      resolveImagePath: flags['resolve-image-path'] && kind === 'table',
-    })
-    const result: PsResult = {containers}
-    if (kind === 'table') {
-      if (!this.jsonEnabled()) process.stdout.write(crictlPsText(containers, {...flags, noTrunc: flags['no-trunc'], repoImage}))
-      return result
-    }
-
-    if (this.jsonEnabled()) return result
-    // Its jsonpb document of the ListContainers answer, byte for byte; loaded only as crictl, so podctl's own
-    // listings never pay for crictl's encoders.
-    const {crictlMessage, newestFirst} = await import('../lib/crictl/documents.js')
-    this.log(crictlMessage('ListContainersResponse', {containers: newestFirst(containers)}, kind))
-    return result
   }
 
   private table(entries: ContainerListEntry[], wide: boolean, noTrunc: boolean): Buffer {

@@ -5,7 +5,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
-import {InterruptedError, PodctlError, UsageError} from '../lib/errors.js'
+import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {durationFlag, outputFlag, progressFlag} from '../lib/flags.js'
 import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import {DEFAULT_PARALLEL_PULLS, type EnsureImageOptions, type EnsureImageResult, ImageManager} from '../lib/images/image-manager.js'
@@ -15,8 +15,7 @@ import {chooseProgressView, SpinnerProgressView} from '../lib/images/progress-vi
 import {applyDefaultImageTag} from '../lib/images/reference.js'
 import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlPullImage, pulledLine} from '../lib/crictl/pull.js'
+import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */
@@ -125,7 +124,6 @@ attempted even when another fails; the exit code is that of the first failing im
   }
 
   public async run(): Promise<PullResult> {
-    if (isCrictl()) return this.pullAsCrictl()
     // A name given twice is pulled and reported once, in order of first mention.
     const requested = [...new Set(this.positional)]
     const {flags} = this
@@ -154,23 +152,6 @@ attempted even when another fails; the exit code is that of the first failing im
       () => false,
     )
     return result
-  }
-
-  /** crictl v1.29's pull: one image, one PullImage, its one line on stdout (lib/crictl/pull.ts). */
-  private async pullAsCrictl(): Promise<PullResult> {
-    const {flags, positional} = this
-    if (positional.length > 1) throw new UsageError(`pull takes one image, not ${positional.length}; run one pull per image`)
-    const [image] = positional
-    const credential = await credentialsFromFlags({creds: flags.creds, auth: flags.auth, username: flags.username})
-    const client = await this.client()
-    const imageRef = await crictlPullImage(client, image, {
-      auth: credential?.auth,
-      podConfig: flags['pod-config'],
-      annotations: flags.annotation,
-    })
-    if (this.machineOutput()) await this.emit({images: [{requested: image, image, imageRef}]})
-    else this.log(pulledLine(imageRef))
-    return {images: [{requested: image, image, imageRef} as PullResult['images'][number]]}
   }
 
   /**
@@ -203,7 +184,12 @@ attempted even when another fails; the exit code is that of the first failing im
         pulls.get(event.object ?? '')?.events.push(event)
         print(event)
       },
-      {parallel: flags.parallel, progress: chooseProgressView(flags.progress, display, {showEvents, line, debug})},
+      {
+        parallel: flags.parallel,
+        progress: chooseProgressView(flags.progress, display, {showEvents, line, debug}),
+        // What podctl pulls, image GC and rmi --prune may later remove: recorded where they look ($PODCTL_POD_DIR_ROOT).
+        recordPullsIn: podDirRootFromEnv(),
+      },
     )
     const deadline = flags['retry-for'] > 0 ? Date.now() + flags['retry-for'] : undefined
     let done = 0

@@ -30,9 +30,9 @@ import {podFullName} from '../lib/kube/helpers.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
 import {DEFAULT_RUN_PARALLEL, DEFAULT_RUN_TIMEOUT_MS} from '../lib/kubelet/run/run-defaults.js'
 import {describeFailure, type DryRunResult, type RunResult} from '../lib/kubelet/run/run-result.js'
-import type {SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
+import type {SyncSettings} from '../lib/kubelet/kuberuntime/sync-pod.js'
 import type {PlanSettings} from '../lib/kubelet/run/run-plan.js'
-import type {PodRunResult, PodRunSettings} from '../lib/kubelet/run/sync-pod.js'
+import type {PodRunResult, PodRunSettings} from '../lib/kubelet/run/run-pod.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
 import type {StaticRunResult} from '../lib/local-kubelet/static-pods.js'
 import type {PodModel} from '../lib/manifest/model.js'
@@ -117,7 +117,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
       defaultHelp: async () => '5m',
       helpValue: 'DURATION',
     }),
-    replace: Flags.boolean({summary: 'Kill a pod of the same name first and start a new sandbox with attempt + 1.'}),
+    replace: Flags.boolean({summary: "Kill a pod of the same name first (attempt + 1); a workload's older-template pods after."}),
     'keep-on-failure': Flags.boolean({summary: 'Leave a failed pod as it is (no rollback), for debugging.'}),
     'dry-run': Flags.boolean({summary: 'Print the CRI requests that would be sent (credentials redacted); create nothing.'}),
     force: besideKubeletFlag,
@@ -167,7 +167,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     if (flags['dry-run']) return this.dryRun(pods, {...node, auth: credential?.auth})
     this.runtimeOwner = await refuseBesideKubelet(await this.client(), {force: flags.force, warn: (line) => this.warnLine(line)})
     const settings = {...node, wait, replace: flags.replace, keepOnFailure: flags['keep-on-failure'], remove: flags.rm}
-    const {serveSupervisorMetrics} = await import('../lib/kubelet/workers/metrics-endpoint.js')
+    const {serveSupervisorMetrics} = await import('../lib/kubelet/supervisor/metrics-endpoint.js')
     const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
     this.metrics = (await serveSupervisorMetrics(flags['metrics-address'], {needs: '--supervise', given: flags.supervise, ...say}))?.metrics
     const {outcomes, interrupted} = await this.startPods(pods, {...settings, auth: credential?.auth, authSource: credential?.source})
@@ -223,7 +223,7 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
   private async supervise(pods: PodRunResult[], node: Omit<SyncSettings, 'deadline'>): Promise<void> {
     const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
     const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
-    const {superviseRunPods} = await import('../lib/kubelet/workers/run-supervise.js')
+    const {superviseRunPods} = await import('../lib/kubelet/supervisor/run-supervise.js')
     // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
     const client = (await this.client()).withoutCommandDeadline()
     const deps = {events, signal: interruption.signal, parallel: this.flags.parallel, runtimeOwner: this.runtimeOwner}

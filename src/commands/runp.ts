@@ -12,7 +12,6 @@ import {besideKubeletFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '..
 import {KUBELET_WAY, refuseBesideKubelet} from '../lib/local-kubelet/runtime-owner.js'
 import {discardEvents} from '../lib/kube/events.js'
 import type {SandboxRunResult} from '../lib/kubelet/run/run-sandbox.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 
 export default class Runp extends BaseCommand<typeof Runp> {
   static override summary = 'Start a pod sandbox with no containers, from a Pod manifest or a crictl pod config; prints its ID.'
@@ -72,7 +71,7 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
       runtimeHandler: flags['runtime-handler'],
       ports,
       // crictl prints the ID alone: no events.
-      events: flags.quiet || isCrictl() ? discardEvents : this.printEvents({kind: 'warnings'}),
+      events: flags.quiet ? discardEvents : this.printEvents({kind: 'warnings'}),
       signal: interruption.signal,
     }).finally(() => interruption.release())
     await this.emit(result, () => result.sandboxId)

@@ -10,8 +10,6 @@ import {KUBELET_WAY, refuseBesideKubelet} from '../lib/local-kubelet/runtime-own
 import {discardEvents} from '../lib/kube/events.js'
 import {forEachContainer, startCreatedContainer, type StartedResult} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFirstFailure, DOING, givenRef} from '../lib/crictl/messages.js'
 
 export interface StartResult {
   items: StartedResult[]
@@ -51,19 +49,15 @@ and the exit code is 17 (KubeletOwnsRuntime), unless --force.`
     await refuseBesideKubelet(await this.client(), {force: this.flags.force, instead: KUBELET_WAY, warn: (line) => this.warnLine(line)})
     const client = await this.client()
     const {containers, failures} = await resolveContainers(client, {refs: this.positional, namespace: this.flags.namespace})
-    // crictl prints the IDs alone: no events.
-    const events = this.flags.quiet || isCrictl() ? discardEvents : this.printEvents({kind: 'compact'})
+    const events = this.flags.quiet ? discardEvents : this.printEvents({kind: 'compact'})
     const outcome = await forEachContainer(containers, 1, async (container) => {
       const started = await startCreatedContainer(client, container, {events})
-      // crictl prints each container as it was typed.
-      if (!this.machineOutput()) this.log(isCrictl() ? givenRef(started.containerId, this.positional) : started.containerId)
+      if (!this.machineOutput()) this.log(started.containerId)
       return started
     })
     const all = [...failures, ...outcome.failures]
     const result: StartResult = {items: outcome.items, failures: all.map(({ref, error}) => ({container: ref, ...error.toJSON()}))}
     if (this.machineOutput()) await this.emit(result)
-    const crictlFailure = isCrictl() ? crictlFirstFailure(all, this.positional, DOING.start) : undefined
-    if (crictlFailure) throw crictlFailure
     this.reportFailures(all.map(({error}) => error))
     return result
   }

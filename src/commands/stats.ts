@@ -8,8 +8,6 @@ import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type ContainerStatsSummary, startStatsSampler} from '../lib/node/stats.js'
 import type {ContainerStats} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlStatsText} from '../lib/crictl/stats-text.js'
 
 export interface StatsResult {
   items: ContainerStatsSummary[]
@@ -70,15 +68,6 @@ crictl stats -o json run unchanged.`
     const {flags} = this
     const labels = parseLabelSelector(flags.label)
     const client = await this.client()
-    const format = this.output.kind
-    // As crictl: one ListContainerStats, printed as is (crictl samples only for its table); -p is a sandbox ID.
-    if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
-      const filter = {id: this.args.container ?? flags.id ?? '', podSandboxId: flags.pod ?? '', labelSelector: labels}
-      const {crictlStats} = await import('../lib/crictl/runtime-documents.js')
-      this.log(await crictlStats(client, filter, format))
-      return {items: [], stats: []}
-    }
-
     const sampler = await startStatsSampler(client, {
       container: this.args.container,
       id: flags.id,
@@ -107,18 +96,12 @@ crictl stats -o json run unchanged.`
       return
     }
 
-    // crictl clears the screen before every table itself (crictlStatsText).
-    if (!isCrictl()) process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !this.refreshed}))
+    process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !this.refreshed}))
     this.refreshed = true
     await this.emit(result, () => this.table(result.items))
   }
 
   private table(items: ContainerStatsSummary[]): string {
-    if (isCrictl())
-      return crictlStatsText(
-        items.map((item) => ({...item, id: item.containerId})),
-        {all: this.flags.all},
-      ).replace(/\n$/, '')
     const noTrunc = this.flags['no-trunc']
     const dash = (value: string | null, format: (v: string) => string) => (value === null ? '-' : format(value))
     const rows = items.map((item) => [

@@ -8,8 +8,6 @@ import {refreshPrefix} from '../lib/output/refresh.js'
 import {renderTable} from '../lib/output/table.js'
 import {type PodStatsSummary, startPodStatsSampler} from '../lib/node/pod-stats.js'
 import type {PodSandboxStats} from '../generated/runtime/v1/api.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlPodStatsText} from '../lib/crictl/stats-text.js'
 
 export interface StatspResult {
   items: PodStatsSummary[]
@@ -60,14 +58,6 @@ runtime gave them.`
   public async run(): Promise<StatspResult> {
     const {flags} = this
     const filters = {pod: this.args.pod, namespace: flags.namespace, id: flags.id, labels: parseLabelSelector(flags.label)}
-    const format = this.output.kind
-    // As crictl: one ListPodSandboxStats, printed as is (crictl samples only for its table).
-    if (isCrictl() && (format === 'json' || format === 'yaml') && !flags.watch && !this.jsonEnabled()) {
-      const {crictlPodStats} = await import('../lib/crictl/runtime-documents.js')
-      this.log(await crictlPodStats(await this.client(), {id: flags.id ?? this.args.pod ?? '', labelSelector: filters.labels}, format))
-      return {items: [], stats: []}
-    }
-
     const sampler = await startPodStatsSampler(await this.client(), filters)
     const interruption = flags.watch ? this.interruptSignal() : undefined
     let refreshed = false
@@ -80,15 +70,13 @@ runtime gave them.`
         return result
       }
 
-      // crictl clears the screen before every table itself (crictlPodStatsText).
-      if (!isCrictl()) process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !refreshed}))
+      process.stdout.write(refreshPrefix(this.output.kind, {tty: Boolean(process.stdout.isTTY), first: !refreshed}))
       refreshed = true
       await this.emit(result, () => this.table(items))
     }
   }
 
   private table(items: PodStatsSummary[]): string {
-    if (isCrictl()) return crictlPodStatsText(items).replace(/\n$/, '')
     const rows = items.map((item) => [
       item.podName,
       item.namespace,

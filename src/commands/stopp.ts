@@ -4,11 +4,6 @@
  */
 import {example} from '../lib/base-command.js'
 import {withoutStaticPodFlags} from '../lib/flags.js'
-import type {KillPodResult} from '../lib/kubelet/kuberuntime/kill.js'
-import type {PodFailure} from '../lib/output/collapse-failures.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFirstFailure, DOING, givenRef, stoppedSandbox} from '../lib/crictl/messages.js'
-import {PodctlError} from '../lib/errors.js'
 import Kill from './kill.js'
 
 /**
@@ -31,31 +26,18 @@ export default class Stopp extends Kill {
 grace period, then StopContainer; then StopPodSandbox for every sandbox of the pod. The stopped containers and sandboxes \
 stay for inspection (podctl ps -a, podctl logs); podctl rmp removes them. The record of a pod the runtime no longer \
 has stays too (the pod counts as not found). Takes kill's options: names, name_namespace or \
-sandbox ID prefixes, -l, -a/--all (with -n), --grace-period, -f/--force (no hook, no grace).`
+sandbox ID prefixes, -l, -a/--all (with -n; both choose only pods podctl made), --grace-period, \
+-f/--force (no hook, no grace).`
 
   static override examples = [
     example('Stop a pod of the default namespace', 'web'),
     example('Stop by sandbox ID prefix, at once', '3f2a9c -f'),
-    example('Stop every pod of a namespace', '-a -n ci'),
+    example('Stop every pod podctl made in a namespace', '-a -n ci'),
   ]
 
   static override flags = killFlags
 
   protected override keepSandboxes(): boolean {
     return true
-  }
-
-  /** crictl: "Stopped sandbox ID" for each sandbox, as the ID was typed. */
-  protected override line(result: KillPodResult): string {
-    if (!isCrictl() || result.recordOnly) return super.line(result)
-    return result.sandboxIds.map((id) => stoppedSandbox(givenRef(id, this.positional))).join('\n')
-  }
-
-  /** crictl: the first pod that failed, in argument order, as its one error. */
-  protected override reportKillFailures(failures: PodFailure[]): void {
-    const asErrors = failures.map(({pod, code, exitCode, message}) => ({ref: pod, error: new PodctlError(code, exitCode, message)}))
-    const first = isCrictl() ? crictlFirstFailure(asErrors, this.positional, DOING.stopp) : undefined
-    if (first) throw first
-    super.reportKillFailures(failures)
   }
 }

@@ -10,9 +10,9 @@ import {PodctlError} from '../lib/errors.js'
 import {besideKubeletFlag, claimsRootFlag, durationFlag, outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {discardEvents, type EventSink} from '../lib/kube/events.js'
 import {nodeSettings} from '../lib/kubelet/core/node-settings.js'
-import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/reconciler.js'
-import type {ApplyPlan} from '../lib/kubelet/kuberuntime/sync-apply.js'
-import type {SuperviseDeps, SyncTarget} from '../lib/kubelet/workers/supervisor.js'
+import type {PodSyncResult, SyncSettings} from '../lib/kubelet/kuberuntime/sync-pod.js'
+import type {ApplyPlan} from '../lib/kubelet/workers/apply-pod.js'
+import type {SuperviseDeps, SyncTarget} from '../lib/kubelet/supervisor/supervisor.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
 import {supervisorGcFlags} from '../lib/kubelet/gc/flags.js'
 import {refuseBesideKubelet, type RuntimeOwner} from '../lib/local-kubelet/runtime-owner.js'
@@ -135,7 +135,7 @@ runtime; 130 interrupted.`
 
   public async run(): Promise<SyncResult> {
     const {flags} = this
-    const {refuseWithoutSupervisor} = await import('../lib/kubelet/workers/metrics-endpoint.js')
+    const {refuseWithoutSupervisor} = await import('../lib/kubelet/supervisor/metrics-endpoint.js')
     refuseWithoutSupervisor(flags['metrics-address'], {needs: '--watch', given: flags.watch})
     const check = {force: flags.force, instead: KUBELET_WAY, warn: (line: string) => this.warnLine(line)}
     const runtimeOwner = flags.filename && flags['dry-run'] ? undefined : await refuseBesideKubelet(await this.client(), check)
@@ -149,13 +149,13 @@ runtime; 130 interrupted.`
       const {ImageManager} = await import('../lib/images/image-manager.js')
       const deps = {
         client: await this.client(),
-        images: new ImageManager(() => this.client(), events, {parallel: flags.parallel}),
+        images: new ImageManager(() => this.client(), events, {parallel: flags.parallel, recordPullsIn: settings.podDirRoot}),
         events,
         signal: interruption.signal,
         parallel: flags.parallel,
       }
       const apply = async (files: string[]) =>
-        (await import('../lib/kubelet/run/apply-manifests.js')).applyManifests(files, settings, deps, {dryRun: flags['dry-run']})
+        (await import('../lib/kubelet/workers/apply-manifests.js')).applyManifests(files, settings, deps, {dryRun: flags['dry-run']})
       const result =
         flags.filename && !flags.watch ? {pods: await apply(flags.filename)} : await this.syncSelected(settings, deps, runtimeOwner)
       await this.emit(result, () => this.render(result))
@@ -187,11 +187,11 @@ runtime; 130 interrupted.`
     const lost = {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, selection}
     const selectWithLost = async () => withLostPods(await selectPodsFromRuntime(client, selection), lost)
     if (flags.watch) {
-      const {superviseSelection} = await import('../lib/kubelet/workers/supervisor.js')
+      const {superviseSelection} = await import('../lib/kubelet/supervisor/supervisor.js')
       const select = async () => (await withLostPods(await selectSandboxesFromRuntime(client, selection), lost)).pods
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
       const [{serveSupervisorMetrics}, {supervisorCollector}] = await Promise.all([
-        import('../lib/kubelet/workers/metrics-endpoint.js'),
+        import('../lib/kubelet/supervisor/metrics-endpoint.js'),
         import('../lib/kubelet/gc/collector.js'),
       ])
       const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
@@ -211,13 +211,13 @@ runtime; 130 interrupted.`
     return {pods: results}
   }
 
-  /** --watch -f: the files' pods run, applied and killed as the files change, and supervised (workers/manifest-supervise.ts). */
+  /** --watch -f: the files' pods run, applied and killed as the files change, and supervised (supervisor/manifest-supervise.ts). */
   private async watchFiles(
     settings: SyncSettings,
     deps: Omit<SuperviseDeps, keyof SyncDeps> & SyncDeps,
     alsoSelect?: () => Promise<SyncTarget[]>,
   ) {
-    const {watchManifests} = await import('../lib/kubelet/workers/manifest-supervise.js')
+    const {watchManifests} = await import('../lib/kubelet/supervisor/manifest-supervise.js')
     const [paths, reading] = [this.flags.filename ?? [], {namespace: this.flags.namespace, claimsRoot: this.flags['claims-root']}]
     const listPods = async () => (await selectSandboxesFromRuntime(deps.client, {refs: [], all: true})).pods
     await watchManifests({paths, reading, listPods, alsoSelect}, settings, deps)

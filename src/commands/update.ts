@@ -9,8 +9,6 @@ import {outputFlag} from '../lib/flags.js'
 import {forEachContainer} from '../lib/kubelet/kuberuntime/container-ops.js'
 import {resourceChanges, updateContainerResources, type UpdatedResult} from '../lib/kubelet/kuberuntime/update-resources.js'
 import {resolveContainers} from '../lib/node/resolve-containers.js'
-import {isCrictl} from '../lib/crictl/personality.js'
-import {crictlFirstFailure, DOING, givenRef} from '../lib/crictl/messages.js'
 
 export interface UpdateResult {
   items: UpdatedResult[]
@@ -63,15 +61,12 @@ made again from its manifest gets the manifest's limits. Each ID is printed once
     const {containers, failures} = await resolveContainers(client, {refs: this.positional, namespace: flags.namespace})
     const outcome = await forEachContainer(containers, 4, async (container) => {
       const updated = await updateContainerResources(client, container, changes)
-      // crictl prints each container as it was typed.
-      if (!this.machineOutput()) this.log(isCrictl() ? givenRef(updated.containerId, this.positional) : updated.containerId)
+      if (!this.machineOutput()) this.log(updated.containerId)
       return updated
     })
     const all = [...failures, ...outcome.failures]
     const result: UpdateResult = {items: outcome.items, failures: all.map(({ref, error}) => ({container: ref, ...error.toJSON()}))}
     if (this.machineOutput()) await this.emit(result)
-    const crictlFailure = isCrictl() ? crictlFirstFailure(all, this.positional, DOING.update) : undefined
-    if (crictlFailure) throw crictlFailure
     this.reportFailures(all.map(({error}) => error))
     return result
   }

@@ -4,7 +4,6 @@ import {BaseCommand, example, toPodctlError} from '../lib/base-command.js'
 import {outputFlag} from '../lib/flags.js'
 import {renderFields} from '../lib/output/table.js'
 import {runtimeVersion, type VersionReport} from '../lib/node/runtime-info.js'
-import {isCrictl} from '../lib/crictl/personality.js'
 
 export default class Version extends BaseCommand<typeof Version> {
   static override summary = "Show podctl's version and the runtime's (CRI Version call)."
@@ -26,28 +25,7 @@ printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client":
   }
 
   public async run(): Promise<VersionReport> {
-    // As crictl v1.29 (which has no -o here): the runtime's four answers, Go's Println spacing; a failure is the error.
-    if (isCrictl() && this.output.kind === 'table') {
-      const runtime = await runtimeVersion(await this.client())
-      const lines = [
-        ['Version', runtime.version],
-        ['RuntimeName', runtime.runtimeName],
-        ['RuntimeVersion', runtime.runtimeVersion],
-        ['RuntimeApiVersion', runtime.runtimeApiVersion],
-      ]
-      this.log(lines.map(([key, value]) => `${key}:  ${value}`).join('\n'))
-      return {client: {version: this.config.version}, runtime}
-    }
-
     const report: VersionReport = {client: {version: this.config.version}}
-    if (isCrictl() && this.output.kind === 'table') {
-      // crictl prints the runtime's answer only (Go's Println puts two spaces after each colon); a failure is just the error.
-      const runtime = await runtimeVersion(await this.client())
-      const lines = [`Version:  ${runtime.version}`, `RuntimeName:  ${runtime.runtimeName}`, `RuntimeVersion:  ${runtime.runtimeVersion}`]
-      this.log([...lines, `RuntimeApiVersion:  ${runtime.runtimeApiVersion}`].join('\n'))
-      return {...report, runtime}
-    }
-
     let failure: Error | undefined
     try {
       report.runtime = await runtimeVersion(await this.client())

@@ -8,9 +8,6 @@ import {setMaxListeners} from 'node:events'
 
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {isCrictl} from './crictl/personality.js'
-import {isInCrictlWords} from './crictl/errors.js'
-import {fatal as crictlFatal, withFatalPrefix} from './crictl/log.js'
 import {type CrictlConfig, loadConfig, locateConfig} from './cri/config.js'
 import type {CriClient} from './cri/client.js'
 import type {EndpointSource} from './cri/endpoint.js'
@@ -30,7 +27,10 @@ export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args
 type Spinner = import('ora').Ora
 type EmitOptions = {each?: readonly unknown[]; as?: OutputSpec}
 
-/** Ctrl-C / SIGTERM as an AbortSignal; release() gives the signals back to Node's default. */
+/** Ctrl-C, systemd's stop and a closed terminal each stop the work as Ctrl-C does (Node's default would leave locks behind). */
+const INTERRUPTING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/** Ctrl-C / SIGTERM / SIGHUP as an AbortSignal; release() gives the signals back to Node's default. */
 export interface Interruption {
   readonly signal: AbortSignal
   /** The work has its outcome: later signals are ignored until the process exits. */
@@ -212,24 +212,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
     if (error instanceof Errors.ExitError) throw error
     this.activeSpinner?.stop()
-    if (/^Missing \d+ required args?\b/.test(error.message ?? '') && !isCrictl()) await showUsage(this.config, this.id)
+    if (/^Missing \d+ required args?\b/.test(error.message ?? '')) await showUsage(this.config, this.id)
     const failure = toPodctlError(error)
     if (this.jsonEnabled()) process.stdout.write(`${toJson({error: failure.toJSON()})}\n`)
     this.reportFailure(failure)
     if (this.flags?.debug && failure.code === 'InternalError' && error.stack) process.stderr.write(`${error.stack}\n`)
   }
 
-  /**
-   * One line on stderr and the failure's exit code, for failures that still let the command print its result. As
-   * crictl: logrus' fatal line with crictl's words for the command, and exit 1 for every failure (crictl's logrus.Fatal).
-   */
+  /** One line on stderr and the failure's exit code, for failures that still let the command print its result. */
   protected reportFailure(failure: PodctlError): void {
-    if (isCrictl()) {
-      this.aboveSpinner(() => crictlFatal(isInCrictlWords(failure) ? failure.message : withFatalPrefix(failure.message)))
-      process.exitCode = 1
-      return
-    }
-
     const label = this.wantsColorOnStderr ? makeChalk(true).red('Error:') : 'Error:'
     this.stderrLine(`${label} ${failure.message}`)
     process.exitCode = failure.exitCode
@@ -241,7 +232,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected reportFailures(failures: readonly PodctlError[], print: (failure: PodctlError) => boolean = () => true): void {
     for (const failure of failures) if (print(failure)) this.reportFailure(failure)
-    if (failures.length > 0) process.exitCode = isCrictl() ? 1 : failures[0].exitCode
+    if (failures.length > 0) process.exitCode = failures[0].exitCode
   }
 
   /** A line on stderr (notes, progress), kept clear of the spinner. */
@@ -277,7 +268,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * SIGINT/SIGTERM as an AbortSignal, for work that stops (and rolls back) on Ctrl-C. The first
+   * SIGINT/SIGTERM/SIGHUP as an AbortSignal, for work that stops (and rolls back) on Ctrl-C. The first
    * signal aborts and shows `notice` (as the spinner's text when one spins). With `exitAgain`, a
    * second signal prints it and exits 130 at once; without, the first signal gives the signals back
    * to Node, so a second one ends the process. release() (or the command's end) removes the listeners.
@@ -310,13 +301,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       release: () => {
         // Once settled the handlers stay, ignoring signals until exit: a late Ctrl-C must not turn exit 0 into 130.
         if (settled) return
-        process.off('SIGINT', onSignal)
-        process.off('SIGTERM', onSignal)
+        for (const name of INTERRUPTING_SIGNALS) process.off(name, onSignal)
         this.interruptions.delete(interruption)
       },
     }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    for (const name of INTERRUPTING_SIGNALS) process.on(name, onSignal)
     this.interruptions.add(interruption)
     return interruption
   }

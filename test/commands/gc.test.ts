@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
+import {PullRecords, pullRecordsDir} from '../../src/lib/images/pull-records.js'
 import {type FakeContainer, FakePodRuntime} from '../support/fake-pod-runtime.js'
 import {endpointEnv, podctl, ROOT} from '../support/podctl.js'
 
@@ -42,13 +43,25 @@ afterAll(async () => {
   rmSync(dir, {recursive: true, force: true})
 })
 
+/** What podctl writes on every sandbox it makes (its restart policy, its pod directory). */
+const podctlSandbox = (uid: string) => ({'io.podctl.restartPolicy': 'Always', 'io.podctl.podDirectory': `${podDirRoot}/${uid}`})
+
 let counter = 0
-/** A container of pod `name` in `namespace` (sandbox made on first use) with a real log file. */
-function addContainer(pod: {name: string; namespace: string}, name: string, attempt: number, state: FakeContainer['state']): FakeContainer {
+/**
+ * A container of pod `name` in `namespace` (sandbox made on first use) with a real log file, made
+ * by podctl (its annotations), or by crictl with the kubelet's labels when `maker` says so.
+ */
+function addContainer(
+  pod: {name: string; namespace: string},
+  name: string,
+  attempt: number,
+  state: FakeContainer['state'],
+  maker: 'podctl' | 'crictl' = 'podctl',
+): FakeContainer {
   const uid = `uid-${pod.name}`
   const sandbox =
     [...fake.sandboxes.values()].find((candidate) => candidate.metadata.uid === uid) ??
-    fake.addSandbox({name: pod.name, namespace: pod.namespace, uid, attempt: 0})
+    fake.addSandbox({name: pod.name, namespace: pod.namespace, uid, attempt: 0}, maker === 'podctl' ? podctlSandbox(uid) : {})
   const logPath = join(logsRoot, `${pod.namespace}_${pod.name}_${uid}`, name, `${attempt}.log`)
   mkdirSync(join(logPath, '..'), {recursive: true})
   writeFileSync(logPath, `log of ${name} ${attempt}\n`)
@@ -71,7 +84,7 @@ function addContainer(pod: {name: string; namespace: string}, name: string, atte
       'io.kubernetes.pod.uid': uid,
       'io.kubernetes.container.name': name,
     },
-    annotations: {},
+    annotations: maker === 'podctl' ? {'io.podctl.containerType': 'app'} : {},
     mounts: [],
     logPath,
   }
@@ -101,7 +114,13 @@ describe('podctl gc: containers', () => {
       podSandboxId: dead[2].podSandboxId,
       logPath: dead[2].logPath,
     })
-    expect(document).toMatchObject({dryRun: false, sandboxes: [], podLogDirectories: [], failures: []})
+    expect(document).toMatchObject({dryRun: false, sandboxes: [], podLogDirectories: [], failures: [], leftAlone: []})
+    expect(document.reasons.map((reason: {kind: string; object: string}) => [reason.kind, reason.object])).toEqual(
+      dead
+        .slice(0, 3)
+        .reverse()
+        .map((container) => ['container', container.id]),
+    )
     expect(document.images).toMatchObject({ran: false, highThresholdPercent: 100, removed: []})
     expect([...fake.containers.keys()].sort()).toEqual([dead[3].id, running.id, sidecar.id].sort())
     for (const gone of dead.slice(0, 3)) expect(existsSync(gone.logPath!)).toBe(false)
@@ -146,8 +165,8 @@ describe('podctl gc: containers', () => {
   })
 
   it("removes a pod's older sandbox once it is not ready and empty, never the newest", async () => {
-    const first = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'u', attempt: 0})
-    const second = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'u', attempt: 1})
+    const first = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'u', attempt: 0}, podctlSandbox('u'))
+    const second = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'u', attempt: 1}, podctlSandbox('u'))
     first.state = 'SANDBOX_NOTREADY'
     second.state = 'SANDBOX_NOTREADY'
     const result = await run(...NO_IMAGES, '-o', 'json')
@@ -156,20 +175,72 @@ describe('podctl gc: containers', () => {
     expect([...fake.sandboxes.keys()]).toEqual([second.id])
   })
 
-  it("removes a deleted pod's log directory (no sandbox, no record) but not a live or recorded pod's", async () => {
+  it("removes a deleted pod's log directory podctl made (no sandbox, no record), not a live, recorded or other tool's one", async () => {
     addContainer(web, 'app', 0, 'CONTAINER_RUNNING')
     const gone = join(logsRoot, 'shop_gone_uid-gone')
     const recorded = join(logsRoot, 'shop_kept_uid-kept')
-    for (const path of [gone, recorded]) mkdirSync(path, {recursive: true})
+    const foreign = join(logsRoot, 'shop_theirs_uid-theirs')
+    for (const path of [gone, recorded, foreign]) mkdirSync(path, {recursive: true})
+    // podctl marks the directories it makes (as run's sandbox step writes it); the kubelet's or crictl's have no mark.
+    for (const [path, uid] of [
+      [gone, 'uid-gone'],
+      [recorded, 'uid-kept'],
+    ])
+      writeFileSync(join(path, '.podctl-pod.json'), JSON.stringify({madeBy: 'podctl', uid, runtimeEndpoint: fake.client.runtimeEndpoint}))
     mkdirSync(join(podDirRoot, 'uid-kept'), {recursive: true})
     writeFileSync(join(podDirRoot, 'uid-kept', 'pod.json'), '{}')
     // Only directories unchanged for a minute go (a `run` makes its directory before its sandbox).
     const old = Date.now() / 1000 - 120
-    for (const path of [gone, recorded]) utimesSync(path, old, old)
+    for (const path of [gone, recorded, foreign]) utimesSync(path, old, old)
     const result = await run(...NO_IMAGES, '-o', 'json')
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout).podLogDirectories).toEqual([gone])
-    expect(readdirSync(logsRoot).sort()).toEqual(['shop_kept_uid-kept', 'shop_web_uid-web'])
+    const document = JSON.parse(result.stdout)
+    expect(document.podLogDirectories).toEqual([gone])
+    expect(document.leftAlone).toEqual([{kind: 'pod log directory', why: 'not made by podctl (no .podctl-pod.json)', count: 1}])
+    expect(readdirSync(logsRoot).sort()).toEqual(['shop_kept_uid-kept', 'shop_theirs_uid-theirs', 'shop_web_uid-web'])
+  })
+
+  it("leaves crictl's exited containers and older sandbox alone (two pods with an app container, one with two attempts)", async () => {
+    const first = {name: 'one', namespace: 'shop'}
+    const second = {name: 'two', namespace: 'shop'}
+    const crictl = [
+      addContainer(first, 'app', 0, 'CONTAINER_EXITED', 'crictl'),
+      addContainer(first, 'app', 1, 'CONTAINER_EXITED', 'crictl'),
+      addContainer(second, 'app', 0, 'CONTAINER_EXITED', 'crictl'),
+    ]
+    const older = fake.addSandbox({name: 'two', namespace: 'shop', uid: 'uid-two', attempt: 1})
+    older.state = 'SANDBOX_NOTREADY'
+    const ours = [addContainer(web, 'app', 0, 'CONTAINER_EXITED'), addContainer(web, 'app', 1, 'CONTAINER_EXITED')]
+    const result = await run(...NO_IMAGES, '-o', 'json')
+    expect(result.code).toBe(0)
+    const document = JSON.parse(result.stdout)
+    expect(document.containers.map((c: {id: string}) => c.id)).toEqual([ours[0].id])
+    expect(document.sandboxes).toEqual([])
+    expect(document.leftAlone).toEqual([
+      {kind: 'container', why: 'not made by podctl (no io.podctl annotations, no podctl record)', count: 3},
+      {kind: 'sandbox', why: 'not made by podctl (no io.podctl annotations, no podctl record)', count: 1},
+    ])
+    for (const container of crictl) expect(fake.containers.has(container.id)).toBe(true)
+    expect(fake.sandboxes.has(older.id)).toBe(true)
+    for (const container of crictl) expect(existsSync(container.logPath!)).toBe(true)
+    expect(fake.methods().filter((method) => method.startsWith('remove') || method.startsWith('stop'))).toEqual(['removeContainer'])
+  })
+
+  it('--dry-run says why each object would go, and what it leaves alone', async () => {
+    const old = addContainer(web, 'app', 0, 'CONTAINER_EXITED')
+    addContainer(web, 'app', 1, 'CONTAINER_EXITED')
+    addContainer({name: 'tool', namespace: 'shop'}, 'app', 0, 'CONTAINER_EXITED', 'crictl')
+    addContainer({name: 'tool', namespace: 'shop'}, 'app', 1, 'CONTAINER_EXITED', 'crictl')
+    const result = await run(...NO_IMAGES, '--dry-run')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(
+      `would remove container app (attempt 0, ${old.id.slice(0, 13)}) of pod web_shop and its log ${old.logPath}\n` +
+        '  why: made by podctl (io.podctl.containerType annotation); ' +
+        'an older dead instance of app in pod web_shop (the newest dead one stays)\n' +
+        'left alone: 2 dead containers: not made by podctl (no io.podctl annotations, no podctl record)\n' +
+        'images: left alone (--image-gc-high-threshold 100)\n',
+    )
+    expect(fake.containers.size).toBe(4)
   })
 })
 
@@ -185,12 +256,17 @@ describe('podctl gc: images', () => {
   /** Any filesystem with data on it is at 1% or more: the repository's. */
   const PAST_HIGH = ['--image-gc-high-threshold', '1', '--image-gc-low-threshold', '0']
 
-  it('past the high threshold removes unused, unpinned images, keeps those containers use, and says it could not free enough', async () => {
+  it('past the high threshold removes unused, unpinned images podctl pulled; keeps those in use and those others pulled', async () => {
     fake.imageFsMountpoint = ROOT
     addContainer(web, 'app', 0, 'CONTAINER_EXITED')
     addImage('sha256:busybox', 5_000_000)
     addImage('sha256:unused', 3_000_000)
     addImage('sha256:pause', 1_000_000, {pinned: true})
+    addImage('sha256:crictls', 2_000_000)
+    // podctl's image manager records what it pulls (images/pull-records.ts); crictl's pull has no record.
+    const pulls = new PullRecords(pullRecordsDir(podDirRoot, fake.client.runtimeEndpoint))
+    for (const id of ['sha256:busybox', 'sha256:unused', 'sha256:pause'])
+      await pulls.record({imageId: id, imageRef: id, image: `registry.test/${id.slice(7)}:1`, pulledMs: Date.now()})
     const young = await run(...PAST_HIGH, '-o', 'json')
     expect(young.code).toBe(0)
     // First seen just now: younger than the default 2m minimum age.
@@ -203,7 +279,7 @@ describe('podctl gc: images', () => {
     )
     const shortfall = String.raw`needed to free \d+ bytes to reach 0%, but only 3000000 bytes of unused images were eligible`
     expect(result.stderr).toMatch(new RegExp(`^Warning: image filesystem \\d+% used \\(high threshold 1%\\): ${shortfall}\n$`))
-    expect([...fake.images.keys()].sort()).toEqual(['sha256:busybox', 'sha256:pause'])
+    expect([...fake.images.keys()].sort()).toEqual(['sha256:busybox', 'sha256:crictls', 'sha256:pause'])
   })
 
   it('refuses a low threshold not below the high one, naming both flags', async () => {

@@ -200,6 +200,29 @@ describe('an empty list after an exact --name', () => {
   })
 })
 
+describe('no hint where a glob would list nothing', () => {
+  it('an empty namespace, a name no pod starts with, or a value that is no name at all gets no hint', async () => {
+    const results = await Promise.all([
+      podctl(['-r', socket, 'pods', '-n', 'demo'], {env}),
+      podctl(['-r', socket, 'pods', '-n', '../etc'], {env}),
+      podctl(['-r', socket, 'pods', '--name', 'zz'], {env}),
+      podctl(['-r', socket, 'ps', '-a', '-n', 'demo'], {env}),
+      podctl(['-r', socket, 'ps', '--name', 'zz', '-n', 'default'], {env}),
+    ])
+    for (const result of results) {
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/^(POD ID|CONTAINER) /)
+      expect(result.stderr).toBe('')
+    }
+
+    // Both given, the namespace's glob is what lists the pod: both globs are named.
+    const both = await podctl(['-r', socket, 'pods', '--name', 'we', '-n', 'def'], {env})
+    expect(both.stderr).toBe(
+      "--name and --namespace match whole names only; to match names that start with it, use --name 'we*' --namespace 'def*'\n",
+    )
+  })
+})
+
 describe('detach keys', () => {
   it('a --detach-keys that is not a key is a usage error naming the flag, for exec and attach', async () => {
     const [exec, attach] = await Promise.all([

@@ -3,10 +3,12 @@
  * runtime answers them (podctl's output and crictl's, byte for byte), and the one-line Unimplemented
  * error (exit 6) when it does not; rmi -q as crictl's --prune.
  */
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {PullRecords, pullRecordsDir} from '../../src/lib/images/pull-records.js'
 import {ExitCode} from '../../src/lib/errors.js'
 import {endpointEnv, podctl} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
@@ -17,7 +19,10 @@ const dir = socketDir()
 const newer = join(dir, 'newer.sock')
 const older = join(dir, 'older.sock')
 const env = endpointEnv()
-const asCrictl = {...env, PODCTL_PERSONALITY: 'crictl'}
+// An empty crictl config: crictl warns on every command when /etc/crictl.yaml is missing.
+const crictlConfig = join(socketDir(), 'crictl.yaml')
+writeFileSync(crictlConfig, '')
+const asCrictl = {...env, PODCTL_PERSONALITY: 'crictl', CRI_CONFIG_FILE: crictlConfig}
 const stops: Array<() => Promise<void>> = []
 const checkpointed: Array<{containerId: string; location: string}> = []
 
@@ -110,7 +115,7 @@ describe('metricsp', () => {
     ])
   })
 
-  it("as crictl: jsonpb's JSON by default (an empty list over two lines), YAML with sorted keys", async () => {
+  it("as crictl: protojson's JSON by default (an empty list as []), YAML with sorted keys", async () => {
     const [json, yaml] = await Promise.all([
       podctl(['-r', newer, 'metricsp'], {env: asCrictl}),
       podctl(['-r', newer, 'metricsp', '-o', 'yaml'], {env: asCrictl}),
@@ -142,8 +147,7 @@ describe('metricsp', () => {
               "name": "container_memory_usage_bytes",
               "timestamp": "1700000000",
               "metricType": "GAUGE",
-              "labelValues": [
-              ],
+              "labelValues": [],
               "value": {
                 "value": "4096"
               }
@@ -259,12 +263,14 @@ describe('a runtime without the newer calls (containerd 1.6)', () => {
     const checkpointLine =
       "Error: fake 1.0 does not implement CheckpointContainer (the CRI's checkpoint API needs containerd 1.7+ or CRI-O 1.25+)\n"
     expect(checkpoint).toEqual(expect.objectContaining({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: checkpointLine}))
-    // As crictl: said once, not once per container, as logrus' fatal line, exit 1.
+    // As crictl: the first ID's failure ends it, in crictl's words, as logrus' error line, exit 1.
     expect(crictl).toEqual(
       expect.objectContaining({
         code: 1,
         stdout: '',
-        stderr: expect.stringMatching(/^time="[^"]+" level=fatal msg="fake 1.0 does not implement CheckpointContainer \(.*\)"\n$/),
+        stderr: expect.stringMatching(
+          /^time="[^"]+" level=error msg="checkpointing the container \\"cccc3333\\" failed: rpc error: code = Unimplemented desc = .*"\n$/,
+        ),
       }),
     )
   })
@@ -272,9 +278,22 @@ describe('a runtime without the newer calls (containerd 1.6)', () => {
 
 describe('rmi -q', () => {
   it("is crictl's short form of --prune", async () => {
+    // As podctl, --prune takes the images podctl pulled: both, recorded as its image manager records them.
+    const pulls = new PullRecords(pullRecordsDir(join(dir, 'pods'), newer))
+    for (const [digit, name] of [
+      ['1', 'used'],
+      ['2', 'unused'],
+    ])
+      await pulls.record({
+        imageId: `sha256:${digit.repeat(64)}`,
+        imageRef: `sha256:${digit.repeat(64)}`,
+        image: `localhost:5000/${name}:v1`,
+        pulledMs: 0,
+      })
+    const rmiEnv = {...env, PODCTL_POD_DIR_ROOT: join(dir, 'pods')}
     const [dryRun, withImage] = await Promise.all([
-      podctl(['-r', newer, 'rmi', '-q', '--dry-run'], {env}),
-      podctl(['-r', newer, 'rmi', '-q', 'localhost:5000/used:v1'], {env}),
+      podctl(['-r', newer, 'rmi', '-q', '--dry-run'], {env: rmiEnv}),
+      podctl(['-r', newer, 'rmi', '-q', 'localhost:5000/used:v1'], {env: rmiEnv}),
     ])
     expect(dryRun.code, dryRun.stderr).toBe(0)
     expect(dryRun.stdout).toBe('Would delete: localhost:5000/used:v1\nWould delete: localhost:5000/unused:v1\n')

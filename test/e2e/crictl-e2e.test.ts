@@ -8,34 +8,37 @@
  *   (gomega's Say: a search anywhere in what was written — the specs' Go patterns mean the same as
  *   JS RegExps), or be empty when the expected text is ""; stderr likewise;
  * - each spec with an endpoint gets a fresh runtime (StartCrio in BeforeEach): here a private
- *   containerd (test/support/fresh-runtime.ts), never the shared lab, because `rm -a`, `rmi -a` and
- *   `rmp -a` would wipe it. A fresh containerd answers in ~0.1-0.3 s here, so one per spec (15 in
+ *   instance of the lab's runtime (test/support/fresh-runtime.ts), never the shared lab, because
+ *   `rm -a`, `rmi -a` and `rmp -a` would wipe it. A fresh containerd answers in ~0.1-0.3 s here, so one per spec (15 in
  *   all) costs a few seconds and keeps every spec order-free (a pull before `rmi -a` would otherwise
  *   turn "No images to remove" into "Deleted: …"). StopCrio's own check is kept: the runtime,
  *   interrupted, exits 0.
  *
  * What differs from upstream, and why:
- * - the runtime is containerd 1.6, not CRI-O 1.26: `version` expects "RuntimeName:  containerd";
+ * - the runtime is the lab's (PODCTL_LAB_RUNTIME): `version` expects its name ("cri-o" as upstream, or
+ *   "containerd");
  * - no outside registry is reachable: the pull specs pull the same repositories from the lab registry
  *   (scripts/lab.sh up pushes stand-ins as localhost:5000/k8s-staging-cri-tools/…), the digest one by
  *   the digest the registry reports for test-image-digest;
- * - events: containerd 1.6 has no GetContainerEvents (see that spec).
+ * - events: a sandbox proves the stream open; containerd 1.6 has no GetContainerEvents (see that spec).
  *
  * It runs beside the other files (no group of its own in vitest.config.ts): it shares nothing with the
- * lab but the registry, which it only reads, and creates no pods, so the stand-in kubelet of the
+ * lab but the registry, which it only reads, and creates no pods on the lab, so the stand-in kubelet of the
  * files that run last could not refuse it anything either.
  *
  * The crictl under test is bin/crictl; PODCTL_E2E_CRICTL=/opt/crictl-ref/crictl runs the same specs
  * against the real crictl v1.29.0, which passes all 22.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {accessSync, constants} from 'node:fs'
+import {accessSync, constants, rmSync} from 'node:fs'
 
 import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
+import {CriClient} from '../../src/lib/cri/client.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
-import {lab} from '../support/lab.js'
+import {cleanupNamespace, lab, onContainerd16, onCrio, runSandbox} from '../support/lab.js'
 import {ROOT} from '../support/podctl.js'
+import {until} from '../support/until.js'
 
 /** podctl as crictl; PODCTL_E2E_CRICTL (unless empty) names another, e.g. the reference /opt/crictl-ref/crictl. */
 const CRICTL = process.env.PODCTL_E2E_CRICTL || `${ROOT}bin/crictl`
@@ -62,6 +65,8 @@ function crictlEnv(): NodeJS.ProcessEnv {
 
 interface Session {
   child: ChildProcess
+  /** What crictl wrote to stdout so far (gbytes.Buffer's Contents). */
+  out: () => string
   /** Resolves once crictl exited and its streams closed; code -1 when a signal ended it (gexec's). */
   exit: Promise<{code: number; stdout: string; stderr: string}>
 }
@@ -77,7 +82,7 @@ function crictl(endpoint: string, args: string): Session {
     child.on('error', reject)
     child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
   })
-  return {child, exit}
+  return {child, exit, out: () => stdout}
 }
 
 /** Session.Wait(timeout): the exit, or a failure naming the command when crictl is still running. */
@@ -128,7 +133,7 @@ function useFreshRuntime(): () => string {
     const stopping = runtime
     runtime = undefined
     // StopCrio: the runtime, interrupted, must end with exit code 0
-    if (stopping) expect(await stopping.stop(), 'how the fresh containerd ended on SIGINT').toEqual({exitCode: 0, signal: null})
+    if (stopping) expect(await stopping.stop(), 'how the fresh runtime ended on SIGINT').toEqual({exitCode: 0, signal: null})
   })
   return () => {
     if (!runtime) throw new Error('no fresh runtime: its start failed')
@@ -156,22 +161,53 @@ describe('crictl: events', () => {
   /**
    * Upstream starts `crictl events` without waiting, checks at once that stdout does not say
    * "unknown method GetContainerEvents", then terminates it. That check is kept, made on everything
-   * crictl wrote. What containerd 1.6 allows stops there: it has no GetContainerEvents, so the stream
-   * cannot stay open (what "should succeed" means upstream, on CRI-O with pod events). crictl then
-   * ends by itself, and what matters to a script is checked: exit 1, nothing on stdout, one fatal
-   * line on stderr saying getting container events failed on GetContainerEvents (crictl's own words
-   * are the gRPC status, "rpc error: code = Unimplemented desc = method GetContainerEvents not
-   * implemented"). Waiting for that end instead of a fixed time keeps the spec free of timing. On a
-   * runtime with events (containerd 1.7+) crictl would keep running and this spec would time out.
+   * crictl wrote.
+   *
+   * On a runtime with container events (containerd 2.x) the stream stays open: what "should
+   * succeed" means upstream. A sandbox started on the fresh runtime must then reach crictl as an
+   * event while crictl keeps running: that proves the stream open without waiting a fixed time.
+   *
+   * A fresh CRI-O runs without enable_pod_events, as upstream's (scripts/lab/crio.sh says why): its
+   * GetContainerEvents ends at once without an error, and crictl with it: exit 0, nothing printed.
+   *
+   * containerd 1.6 has no GetContainerEvents, so the stream cannot stay open. crictl then ends by
+   * itself, and what matters to a script is checked: exit 1, nothing on stdout, one fatal line on
+   * stderr saying getting container events failed on GetContainerEvents (crictl's own words are the
+   * gRPC status, "rpc error: code = Unimplemented desc = method GetContainerEvents not implemented").
    */
   it('should succeed', async () => {
     const session = crictl(endpoint(), 'events')
     try {
-      const result = await wait(session, 'events')
-      expect(result.stdout).not.toMatch(/unknown method GetContainerEvents/)
-      expect(result.code, result.stderr).toBe(1)
-      expect(result.stdout).toBe('')
-      expect(result.stderr).toMatch(/^time="[^"]+" level=fatal msg="getting container events: .*GetContainerEvents.*"$/m)
+      if (onContainerd16()) {
+        const result = await wait(session, 'events')
+        expect(result.stdout).not.toMatch(/unknown method GetContainerEvents/)
+        expect(result.code, result.stderr).toBe(1)
+        expect(result.stdout).toBe('')
+        expect(result.stderr).toMatch(/^time="[^"]+" level=fatal msg="getting container events: .*GetContainerEvents.*"$/m)
+        return
+      }
+
+      if (onCrio()) {
+        const result = await wait(session, 'events')
+        expect(result.stdout).not.toMatch(/unknown method GetContainerEvents/)
+        expect([result.code, result.stdout]).toEqual([0, ''])
+        return
+      }
+
+      const client = new CriClient({runtimeEndpoint: endpoint(), callTimeoutMs: 60_000})
+      try {
+        const {id: sandbox, config} = await runSandbox(client, {name: 'events', namespace: 'crictl-e2e-events'})
+        try {
+          await until('crictl events to print the new sandbox', () => session.out().includes(sandbox), {timeoutMs: WAIT_MS})
+          expect(session.child.exitCode, 'crictl events still running').toBeNull()
+          expect(session.out()).not.toMatch(/unknown method GetContainerEvents/)
+        } finally {
+          await cleanupNamespace(client, 'crictl-e2e-events')
+          rmSync(config.logDirectory, {recursive: true, force: true})
+        }
+      } finally {
+        client.close()
+      }
     } finally {
       session.child.kill('SIGTERM') // session.Terminate(), a no-op once it exited
     }
@@ -289,7 +325,7 @@ describe('crictl: version', () => {
   const endpoint = useFreshRuntime()
 
   it('should succeed', async () => {
-    // Upstream: "RuntimeName:  cri-o" (its runtime); this one is containerd.
-    await crictlExpectSuccessWithEndpoint(endpoint(), 'version', 'RuntimeName:  containerd')
+    // Upstream: "RuntimeName:  cri-o" (its runtime); here that of the lab's runtime.
+    await crictlExpectSuccessWithEndpoint(endpoint(), 'version', `RuntimeName:  ${lab().runtimeName}`)
   })
 })

@@ -3,7 +3,8 @@
  * own (gc -n, images left alone): a crash-looping container's older exited instances go with their
  * log files, its newest stays with its log beside the running container; `kill` then leaves no pod
  * log directory. Images on a private containerd (fresh-runtime.ts), since image GC removes images:
- * past the high threshold an unused image goes, one a container uses and the runtime's sandbox image stay.
+ * past the high threshold an unused image podctl pulled goes; one a container uses, the runtime's
+ * sandbox image and one crictl pulled stay. (gc-ownership.test.ts: what other tools leave on the lab.)
  */
 import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -12,9 +13,9 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {CriClient} from '../../src/lib/cri/client.js'
-import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
+import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel} from '../../src/lib/kube/labels.js'
 import {type FreshRuntime, startFreshRuntime} from '../support/fresh-runtime.js'
-import {lab, labClient, labEnv, runSandbox, sandboxConfig, uniqueNamespace} from '../support/lab.js'
+import {lab, labClient, labEnv, makeContainerLogDir, runSandbox, sandboxConfig, uniqueNamespace} from '../support/lab.js'
 import {useLabNamespace} from '../support/lab-namespace.js'
 import {startAgent} from '../support/agent.js'
 import {BIN, podctl} from '../support/podctl.js'
@@ -32,12 +33,17 @@ const env = labEnv({
 /** The shared lab's images belong to every test: leave them alone. */
 const NO_IMAGES = ['--image-gc-high-threshold', '100', '--image-gc-low-threshold', '99']
 const UNUSED_IMAGE = `${lab().registry}/k8s-staging-cri-tools/test-image-1:latest`
+const CRICTLS_IMAGE = `${lab().registry}/k8s-staging-cri-tools/test-image-digest:latest`
 
 useLabNamespace(client, namespace, work)
 
-/** What a crash loop leaves: one more exited instance of `name`, attempt `attempt`, as the kubelet's restart creates it. */
+/**
+ * What a crash loop leaves: one more exited instance of `name`, attempt `attempt`, as podctl's restart
+ * creates it (its io.podctl.containerType: garbage collection takes only podctl's containers).
+ */
 async function crashAgain(runtime: CriClient, pod: {sandboxId: string; uid: string; name: string}, name: string, attempt: number) {
   const config = sandboxConfig({name: pod.name, namespace, uid: pod.uid})
+  makeContainerLogDir(config, name)
   const {containerId} = await runtime.runtime(
     'createContainer',
     {
@@ -47,6 +53,7 @@ async function crashAgain(runtime: CriClient, pod: {sandboxId: string; uid: stri
         image: {image: lab().busybox},
         command: ['sh', '-c', `echo attempt ${attempt}; exit 1`],
         labels: {[PodLabel.name]: pod.name, [PodLabel.namespace]: namespace, [PodLabel.uid]: pod.uid, [ContainerLabel.name]: name},
+        annotations: {[PodctlAnnotation.containerType]: 'app', [ContainerAnnotation.restartCount]: String(attempt)},
         logPath: `${name}/${attempt}.log`,
         linux: {},
       },
@@ -152,7 +159,7 @@ describe('the supervisor collects too (sync --watch --gc-period)', () => {
 })
 
 describe('podctl gc on a private containerd (images)', () => {
-  it('past the high threshold removes an unused image and keeps the one a container uses and the sandbox image', async () => {
+  it('past the high threshold removes an unused image podctl pulled; keeps one in use, the sandbox image and crictl’s', async () => {
     const runtime: FreshRuntime = await startFreshRuntime()
     const fresh = new CriClient({runtimeEndpoint: runtime.endpoint, callTimeoutMs: 120_000})
     const privateEnv = {
@@ -162,7 +169,10 @@ describe('podctl gc on a private containerd (images)', () => {
     }
     let logDirectory: string | undefined
     try {
-      for (const image of [lab().busybox, UNUSED_IMAGE]) await fresh.image('pullImage', {image: {image}})
+      // busybox and another unused image pulled as crictl pulls them; the unused one podctl pulls, which records it.
+      for (const image of [lab().busybox, CRICTLS_IMAGE]) await fresh.image('pullImage', {image: {image}})
+      const pull = await podctl(['pull', UNUSED_IMAGE, '-q'], {env: privateEnv})
+      expect(pull.code, pull.stderr).toBe(0)
       const {id: sandboxId, config} = await runSandbox(fresh, {name: 'user', namespace})
       logDirectory = config.logDirectory
       // Created, never started: a container in any state keeps its image.
@@ -187,8 +197,9 @@ describe('podctl gc on a private containerd (images)', () => {
       expect(images.usageBefore.usagePercent).toBeGreaterThanOrEqual(1)
       // Low 0% cannot be reached by removing images: the kubelet's warning says what was eligible.
       expect(gc.stderr).toMatch(/^Warning: image filesystem \d+% used \(high threshold 1%\): needed to free \d+ bytes to reach 0%/)
+      expect(JSON.parse(gc.stdout).leftAlone).toContainEqual({kind: 'image', why: 'not pulled by podctl on this runtime', count: 1})
       const after = (await fresh.image('listImages', {})).images.flatMap((image) => image.repoTags).sort()
-      expect(after).toEqual([lab().busybox, lab().pause].sort())
+      expect(after).toEqual([lab().busybox, CRICTLS_IMAGE, lab().pause].sort())
     } finally {
       fresh.close()
       await runtime.stop()

@@ -1,4 +1,7 @@
 import {randomBytes} from 'node:crypto'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -14,7 +17,8 @@ import {podctl} from '../support/podctl.js'
 describe('podctl images and rmi', () => {
   let client: CriClient
   const ns = uniqueNamespace('e2e-rmi')
-  const env = labEnv()
+  const pods = mkdtempSync(join(tmpdir(), 'podctl-rmi-pods-'))
+  const env = labEnv({PODCTL_POD_DIR_ROOT: pods})
   const run = randomBytes(3).toString('hex')
   const repo = (name: string) => `${lab().registry}/podctl/rmi-${name}-${run}`
   /** name → {refs, id} */
@@ -58,6 +62,7 @@ describe('podctl images and rmi', () => {
     for (const {id} of Object.values(images)) expect(await present(id)).toBe(false)
     expect(await present(busyboxId)).toBe(true)
     client.close()
+    rmSync(pods, {recursive: true, force: true})
   })
 
   it('lists one row per tag with the same short image ID', async () => {
@@ -121,11 +126,16 @@ describe('podctl images and rmi', () => {
     expect(await present(images.used.id)).toBe(true)
   })
 
-  it('shows prune candidates with --dry-run without removing anything, never busybox or pause', async () => {
-    const {code, stdout} = await podctl(['rmi', '--prune', '--dry-run'], {env})
+  it('shows prune candidates with --dry-run without removing anything: podctl pulls only, never busybox or pause', async () => {
+    // podctl pulls "free" again (recorded under this file's pod directory root); "solo", unused too, only crictl pulled.
+    const pull = await podctl(['pull', '--policy', 'Always', images.free.refs[0], '-q'], {env})
+    expect(pull.code, pull.stderr).toBe(0)
+    const {code, stdout, stderr} = await podctl(['rmi', '--prune', '--dry-run'], {env})
     expect(code).toBe(0)
     const lines = stdout.trim().split('\n')
-    expect(lines).toEqual(expect.arrayContaining(images.free.refs.map((ref) => `Would delete: ${ref}`)))
+    expect(lines).toEqual(images.free.refs.map((ref) => `Would delete: ${ref}`))
+    expect(stderr).toMatch(/^left alone \d+ images? podctl did not pull; name an image to remove it\n$/)
+    expect(lines).not.toContain(`Would delete: ${images.solo.refs[0]}`)
     expect(lines).not.toContain(`Would delete: ${images.used.refs[0]}`)
     // Old untagged lab images may be candidates; the tags tests rely on never are.
     for (const ref of [lab().busybox, `${lab().registry}/podctl/busybox:latest`, lab().pause]) {
@@ -135,7 +145,7 @@ describe('podctl images and rmi', () => {
     expect(await present(images.free.id)).toBe(true)
   })
 
-  it("refuses the runtime's sandbox image although containerd 1.6 does not pin it (checked with --dry-run)", async () => {
+  it("refuses the runtime's sandbox image, pinned or not (containerd 1.6 does not pin it; checked with --dry-run)", async () => {
     const {code, stdout, stderr} = await podctl(['rmi', '--dry-run', lab().pause], {env})
     expect(code).toBe(2)
     expect(stdout).toBe('')

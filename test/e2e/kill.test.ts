@@ -2,7 +2,7 @@ import {closeSync, existsSync, openSync, readFileSync} from 'node:fs'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, createSandbox, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {createTestPod, leftovers, pullBusybox} from '../support/pods.js'
 
@@ -139,14 +139,17 @@ describe('podctl kill', () => {
     expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
   })
 
-  it('--all -n NS kills every pod of that namespace and leaves other namespaces alone', async () => {
+  it("--all -n NS kills every pod podctl made in that namespace; other namespaces and crictl's pod there stay", async () => {
     const mine = await Promise.all(
       ['a', 'b', 'c'].map((name) => createTestPod(client, {name, namespace: ns, containers: [{name: 'app', script: TRAPS_TERM}]})),
     )
     const other = await createTestPod(client, {name: 'a', namespace: otherNs, containers: [{name: 'app', script: TRAPS_TERM}]})
+    // crictl runp of a pod config with the kubelet's labels, in the same namespace: not podctl's.
+    const crictls = await createSandbox(client, {name: 'tool', namespace: ns})
 
     const run = await podctl(['kill', '--all', '-n', ns, '--parallel', '2'], {env})
     expect(run.code).toBe(0)
+    expect(run.stderr).toBe(`left alone 1 pod podctl did not make (tool_${ns}); name a pod to kill it\n`)
     expect(
       run.stdout
         .trim()
@@ -154,7 +157,7 @@ describe('podctl kill', () => {
         .map((line) => line.split(':')[0])
         .sort(),
     ).toEqual([`a_${ns}`, `b_${ns}`, `c_${ns}`])
-    expect(await sandboxesIn(client, ns)).toEqual([])
+    expect(await sandboxesIn(client, ns)).toEqual([crictls])
     for (const pod of mine) expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
 
     const survivor = await leftovers(client, other.uid)
@@ -167,6 +170,10 @@ describe('podctl kill', () => {
     expect(nothing.code).toBe(0)
     expect(nothing.stdout).toBe('')
     expect(nothing.stderr).toMatch(/no pods in namespace ".*"; nothing to kill/)
+    // Named, it is the user's call.
+    const named = await podctl(['kill', 'tool', '-n', ns], {env})
+    expect(named.code, named.stderr).toBe(0)
+    expect(await sandboxesIn(client, ns)).toEqual([])
   })
 
   it('-l kills only the pods with the label; a failing preStop hook is a warning, not a failure', async () => {

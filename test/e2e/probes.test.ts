@@ -6,7 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {PodctlAnnotation} from '../../src/lib/kube/labels.js'
 import {writeRecordedStatus} from '../../src/lib/kubelet/config/desired-state.js'
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, podAddressPattern, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {pullBusybox} from '../support/pods.js'
 
@@ -97,7 +97,7 @@ beforeAll(async () => {
   )
   expect(result.code, result.stderr).toBe(0)
   target = (JSON.parse(result.stdout) as RunJson).pods[0]
-  expect(target.ip).toMatch(/^10\.234\./)
+  expect(target.ip).toMatch(new RegExp(`^${podAddressPattern()}$`))
 }, 90_000)
 
 afterAll(async () => {

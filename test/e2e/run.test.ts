@@ -1,11 +1,11 @@
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, podAddressPattern, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {leftovers, pullBusybox} from '../support/pods.js'
 
@@ -18,8 +18,8 @@ const namespaces: string[] = []
 const podDirRoot = mkdtempSync(join(tmpdir(), 'podctl-run-pods-'))
 const env = labEnv({PODCTL_POD_LOGS_ROOT: lab().logRoot, PODCTL_POD_DIR_ROOT: podDirRoot, PODCTL_BACKOFF_BASE_MS: '300'})
 const busybox = lab().busybox
-/** The lab's extra runtime handler (containerd config), for runtimeClassName. */
-const handler = /^PODCTL_LAB_RUNTIME_HANDLER=(.+)$/m.exec(readFileSync('/run/podctl-lab/env', 'utf8'))?.[1] ?? 'test-handler'
+/** The lab's extra runtime handler (in the runtime's config), for runtimeClassName. */
+const handler = lab().runtimeHandler
 
 /** Stops at once on SIGTERM (PID 1 ignores signals it does not trap). */
 const SERVE = 'trap "exit 0" TERM; while true; do sleep 1; done'
@@ -127,7 +127,7 @@ describe('podctl run', () => {
     const [pod] = pods
     expect(pod).toMatchObject({pod: 'web', namespace, attempt: 0, phase: 'Running', rolledBack: false, removed: false, error: null})
     expect(pod.sandboxId).toMatch(/^[0-9a-f]{64}$/)
-    expect(pod.ip).toMatch(/^10\.234\./)
+    expect(pod.ip).toMatch(new RegExp(`^${podAddressPattern()}$`))
     expect(
       pod.containers.map((c: {name: string; type: string; state: string; exitCode: number | null}) => [
         c.name,
@@ -213,9 +213,8 @@ describe('podctl run', () => {
       'RESTARTS',
       'ID',
     ])
-    expect(lines[header + 1]).toMatch(
-      new RegExp(`^plain_${namespace}\\s+[0-9a-f]{13}\\s+0\\s+10\\.234\\.\\S+\\s+Running\\s+app\\s+app\\s+Running\\s+0\\s+[0-9a-f]{13}$`),
-    )
+    const pod = String.raw`^plain_${namespace}\s+[0-9a-f]{13}\s+0\s+${podAddressPattern()}\s+Running`
+    expect(lines[header + 1]).toMatch(new RegExp(String.raw`${pod}\s+app\s+app\s+Running\s+0\s+[0-9a-f]{13}$`))
     // runtimeClassName is the runtime handler.
     const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.namespace]: namespace}}})
     expect(items.map((sandbox) => sandbox.runtimeHandler)).toEqual([handler])
@@ -258,6 +257,28 @@ describe('podctl run', () => {
     const conflicting = await run(['--rm', '--wait', 'running'], podManifest('x', namespace, {containers: [{name: 'a'}]}))
     expect(conflicting.code).toBe(2)
     expect(conflicting.stderr).toBe('Error: --rm removes the pod after it completed, so it needs --wait completed, not --wait running\n')
+  })
+
+  it('runs and kills a pod whose name has the 253 characters Kubernetes allows (its lock, log directory and links fit)', async () => {
+    const namespace = ns('run-long')
+    const name = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`
+    const started = await run(
+      ['--quiet', '-o', 'json'],
+      podManifest(name, namespace, {containers: [{name: 'app', command: ['sh', '-c', `echo hello; ${SERVE}`]}]}),
+    )
+    expect(started.code, started.stderr).toBe(0)
+    const [pod] = JSON.parse(started.stdout).pods
+    expect(pod).toMatchObject({pod: name, namespace, phase: 'Running'})
+    const logs = await podctl(['logs', '-n', namespace, `${name}/app`], {env})
+    expect({code: logs.code, stdout: logs.stdout}).toEqual({code: 0, stdout: 'hello\n'})
+    const logDirectory = pod.logDirectory as string
+    expect(logDirectory.endsWith(`_${pod.uid}`)).toBe(true)
+    expect(existsSync(logDirectory)).toBe(true)
+
+    const killed = await podctl(['kill', '-n', namespace, name], {env})
+    expect(killed.code, killed.stderr).toBe(0)
+    expect(await leftovers(client, pod.uid)).toEqual({sandboxes: [], containers: []})
+    expect([existsSync(join(podDirRoot, pod.uid)), existsSync(logDirectory)]).toEqual([false, false])
   })
 
   it('rolls back a pod whose postStart hook fails: PostStartHookError, exit 14, nothing left', async () => {

@@ -1,13 +1,14 @@
 /**
  * runtime-config, metricsp and checkpoint against the lab. containerd 1.6 implements none of their
  * RPCs: each must end in one line naming containerd, its version and the RPC, with exit 6, as podctl
- * and as crictl. On a newer lab runtime the test checks only what every runtime answers alike.
+ * and as crictl. containerd 2.x and CRI-O answer RuntimeConfig with the lab's cgroup driver; what
+ * they do with checkpoints and pod metrics is not checked here.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
 import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
-import {cleanupNamespace, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, labClient, labEnv, onContainerd16, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 
 const client = labClient()
@@ -43,12 +44,9 @@ afterAll(async () => {
   client.close()
 })
 
-/** True on the lab's containerd 1.6, whose answer to all three is UNIMPLEMENTED. */
-const isContainerd16 = () => runtimeVersion.startsWith('containerd 1.6.')
-
-describe('on containerd 1.6: one line, exit 6', () => {
+// containerd 1.6's answer to all three is UNIMPLEMENTED; the lab's other runtimes implement them.
+describe.runIf(onContainerd16())('on containerd 1.6: one line, exit 6', () => {
   it('runtime-config names RuntimeConfig, as podctl and as crictl', async () => {
-    if (!isContainerd16()) return
     const need = "the CRI's RuntimeConfig needs containerd 2.0+ or CRI-O 1.28+"
     const line = `Error: ${runtimeVersion} does not implement RuntimeConfig (${need})\n`
     const [own, crictl] = await Promise.all([podctl(['runtime-config'], {env}), podctl(['runtime-config'], {env: asCrictl})])
@@ -57,7 +55,6 @@ describe('on containerd 1.6: one line, exit 6', () => {
   })
 
   it('metricsp names ListPodSandboxMetrics, in every format', async () => {
-    if (!isContainerd16()) return
     const need = "the CRI's pod metrics API is newer than containerd 1.x; statsp shows CPU and memory"
     const line = `Error: ${runtimeVersion} does not implement ListPodSandboxMetrics (${need})\n`
     const [table, json, crictl] = await Promise.all([
@@ -70,7 +67,6 @@ describe('on containerd 1.6: one line, exit 6', () => {
   })
 
   it('checkpoint names CheckpointContainer once, for a running container by prefix and by POD/CONTAINER', async () => {
-    if (!isContainerd16()) return
     const need = "the CRI's checkpoint API needs containerd 1.7+ or CRI-O 1.25+"
     const line = `Error: ${runtimeVersion} does not implement CheckpointContainer (${need})\n`
     const [byPrefix, byName, crictl] = await Promise.all([
@@ -80,6 +76,14 @@ describe('on containerd 1.6: one line, exit 6', () => {
     ])
     for (const result of [byPrefix, byName]) expect(result).toMatchObject({code: ExitCode.UNIMPLEMENTED, stdout: '', stderr: line})
     expect(crictl).toMatchObject(crictlFailure(line))
+  })
+})
+
+describe.skipIf(onContainerd16())('on a runtime with RuntimeConfig (containerd 2.x, CRI-O)', () => {
+  it("runtime-config says the lab's cgroup driver", async () => {
+    const [table, json] = await Promise.all([podctl(['runtime-config'], {env}), podctl(['runtime-config', '-o', 'json'], {env})])
+    expect(table).toMatchObject({code: 0, stdout: 'cgroup driver:   CGROUPFS\n', stderr: ''})
+    expect(JSON.parse(json.stdout)).toEqual({linux: {cgroupDriver: 'CGROUPFS'}})
   })
 })
 

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {cleanupNamespace, lab, labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, podAddressPattern, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {podctl} from '../support/podctl.js'
 import {createTestPod, leftovers, pullBusybox, waitForExit} from '../support/pods.js'
 import {until as untilWithin} from '../support/until.js'
@@ -57,7 +57,7 @@ describe('podctl status POD', () => {
       phase: 'Running',
       ready: true,
       restartPolicy: 'Always',
-      ip: expect.stringMatching(/^10\.234\.\d+\.\d+$/),
+      ip: expect.stringMatching(new RegExp(`^${podAddressPattern()}$`)),
       sandboxes: [{id: pod.sandboxId, attempt: 0, state: 'Ready', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/)}],
     })
     expect(report.ips).toEqual([report.ip])
@@ -219,7 +219,7 @@ describe('podctl status POD', () => {
   it('without POD it is still the runtime status; pod flags need a POD', async () => {
     const run = await podctl(['status', '-o', 'json'], {env})
     expect(run.code).toBe(0)
-    expect(JSON.parse(run.stdout)).toMatchObject({runtime: {name: 'containerd'}, ready: true})
+    expect(JSON.parse(run.stdout)).toMatchObject({runtime: {name: lab().runtimeName}, ready: true})
     const bad = await podctl(['status', '--wait-for', 'ready'], {env})
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/--wait-for needs a POD/)

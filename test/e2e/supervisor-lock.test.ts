@@ -129,7 +129,8 @@ describe('sync --watch: one supervisor per pod', () => {
     const second = watch('held')
     const warning = new RegExp(
       `Warning\\s+AlreadySupervised\\s.*${object}\\s+Pod is supervised by pid ${first.pid} \\(podctl sync --watch\\) ` +
-        String.raw`since \d{4}-\d\d-\d\dT\S+; podctl leaves it to that process and takes over when it stops`,
+        String.raw`since \d{4}-\d\d-\d\dT\S+; podctl leaves it, and every other pod that process supervises, to that process ` +
+        'and takes over when it stops',
     )
     await until('the AlreadySupervised warning', () => warning.test(second.stdout()))
     // The first keeps restarting the crashing container while the second watches and does nothing.
@@ -196,6 +197,26 @@ describe('sync --watch: one supervisor per pod', () => {
     expect((await podctl(['kill', 'orphan', '-n', namespace, '--force'], {env})).code).toBe(0)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
+
+  it.each(['SIGHUP', 'SIGTERM'] as const)(
+    '%s stops a supervisor cleanly: exit 0, its lock released, the pod left running',
+    async (signal) => {
+      const name = `hangup-${signal.toLowerCase()}`
+      const run = await podctl(['run', '-f', manifest(name, "trap 'exit 0' TERM; while true; do sleep 1; done"), '-q'], {env})
+      expect(run.code, run.stderr).toBe(0)
+      const uid = JSON.parse((await podctl(['status', name, '-n', namespace, '-o', 'json'], {env})).stdout).uid as string
+      const supervisor = watch(name)
+      await until('the supervisor to record the pod', () => statusSupervisor(uid) === supervisor.pid)
+      const stopped = await supervisor.stop(signal)
+      expect(stopped.code, stopped.stderr).toBe(0)
+      expect(stopped.stderr).toBe('Interrupted: finishing the step in flight\n')
+      expect(stopped.stdout).toContain('the pods keep running')
+      expect(existsSync(join(podDirRoot, uid, 'supervisor.lock'))).toBe(false)
+      const status = JSON.parse((await podctl(['status', name, '-n', namespace, '-o', 'json'], {env})).stdout)
+      expect(status).toMatchObject({phase: 'Running', supervised: false})
+      expect((await podctl(['kill', name, '-n', namespace], {env})).code).toBe(0)
+    },
+  )
 
   it('run --supervise holds its pods until they are killed: a waiting sync --watch never takes over a pod being killed', async () => {
     const path = manifest('owned', "trap 'exit 0' TERM; while true; do sleep 1; done")

@@ -107,6 +107,31 @@ describe('status of a pod nothing supervises', () => {
     const synced = await status('dead')
     expect(synced.containerStatuses.find((c) => c.name === 'c')).toMatchObject({restartCount: 1, lastState: {exitCode: 4}})
   })
+
+  it('after run --wait ready, says that Ready=False is because nothing probes the pod now', async () => {
+    const path = manifest(
+      'probed',
+      `  - name: app
+    image: BUSYBOX
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
+`,
+    )
+    expect((await podctl(['run', '-f', path, '-q', '--wait', 'ready'], {env})).code).toBe(0)
+    const report = await status('probed')
+    expect(report).toMatchObject({phase: 'Running', supervised: false})
+    expect(report.conditions.find((c) => c.type === 'Ready')).toEqual({type: 'Ready', status: false})
+    expect(report.notice).toBe(
+      'Ready=False — not supervised: nothing probes app now, so it is not ready; ' +
+        `podctl sync --watch probed -n ${namespace} runs the probes (podctl status probed -n ${namespace} --wait-for ready probes once)`,
+    )
+    const human = await podctl(['status', 'probed', '-n', namespace], {env})
+    expect(human.stdout).toContain('Ready=False — not supervised: nothing probes app now')
+    // Probed by status itself: ready, and nothing to explain.
+    const waited = await podctl(['status', 'probed', '-n', namespace, '--wait-for', 'ready', '-o', 'json'], {env})
+    expect(waited.code, waited.stderr).toBe(0)
+    expect(JSON.parse(waited.stdout)).toMatchObject({ready: true, notice: null})
+  })
 })
 
 describe('/var/log/containers links', () => {

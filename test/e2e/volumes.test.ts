@@ -1,6 +1,6 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync} from 'node:fs'
+import {availableParallelism, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
@@ -115,6 +115,35 @@ describe('the downward API', () => {
     )
     expect(await exec(name, 'client-container', 'cat /etc/podinfo/cpu_limit; echo; cat /etc/podinfo/mem_request')).toBe('250\n32')
     await kill(name)
+  })
+
+  it('a limit the container does not set is the node’s allocatable, as the kubelet reports it', async () => {
+    const field = (name: string, resource: string) => `{name: ${name}, valueFrom: {resourceFieldRef: {resource: ${resource}}}}`
+    const manifest = `apiVersion: v1
+kind: Pod
+metadata: {name: unlimited, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: app
+    image: ${lab().busybox}
+    command: [sleep, "3600"]
+    env: [${field('MEMORY', 'limits.memory')}, ${field('CPU', 'limits.cpu')}, ${field('STORAGE', 'limits.ephemeral-storage')}]
+`
+    expect((await run(['run', '-f', '-', '-q'], manifest)).code).toBe(0)
+    const vars = await exec('unlimited', 'app', 'echo $MEMORY $CPU $STORAGE')
+    // Capacity less the default hard eviction thresholds: memory.available<100Mi, nodefs.available<10% (a float32 0.1).
+    const memTotal = BigInt(/^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]) * 1024n
+    const hugePages = readdirSync('/sys/kernel/mm/hugepages').reduce(
+      (sum, size) =>
+        sum + BigInt(readFileSync(`/sys/kernel/mm/hugepages/${size}/nr_hugepages`, 'utf8').trim()) * BigInt(/\d+/.exec(size)![0]) * 1024n,
+      0n,
+    )
+    const fs = statfsSync(podDirRoot)
+    const disk = BigInt(fs.blocks) * BigInt(fs.bsize)
+    const storage = disk - BigInt(Math.trunc(Number(disk) * Math.fround(0.1)))
+    expect(vars).toBe(`${memTotal - 100n * 1024n * 1024n - hugePages} ${availableParallelism()} ${storage}\n`)
+    await kill('unlimited')
   })
 })
 

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -181,6 +181,64 @@ describe('a watched manifest directory', () => {
 
     expect((await podctl(['kill', 'stays', '-n', namespace], {env})).code).toBe(0)
   }, 120_000)
+
+  it('a directory made others-writable or moved away, an emptied, a 40 MB or an .env file: pods left running, said once', async () => {
+    const manifests = join(work, 'untrusted')
+    mkdirSync(manifests, {mode: 0o755})
+    const names = ['one', 'two', 'three']
+    for (const name of names) writeFileSync(join(manifests, `${name}.yaml`), podYaml(name, LOOP), {mode: 0o644})
+    const agent = start(['node', BIN, 'sync', '--watch', '-f', manifests])
+    const said = (text: string) => agent.output().split(text).length - 1
+    try {
+      const before = await until(
+        'the three pods to run',
+        async () => {
+          const found = await Promise.all(names.map((name) => running(name)))
+          return found.every(Boolean) ? found.map((container) => container!.id) : undefined
+        },
+        wait,
+      )
+
+      spawnSync('chmod', ['0777', manifests])
+      await until('the open directory to be said', () => said('is writable by users other than its owner') > 0, wait)
+      spawnSync('chmod', ['0755', manifests])
+      renameSync(manifests, `${manifests}.away`)
+      await until('the move to be said', () => said('moved away or removed') > 0, wait)
+      renameSync(`${manifests}.away`, manifests)
+      // An editor's truncate, left so; a 40 MB ConfigMap value; an .env saved as YAML.
+      truncateSync(join(manifests, 'one.yaml'), 0)
+      writeFileSync(
+        join(manifests, 'big.yaml'),
+        `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {v: "${'x'.repeat(40 * 1024 * 1024)}"}\n`,
+      )
+      writeFileSync(join(manifests, 'secrets.yaml'), 'DB_PASSWORD=hunter2-s3cr3t\n', {mode: 0o600})
+      await until(
+        'the three files to be said',
+        () => said('is empty') + said('larger than 3 MiB') + said('is not a Kubernetes manifest') >= 3,
+        wait,
+      )
+      // Still responsive: a new file's pod runs within seconds.
+      const dropped = Date.now()
+      writeFileSync(join(manifests, 'later.yaml'), podYaml('later', LOOP), {mode: 0o644})
+      await until('the new file’s pod to run', () => running('later'), wait)
+      const seconds = (Date.now() - dropped) / 1000
+      expect(seconds, agent.output()).toBeLessThan(10)
+      const peakKb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${agent.pid}/status`, 'utf8'))![1])
+      expect(peakKb, 'peak memory of the supervisor').toBeLessThan(400 * 1024)
+
+      expect(await Promise.all(names.map(async (name) => (await running(name))?.id))).toEqual(before)
+      for (const text of ['is writable by users other than its owner', 'moved away or removed', 'is empty', 'larger than 3 MiB']) {
+        expect(said(text), text).toBe(1)
+      }
+
+      expect(agent.output()).not.toContain('hunter2')
+      expect(agent.output()).not.toMatch(/no longer has the pod|Killing/)
+    } finally {
+      expect(await agent.stop(), agent.output()).toBe(0)
+    }
+
+    expect((await podctl(['kill', ...names, 'later', '-n', namespace], {env})).code).toBe(0)
+  }, 180_000)
 
   it('refuses a directory others may write, naming it and the fix', async () => {
     const open = join(work, 'open')

@@ -8,6 +8,8 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {afterAll} from 'vitest'
 
 export interface Agent {
+  /** The process's pid (to read its /proc entries). */
+  pid: number
   /** stdout and stderr so far, interleaved as they came. */
   output(): string
   /** Sends `signal` (SIGTERM, as systemd stops a unit) and resolves with the exit code. */
@@ -37,6 +39,7 @@ export function startAgent(argv: readonly string[], env: Record<string, string |
     })
   })
   return {
+    pid: child.pid!,
     output: () => output,
     stop(signal = 'SIGTERM') {
       child.kill(signal)

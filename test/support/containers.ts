@@ -3,7 +3,7 @@ import {rmSync} from 'node:fs'
 
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
-import {createSandbox, lab, sandboxConfig, type SandboxSpec} from './lab.js'
+import {createSandbox, lab, makeContainerLogDir, sandboxConfig, type SandboxSpec} from './lab.js'
 
 /** A sandbox created for a test, with the config its containers must repeat. */
 export interface TestPod {
@@ -32,6 +32,8 @@ export interface TestContainerSpec {
  */
 export async function runContainer(client: CriClient, pod: TestPod, spec: TestContainerSpec): Promise<string> {
   const attempt = spec.attempt ?? 0
+  const sandbox = sandboxConfig(pod.spec)
+  makeContainerLogDir(sandbox, spec.name)
   const {containerId} = await client.runtime('createContainer', {
     podSandboxId: pod.id,
     config: {
@@ -49,7 +51,7 @@ export async function runContainer(client: CriClient, pod: TestPod, spec: TestCo
       annotations: {},
       linux: {},
     },
-    sandboxConfig: sandboxConfig(pod.spec),
+    sandboxConfig: sandbox,
   })
   if (!spec.noStart) await client.runtime('startContainer', {containerId})
   return containerId

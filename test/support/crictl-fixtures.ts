@@ -300,3 +300,8 @@ export const CRICTL_CASES: ReadonlyArray<{name: string; crictl: string[]; tz?: s
   {name: 'version', crictl: ['version']},
   {name: 'imagefsinfo-yaml', crictl: ['imagefsinfo', '-o', 'yaml']},
 ]
+
+/** protojson puts one or two spaces after a key's colon depending on the crictl binary (its detrand): compared with one. */
+export function oneSpaceAfterKeys(text: string): string {
+  return text.replaceAll(/^(\s*"(?:[^"\\]|\\.)*":) {2,}/gm, '$1 ')
+}

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import type * as grpc from '@grpc/grpc-js'
 
 import {CriClient} from '../../src/lib/cri/client.js'
-import {socketDir, startFakeRuntime} from './fake-runtime.js'
+import {socketDir, startFakeRuntime, versionHandler} from './fake-runtime.js'
 
 export interface FakeCall {
   method: string
@@ -93,7 +93,7 @@ export class FakePodRuntime {
    */
   containerEvents: 'unimplemented' | 'stream' | 'ended' = 'unimplemented'
   /**
-   * What Version answers; undefined answers UNIMPLEMENTED (the default). CRI-O 1.26-like runtimes
+   * What Version answers; undefined answers the fake's own name (fake-runtime.ts's versionHandler). CRI-O 1.26-like runtimes
    * (`{runtimeName: 'cri-o', runtimeVersion: '1.26.4'}`) are the ones that split their events.
    */
   version?: {runtimeName: string; runtimeVersion: string}
@@ -175,8 +175,8 @@ export class FakePodRuntime {
     return this.calls.map((call) => call.method)
   }
 
-  /** A sandbox that already exists (an earlier run of the pod). */
-  addSandbox(metadata: FakeSandbox['metadata']): FakeSandbox {
+  /** A sandbox that already exists (an earlier run of the pod), with the kubelet's labels and `annotations` as its maker wrote them. */
+  addSandbox(metadata: FakeSandbox['metadata'], annotations: Record<string, string> = {}): FakeSandbox {
     const sandbox: FakeSandbox = {
       id: this.newId('sb'),
       metadata,
@@ -187,7 +187,7 @@ export class FakePodRuntime {
         'io.kubernetes.pod.namespace': metadata.namespace,
         'io.kubernetes.pod.uid': metadata.uid,
       },
-      annotations: {},
+      annotations: {...annotations},
       runtimeHandler: '',
     }
     this.sandboxes.set(sandbox.id, sandbox)
@@ -232,22 +232,30 @@ export class FakePodRuntime {
     }
   }
 
+  /** An ID or a unique prefix of one, as containerd resolves them (its truncindex). */
+  private resolve<T>(map: Map<string, T>, id: string, what: string): T {
+    const exact = map.get(id)
+    if (exact) return exact
+    const matches = id === '' ? [] : [...map.keys()].filter((key) => key.startsWith(id))
+    if (matches.length !== 1) throw new Error(`${what} ${id} not found`)
+    return map.get(matches[0])!
+  }
+
   private sandbox(id: string): FakeSandbox {
-    const sandbox = this.sandboxes.get(id)
-    if (!sandbox) throw new Error(`sandbox ${id} not found`)
-    return sandbox
+    return this.resolve(this.sandboxes, id, 'sandbox')
   }
 
   private container(id: string): FakeContainer {
-    const container = this.containers.get(id)
-    if (!container) throw new Error(`container ${id} not found`)
-    return container
+    return this.resolve(this.containers, id, 'container')
   }
 
   private runtimeHandlers(): Record<string, grpc.handleUnaryCall<any, any> | grpc.handleServerStreamingCall<any, any>> {
     const matches = (labels: Record<string, string>, selector: Record<string, string> = {}) =>
       Object.entries(selector).every(([key, value]) => labels[key] === value)
     return {
+      // Not logged: crictl checks the connection with Version before each command; podctl's own calls are what tests follow.
+      version: (call, callback) =>
+        this.version ? callback(null, {version: '0.1.0', runtimeApiVersion: 'v1', ...this.version}) : versionHandler(call, callback),
       runPodSandbox: this.handler('runPodSandbox', ({config, runtimeHandler}) => {
         const sandbox: FakeSandbox = {
           id: this.newId('sb'),
@@ -265,14 +273,21 @@ export class FakePodRuntime {
         status: {...this.sandbox(podSandboxId), network: {ip: POD_IP, additionalIps: []}},
       })),
       listPodSandbox: this.handler('listPodSandbox', ({filter}) => ({
-        items: [...this.sandboxes.values()].filter((sandbox) => matches(sandbox.labels, filter?.labelSelector)),
+        items: [...this.sandboxes.values()].filter(
+          (sandbox) =>
+            (!filter?.id || sandbox.id.startsWith(filter.id)) &&
+            (!filter?.state || sandbox.state === filter.state.state) &&
+            matches(sandbox.labels, filter?.labelSelector),
+        ),
       })),
-      stopPodSandbox: this.handler('stopPodSandbox', ({podSandboxId}) => {
+      stopPodSandbox: this.handler('stopPodSandbox', (request) => {
+        const podSandboxId = this.sandbox(request.podSandboxId).id
         this.sandbox(podSandboxId).state = 'SANDBOX_NOTREADY'
         for (const container of this.containers.values()) if (container.podSandboxId === podSandboxId) this.exit(container, 137)
         return {}
       }),
-      removePodSandbox: this.handler('removePodSandbox', ({podSandboxId}) => {
+      removePodSandbox: this.handler('removePodSandbox', (request) => {
+        const podSandboxId = this.sandboxes.has(request.podSandboxId) ? request.podSandboxId : this.sandbox(request.podSandboxId).id
         // The CRI: removing a sandbox forcibly removes its containers (a starting one refuses).
         const inside = [...this.containers.values()].filter((container) => container.podSandboxId === podSandboxId)
         for (const container of inside) this.busyCheck(container)
@@ -314,7 +329,9 @@ export class FakePodRuntime {
         this.exit(this.busyCheck(this.container(containerId)), 137)
         return {}
       }),
-      removeContainer: this.handler('removeContainer', ({containerId}) => {
+      removeContainer: this.handler('removeContainer', (request) => {
+        const found = [...this.containers.keys()].filter((id) => id.startsWith(request.containerId))
+        const containerId = this.containers.has(request.containerId) || found.length !== 1 ? request.containerId : found[0]
         if (this.containers.has(containerId)) this.busyCheck(this.container(containerId))
         this.containers.delete(containerId)
         return {}
@@ -322,17 +339,14 @@ export class FakePodRuntime {
       listContainers: this.handler('listContainers', ({filter}) => ({
         containers: [...this.containers.values()].filter(
           (container) =>
-            (!filter?.id || container.id === filter.id) &&
-            (!filter?.podSandboxId || container.podSandboxId === filter.podSandboxId) &&
+            (!filter?.id || container.id.startsWith(filter.id)) &&
+            (!filter?.podSandboxId || container.podSandboxId.startsWith(filter.podSandboxId)) &&
+            (!filter?.state || container.state === filter.state.state) &&
             matches(container.labels, filter?.labelSelector),
         ),
       })),
       containerStatus: this.handler('containerStatus', ({containerId}) => ({status: this.container(containerId)})),
       execSync: this.handler('execSync', (request) => this.execSyncAnswer(request)),
-      version: this.handler('version', () => {
-        if (!this.version) throw new UnimplementedAnswer('unknown method Version')
-        return {version: '0.1.0', runtimeApiVersion: 'v1', ...this.version}
-      }),
       getContainerEvents: (call: grpc.ServerWritableStream<any, any>) => {
         this.calls.push({method: 'getContainerEvents', request: call.request})
         // CRI-O without enable_pod_events: the stream ends at once, with no event and no error.

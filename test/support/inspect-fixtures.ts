@@ -2,7 +2,7 @@ import {createHash, randomBytes} from 'node:crypto'
 
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
-import {lab} from './lab.js'
+import {lab, makeContainerLogDir} from './lab.js'
 
 /** Waits until a container has exited (for one whose command ends by itself). */
 export {waitForExit as waitExited} from './containers.js'
@@ -12,10 +12,15 @@ export {waitForExit as waitExited} from './containers.js'
  * through the CRI client (not through podctl), the way the kubelet would.
  */
 
-/** Pulls through the CRI (a no-op when present) and returns the image ID. */
+/**
+ * Pulls through the CRI (a no-op when present) and returns the image ID, from ImageStatus: PullImage's
+ * image_ref is the ID on containerd but a repository digest on CRI-O.
+ */
 export async function ensureImage(client: CriClient, ref: string): Promise<string> {
-  const {imageRef} = await client.image('pullImage', {image: {image: ref}}, {timeoutMs: 120_000})
-  return imageRef
+  await client.image('pullImage', {image: {image: ref}}, {timeoutMs: 120_000})
+  const {image} = await client.image('imageStatus', {image: {image: ref}})
+  if (!image) throw new Error(`${ref} is not there right after its pull`)
+  return image.id
 }
 
 export interface ContainerSpec {
@@ -41,6 +46,7 @@ export async function createContainer(client: CriClient, spec: ContainerSpec): P
     annotations: {},
     linux: {},
   }
+  makeContainerLogDir(sandboxConfig, spec.name)
   const {containerId} = await client.runtime(
     'createContainer',
     {

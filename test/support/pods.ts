@@ -1,7 +1,9 @@
+import {randomBytes} from 'node:crypto'
+
 import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerAnnotation, ContainerLabel, PodctlAnnotation, PodLabel, type RestartPolicy} from '../../src/lib/kube/labels.js'
 import {waitForExit} from './containers.js'
-import {lab, runSandbox} from './lab.js'
+import {lab, makeContainerLogDir, runSandbox} from './lab.js'
 
 export {pullBusybox, waitForExit} from './containers.js'
 
@@ -35,14 +37,19 @@ export interface TestPod {
   containerIds: Record<string, string>
 }
 
+/** Where the pod directories of test pods would be: never made, so a kill has none to remove. */
+const PODS = '/nonexistent/podctl-test-pods'
+
 export async function createTestPod(client: CriClient, spec: TestPodSpec): Promise<TestPod> {
+  const uid = randomBytes(8).toString('hex')
   const {id: sandboxId, config} = await runSandbox(client, {
     name: spec.name,
     namespace: spec.namespace,
     labels: spec.labels,
-    annotations: spec.restartPolicy ? {[PodctlAnnotation.restartPolicy]: spec.restartPolicy} : {},
+    uid,
+    // What podctl writes on every sandbox it makes: pods built here stand for podctl's (kill --all chooses only those).
+    annotations: {[PodctlAnnotation.restartPolicy]: spec.restartPolicy ?? 'Always', [PodctlAnnotation.podDirectory]: `${PODS}/${uid}`},
   })
-  const uid = config.metadata.uid
   const containerIds: Record<string, string> = {}
   for (const container of spec.containers) {
     const type = container.type ?? 'app'
@@ -57,6 +64,7 @@ export async function createTestPod(client: CriClient, spec: TestPodSpec): Promi
       annotations[ContainerAnnotation.podTerminationGracePeriod] = String(spec.terminationGracePeriodSeconds)
     }
 
+    makeContainerLogDir(config, container.name)
     const {containerId} = await client.runtime(
       'createContainer',
       {

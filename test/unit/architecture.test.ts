@@ -81,7 +81,6 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: [
     'api',
     'base',
-    'crictl',
     'kubelet',
     'local-kubelet',
     'images',
@@ -104,12 +103,13 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // The kubelet that may run on this machine (not the kubelet podctl reproduces): whether one uses the runtime
   // (from /proc, its flags and config file, its sockets), and its static pod directory. Only commands use it.
   'local-kubelet': ['manifest', 'kube', 'util', 'errors'],
-  base: ['output', 'crictl', 'kube', 'cri', 'util', 'errors', 'generated'],
-  // crictl v1.29's personality (issue 20): its command line (command table, urfave's parsing and help, the
-  // translation to podctl's commands, the personality switch), logrus' lines, and its text, JSON and filters over
-  // the read side's lists. Commands and base-command ask it which personality runs; it renders like output/ and
-  // reads like node/, never a wing.
-  crictl: ['node', 'images', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  base: ['output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // crictl v1.37's personality (issues 20, 34): its own front end, chosen at start by the entries (personality.ts):
+  // crictl's command line (command table, urfave's parsing and help), its Actions (the CRI calls crictl makes, with
+  // its words), logrus' lines, and its text, JSON, templates and filters. It sits where commands sit and uses the
+  // read side, streams and log reader as they do, never a command, base-command, oclif or the kubelet wing; no
+  // command and not base-command imports it (issue 34: podctl's commands know nothing of crictl).
+  crictl: ['node', 'images', 'streaming', 'logs', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'metrics', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'containerd', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
@@ -141,8 +141,12 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
  * - `config`: the pod source — the recorded desired pod, its objects, and the one lock on a pod's record (pkg/kubelet/config).
  * - `kuberuntime`: SyncPod (observe → computePodActions → act), sandboxes, containers, kill, clean-up (pkg/kubelet/kuberuntime).
  * - `status`: the status manager and GetPodStatus's phase, conditions and readiness (pkg/kubelet/status).
- * - `run`: `podctl run`'s flow around SyncPod — plan, record, wait for a condition, roll back, report.
- * - `workers`: the pod workers: the supervisor loop of `sync --watch`/`run --supervise`, the event stream, `sync` of several pods.
+ * - `workers`: the pod workers (pod_workers.go), the one way to act on a pod: SyncPod and a pod's termination go through
+ *   workers/pod-workers.ts and nowhere else; `sync` of several pods, `sync -f`'s apply, kill of several pods, and the
+ *   supervised worker of one pod.
+ * - `run`: `podctl run`'s flow through the workers — plan, record, drive the pod's worker until a condition, roll back, report.
+ * - `supervisor`: the kubelet's sync loop in the foreground (`sync --watch`, `run --supervise`): one listing, an event
+ *   stream, the watched manifest source's pods, garbage collection beside them.
  */
 const WING_LAYERS = {
   core: [],
@@ -152,8 +156,9 @@ const WING_LAYERS = {
   kuberuntime: ['core', 'volumes', 'lifecycle', 'config'],
   status: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
   gc: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
-  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
-  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'run', 'gc'],
+  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
+  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'workers'],
+  supervisor: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'gc', 'workers', 'run'],
 } as const satisfies Record<string, readonly string[]>
 type WingFolder = keyof typeof WING_LAYERS
 const WING = 'src/lib/kubelet/'
@@ -163,6 +168,34 @@ function wingFolderOf(path: string): WingFolder | '' | undefined {
   if (!path.startsWith(WING)) return undefined
   const rest = path.slice(WING.length)
   return rest.includes('/') ? (rest.slice(0, rest.indexOf('/')) as WingFolder) : ''
+}
+
+/**
+ * The pod workers are the one way to act on a pod (issue 32, the kubelet's pod_workers.go): SyncPod, a new pod's
+ * sandbox, a pod's kill and a failed start's rollback are called from workers/pod-workers.ts and from inside the
+ * runtime manager (kuberuntime/, whose SyncPod recreates and kills), nowhere else.
+ */
+const POD_WORKERS = 'src/lib/kubelet/workers/pod-workers.ts'
+const POD_ACTIONS: Record<string, readonly string[]> = {
+  'src/lib/kubelet/kuberuntime/sync-pod.ts': ['syncPod'],
+  'src/lib/kubelet/kuberuntime/create-sandbox.ts': ['createSandboxForPod'],
+  'src/lib/kubelet/kuberuntime/kill.ts': ['killPod'],
+  'src/lib/kubelet/kuberuntime/rollback.ts': ['rollBackPod', 'removePodRemains'],
+}
+
+/** The names a file imports as values (not `import type`), with the repository path they come from. */
+function valueImportsOf(file: SourceFile): Array<{module: string; name: string}> {
+  const found: Array<{module: string; name: string}> = []
+  for (const statement of file.ast.statements) {
+    if (!ts.isImportDeclaration(statement) || statement.importClause?.isTypeOnly || !ts.isStringLiteral(statement.moduleSpecifier)) continue
+    const module = resolveImport(file.path, statement.moduleSpecifier.text)
+    const bindings = statement.importClause?.namedBindings
+    if (!module || !bindings || !ts.isNamedImports(bindings)) continue
+    for (const element of bindings.elements)
+      if (!element.isTypeOnly) found.push({module, name: (element.propertyName ?? element.name).text})
+  }
+
+  return found
 }
 
 const LIB_LINE_LIMIT = 400
@@ -455,6 +488,18 @@ describe('architecture', () => {
     }
 
     expect(found.map((violation) => violation.message)).toEqual([])
+  })
+
+  it('acts on pods only through the pod workers (workers/pod-workers.ts)', () => {
+    const found: string[] = []
+    for (const file of files) {
+      if (file.path === POD_WORKERS || file.path.startsWith(`${WING}kuberuntime/`)) continue
+      for (const {module, name} of valueImportsOf(file)) {
+        if (POD_ACTIONS[module]?.includes(name)) found.push(`${file.path} calls ${name} (${module}): ask the pod's worker (${POD_WORKERS})`)
+      }
+    }
+
+    expect(found).toEqual([])
   })
 
   it('has no import cycle between files', () => {

@@ -27,7 +27,7 @@ export {
 export type {PodEvent} from '../kube/events.js'
 export {PodFailedError} from '../kubelet/core/reasons.js'
 export type {KillPodResult} from '../kubelet/kuberuntime/kill.js'
-export type {WaitMode} from '../kubelet/run/sync-pod.js'
+export type {WaitMode} from '../kubelet/run/run-pod.js'
 export type {ContainerReport, PodStatusReport, SandboxReport} from '../kubelet/status/pod-status.js'
 export {LogUnreadableError} from '../logs/follow.js'
 export {ManifestError} from '../manifest/fields.js'

@@ -4,8 +4,9 @@
  */
 import type {PodSandbox} from '../../generated/runtime/v1/api.js'
 import {NotFoundError, RuntimeError} from '../errors.js'
-import {killPod, type KillPodResult} from '../kubelet/kuberuntime/kill.js'
-import {sandboxesByFullName} from '../kubelet/run/run-pods.js'
+import type {KillPodResult} from '../kubelet/kuberuntime/kill.js'
+import {podWorkers} from '../kubelet/workers/pod-workers.js'
+import {sandboxesByFullName} from '../kubelet/kuberuntime/sandbox.js'
 import type {PodRunResult} from '../kubelet/run/run-result.js'
 import {getPodStatus, type PodStatusReport} from '../kubelet/status/pod-status.js'
 import {portForwardStream} from '../streaming/runtime-streams.js'
@@ -136,7 +137,8 @@ export class Pod implements AsyncDisposable {
       return undefined
     }
 
-    const result = await killPod(client, sandboxes, {...options, forget: true, podDirRoot, podLogsRoot, cleanup: true})
+    const kill = {...options, forget: true, podDirRoot, podLogsRoot, cleanup: true, requestedBy: 'the library (Pod.kill)'}
+    const result = await podWorkers.terminate(client, `${this.name}_${this.namespace}`, sandboxes, kill)
     this.onKilled(this)
     return result
   }

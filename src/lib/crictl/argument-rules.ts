@@ -1,9 +1,10 @@
 /**
- * What each crictl v1.29 Action does with too few or too many positional arguments before it calls
+ * What each crictl v1.37 Action does with too few or too many positional arguments before it calls
  * the runtime (cmd/crictl/*.go): show the command's usage and exit 0 (cli.ShowSubcommandHelp), or
- * fail with logrus.Fatal ("ID cannot be empty", exit 1). Commands not listed take any arguments.
+ * fail ("ID cannot be empty", logged by main, exit 1). Commands not listed take any arguments.
  */
-import {compileTemplate} from '../output/template.js'
+import {GoTemplateParseError} from './go-template-parse.js'
+import {validateGoTemplate} from './go-template.js'
 import {type FlagValues, parseGoBool} from './flag-set.js'
 
 export type ArgumentVerdict = {usage: true; andRun?: boolean} | {error: string} | undefined
@@ -26,43 +27,47 @@ const idsOr =
   (args, given) =>
     args.length > 0 || flags.some((flag) => given(flag)) ? undefined : USAGE
 
+/** exec's filter flags: with any of them set, every word is the command (exec.go). */
+const EXEC_FILTERS = ['name', 'pod', 'image', 'state', 'label', 'latest', 'last']
+
 export const ARGUMENT_RULES: Readonly<Record<string, Rule>> = {
   attach: (args) => (args[0] === undefined || args[0] === '' ? EMPTY_ID : args.length === 1 ? undefined : USAGE),
+  checkpoint: idRequired,
+  completion: usageUnless((count) => count <= 1),
+  config: (args, given) => (given('get') || given('set') || given('list') || (args[0] ?? '') !== '' ? undefined : USAGE),
   create: usageUnless((count) => count === 3),
-  exec: usageUnless((count) => count >= 2),
-  // version shows usage for arguments, then still prints the versions (its Action does not return there).
-  version: (args) => (args.length === 0 ? undefined : {usage: true, andRun: true}),
+  events: (args, _given, value) => (args.length === 0 ? eventsFormat(value('output') ?? 'json', value('template') ?? '') : USAGE),
+  exec(args, _given, value) {
+    if (args.length === 0) return USAGE
+    const filtered = EXEC_FILTERS.some((flag) => value(flag) !== undefined)
+    return filtered || args.length >= 2 ? undefined : USAGE
+  },
   images: usageUnless((count) => count <= 1),
-  inspect: idRequired,
-  inspecti: usageUnless((count) => count > 0),
-  inspectp: usageUnless((count) => count > 0),
+  info: usageUnless((count) => count === 0),
   logs: (args) => (args[0] === undefined || args[0] === '' ? EMPTY_ID : args.length > 1 ? USAGE : undefined),
+  metricdescs: (args, _given, value) => (args.length === 0 && ['', 'json', 'yaml'].includes(value('output') ?? '') ? undefined : USAGE),
+  // metricsp also shows usage for an -o it cannot write.
+  metricsp: (args, _given, value) => (args.length === 0 && ['', 'json', 'yaml'].includes(value('output') ?? '') ? undefined : USAGE),
   'port-forward': usageUnless((count) => count >= 2),
   ps: usageUnless((count) => count === 0),
-  pull: (args) => (args.length === 0 ? {error: 'Image name cannot be empty'} : undefined),
-  run: usageUnless((count) => count === 2),
-  runp: (args) => (args.length === 1 && args[0] !== '' ? undefined : USAGE),
+  pull: (args) => (args.length === 0 || args[0] === '' ? {error: 'image name cannot be empty'} : args.length > 1 ? USAGE : undefined),
   rm: idsOr('all'),
   rmi: idsOr('all', 'prune'),
   rmp: idsOr('all'),
+  run: usageUnless((count) => count === 2),
+  runp: (args) => (args.length === 1 && args[0] !== '' ? undefined : USAGE),
   start: idRequired,
-  info: usageUnless((count) => count === 0),
-  stop: idRequired,
-  stopp: usageUnless((count) => count > 0),
-  update: idRequired,
-  config: (args, given) => (given('get') || given('set') || given('list') || (args[0] ?? '') !== '' ? undefined : USAGE),
   stats: usageUnless((count) => count <= 1),
   statsp: usageUnless((count) => count <= 1),
-  // metricsp also shows usage for an -o it cannot write.
-  metricsp: (args, _given, value) => (args.length === 0 && ['', 'json', 'yaml'].includes(value('output') ?? '') ? undefined : USAGE),
-  completion: usageUnless((count) => count <= 1),
-  checkpoint: idRequired,
-  events: (args, _given, value) => (args.length === 0 ? eventsFormat(value('output') ?? 'json', value('template') ?? '') : USAGE),
+  stopp: usageUnless((count) => count > 0),
+  update: idRequired,
+  'update-runtime-config': (args, _given, value) => (args.length === 0 && value('pod-cidr') !== undefined ? undefined : USAGE),
+  version: usageUnless((count) => count === 0),
 }
 
 /**
- * crictl's events checks -o and --template before it connects (so even with no endpoint), in its words. A template
- * is parsed by podctl's go-template subset; Go's own words where they are the same failure (an unclosed action).
+ * crictl's events checks -o and --template before it connects (so even with no endpoint), in its words, the
+ * template parsed as Go's text/template parses it.
  */
 function eventsFormat(format: string, template: string): ArgumentVerdict {
   if (format === 'json' || format === 'yaml') {
@@ -71,11 +76,11 @@ function eventsFormat(format: string, template: string): ArgumentVerdict {
 
   if (format !== 'go-template') return {error: `don't support ${JSON.stringify(format)} format`}
   try {
-    compileTemplate(template)
+    validateGoTemplate(template)
     return undefined
   } catch (error) {
-    const reason = (error as Error).message.replace(/^template: /, '')
-    return {error: `failed to parse go-template: template: :1: ${reason.startsWith('unclosed action') ? 'unclosed action' : reason}`}
+    if (!(error instanceof GoTemplateParseError)) throw error
+    return {error: `failed to parse go-template: ${error.message}`}
   }
 }
 

@@ -1,8 +1,8 @@
 /**
- * The shape of crictl v1.29's command line as data (cmd/crictl/*.go, urfave/cli v2.26): each command's
- * names, usage text, positional arguments and flags. The parser (parse.ts), the help printer (help.ts)
- * and the translation to podctl's commands (translate.ts) all read the same table, so what crictl
- * accepts, shows and does stays one fact each.
+ * The shape of crictl v1.37's command line as data (cmd/crictl/*.go, urfave/cli v2.27): each command's
+ * names, usage text, positional arguments, flags and subcommands. The parser (front.ts), the help
+ * printer (help.ts) and the commands (commands/) all read the same table, so what crictl accepts,
+ * shows and does stays one fact each.
  */
 
 /** urfave's flag types as crictl uses them (Int64Flag parses as IntFlag does on 64-bit Linux). */
@@ -31,6 +31,10 @@ export interface CrictlCommand {
   shortOptionHandling?: boolean
   /** Sorted by name, as crictl's main() sorts them (cli.FlagsByName); --help is added after them. */
   flags: readonly CrictlFlag[]
+  /** Subcommands (create, run, runp and pull have `jsonschema`); urfave adds `help` after them. */
+  subcommands?: readonly CrictlCommand[]
+  /** urfave's UsageText, shown in USAGE instead of the generated line. */
+  usageText?: string
 }
 
 /** What urfave appends to every command and to the app. */
@@ -46,11 +50,10 @@ export const HELP_COMMAND: CrictlCommand = {
   flags: [],
 }
 
-export const APP = {name: 'crictl', usage: 'client for CRI', version: 'v1.29.0'} as const
+export const APP = {name: 'crictl', usage: 'client for CRI', version: 'v1.37.0'} as const
 
-/** crictl's default endpoints, in the order its runtime-endpoint usage names them. */
-const DEFAULT_RUNTIME_ENDPOINTS =
-  '[unix:///var/run/dockershim.sock unix:///run/containerd/containerd.sock unix:///run/crio/crio.sock unix:///var/run/cri-dockerd.sock]'
+/** crictl's default endpoints (main_unix.go), in the order its runtime-endpoint usage names them. */
+const DEFAULT_RUNTIME_ENDPOINTS = '[unix:///run/containerd/containerd.sock unix:///run/crio/crio.sock unix:///var/run/cri-dockerd.sock]'
 
 /** The app's flags (main.go), sorted by name; --help and --version follow them. */
 export const GLOBAL_FLAGS: readonly CrictlFlag[] = [
@@ -65,6 +68,7 @@ export const GLOBAL_FLAGS: readonly CrictlFlag[] = [
       'is searched as well',
   },
   {name: 'debug', aliases: ['D'], kind: 'bool', usage: 'Enable debug mode'},
+  {name: 'enable-tracing', kind: 'bool', usage: 'Enable OpenTelemetry tracing.'},
   {
     name: 'image-endpoint',
     aliases: ['i'],
@@ -72,6 +76,14 @@ export const GLOBAL_FLAGS: readonly CrictlFlag[] = [
     env: ['IMAGE_SERVICE_ENDPOINT'],
     usage: "Endpoint of CRI image manager service (default: uses 'runtime-endpoint' setting)",
   },
+  {
+    name: 'max-retries',
+    kind: 'int',
+    value: 3,
+    usage: 'Max retries for connecting to an explicitly set endpoint with exponential backoff (0 to disable, negative for infinite)',
+  },
+  {name: 'profile-cpu', kind: 'string', usage: 'Write a pprof CPU profile to the provided path.'},
+  {name: 'profile-mem', kind: 'string', usage: 'Write a pprof memory profile to the provided path.'},
   {
     name: 'runtime-endpoint',
     aliases: ['r'],
@@ -87,6 +99,18 @@ export const GLOBAL_FLAGS: readonly CrictlFlag[] = [
     kind: 'duration',
     value: '2s',
     usage: 'Timeout of connecting to the server in seconds (e.g. 2s, 20s.). 0 or less is set to default',
+  },
+  {
+    name: 'tracing-endpoint',
+    kind: 'string',
+    value: '127.0.0.1:4317',
+    usage: 'Address to which the gRPC tracing collector will send spans to.',
+  },
+  {
+    name: 'tracing-sampling-rate-per-million',
+    kind: 'int',
+    value: -1,
+    usage: 'Number of samples to collect per million OpenTelemetry spans. Set to 1000000 or -1 to always sample.',
   },
 ]
 

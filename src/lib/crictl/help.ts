@@ -1,5 +1,5 @@
 /**
- * crictl's help texts as urfave/cli v2.26 renders them (template.go, help.go, flag.go stringifyFlag),
+ * crictl's help texts as urfave/cli v2.27 renders them (template.go, help.go, flag.go stringifyFlag),
  * byte for byte: the app help (`crictl`, `crictl help`, `-h`), a command's help (`crictl help rm`,
  * `crictl rm -h`) and the "subcommand" help urfave shows on a usage error or when an Action asks for
  * it (`crictl rm` without IDs), which lists urfave's `help` subcommand and says "command" in USAGE.
@@ -68,6 +68,7 @@ function optionsSection(title: string, flags: readonly CrictlFlag[]): string {
 }
 
 function commandsSection(commands: readonly CrictlCommand[]): string {
+  if (commands.length === 0) return ''
   const width = Math.max(...commands.map((command) => commandNames(command).join(', ').length)) + 5
   const rows = commands.map((command) => {
     const names = commandNames(command).join(', ')
@@ -89,11 +90,17 @@ export function visibleFlags(command: CrictlCommand): readonly CrictlFlag[] {
   return [...command.flags, HELP_FLAG]
 }
 
+/** usageTemplate: UsageText, else the name, `[command options]` when there are flags, and ArgsUsage. */
+function usageLine(command: CrictlCommand, helpName: string): string {
+  if (command.usageText) return wrap(command.usageText, 3)
+  return `${helpName}${visibleFlags(command).length > 0 ? ' [command options]' : ''}${command.argsUsage ? ` ${command.argsUsage}` : ''}`
+}
+
 /** `crictl`, `crictl help`, `crictl -h`. */
 export function appHelp(): string {
   const text =
     nameSection(APP.name, APP.usage) +
-    `USAGE:\n   ${APP.name} [global options] command [command options] [arguments...]` +
+    `USAGE:\n   ${APP.name} [global options] command [command options]` +
     `\n\nVERSION:\n   ${APP.version}` +
     commandsSection(CRICTL_COMMANDS) +
     optionsSection('GLOBAL OPTIONS', [...GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG]) +
@@ -103,13 +110,14 @@ export function appHelp(): string {
 
 /**
  * CommandHelpTemplate: `crictl help rm`, `crictl rm -h`, `crictl rm help`. helpName is what urfave set
- * as the command's HelpName ("crictl rm"; urfave's own help command has "" at the top level and
- * "crictl rm help" below a command).
+ * as the command's HelpName ("crictl rm"; urfave's own help command has " help" at the top level and
+ * "crictl rm help" below a command). A command with subcommands shows them (SubcommandHelpTemplate).
  */
 export function commandHelp(command: CrictlCommand, helpName = `${APP.name} ${command.name}`): string {
+  if (command.subcommands?.length) return subcommandHelp(command, helpName)
   const text =
     nameSection(helpName, command.usage) +
-    `USAGE:\n   ${helpName} [command options] ${command.argsUsage || '[arguments...]'}` +
+    `USAGE:\n   ${usageLine(command, helpName)}` +
     descriptionSection(command) +
     optionsSection('OPTIONS', visibleFlags(command)) +
     '\n'
@@ -120,15 +128,15 @@ export function commandHelp(command: CrictlCommand, helpName = `${APP.name} ${co
 export function subcommandHelp(command: CrictlCommand, helpName = `${APP.name} ${command.name}`): string {
   const text =
     nameSection(helpName, command.usage) +
-    `USAGE:\n   ${helpName} command [command options] ${command.argsUsage || '[arguments...]'}` +
+    `USAGE:\n   ${usageLine(command, helpName)}` +
     descriptionSection(command) +
-    commandsSection([HELP_COMMAND]) +
+    commandsSection([...(command.subcommands ?? []), HELP_COMMAND]) +
     optionsSection('OPTIONS', visibleFlags(command)) +
     '\n'
   return tabwriteText(text, URFAVE_HELP)
 }
 
-/** urfave's VersionPrinter, with the podctl release behind crictl's so `awk '{print $3}'` still reads v1.29.0. */
+/** urfave's VersionPrinter, with the podctl release behind crictl's so `awk '{print $3}'` still reads v1.37.0. */
 export function versionLine(podctlVersion: string): string {
   return `${APP.name} version ${APP.version} (podctl ${podctlVersion})\n`
 }

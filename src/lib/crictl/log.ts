@@ -1,9 +1,9 @@
 /**
  * crictl's stderr lines as logrus' text formatter writes them: `time="2006-01-02T15:04:05Z07:00"
- * level=fatal msg="…"` when stderr is not a terminal (a value is quoted with Go's %q unless it holds
- * only letters, digits and -._/@^+), and `FATA[0000] …` in colour on a terminal. crictl reports every
- * failure with logrus.Fatal (exit 1) and a few outcomes scripts read at info level ("No containers to
- * remove"); podctl's commands in the crictl personality write them through here.
+ * level=error msg="…"` when stderr is not a terminal (a value is quoted with Go's %q unless it holds
+ * only letters, digits and -._/@^+), and `ERRO[0000] …` in colour on a terminal. crictl v1.37's main
+ * logs an Action's failure at error level (exit 1); notes go at info or warning level ("No containers
+ * to remove"), and debug lines only with --debug.
  */
 import {goQuote} from '../util/go-quote.js'
 
@@ -38,6 +38,18 @@ export function logLine(level: LogLevel, message: string, options: {terminal?: b
   return `time=${value(rfc3339(now))} level=${level}${message === '' ? '' : ` msg=${value(message)}`}\n`
 }
 
+let debugEnabled = false
+
+/** --debug / `debug: true`: logrus at debug level. */
+export function setLogDebug(enabled: boolean): void {
+  debugEnabled = enabled
+}
+
+/** logrus.Debug. */
+export function debug(message: string): void {
+  if (debugEnabled) write('debug', message)
+}
+
 function write(level: LogLevel, message: string): void {
   process.stderr.write(logLine(level, message, {terminal: Boolean(process.stderr.isTTY)}))
 }
@@ -55,21 +67,4 @@ export function warning(message: string): void {
 /** logrus.Error: one failure among several, the command goes on. */
 export function error(message: string): void {
   write('error', message)
-}
-
-let fatalMessagePrefix: string | undefined
-
-/** The words crictl's Action puts before the command's failures (fatal-prefixes.ts), set once the command is known. */
-export function setFatalPrefix(prefix: string | undefined): void {
-  fatalMessagePrefix = prefix
-}
-
-/** A command's failure as crictl's fatal line says it: with the command's prefix, if it has one. */
-export function withFatalPrefix(message: string): string {
-  return fatalMessagePrefix === undefined ? message : `${fatalMessagePrefix}: ${message}`
-}
-
-/** logrus.Fatal's line; the caller sets exit code 1 (logrus exits at once, podctl lets the command unwind). */
-export function fatal(message: string): void {
-  write('fatal', message)
 }

@@ -1,35 +1,79 @@
 /**
- * The crictl personality's start: decides the command line as crictl does (front.ts), prints what
- * urfave would print and sets the exit code when that is all, else returns the podctl command line
- * to run (translate.ts) with crictl's message prefix set for its failures. Loaded only when podctl
- * runs as crictl: the entries import it lazily, after the program's name says so.
+ * The crictl personality's front end: crictl's command line decided as urfave decides it (front.ts),
+ * app.Before (the config file and settings, server-config.ts), then the command's Action
+ * (commands/, loaded for that command only), and main.go's ending: an Action's error logged at
+ * error level and exit 1, its usage shown (exit 0), or cli.Exit's message and code. podctl's own
+ * commands and oclif are never loaded on this path.
  */
 import {decide} from './front.js'
-import {fatalPrefix} from './fatal-prefixes.js'
-import {fatal, setFatalPrefix} from './log.js'
-import {toPodctlArgv, UnsupportedFlagError} from './translate.js'
+import {subcommandHelp} from './help.js'
+import {error as logError, setLogDebug} from './log.js'
+import {ConfigError, programDirectory, resolveSettings} from './server-config.js'
+import {CrictlExit, CrictlSession, describe, ShowUsage} from './session.js'
+import {loadAction} from './actions.js'
 
-/** The podctl argv for a crictl command line, or undefined when crictl's answer has been printed (exit code set). */
-export function crictlArgv(argv: readonly string[], podctlVersion: string): string[] | undefined {
+/** Runs one crictl command line; the process's exit code is set, never thrown. */
+export async function runCrictl(argv: readonly string[], program: string | undefined, podctlVersion: string): Promise<void> {
   const outcome = decide(argv, podctlVersion)
+  let settings
+  if (outcome.before) {
+    try {
+      settings = await resolveSettings({
+        globals: globalsOf(outcome),
+        env: process.env,
+        programDir: programDirectory(program),
+        command: commandOf(outcome),
+      })
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      logError(error.message)
+      process.exitCode = 1
+      return
+    }
+
+    setLogDebug(settings.debug)
+  }
+
   if (outcome.stdout) process.stdout.write(outcome.stdout)
   if (outcome.kind === 'exit') {
     if (outcome.stderr) process.stderr.write(outcome.stderr)
-    if (outcome.fatal !== undefined) fatal(outcome.fatal)
+    if (outcome.error !== undefined) logError(outcome.error)
     process.exitCode = outcome.exit
-    return undefined
+    return
   }
 
-  const {invocation} = outcome
+  const session = new CrictlSession(outcome.invocation, settings!)
   try {
-    const podctlArgv = toPodctlArgv(invocation)
-    const streaming = ['interactive', 'tty'].some((flag) => invocation.flags.byFlag.get(flag)?.at(-1) === 'true')
-    setFatalPrefix(fatalPrefix(invocation.command.name, invocation.args, streaming))
-    return podctlArgv
+    const action = await loadAction(outcome.invocation)
+    await action(session)
   } catch (error) {
-    if (!(error instanceof UnsupportedFlagError)) throw error
-    fatal(error.message)
-    process.exitCode = 1
-    return undefined
+    endWith(session, error)
+  } finally {
+    await session.close()
   }
+}
+
+function endWith(session: CrictlSession, error: unknown): void {
+  if (error instanceof ShowUsage) {
+    const {command, parent} = session.invocation
+    process.stdout.write(subcommandHelp(command, parent ? `crictl ${parent.name} ${command.name}` : undefined))
+    return
+  }
+
+  if (error instanceof CrictlExit) {
+    process.stderr.write(`${error.message}\n`)
+    process.exitCode = error.code
+    return
+  }
+
+  logError(describe(error))
+  process.exitCode = 1
+}
+
+function globalsOf(outcome: ReturnType<typeof decide>) {
+  return outcome.kind === 'run' ? outcome.invocation.globals : (outcome.globals ?? {byFlag: new Map(), typed: new Set()})
+}
+
+function commandOf(outcome: ReturnType<typeof decide>): string {
+  return outcome.kind === 'run' ? outcome.invocation.command.name : ''
 }

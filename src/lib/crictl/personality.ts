@@ -1,37 +1,27 @@
 /**
- * Which program podctl is being: itself, or crictl v1.29 (issue 20). Invoked as `crictl` (bin/crictl,
- * or the single binary or a link to it named crictl), podctl takes crictl's command line and answers
- * with crictl's text, JSON and exit codes; everything below the command line (the CRI client, its
- * deadlines and limits) is the same. The entry sets it once, before oclif runs the command;
- * PODCTL_PERSONALITY overrides the name.
+ * Which program podctl is being, chosen once at start: itself, or crictl v1.37 (issues 20 and 34).
+ * Invoked as `crictl` (bin/crictl, or the single binary or a link to it named crictl), podctl is
+ * crictl's own front end (main.ts): crictl's command line, Actions and output, with none of podctl's
+ * commands or oclif loaded; otherwise podctl's commands run. PODCTL_PERSONALITY overrides the name.
+ * Imports nothing, so the entries can ask before anything else is loaded.
  */
-import {basename} from 'node:path'
 
-export type Personality = 'podctl' | 'crictl'
-
-let current: Personality = personalityFromEnv() ?? 'podctl'
+export type PersonalityName = 'podctl' | 'crictl'
 
 /** PODCTL_PERSONALITY=crictl|podctl: the personality asked for explicitly (tests, wrappers), whatever the program's name. */
-export function personalityFromEnv(env: NodeJS.ProcessEnv = process.env): Personality | undefined {
+export function personalityFromEnv(env: NodeJS.ProcessEnv = process.env): PersonalityName | undefined {
   const asked = env.PODCTL_PERSONALITY
   return asked === 'crictl' || asked === 'podctl' ? asked : undefined
 }
 
-export function setPersonality(personality: Personality): void {
-  current = personality
-}
-
-export function personality(): Personality {
-  return current
-}
-
-/** True when podctl runs as crictl: commands then print what crictl prints. */
-export function isCrictl(): boolean {
-  return current === 'crictl'
-}
-
-/** The personality a program's name asks for: crictl for `crictl` (or `crictl.exe`, `crictl-v1.29`), else podctl. */
-export function personalityOf(programPath: string | undefined): Personality {
+/** The personality a program's name asks for: crictl for `crictl` (or `crictl.exe`, `crictl-v1.37`), else podctl. */
+export function personalityOf(programPath: string | undefined): PersonalityName {
   if (!programPath) return 'podctl'
-  return /^crictl(?:$|[.-])/.test(basename(programPath)) ? 'crictl' : 'podctl'
+  const base = programPath.slice(programPath.lastIndexOf('/') + 1)
+  return /^crictl(?:$|[.-])/.test(base) ? 'crictl' : 'podctl'
+}
+
+/** The personality of this start: the environment's choice, else the program's name. */
+export function choosePersonality(program: string | undefined, env: NodeJS.ProcessEnv = process.env): PersonalityName {
+  return personalityFromEnv(env) ?? personalityOf(program)
 }

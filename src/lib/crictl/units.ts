@@ -32,15 +32,3 @@ export function goFormatG(value: number, precision: number): string {
 function stripZeros(text: string): string {
   return text.includes('.') ? text.replace(/\.?0+$/, '') : text
 }
-
-/**
- * Go's time.Time.String() in UTC for a Unix-nanosecond timestamp: "2006-01-02 15:04:05.999999999 +0000 UTC"
- * (fraction without trailing zeros, none when whole). crictl prints the local zone; podctl prints UTC.
- */
-export function goTimeString(nanos: string | number | bigint): string {
-  const total = BigInt(nanos)
-  const seconds = total / 1_000_000_000n
-  const fraction = (total % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '')
-  const iso = new Date(Number(seconds) * 1000).toISOString()
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction ? `.${fraction}` : ''} +0000 UTC`
-}

@@ -25,6 +25,7 @@ import {
 } from './errors.js'
 import {ContentIngests} from '../containerd/content.js'
 import {ImagePuller, type PullOutcome} from './puller.js'
+import {PullRecords, pullRecordsDir} from './pull-records.js'
 import {IngestPoller, type ProgressView} from './pull-progress.js'
 import type {PullPolicy} from '../kube/labels.js'
 import {goQuote} from '../util/go-quote.js'
@@ -93,6 +94,12 @@ export interface ImageManagerOptions {
   now?: () => number
   /** Where pull progress goes, from containerd's content service on the image endpoint; none → no polling. */
   progress?: ProgressView
+  /**
+   * The pod directory root under which each successful pull is recorded for its runtime
+   * (pull-records.ts): image garbage collection removes only images podctl pulled. None: no records
+   * (crictl's pull, tests).
+   */
+  recordPullsIn?: string
 }
 
 export class ImageManager {
@@ -100,6 +107,7 @@ export class ImageManager {
   private readonly lastFailure = new Map<string, ImageError>()
   private readonly puller: ImagePuller
   private readonly now: () => number
+  private readonly recordPullsIn?: string
 
   private readonly getClient: () => Promise<CriClient>
 
@@ -115,6 +123,7 @@ export class ImageManager {
     let pending: Promise<CriClient> | undefined
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
+    this.recordPullsIn = options.recordPullsIn
     this.backOff = new BackOff({...(options.backOff ?? ladderFromEnv(IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS)), now: this.now})
     const {progress} = options
     const poller = progress && new IngestPoller(async () => new ContentIngests((await this.getClient()).imageEndpoint), progress)
@@ -211,6 +220,7 @@ export class ImageManager {
       this.backOff.gc()
       this.lastFailure.delete(backOffKey)
       const {id: imageRef, size: sizeBytes} = await this.pulledImage(outcome.imageRef, spec, options.signal)
+      await this.recordPull({image, imageRef: outcome.imageRef, imageId: imageRef})
       const message =
         `Successfully pulled image ${goQuote(requested)} in ${formatGoDuration(outcome.pullMs)}` +
         ` (${formatGoDuration(totalMs)} including waiting). Image size: ${sizeBytes ?? '0'} bytes.`
@@ -247,6 +257,13 @@ export class ImageManager {
     } catch {
       return {id: imageRef}
     }
+  }
+
+  /** The pull's record, when this manager records pulls (a failure only leaves the image to the user). */
+  private async recordPull(pull: {image: string; imageRef: string; imageId: string}): Promise<void> {
+    if (this.recordPullsIn === undefined) return
+    const dir = pullRecordsDir(this.recordPullsIn, (await this.getClient()).runtimeEndpoint)
+    await new PullRecords(dir).record({...pull, pulledMs: this.now()})
   }
 }
 

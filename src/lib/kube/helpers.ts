@@ -5,6 +5,7 @@
  */
 import type {ContainerState, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {compareNanosDesc} from '../util/time.js'
+import {cutToBytes, NAME_MAX} from '../util/file-names.js'
 import {containerHash} from './labels.js'
 
 /** A pod's identity, as every message and key names it. */
@@ -58,9 +59,14 @@ export function shortId(id: string): string {
   return id.slice(start, start + SHORT_ID_LENGTH)
 }
 
-/** The kubelet's BuildPodLogsDirectory: `<logs root>/<namespace>_<name>_<uid>`. */
+/**
+ * The kubelet's BuildPodLogsDirectory: `<logs root>/<namespace>_<name>_<uid>`. A name too long for
+ * the whole to be one file name (a 253-character pod name) is cut so it fits, as the kubelet cuts
+ * its log links: the namespace stays first and the uid last, where log readers and GC look.
+ */
 export function buildPodLogsDirectory(logsRoot: string, namespace: string, name: string, uid: string): string {
-  return `${logsRoot.replace(/\/+$/, '')}/${namespace}_${name}_${uid}`
+  const room = NAME_MAX - Buffer.byteLength(`${namespace}__${uid}`)
+  return `${logsRoot.replace(/\/+$/, '')}/${namespace}_${cutToBytes(name, room)}_${uid}`
 }
 
 /** The kubelet's buildContainerLogsPath, relative to the pod's log directory: `<container>/<restart count>.log`. */

@@ -5,14 +5,15 @@
  * a file podctl did not write (no io.podctl.staticPod annotation) is never removed. No runtime object
  * is touched here.
  */
-import {readdirSync} from 'node:fs'
-import {readFile, rm} from 'node:fs/promises'
+import {constants, readdirSync} from 'node:fs'
+import {lstat, readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {asPodctlError, NotFoundError, type PodctlError, UsageError} from '../errors.js'
 import {givenFlags} from '../util/given-flags.js'
 import {podFullName} from '../kube/helpers.js'
 import {PodctlAnnotation} from '../kube/labels.js'
+import {MAX_MANIFEST_BYTES} from '../manifest/load.js'
 import {FILE_CHECK_FREQUENCY, type StaticDirectory, type StaticDirOptions, staticPodDirectory} from './static-pod-dir.js'
 
 /** What a static pod file says about its pod. */
@@ -23,11 +24,17 @@ export interface StaticPodFileInfo {
   ours: boolean
 }
 
-/** The pod a static pod file holds, or undefined when it holds none podctl can read (the kubelet skips those too). */
+/**
+ * The pod a static pod file holds, or undefined when it holds none podctl can read (the kubelet skips
+ * those too). Only a regular file (not a link, FIFO or device) of at most MAX_MANIFEST_BYTES is read.
+ */
 export async function readStaticPodFile(file: string): Promise<StaticPodFileInfo | undefined> {
   try {
+    const info = await lstat(file)
+    if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return undefined
     const {parse} = await import('yaml')
-    const document = parse(await readFile(file, 'utf8')) as {kind?: unknown; metadata?: Record<string, unknown>} | null
+    const text = await readFile(file, {encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK})
+    const document = parse(text) as {kind?: unknown; metadata?: Record<string, unknown>} | null
     const metadata = document?.metadata
     if (document?.kind !== 'Pod' || typeof metadata?.name !== 'string') return undefined
     const namespace = typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : 'default'

@@ -6,11 +6,13 @@
  * kubelet never reads half a file. It runs the pod as `<name>-<node>` within its fileCheckFrequency
  * (20 s by default); podctl starts nothing and calls the runtime only to learn its endpoint.
  */
-import {existsSync} from 'node:fs'
-import {rename, rm, writeFile} from 'node:fs/promises'
+import {randomBytes} from 'node:crypto'
+import {existsSync, lstatSync} from 'node:fs'
+import {link, rename, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {AlreadyExistsError, UsageError} from '../errors.js'
+import {fittedFileName, NAME_MAX} from '../util/file-names.js'
 import {givenFlags} from '../util/given-flags.js'
 import {podFullName} from '../kube/helpers.js'
 import {PodctlAnnotation} from '../kube/labels.js'
@@ -70,9 +72,12 @@ interface StaticPod {
   text: string
 }
 
-/** The file podctl writes a pod to: podctl-<namespace>_<name>.yaml (`_` is in neither, so names never collide). */
+/**
+ * The file podctl writes a pod to: podctl-<namespace>_<name>.yaml (`_` is in neither, so names never
+ * collide); cut with a digest when a long name would not fit one file name.
+ */
 export function staticPodFileName(namespace: string, name: string): string {
-  return `podctl-${namespace}_${name}.yaml`
+  return fittedFileName(`podctl-${namespace}_${name}`, '.yaml', NAME_MAX - STATIC_TEMPORARY_SUFFIX_BYTES)
 }
 
 /** run --static: every pod written into the static pod directory, or nothing when anything is refused. */
@@ -94,9 +99,10 @@ export async function handToKubelet(flags: StaticRunFlags, file: string | undefi
     })),
   })
   if (flags['dry-run']) return {...result(existsSync), dryRun: true, manifests: pods.map(({text}) => text)}
-  const present = new Set(planned.filter(({file}) => existsSync(file)).map(({file}) => file))
+  // A link to nothing is there too (existsSync follows it): never written through.
+  const present = new Set(planned.filter(({file}) => lstatSync(file, {throwIfNoEntry: false})).map(({file}) => file))
   for (const file of present) await refuseOverwrite(file, directory, flags.replace === true)
-  for (const {pod, file} of planned) await writeAtomically(file, pod.text)
+  for (const {pod, file} of planned) await writeAtomically(file, pod.text, present.has(file))
   return result((file) => present.has(file))
 }
 
@@ -188,10 +194,14 @@ function manifestText(yaml: typeof import('yaml'), manifest: JsonObject): string
   return header + yaml.stringify(manifest, {lineWidth: 0})
 }
 
-/** An existing file is replaced only with --replace, and only when podctl wrote it. */
+/**
+ * An existing file is replaced only with --replace, and only when podctl wrote it: a regular file
+ * holding a Pod with podctl's annotation. Anything else there — another's pod, a file that is no Pod,
+ * a link, a FIFO — is left alone.
+ */
 async function refuseOverwrite(file: string, directory: StaticDirectory, replace: boolean): Promise<void> {
   const existing = await readStaticPodFile(file)
-  if (existing && !existing.ours) {
+  if (!existing?.ours) {
     throw new UsageError(
       `${file} in the static pod directory was not written by podctl; it is left alone (remove it by hand to use the name)`,
     )
@@ -205,17 +215,28 @@ async function refuseOverwrite(file: string, directory: StaticDirectory, replace
   }
 }
 
-/** A dot-file the kubelet skips, then a rename: the kubelet sees the whole file or none. */
-async function writeAtomically(file: string, text: string): Promise<void> {
+/** What the temporary file beside a static pod file adds to its name: `.` before, `.<16 hex>.tmp` after. */
+const STATIC_TEMPORARY_SUFFIX_BYTES = '..0123456789abcdef.tmp'.length
+
+/**
+ * A dot-file the kubelet skips, then linked (new) or renamed (--replace) into place: the kubelet sees
+ * the whole file or none. The temporary name is random and made with O_EXCL, which never follows a
+ * link nor opens a file someone put there; a new file is linked, which fails rather than replace a
+ * file that appeared since the check.
+ */
+async function writeAtomically(file: string, text: string, replace: boolean): Promise<void> {
   const slash = file.lastIndexOf('/')
-  const temporary = `${file.slice(0, slash + 1)}.${file.slice(slash + 1)}.tmp`
+  const temporary = `${file.slice(0, slash + 1)}.${file.slice(slash + 1)}.${randomBytes(8).toString('hex')}.tmp`
   try {
-    await writeFile(temporary, text, {mode: 0o644})
-    await rename(temporary, file)
+    await writeFile(temporary, text, {mode: 0o644, flag: 'wx'})
+    await (replace ? rename(temporary, file) : link(temporary, file))
   } catch (error) {
-    await rm(temporary, {force: true})
     const code = (error as NodeJS.ErrnoException).code ?? String(error)
+    if (code === 'EEXIST' && !replace)
+      throw new AlreadyExistsError(`${file} appeared in the static pod directory meanwhile; it is left alone`)
     throw new UsageError(`cannot write ${file} (${code}); the static pod directory needs write access (run as root?)`)
+  } finally {
+    await rm(temporary, {force: true})
   }
 }
 

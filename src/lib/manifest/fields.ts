@@ -119,14 +119,14 @@ export class FieldReader {
   }
 
   private error(): ManifestError {
-    if (this.refusals.length === 1) return new ManifestError(`${this.source}: ${this.refusals[0]}`)
+    if (this.refusals.length === 1) return new ManifestError(`${this.source}: ${this.refusals[0].trimStart()}`)
     return ManifestError.lines(`${this.source}: ${this.refusals.length} fields cannot be run as written:`, this.refusals)
   }
 
   /** The value must be an object (null counts as empty); its keys are checked against the rule. */
   object(value: Json | undefined, path: string, rule: ObjectRule): JsonObject {
     if (value === undefined || value === null) return {}
-    if (typeof value !== 'object' || Array.isArray(value)) this.fail(path, `must be an object, not ${describe(value)}`)
+    if (typeof value !== 'object' || Array.isArray(value)) this.notAnObject(value, path)
     for (const key of Object.keys(value)) {
       if (!rule.supported.includes(key)) this.otherKey(rule, key, value[key], path === '' ? key : `${path}.${key}`)
     }
@@ -191,6 +191,13 @@ export class FieldReader {
   private checkUnread(rule: Pick<ObjectRule, 'api'>, key: string, value: Json | undefined, where: string): void {
     if (!rule.api || !this.options.collect) return
     for (const unknown of unknownFieldsUnder(rule.api, key, value, where)) this.refuse(unknown.path, unknown.message)
+  }
+
+  private notAnObject(value: Json, path: string): never {
+    // The whole document is not quoted: a file that is no manifest (an .env, /etc/passwd) may hold secrets.
+    if (path === '')
+      this.fail(path, `is not a Kubernetes manifest: the document is ${shapeOf(value)}, not an object with apiVersion and kind`)
+    this.fail(path, `must be an object, not ${describe(value)}`)
   }
 
   list(value: Json | undefined, path: string): Json[] {
@@ -294,4 +301,12 @@ export function describe(value: Json | undefined): string {
   if (typeof value === 'object') return 'an object'
   if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`
   return String(value)
+}
+
+/** What a value is, never what it holds. */
+export function shapeOf(value: Json): string {
+  if (typeof value === 'string') return 'text'
+  if (typeof value === 'number' || typeof value === 'bigint') return 'a number'
+  if (typeof value === 'boolean') return 'true or false'
+  return Array.isArray(value) ? 'a list' : 'null'
 }

@@ -31,7 +31,16 @@ export interface LabelledDocument {
   label: string
 }
 
-/** A directory stands for its .yaml, .yml and .json files, sorted (kubectl -f DIR, not recursive). */
+/**
+ * The names a directory's manifests have, for `run -f DIR` and a watched directory alike: .yaml,
+ * .yml or .json, not hidden. An editor's backups and swap files (`x.yaml~`, `x.yaml.bak`,
+ * `#x.yaml#`, `.x.yaml.swp`) do not end so, and are never read as a second copy of the pod.
+ */
+export function isManifestName(name: string): boolean {
+  return !name.startsWith('.') && /\.(ya?ml|json)$/.test(name)
+}
+
+/** A directory stands for its manifest files (isManifestName), sorted (kubectl -f DIR, not recursive). */
 export async function expandManifestPaths(paths: readonly string[]): Promise<string[]> {
   const out: string[] = []
   for (const path of paths) {
@@ -41,7 +50,7 @@ export async function expandManifestPaths(paths: readonly string[]): Promise<str
       continue
     }
 
-    const names = (await readdir(path)).filter((name) => /\.(ya?ml|json)$/.test(name)).sort()
+    const names = (await readdir(path)).filter((name) => isManifestName(name)).sort()
     if (names.length === 0) throw new ManifestError(`${path}: the directory holds no .yaml, .yml or .json file`)
     out.push(...names.map((name) => join(path, name)))
   }
@@ -222,7 +231,7 @@ export type ManifestPodMatch = {source: string; pod: {name: string; namespace?: 
 
 /**
  * What `kill -f` looks for, as `kubectl delete -f` deletes: each Pod by name (and namespace), each
- * workload's pods by its labels and name form (their names are random). ConfigMaps and Secrets
+ * workload's pods by its labels and name form (a pod of an older template has another name). ConfigMaps and Secrets
  * are skipped; nothing is validated beyond what finding the pods needs.
  */
 export function podMatchesFromDocuments(documents: LabelledDocument[]): ManifestPodMatch[] {

@@ -18,6 +18,7 @@ import type {PodModel} from './model.js'
 import {expandManifestPaths, type LabelledDocument, type ManifestContents, type PodsFromDocumentsOptions, readDocuments} from './inputs.js'
 import {refuseSkipped, skippedWarning} from './kinds.js'
 import {droppedFieldsWarning, ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
+import {syntaxProblem, wherePos} from './yaml-errors.js'
 
 // Re-exported: run --static (local-kubelet) reads the input as run does.
 export {ignoredFieldsWarning, refuseIgnoredFields} from './warnings.js'
@@ -116,7 +117,7 @@ async function collect(stream: Readable, source: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-function tooLarge(source: string): ManifestError {
+export function tooLarge(source: string): ManifestError {
   return new ManifestError(
     `${source}: the manifest is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB; ` +
       'podctl reads Pods up to that size (as the API server does)',
@@ -164,27 +165,24 @@ export async function parseDocuments(text: string, source: string, positions?: n
   const out: Json[] = []
   for (const [position, document] of list.entries()) {
     const [error] = acceptQuoteEscapes(yaml, document, text)
-    if (error) {
-      const where = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : ''
-      const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
-      throw new ManifestError(`${source}: ${where}${message} (not valid YAML or JSON)`)
-    }
-
+    if (error) throw new ManifestError(`${source}: ${wherePos(error)}${syntaxProblem(error)} (not valid YAML or JSON)`)
     // The yaml library resolves an unknown tag (!js/function, !!binary, ...) to a plain string and only warns.
     const tag = document.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED')
-    if (tag) {
-      const where = tag.linePos ? `line ${tag.linePos[0].line}, column ${tag.linePos[0].col}: ` : ''
-      const message = tag.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
-      throw new ManifestError(`${source}: ${where}${message}; podctl reads plain YAML or JSON, remove the tag`)
-    }
-
+    if (tag)
+      throw new ManifestError(
+        `${source}: ${wherePos(tag)}a YAML tag (!name) podctl does not read; remove the tag: podctl reads plain YAML or JSON`,
+      )
     let value: unknown
     try {
       value = document.toJS({maxAliasCount: 100})
     } catch (error) {
+      if (error instanceof ReferenceError && error.message.startsWith('Unresolved alias')) {
+        throw new ManifestError(`${source}: a YAML alias (*name) names no anchor (&name) set before it (not valid YAML or JSON)`)
+      }
+
       // An alias bomb ("billion laughs") stops here instead of expanding.
       if (error instanceof ReferenceError || error instanceof RangeError) {
-        throw new ManifestError(`${source}: too many YAML alias expansions (${firstLine(error)}); write the repeated values out`)
+        throw new ManifestError(`${source}: too many YAML alias expansions; write the repeated values out`)
       }
 
       throw error

@@ -1,7 +1,7 @@
 /**
  * `kill -f FILE|DIR|-`: the pods a manifest would create, as `kubectl delete -f` finds them — each
  * Pod by name_namespace, each workload by what identifies its pods (labels, the form of their
- * names: inputs.ts podMatchesFromDocuments), since its replicas' names are random. Files and
+ * names: inputs.ts podMatchesFromDocuments), since its replicas made from an older template have other names. Files and
  * directories are read as `run -f` reads them.
  */
 import {UsageError} from '../errors.js'

@@ -14,18 +14,18 @@
  *   with the completion index), job-name / controller-uid labels, old and new; at most parallelism at
  *   once (pod N starts after pod N - parallelism completed);
  * - CronJob: its jobTemplate as the Job <cronjob>-<minutes since the epoch> scheduled now.
+ * The 5 characters are derived from the workload, its template hash and the replica index
+ * (workload-names.ts replicaSuffix): reading the same file again gives the same pods.
  * run --replicas replaces spec.replicas and completions. Hashes are FNV-32a of the template, encoded
  * as the controllers encode them (workload-names.ts); the value differs from a cluster's (that
  * hashes Go's in-memory object), the form does not. workloadMatch (workload-names.ts) is what `kill -f`
  * finds the pods by.
  */
-import {randomUUID} from 'node:crypto'
-
 import {FieldReader, INT32, type Json, type JsonObject} from './fields.js'
 import type {PodOwnerModel, StartAfterModel} from './model.js'
-import {generatedName, templateHash, type WorkloadMatch, workloadMatch} from './workload-names.js'
+import {replicaName, templateHash, type WorkloadMatch, workloadMatch, workloadUid} from './workload-names.js'
 
-export {generatedName, randomSuffix, safeEncode, templateHash, type WorkloadMatch} from './workload-names.js'
+export {randomSuffix, replicaName, safeEncode, templateHash, type WorkloadMatch} from './workload-names.js'
 
 export const WORKLOAD_KINDS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as const
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number]
@@ -186,7 +186,7 @@ function readTemplate(
   const metadata = r.object(root.metadata, 'metadata', METADATA_RULE)
   const name = r.requiredString(metadata.name, 'metadata.name')
   const namespace = r.string(metadata.namespace, 'metadata.namespace') || undefined
-  const uid = r.string(metadata.uid, 'metadata.uid') || (options.newUid ?? randomUUID)()
+  const uid = r.string(metadata.uid, 'metadata.uid') || (options.newUid?.() ?? workloadUid(kind, namespace, name))
   if (root.spec === undefined || root.spec === null) r.fail('spec', 'is required')
   let spec = r.object(root.spec, 'spec', {supported: SPEC_FIELDS[kind]})
   let specPath = 'spec'
@@ -248,6 +248,8 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
   const labels = {...t.labels}
   const annotations = {...t.annotations}
   const podSpec = clone(t.podSpec)
+  const identity = {kind, namespace: t.namespace, name: t.jobName, hash}
+  const named = (base: string) => replicaName(base, identity, index, t.random)
   let podName: string
   let via: string | undefined
   let startAfter: StartAfterModel | undefined
@@ -255,7 +257,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
     case 'Deployment': {
       via = `ReplicaSet ${name}-${hash}`
       labels['pod-template-hash'] = hash
-      podName = generatedName(`${name}-${hash}-`, t.random)
+      podName = named(`${name}-${hash}-`)
       break
     }
 
@@ -266,7 +268,7 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['pod-template-generation'] = '1'
       }
 
-      podName = generatedName(`${name}-`, t.random)
+      podName = named(`${name}-`)
       break
     }
 
@@ -302,9 +304,9 @@ function workloadPod(r: FieldReader, t: Template, index: number, earlier: Worklo
         labels['batch.kubernetes.io/job-completion-index'] = String(index)
         annotations['batch.kubernetes.io/job-completion-index'] = String(index)
         addCompletionIndexEnv(podSpec)
-        podName = generatedName(`${t.jobName}-${index}-`, t.random)
+        podName = named(`${t.jobName}-${index}-`)
       } else {
-        podName = generatedName(`${t.jobName}-`, t.random)
+        podName = named(`${t.jobName}-`)
       }
 
       // At most `parallelism` pods at once: pod N starts once pod N - parallelism has completed.

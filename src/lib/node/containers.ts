@@ -1,7 +1,7 @@
 import type {CriClient, RuntimeRequest} from '../cri/client.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {NotFoundError, UsageError} from '../errors.js'
-import {nameMatcher, takeNewest} from '../util/filters.js'
+import {exactFilters, exactNameHint, nameMatcher, prefixGlobs, takeNewest} from '../util/filters.js'
 import type {Container, ContainerState, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {podFullName, shortId, toKubeContainerState} from '../kube/helpers.js'
 import {containerName, PodLabel} from '../kube/labels.js'
@@ -255,4 +255,16 @@ export function containerRefName(entry: ContainerListEntry): string {
   const name = containerName(entry.container)
   if (!entry.podName || !entry.podNamespace || !name) return entry.container.id
   return `${podFullName(entry.podName, entry.podNamespace)}/${name}`
+}
+
+/**
+ * After an empty list: the hint that --name or --namespace match whole names only, given only when
+ * their prefix globs list some container (with the other filters as they were); undefined otherwise.
+ */
+export async function containersNameHint(client: CriClient, filters: ContainerListFilters): Promise<string | undefined> {
+  // With --pod the namespace is the pod's, never a glob (checkFilters).
+  const names = {name: filters.name, namespace: filters.pod === undefined ? filters.namespace : undefined}
+  if (exactFilters(names).length === 0) return undefined
+  const found = await listContainers(client, {...filters, ...prefixGlobs(names)})
+  return found.length > 0 ? exactNameHint(names) : undefined
 }

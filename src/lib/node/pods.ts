@@ -1,6 +1,6 @@
 import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
-import {nameMatcher, takeNewest} from '../util/filters.js'
+import {exactFilters, exactNameHint, nameMatcher, prefixGlobs, takeNewest} from '../util/filters.js'
 import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {newestFirst} from '../kube/helpers.js'
 import {epochNanos} from '../util/time.js'
@@ -90,4 +90,15 @@ async function addStatuses(client: CriClient, entries: PodListEntry[]): Promise<
 async function isCrio(client: CriClient): Promise<boolean> {
   const version = await client.runtime('version', {version: CRI_CLIENT_VERSION}).catch(() => undefined)
   return version?.runtimeName === CRIO_RUNTIME_NAME
+}
+
+/**
+ * After an empty list: the hint that --name or --namespace match whole names only, given only when
+ * their prefix globs list some pod (with the other filters as they were); undefined otherwise.
+ */
+export async function podsNameHint(client: CriClient, filters: PodListFilters): Promise<string | undefined> {
+  const names = {name: filters.name, namespace: filters.namespace}
+  if (exactFilters(names).length === 0) return undefined
+  const found = await listPods(client, {...filters, ...prefixGlobs(names)})
+  return found.length > 0 ? exactNameHint(names) : undefined
 }

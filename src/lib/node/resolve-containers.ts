@@ -9,6 +9,7 @@ import {PodctlError, UsageError} from '../errors.js'
 import {nameMatcher} from '../util/filters.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {PodLabel} from '../kube/labels.js'
+import {isPodctlContainer} from '../kube/ownership.js'
 import {newestFirst} from './pods.js'
 import {matchContainerRef} from './resolve.js'
 
@@ -20,12 +21,19 @@ export interface ContainerRefs {
   all?: boolean
   /** With all: only containers in these states (default: every state). */
   states?: ReadonlyArray<'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN'>
+  /**
+   * With all: only containers podctl made (kube/ownership.ts); the others are counted in
+   * `leftAlone`. A container named by reference is the user's call. crictl's rm and stop choose every one.
+   */
+  onlyPodctl?: boolean
 }
 
 export interface ResolvedContainers {
   /** In the order named (each once), or newest first with all. */
   containers: Container[]
   failures: Array<{ref: string; error: PodctlError}>
+  /** With all and onlyPodctl: how many containers matched but were not podctl's (absent when none). */
+  leftAlone?: number
 }
 
 /** Refuses what cannot be resolved before any call: refs with --all, or neither. */
@@ -57,12 +65,14 @@ export function matchContainers(
     const byId = new Map(sandboxes.map((sandbox) => [sandbox.id, sandbox]))
     const namespaceOf = (container: Container) =>
       byId.get(container.podSandboxId)?.metadata?.namespace ?? container.labels[PodLabel.namespace] ?? ''
-    const chosen = containers.filter(
+    const matched = containers.filter(
       (container) =>
         (selection.states === undefined || (selection.states as readonly string[]).includes(container.state)) &&
         (selection.namespace === undefined || matchNamespace(namespaceOf(container))),
     )
-    return {containers: [...chosen].sort(newestFirst), failures: []}
+    const chosen = selection.onlyPodctl ? matched.filter((container) => isPodctlContainer(container)) : matched
+    const leftAlone = matched.length - chosen.length
+    return {containers: [...chosen].sort(newestFirst), failures: [], ...(leftAlone > 0 ? {leftAlone} : {})}
   }
 
   const found = new Map<string, Container>()
@@ -78,4 +88,9 @@ export function matchContainers(
   }
 
   return {containers: [...found.values()], failures}
+}
+
+/** The note for containers `--all` left alone: "left alone 3 containers podctl did not make; …". */
+export function containersLeftAloneNote(count: number, verb: string): string {
+  return `left alone ${count} container${count === 1 ? '' : 's'} podctl did not make; name a container to ${verb} it`
 }

@@ -8,6 +8,7 @@ import {NotFoundError, PodctlError, UsageError} from '../errors.js'
 import {nameMatcher} from '../util/filters.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {podFullName} from '../kube/helpers.js'
+import {isPodctlSandbox} from '../kube/ownership.js'
 import {newestFirst} from './pods.js'
 import {matchPodSandboxes} from './resolve.js'
 
@@ -19,6 +20,12 @@ export interface PodSelection {
   all?: boolean
   /** kill -f: workloads' pods, found by their labels and the form of their names (each is NotFound when none runs). */
   workloads?: readonly WorkloadSelector[]
+  /**
+   * --all, --label and -f's workloads choose only sandboxes podctl made (kube/ownership.ts); the
+   * pods of other tools are left alone and named in `leftAlone`. A pod named by reference is chosen
+   * whatever made it: that is the user's call. crictl's commands choose every pod.
+   */
+  onlyPodctl?: boolean
 }
 
 /** A workload's pods as the manifest describes them (manifest/workload-names.ts WorkloadMatch). */
@@ -42,6 +49,8 @@ export interface SelectionOutcome {
   pods: SelectedPod[]
   /** References that matched nothing (NotFound) or too much (Ambiguous), in input order. */
   failures: Array<{ref: string; error: PodctlError}>
+  /** Pods (name_namespace) --all, --label or -f matched but `choosable` refused, sorted. */
+  leftAlone?: string[]
 }
 
 /** Refuses selections that mix modes or select nothing; a usage error names the flags. */
@@ -65,10 +74,10 @@ export function selectPods(sandboxes: readonly PodSandbox[], selection: PodSelec
   if (selection.refs.length === 0 && !selection.workloads?.length) {
     const matchNamespace = nameMatcher(selection.namespace)
     const labels = Object.entries(selection.labels ?? {})
-    const chosen = sandboxes.filter(
+    const matched = sandboxes.filter(
       (sandbox) => matchNamespace(sandbox.metadata?.namespace ?? '') && labels.every(([key, value]) => sandbox.labels[key] === value),
     )
-    return {pods: groupByPod(chosen), failures: []}
+    return chooseFrom(matched, selection.onlyPodctl ? isPodctlSandbox : undefined)
   }
 
   const pods = new Map<string, SelectedPod>()
@@ -84,8 +93,26 @@ export function selectPods(sandboxes: readonly PodSandbox[], selection: PodSelec
     }
   }
 
-  for (const workload of selection.workloads ?? []) selectWorkloadPods(sandboxes, workload, selection.namespace, {pods, failures})
-  return {pods: [...pods.values()], failures}
+  const choosable = selection.onlyPodctl ? isPodctlSandbox : () => true
+  const allowed = sandboxes.filter((sandbox) => choosable(sandbox))
+  for (const workload of selection.workloads ?? []) selectWorkloadPods(allowed, workload, selection.namespace, {pods, failures})
+  const refused = sandboxes.filter((sandbox) => !choosable(sandbox))
+  const leftAlone = (selection.workloads ?? []).flatMap((workload) => workloadPods(refused, workload, selection.namespace))
+  return {pods: [...pods.values()], failures, ...namedLeftAlone(leftAlone, pods)}
+}
+
+/** The pods of `matched` whose sandboxes `choosable` accepts; the others named as left alone. */
+function chooseFrom(matched: readonly PodSandbox[], choosable: ((sandbox: PodSandbox) => boolean) | undefined): SelectionOutcome {
+  if (!choosable) return {pods: groupByPod(matched), failures: []}
+  const pods = groupByPod(matched.filter((sandbox) => choosable(sandbox)))
+  const refused = groupByPod(matched.filter((sandbox) => !choosable(sandbox)))
+  return {pods, failures: [], ...namedLeftAlone(refused, new Map(pods.map((pod) => [pod.fullName, pod])))}
+}
+
+/** `leftAlone` for an outcome: the refused pods' names (those not chosen through another sandbox), sorted; absent when none. */
+function namedLeftAlone(refused: readonly SelectedPod[], chosen: ReadonlyMap<string, SelectedPod>): {leftAlone?: string[]} {
+  const names = [...new Set(refused.map((pod) => pod.fullName))].filter((name) => !chosen.has(name)).sort()
+  return names.length > 0 ? {leftAlone: names} : {}
 }
 
 /** kill -f's workloads: their pods join `pods`; a workload none of whose pods runs is NotFound. */
@@ -151,4 +178,18 @@ export async function selectSandboxesFromRuntime(client: CriClient, selection: P
   validateSelection(selection)
   const {items: sandboxes} = await client.runtime('listPodSandbox', {filter: {labelSelector: {...selection.labels}}})
   return selectPods(sandboxes, selection)
+}
+
+/** The note for pods a bulk selection left alone: "left alone 2 pods podctl did not make (a_ns, b_ns); …". */
+export function leftAloneNote(pods: readonly string[], verb: string): string {
+  const shown = pods.length > 5 ? `${pods.slice(0, 5).join(', ')} and ${pods.length - 5} more` : pods.join(', ')
+  const noun = pods.length === 1 ? 'pod' : 'pods'
+  return `left alone ${pods.length} ${noun} podctl did not make (${shown}); name a pod to ${verb} it`
+}
+
+/** What an --all or --label selection that chose nothing says: `no pods with label a=b in namespace "ci"`. */
+export function nothingSelected(selection: Pick<PodSelection, 'all' | 'labels' | 'namespace'>): string {
+  const where = selection.namespace === undefined ? '' : ` in namespace "${selection.namespace}"`
+  const labels = Object.entries(selection.labels ?? {}).map(([key, value]) => `${key}=${value}`)
+  return `${selection.all ? 'no pods' : `no pods with label ${labels.join(',')}`}${where}`
 }

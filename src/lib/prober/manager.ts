@@ -1,8 +1,9 @@
 /**
  * The kubelet's prober manager and results managers (pkg/kubelet/prober/prober_manager.go,
  * results/results_manager.go): one worker per probe of each container added, results kept per
- * container and probe kind, listeners told when a result changes. The reconciler (`sync --watch`)
- * and the waits of `run --wait ready` / `status --wait-for ready` use it.
+ * container and probe kind, listeners told when a result changes. A process has one per runtime,
+ * shared through leases (shared-probes.ts) by the supervisor, the waits of `run --wait ready` /
+ * `status --wait-for ready` and SyncPod's wait for a sidecar's startup.
  */
 import type {CriClient} from '../cri/client.js'
 import {NotFoundError} from '../errors.js'
@@ -30,6 +31,7 @@ export interface ProbeEvent {
   reason: string
   message: string
   containerName: string
+  containerId: string
   podSandboxId: string
 }
 
@@ -54,7 +56,7 @@ export interface ProbeManagerDeps {
   /** After every probe that ran (the kubelet's prober_probe_total counts each one, thresholds aside). */
   onProbed?: (target: ProbeTarget, kind: ProbeKind, outcome: ProbeOutcome) => void
   /** How late (ms) a worker's period tick ran against its schedule. */
-  onLate?: (lateMs: number) => void
+  onLate?: (lateMs: number, containerId: string) => void
 }
 
 const KINDS: readonly ProbeKind[] = ['startup', 'liveness', 'readiness']
@@ -169,7 +171,7 @@ export class ProbeManager {
       startedAtMs: target.startedAtMs,
       started: () => this.hasStarted(entry),
       probe: (signal) => run({probe, kind, target, container, signal}),
-      late: this.deps.onLate,
+      late: this.deps.onLate && ((lateMs: number) => this.deps.onLate?.(lateMs, target.containerId)),
       observed: (outcome) => {
         this.deps.onProbed?.(target, kind, outcome)
         entry.outputs.set(
@@ -178,7 +180,8 @@ export class ProbeManager {
         )
         const event = probeEvent(kind, outcome)
         if (!event) return
-        const report = () => this.deps.onEvent?.({...event, containerName: target.containerName, podSandboxId: target.podSandboxId})
+        const {containerName, containerId, podSandboxId} = target
+        const report = () => this.deps.onEvent?.({...event, containerName, containerId, podSandboxId})
         // A probe that errored because its container just exited says nothing: the kubelet probes running containers only.
         if (outcome.status === 'unknown') void this.stillRunning(target.containerId).then((running) => running && report())
         else report()

@@ -4,7 +4,10 @@ import {describe, expect, it} from 'vitest'
 import {decide} from '../../../src/lib/crictl/front.js'
 import {logLine} from '../../../src/lib/crictl/log.js'
 
-/** What the reference crictl v1.29.0 printed (scripts/record-crictl-fixtures.mjs), TIME for logrus' timestamp. */
+/**
+ * What the reference crictl v1.37.0 printed (scripts/record-crictl-fixtures.mjs), TIME for logrus' timestamp
+ * and PROGRAM_DIR for the directory crictl looks in when /etc/crictl.yaml is missing.
+ */
 interface Recorded {
   args: string[]
   stdout: string
@@ -17,14 +20,17 @@ const REFERENCE: Recorded[] = JSON.parse(readFileSync(new URL('../../fixtures/cr
 /** The stderr the front's outcome gives, with logrus' timestamp as the fixtures have it. */
 function stderrOf(outcome: ReturnType<typeof decide>): string {
   if (outcome.kind !== 'exit') return ''
-  const line = outcome.fatal === undefined ? '' : logLine('fatal', outcome.fatal).replace(/^time="[^"]+"/, 'time="TIME"')
+  const line = outcome.error === undefined ? '' : logLine('error', outcome.error).replace(/^time="[^"]+"/, 'time="TIME"')
   return outcome.stderr + line
 }
 
-/** Cases whose outcome is the command's run against the runtime, not the command line's: not the front's to print. */
-const RUNS = new Set(['pods extra', 'version'])
+/** app.Before's warning about the missing config file (main.ts prints it when the outcome says Before ran). */
+const CONFIG_WARNING = /^time="TIME" level=warning msg="Config .* does not exist, trying next: .*"\n/m
 
-describe('crictl front: what urfave prints for crictl v1.29, byte for byte', () => {
+/** Cases whose outcome is the command's run against the runtime, not the command line's: not the front's to print. */
+const RUNS = new Set(['pods extra', 'version', 'inspect', 'inspectp', 'inspecti'])
+
+describe('crictl front: what urfave prints for crictl v1.37, byte for byte', () => {
   for (const recorded of REFERENCE) {
     const line = recorded.args.join(' ')
     const outcome = decide(recorded.args, '0.1.0')
@@ -41,10 +47,11 @@ describe('crictl front: what urfave prints for crictl v1.29, byte for byte', () 
       const stdout = recorded.args.some((arg) => arg === '--version' || arg === '-v')
         ? outcome.stdout.replace(/ \(podctl .*\)/, '')
         : outcome.stdout
-      expect({stdout, stderr: stderrOf(outcome), exit: outcome.exit}).toEqual({
+      expect({stdout, stderr: stderrOf(outcome), exit: outcome.exit, before: outcome.before}).toEqual({
         stdout: recorded.stdout,
-        stderr: recorded.stderr,
+        stderr: recorded.stderr.replace(CONFIG_WARNING, ''),
         exit: recorded.exit,
+        before: CONFIG_WARNING.test(recorded.stderr),
       })
     })
   }

@@ -1,5 +1,5 @@
 /**
- * crictl v1.29's text, pure: Go's tabwriter as crictl sets it up, go-units sizes, Go's %g and
+ * crictl v1.37's text, pure: Go's tabwriter as crictl sets it up, go-units sizes, Go's %g and
  * time.Time, logrus lines, and the pods/ps/images tables and -v blocks. Expected strings are what
  * /opt/crictl-ref/crictl printed on the lab for the same objects (ages pinned by `now`).
  */
@@ -7,11 +7,12 @@
 import {describe, expect, it} from 'vitest'
 
 import type {Container, Image, PodSandbox} from '../../../src/generated/runtime/v1/api.js'
-import {containerBlock, crictlImagesText, crictlPodsText, crictlPsText, podBlock} from '../../../src/lib/crictl/lists.js'
+import {crictlImagesText, crictlPodsText, crictlPsText} from '../../../src/lib/crictl/lists.js'
+import {containerBlock, goTimeString, podBlock} from '../../../src/lib/output/verbose-blocks.js'
 import {logLine} from '../../../src/lib/crictl/log.js'
-import {crictlFilesystemsText, crictlPodStatsText, crictlStatsText} from '../../../src/lib/crictl/stats-text.js'
+import {crictlFilesystemsText, crictlStatsText} from '../../../src/lib/crictl/stats-text.js'
 import {tabwrite} from '../../../src/lib/crictl/tabwriter.js'
-import {goFormatG, goHumanSize, goTimeString} from '../../../src/lib/crictl/units.js'
+import {goFormatG, goHumanSize} from '../../../src/lib/crictl/units.js'
 
 const NOW = Date.UTC(2026, 11, 2, 1, 30, 0)
 const nanos = (msAgo: number) => `${BigInt(NOW - msAgo) * 1_000_000n}`
@@ -154,7 +155,7 @@ describe('crictl pods', () => {
 })
 
 describe('crictl ps', () => {
-  it('the table: the image as created (a bare digest cut to 13), POD from the kubelet label, else "unknown"', () => {
+  it('the table: the image as created (a bare digest cut to 13), POD and NAMESPACE from the kubelet labels, else "unknown"', async () => {
     const byId = container({
       id: 'd67662ed5a4e51412b4ceab5dfce4746b29aeb8dd57b19b5d6cfefcdf1ce3b23',
       image: {image: 'sha256:a46bf356dea5bdaf3ea12beb1e74d900465efc28dcfbc41e51444cffcb49ee79'} as Container['image'],
@@ -162,29 +163,29 @@ describe('crictl ps', () => {
       metadata: {name: 'done', attempt: 2},
       labels: {},
     })
-    expect(crictlPsText([container(), byId], {now: NOW})).toBe(
-      'CONTAINER           IMAGE                                CREATED             STATE               NAME                ATTEMPT             POD ID              POD\n' +
-        '56f018dc76ab1       localhost:5000/podctl/busybox:1.36   21 seconds ago      Running             app                 0                   96d22596c978a       ct-web\n' +
-        'd67662ed5a4e5       a46bf356dea5b                        21 seconds ago      Exited              done                2                   96d22596c978a       unknown\n',
+    expect(await crictlPsText([container(), byId], {now: NOW})).toBe(
+      'CONTAINER           IMAGE                                CREATED             STATE               NAME                ATTEMPT             POD ID              POD                 NAMESPACE\n' +
+        '56f018dc76ab1       localhost:5000/podctl/busybox:1.36   21 seconds ago      Running             app                 0                   96d22596c978a       ct-web              unknown\n' +
+        'd67662ed5a4e5       a46bf356dea5b                        21 seconds ago      Exited              done                2                   96d22596c978a       unknown             unknown\n',
     )
   })
 
-  it('-r names the image by its first tag; --no-trunc keeps IDs and digests whole', () => {
+  it('-r names the image by its first tag; --no-trunc keeps IDs and digests whole', async () => {
     const byId = container({
       image: {image: 'sha256:a46bf356dea5bdaf3ea12beb1e74d900465efc28dcfbc41e51444cffcb49ee79'} as Container['image'],
     })
-    expect(crictlPsText([byId], {now: NOW, repoImage: (image) => (image === 'a46bf356dea5b' ? 'busybox:1.36' : image)})).toContain(
-      '56f018dc76ab1       busybox:1.36   ',
-    )
-    expect(crictlPsText([byId], {now: NOW, noTrunc: true})).toContain(
+    expect(
+      await crictlPsText([byId], {now: NOW, repoImage: async (image) => (image === 'a46bf356dea5b' ? 'busybox:1.36' : image)}),
+    ).toContain('56f018dc76ab1       busybox:1.36   ')
+    expect(await crictlPsText([byId], {now: NOW, noTrunc: true})).toContain(
       '56f018dc76ab1056aba632c1a8a4afdfdd40e83ceb346f8a1e366e89639e6625   sha256:a46bf356dea5bdaf3ea12beb1e74d900465efc28dcfbc41e51444cffcb49ee79   ',
     )
   })
 
-  it('-v: IDs, name, attempt, state, image, age, labels; a blank line after each', () => {
+  it('-v: IDs, namespace, name, attempt, state, image, age, labels; a blank line after each', () => {
     expect(containerBlock(container(), NOW)).toBe(
       'ID: 56f018dc76ab1056aba632c1a8a4afdfdd40e83ceb346f8a1e366e89639e6625\n' +
-        'PodID: 96d22596c978acbadf20d6b0113ba22866f484bf1560f4d5246936d958554865\nName: app\nAttempt: 0\nState: Running\n' +
+        'PodID: 96d22596c978acbadf20d6b0113ba22866f484bf1560f4d5246936d958554865\nNamespace: unknown\nName: app\nAttempt: 0\nState: Running\n' +
         'Image: localhost:5000/podctl/busybox:1.36\nCreated: 21 seconds ago\nLabels:\n\tio.kubernetes.pod.name -> ct-web\n\tk -> v\n\n',
     )
   })
@@ -206,13 +207,13 @@ const pause = {
 } as unknown as Image
 
 describe('crictl images', () => {
-  it('sorted by first tag, one row per tag, sizes to 3 digits; --digests and --pinned add columns', () => {
-    expect(crictlImagesText([pause, busybox], {})).toBe(
+  it('one row per tag (in the order given: list-calls sorts), sizes to 3 digits; --digests and --pinned add columns', () => {
+    expect(crictlImagesText([busybox, pause], {})).toBe(
       'IMAGE                           TAG                 IMAGE ID            SIZE\n' +
         'localhost:5000/podctl/busybox   1.36                a46bf356dea5b       1.03MB\n' +
         'localhost:5000/podctl/pause     3.9                 c397baccf8a2c       304kB\n',
     )
-    expect(crictlImagesText([pause, busybox], {digests: true, pinned: true})).toBe(
+    expect(crictlImagesText([busybox, pause], {digests: true, pinned: true})).toBe(
       'IMAGE                           TAG                 DIGEST              IMAGE ID            SIZE                PINNED\n' +
         'localhost:5000/podctl/busybox   1.36                bb17ecc07e7a3       a46bf356dea5b       1.03MB              false\n' +
         'localhost:5000/podctl/pause     3.9                 <none>              c397baccf8a2c       304kB               false\n',
@@ -225,66 +226,26 @@ describe('crictl images', () => {
     expect(crictlImagesText([pause], {verbose: true})).toBe(
       'ID: sha256:c397baccf8a2c2ef22a0eef1bd40d66141c07afefbd77df59fe2133b3cbfd755\nRepoTags: localhost:5000/podctl/pause:3.9\nSize: 304304\n\n',
     )
-    expect(crictlImagesText([pause, busybox], {quiet: true})).toBe(`${busybox.id}\n${pause.id}\n`)
+    expect(crictlImagesText([busybox, pause], {quiet: true})).toBe(`${busybox.id}\n${pause.id}\n`)
   })
 })
 
 describe('crictl stats and imagefsinfo -o table', () => {
-  it('stats: the screen cleared, then the table (4-digit sizes, CPU with 2 decimals)', () => {
-    const row = {
-      id: '56f018dc76ab1056aba632c1a8a4afdfdd40e83ceb346f8a1e366e89639e6625',
-      name: 'app',
-      cpuPercent: 0,
-      memoryWorkingSetBytes: '208896',
-      writableLayerUsedBytes: '8192',
-      writableLayerInodesUsed: '5',
-    }
-    expect(crictlStatsText([row])).toBe(
-      '\u001B[2J\u001B[HCONTAINER           NAME                CPU %               MEM                 DISK                INODES\n' +
-        '56f018dc76ab1       app                 0.00                208.9kB             8.192kB             5\n',
+  it('stats: the screen cleared, then the table (4-digit sizes, CPU with 2 decimals, SWAP); rows only for containers in both samples', () => {
+    const sample = (cpu: string, timestamp: string, memory = '208896') =>
+      ({
+        attributes: {id: '56f018dc76ab1056aba632c1a8a4afdfdd40e83ceb346f8a1e366e89639e6625', metadata: {name: 'app', attempt: 0}},
+        cpu: {timestamp, usageCoreNanoSeconds: {value: cpu}},
+        memory: {workingSetBytes: {value: memory}},
+        writableLayer: {usedBytes: {value: '8192'}, inodesUsed: {value: '5'}},
+      }) as never
+    expect(crictlStatsText([sample('1000000', '1000000000')], [sample('1500000', '2000000000')], false)).toBe(
+      '\u001B[2J\u001B[HCONTAINER           NAME                CPU %               MEM                 DISK                INODES              SWAP\n' +
+        '56f018dc76ab1       app                 0.05                208.9kB             8.192kB             5                   0B\n',
     )
-  })
-
-  it('stats and statsp: no row for what has neither CPU time nor memory (not running, or no cgroup), as crictl; stats -a keeps it', () => {
-    const running = {
-      id: 'a'.repeat(64),
-      name: 'app',
-      cpuPercent: 1.5 as number | null,
-      cpuUsageCoreNanoSeconds: '900',
-      memoryWorkingSetBytes: '4096' as string | null,
-    }
-    const idle = {...running, id: 'b'.repeat(64), name: 'done', cpuPercent: null, cpuUsageCoreNanoSeconds: '0', memoryWorkingSetBytes: null}
-    const layer = {writableLayerUsedBytes: '0', writableLayerInodesUsed: '0'}
-    const names = (text: string) =>
-      text
-        .split('\n')
-        .slice(1, -1)
-        .map((line) => line.split(/\s+/)[1])
-    expect(
-      names(
-        crictlStatsText([
-          {...running, ...layer},
-          {...idle, ...layer},
-        ]),
-      ),
-    ).toEqual(['app'])
-    expect(
-      names(
-        crictlStatsText(
-          [
-            {...running, ...layer},
-            {...idle, ...layer},
-          ],
-          {all: true},
-        ),
-      ),
-    ).toEqual(['app', 'done'])
-    const pod = (podName: string, usage: typeof running | typeof idle) => ({podName, podSandboxId: usage.id, ...usage})
-    expect(
-      crictlPodStatsText([pod('web', running), pod('gone', idle)])
-        .split('\n')
-        .slice(1, -1),
-    ).toHaveLength(1)
+    expect(crictlStatsText([], [sample('1500000', '2000000000')], false)).not.toContain('56f018dc76ab1')
+    expect(crictlStatsText([sample('0', '1', '0')], [sample('0', '2', '0')], false)).not.toContain('app')
+    expect(crictlStatsText([sample('0', '1', '0')], [sample('0', '2', '0')], true)).toContain('app')
   })
 
   it('imagefsinfo: container then image filesystems, indexed lines', () => {

@@ -1,3 +1,7 @@
+import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {status as GrpcStatus} from '@grpc/grpc-js'
 import {afterAll, afterEach, beforeAll, describe, expect, test} from 'vitest'
 
@@ -7,6 +11,7 @@ import {anonymous, type CredentialStore} from '../../../src/lib/images/credentia
 import type {PodEvent} from '../../../src/lib/kube/events.js'
 import {ImageManager, type ImageManagerOptions} from '../../../src/lib/images/image-manager.js'
 import type {ImageError} from '../../../src/lib/images/errors.js'
+import {PullRecords, pullRecordsDir} from '../../../src/lib/images/pull-records.js'
 import {fakeImage, FakeImageService} from '../../support/fake-image-service.js'
 
 const NOT_FOUND = {grpcError: {code: GrpcStatus.NOT_FOUND, details: 'failed to pull and unpack image "localhost:5000/x:v1": not found'}}
@@ -403,5 +408,31 @@ describe('concurrency', () => {
     expect(peak).toBe(2)
     // Three waves of 60 ms: parallel, but bounded.
     expect(Date.now() - started).toBeGreaterThanOrEqual(170)
+  })
+})
+
+describe('pull records (what image garbage collection may later remove)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'podctl-image-manager-pulls-'))
+  afterAll(() => rmSync(root, {recursive: true, force: true}))
+
+  test('a pull is recorded under the pod directory root, with the ID ImageStatus gives; an image already present is not', async () => {
+    fake.reset({pullImage: () => 'localhost:5000/x@sha256:d1', imageStatus: () => fakeImage('sha256:abc', '10')})
+    await manager({recordPullsIn: root}).ensureImage({image: 'localhost:5000/x:v1', policy: 'Always'})
+    const records = await new PullRecords(pullRecordsDir(root, fake.endpoint)).read()
+    expect(records).toEqual([
+      {imageId: 'sha256:abc', imageRef: 'localhost:5000/x@sha256:d1', image: 'localhost:5000/x:v1', pulledMs: expect.any(Number)},
+    ])
+
+    fake.reset({imageStatus: () => fakeImage('sha256:present')})
+    await manager({recordPullsIn: root}).ensureImage({image: 'localhost:5000/present:v1'})
+    expect(await new PullRecords(pullRecordsDir(root, fake.endpoint)).read()).toHaveLength(1)
+  })
+
+  test('without a root (crictl pull, tests) nothing is recorded', async () => {
+    const elsewhere = join(root, 'unused')
+    fake.reset({pullImage: () => 'sha256:abc', imageStatus: () => fakeImage('sha256:abc', '10')})
+    await manager().ensureImage({image: 'busybox', policy: 'Always'})
+    expect(existsSync(elsewhere)).toBe(false)
+    expect(readdirSync(root)).toEqual([expect.stringMatching(/^\.image-pulls-/)])
   })
 })

@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
@@ -208,6 +208,50 @@ stringData: {token: t}
     writeFileSync(join(dir, 'podctl-default_web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {}\n')
     const notOurs = await failure(handToKubelet({filename: [path], 'static-dir': dir, replace: true}, undefined, deps))
     expect(notOurs.message).toMatch(/was not written by podctl; it is left alone/)
+  })
+
+  it('never writes through a link planted at a temporary name, nor replaces a file that is no podctl Pod', async () => {
+    const path = manifest('pod.yaml', POD)
+    const victim = join(dirname(dir), 'victim.txt')
+    writeFileSync(victim, 'precious\n')
+    // Where the temporary file used to be written, predictably: a link there must not be followed.
+    symlinkSync(victim, join(dir, '.podctl-default_web.yaml.tmp'))
+    await handToKubelet({filename: [path], 'static-dir': dir}, undefined, deps)
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    expect(readFileSync(join(dir, 'podctl-default_web.yaml'), 'utf8')).toMatch(/^# Written by podctl run --static/)
+    rmSync(join(dir, '.podctl-default_web.yaml.tmp'))
+
+    for (const [what, plant] of [
+      ['a file that is no Pod', () => writeFileSync(join(dir, 'podctl-default_web.yaml'), 'log_level: debug\n')],
+      ['a link to a podctl file', () => symlinkSync(join(dir, 'elsewhere.yaml'), join(dir, 'podctl-default_web.yaml'))],
+      ['a link to nothing', () => symlinkSync(join(dir, 'nowhere'), join(dir, 'podctl-default_web.yaml'))],
+    ] as const) {
+      rmSync(join(dir, 'podctl-default_web.yaml'), {force: true})
+      await handToKubelet({filename: [path], 'static-dir': dir}, undefined, deps)
+      if (what === 'a link to a podctl file') renameSync(join(dir, 'podctl-default_web.yaml'), join(dir, 'elsewhere.yaml'))
+      else rmSync(join(dir, 'podctl-default_web.yaml'))
+      plant()
+      const before = readdirSync(dir).sort()
+      const refused = await failure(handToKubelet({filename: [path], 'static-dir': dir, replace: true}, undefined, deps))
+      expect(refused.message, what).toBe(
+        `${join(dir, 'podctl-default_web.yaml')} in the static pod directory was not written by podctl; it is left alone ` +
+          '(remove it by hand to use the name)',
+      )
+      expect(readdirSync(dir).sort(), what).toEqual(before)
+      rmSync(join(dir, 'elsewhere.yaml'), {force: true})
+    }
+
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+  })
+
+  it('a 253-character pod name gets a file name that fits, kept apart from names it shares a start with', () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`
+    expect(long).toHaveLength(253)
+    const name = staticPodFileName('kube-system', long)
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255 - 22)
+    expect(name).toMatch(/^podctl-kube-system_a{63}\.b+.*~[0-9a-f]{16}\.yaml$/)
+    expect(staticPodFileName('kube-system', `${long.slice(0, -1)}e`)).not.toBe(name)
+    expect(staticPodFileName('default', 'web')).toBe('podctl-default_web.yaml')
   })
 
   it('--dry-run returns the manifests and writes nothing', async () => {

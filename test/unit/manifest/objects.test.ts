@@ -8,7 +8,7 @@ import {podsFromDocuments} from '../../../src/lib/manifest/inputs.js'
 import {loadPodManifest, parseDocuments} from '../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../src/lib/manifest/model.js'
 import {ObjectStore, parseSecret} from '../../../src/lib/manifest/objects.js'
-import {generatedName, podFromWorkload, safeEncode, templateHash} from '../../../src/lib/manifest/workloads.js'
+import {podFromWorkload, replicaName, safeEncode, templateHash} from '../../../src/lib/manifest/workloads.js'
 
 async function load(text: string, volumes?: string[]): Promise<PodModel[]> {
   const documents = await parseDocuments(text, 'in.yaml')
@@ -228,7 +228,9 @@ describe('workloads', () => {
   })
 
   it('generateName keeps 58 characters of the base; SafeEncodeString maps digits as the controllers do', () => {
-    expect(generatedName(`${'a'.repeat(70)}-`, () => 2)).toBe(`${'a'.repeat(58)}ddddd`)
+    const identity = {kind: 'ReplicaSet', name: 'a', hash: ''}
+    expect(replicaName(`${'a'.repeat(70)}-`, identity, 0, () => 2)).toBe(`${'a'.repeat(58)}ddddd`)
+    expect(replicaName(`${'a'.repeat(70)}-`, identity, 0)).toMatch(/^a{58}[bcdfghjklmnpqrstvwxz2456789]{5}$/)
     expect(safeEncode('0123456789')).toBe('456789bcdf')
   })
 })

@@ -145,6 +145,45 @@ describe('workload replicas', () => {
   })
 })
 
+describe('replica identity', () => {
+  const metadataOf = (pods: Array<{document: JsonObject}>) => pods.map((pod) => pod.document.metadata)
+
+  it('the same workload read twice names and labels its pods the same (a re-read file changes nothing)', () => {
+    for (const [document, kind] of [
+      [deployment(3), 'Deployment'],
+      [job({completions: 2, parallelism: 2}), 'Job'],
+      [{...job({completions: 2}), metadata: {name: 'work'}}, 'Job'],
+    ] as const) {
+      const first = podsFromWorkload(structuredClone(document), kind, 'w.yaml').pods
+      const again = podsFromWorkload(structuredClone(document), kind, 'w.yaml').pods
+      expect(metadataOf(again)).toEqual(metadataOf(first))
+      expect(new Set(names(first)).size).toBe(first.length)
+    }
+  })
+
+  it("a changed template, another namespace or another replica gives other names, each of the controller's form", () => {
+    const base = podsFromWorkload(deployment(2), 'Deployment', 'd.yaml').pods
+    const changed = deployment(2)
+    ;((changed.spec as JsonObject).template as {spec: {containers: object[]}}).spec.containers = [{name: 'app', image: 'busybox:2'}]
+    const moved = {...deployment(2), metadata: {name: 'web', namespace: 'staging'}}
+    const others = [...podsFromWorkload(changed, 'Deployment', 'd.yaml').pods, ...podsFromWorkload(moved, 'Deployment', 'd.yaml').pods]
+    expect(names(others).filter((name) => names(base).includes(name))).toEqual([])
+    const [match] = podMatchesFromDocuments([{document: deployment(2), label: 'd.yaml'}])
+    if (!('workload' in match)) throw new Error('not a workload')
+    for (const name of names(base)) expect(match.workload.podName.test(name)).toBe(true)
+  })
+
+  it('a Job without a uid gets the same UUID-shaped controller-uid each time; a written uid is kept', () => {
+    const unnamed = {...job({}), metadata: {name: 'work'}}
+    const labels = (document: JsonObject) =>
+      (podsFromWorkload(document, 'Job', 'j.yaml').pods[0].document.metadata as {labels: Record<string, string>}).labels
+    const uid = labels(structuredClone(unnamed))['controller-uid']
+    expect(uid).toMatch(/^[\da-f]{8}-[\da-f]{4}-5[\da-f]{3}-a[\da-f]{3}-[\da-f]{12}$/)
+    expect(labels(structuredClone(unnamed))['controller-uid']).toBe(uid)
+    expect(labels(job({}))['controller-uid']).toBe('u-1')
+  })
+})
+
 describe('kill -f matches', () => {
   it('finds a workload pods by labels and the form of their names, a Pod by its name', () => {
     const matches = podMatchesFromDocuments([

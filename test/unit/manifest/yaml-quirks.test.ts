@@ -13,7 +13,7 @@ describe("YAML that kubectl accepts (go-yaml's escapes)", () => {
 
   it('still refuses other invalid escapes with the line', async () => {
     await expect(parseDocuments(String.raw`a: "bad \q"` + '\n', 'pod.yaml')).rejects.toThrow(
-      /^pod\.yaml: line 1, column \d+: Invalid escape sequence/,
+      /^pod\.yaml: line 1, column \d+: an invalid escape sequence \(\\\) in a double-quoted string \(not valid YAML or JSON\)$/,
     )
   })
 })

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {AmbiguousError, NotFoundError} from '../../../src/lib/errors.js'
-import {checkContainerRefs, matchContainers} from '../../../src/lib/node/resolve-containers.js'
+import {checkContainerRefs, containersLeftAloneNote, matchContainers} from '../../../src/lib/node/resolve-containers.js'
 import type {Container, PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 
 const sandbox = (id: string, name: string, namespace: string): PodSandbox =>
@@ -56,5 +56,28 @@ describe('matchContainers', () => {
   it('refuses refs with --all, and neither', () => {
     expect(() => checkContainerRefs({refs: ['a'], all: true})).toThrow('give either CONTAINER references or --all, not both')
     expect(() => checkContainerRefs({refs: []})).toThrow(/^no containers given/)
+  })
+})
+
+describe('matchContainers: --all only for the containers podctl made (rm -a, stop -a as podctl)', () => {
+  const made = (one: Container): Container => ({
+    ...one,
+    labels: {'io.kubernetes.pod.uid': 'u', 'io.kubernetes.container.name': one.metadata?.name ?? ''},
+    annotations: {'io.podctl.containerType': 'app'},
+  })
+  const mixed = [made(containers[0]), containers[1], made(containers[2])]
+
+  it("chooses podctl's and counts the others; as crictl, every one", () => {
+    const ours = matchContainers(mixed, sandboxes, {refs: [], all: true, onlyPodctl: true})
+    expect(ours.containers.map((one) => one.id)).toEqual(['bb11', 'aa11'])
+    expect(ours.leftAlone).toBe(1)
+    const every = matchContainers(mixed, sandboxes, {refs: [], all: true})
+    expect(every.containers).toHaveLength(3)
+    expect(every.leftAlone).toBeUndefined()
+    expect(containersLeftAloneNote(1, 'remove')).toBe('left alone 1 container podctl did not make; name a container to remove it')
+  })
+
+  it('a container named by reference is chosen whatever made it', () => {
+    expect(matchContainers(mixed, sandboxes, {refs: ['aa22'], onlyPodctl: true}).containers.map((one) => one.id)).toEqual(['aa22'])
   })
 })

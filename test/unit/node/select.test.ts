@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import {AmbiguousError, NotFoundError, UsageError} from '../../../src/lib/errors.js'
 import type {CriClient} from '../../../src/lib/cri/client.js'
-import {groupByPod, selectPods, selectPodsFromRuntime, validateSelection} from '../../../src/lib/node/select.js'
+import {groupByPod, leftAloneNote, selectPods, selectPodsFromRuntime, validateSelection} from '../../../src/lib/node/select.js'
 import type {PodSandbox} from '../../../src/generated/runtime/v1/api.js'
 
 function sandbox(id: string, name: string, namespace: string, createdAt: string, labels: Record<string, string> = {}): PodSandbox {
@@ -142,5 +142,46 @@ describe('selectPods: kill -f workloads', () => {
     expect(names(selectPods(replicas, {refs: [], workloads: [anywhere]}))).toEqual(['web-h4sh-bcdfg_default'])
     expect(names(selectPods(replicas, {refs: [], namespace: 'prod', workloads: [anywhere]}))).toHaveLength(2)
     expect(() => validateSelection({refs: [], all: true, workloads: [web]})).toThrow(/-f FILE or --all/)
+  })
+})
+
+describe('selectPods: only the pods podctl made (kill --all, -l, -f as podctl, not as crictl)', () => {
+  /** What podctl writes on every sandbox it makes. */
+  const made = (one: PodSandbox): PodSandbox => ({
+    ...one,
+    annotations: {'io.podctl.restartPolicy': 'Always', 'io.podctl.podDirectory': `/var/lib/podctl/pods/${one.metadata?.uid}`},
+  })
+  const mixed = [
+    made(sandbox('p1', 'web', 'ci', '10', {app: 'web'})),
+    // crictl's pod, and a kubelet's static pod run --static handed it: labels alike, none of podctl's sandbox annotations.
+    sandbox('c1', 'tool', 'ci', '20', {app: 'web'}),
+    {...sandbox('k1', 'etcd-node', 'ci', '30', {app: 'web'}), annotations: {'io.podctl.staticPod': 'true'}},
+    made(sandbox('p2', 'web-h4sh-bcdfg', 'ci', '40', {app: 'web', 'pod-template-hash': 'h4sh'})),
+    sandbox('c2', 'web-h4sh-hjklm', 'ci', '50', {app: 'web', 'pod-template-hash': 'h4sh'}),
+  ]
+
+  it("--all and --label choose podctl's pods and name the others left alone", () => {
+    const all = selectPods(mixed, {refs: [], all: true, namespace: 'ci', onlyPodctl: true})
+    expect(names(all)).toEqual(['web-h4sh-bcdfg_ci', 'web_ci'])
+    expect(all.leftAlone).toEqual(['etcd-node_ci', 'tool_ci', 'web-h4sh-hjklm_ci'])
+    expect(names(selectPods(mixed, {refs: [], labels: {app: 'web'}, onlyPodctl: true}))).toEqual(['web-h4sh-bcdfg_ci', 'web_ci'])
+    // As crictl (rmp -a): every pod.
+    const every = selectPods(mixed, {refs: [], all: true})
+    expect(names(every)).toHaveLength(5)
+    expect(every.leftAlone).toBeUndefined()
+  })
+
+  it("-f's workloads choose podctl's replicas; a pod named by reference is chosen whatever made it", () => {
+    const web = {kind: 'Deployment', name: 'web', namespace: 'ci', labels: {'pod-template-hash': 'h4sh'}, podName: /^web-h4sh-[a-z]{5}$/}
+    const outcome = selectPods(mixed, {refs: ['tool_ci'], workloads: [web], onlyPodctl: true})
+    expect(names(outcome)).toEqual(['tool_ci', 'web-h4sh-bcdfg_ci'])
+    expect(outcome.leftAlone).toEqual(['web-h4sh-hjklm_ci'])
+  })
+
+  it('says what it left alone, and how to kill one of them', () => {
+    expect(leftAloneNote(['tool_ci'], 'kill')).toBe('left alone 1 pod podctl did not make (tool_ci); name a pod to kill it')
+    expect(leftAloneNote(['a', 'b', 'c', 'd', 'e', 'f', 'g'], 'remove')).toBe(
+      'left alone 7 pods podctl did not make (a, b, c, d, e and 2 more); name a pod to remove it',
+    )
   })
 })

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {exactNameHint, nameMatcher, parseLabelSelector, takeNewest} from '../../../src/lib/util/filters.js'
+import {exactNameHint, nameMatcher, parseLabelSelector, prefixGlobs, takeNewest} from '../../../src/lib/util/filters.js'
 import {mapLimit, settleLimit} from '../../../src/lib/util/concurrency.js'
 
 describe('name filters are exact unless globbed', () => {
@@ -17,6 +17,20 @@ describe('name filters are exact unless globbed', () => {
     expect(nameMatcher('*.x')('a.x')).toBe(true)
     expect(nameMatcher('*.x')('abx')).toBe(false)
     expect(nameMatcher(undefined)('anything')).toBe(true)
+  })
+
+  it('matches globs part by part: stars in any number, overlapping parts, and no blow-up on long names', () => {
+    expect(nameMatcher('a*b*c')('axxbyyc')).toBe(true)
+    expect(nameMatcher('a*b*c')('axxcyyb')).toBe(false)
+    expect(nameMatcher('ab*ba')('aba')).toBe(false)
+    expect(nameMatcher('ab*ba')('abba')).toBe(true)
+    expect(nameMatcher('*')('')).toBe(true)
+    expect(nameMatcher('**x**')('yxy')).toBe(true)
+    const started = Date.now()
+    const name = 'a'.repeat(100_000)
+    expect(nameMatcher('*a*a*a*a*a*a*a*a*a*b')(name)).toBe(false)
+    expect(nameMatcher('a*a*a*a*a*a*a*a*a*a*')(name)).toBe(true)
+    expect(Date.now() - started).toBeLessThan(200)
   })
 })
 
@@ -74,5 +88,11 @@ describe('exactNameHint', () => {
     )
     expect(exactNameHint({name: 'serv*', namespace: undefined})).toBeUndefined()
     expect(exactNameHint({name: undefined})).toBeUndefined()
+  })
+})
+
+describe('prefixGlobs', () => {
+  it('makes each exact filter the glob of names starting with it; globs and absent filters stay', () => {
+    expect(prefixGlobs({name: 'serv', namespace: 'kube*', id: undefined})).toEqual({name: 'serv*', namespace: 'kube*', id: undefined})
   })
 })

@@ -1363,6 +1363,10 @@ export interface NamespaceOption {
   usernsOptions: UserNamespace | undefined;
 }
 
+export interface NetworkConfig {
+  podCidr: string;
+}
+
 export interface NetworkInterfaceUsage {
   name: string;
   rxBytes: UInt64Value | undefined;
@@ -1623,6 +1627,10 @@ export interface RuntimeCondition {
   message: string;
 }
 
+export interface RuntimeConfig {
+  networkConfig: NetworkConfig | undefined;
+}
+
 export interface RuntimeConfigRequest {
 }
 
@@ -1762,6 +1770,13 @@ export interface UpdateContainerResourcesRequest_AnnotationsEntry {
 }
 
 export interface UpdateContainerResourcesResponse {
+}
+
+export interface UpdateRuntimeConfigRequest {
+  runtimeConfig: RuntimeConfig | undefined;
+}
+
+export interface UpdateRuntimeConfigResponse {
 }
 
 export interface UserNamespace {
@@ -9894,6 +9909,61 @@ export const NamespaceOption: MessageFns<NamespaceOption> = {
   },
 };
 
+function createBaseNetworkConfig(): NetworkConfig {
+  return { podCidr: "" };
+}
+
+export const NetworkConfig: MessageFns<NetworkConfig> = {
+  encode(message: NetworkConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.podCidr !== "") {
+      writer.uint32(10).string(message.podCidr);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NetworkConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNetworkConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.podCidr = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<NetworkConfig>, I>>(base?: I): NetworkConfig {
+    return NetworkConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NetworkConfig>, I>>(object: I): NetworkConfig {
+    const message = createBaseNetworkConfig();
+    message.podCidr = object.podCidr ?? "";
+    return message;
+  },
+};
+
 function createBaseNetworkInterfaceUsage(): NetworkInterfaceUsage {
   return { name: "", rxBytes: undefined, rxErrors: undefined, txBytes: undefined, txErrors: undefined };
 }
@@ -13593,6 +13663,63 @@ export const RuntimeCondition: MessageFns<RuntimeCondition> = {
   },
 };
 
+function createBaseRuntimeConfig(): RuntimeConfig {
+  return { networkConfig: undefined };
+}
+
+export const RuntimeConfig: MessageFns<RuntimeConfig> = {
+  encode(message: RuntimeConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.networkConfig !== undefined) {
+      NetworkConfig.encode(message.networkConfig, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RuntimeConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRuntimeConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.networkConfig = NetworkConfig.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RuntimeConfig>, I>>(base?: I): RuntimeConfig {
+    return RuntimeConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RuntimeConfig>, I>>(object: I): RuntimeConfig {
+    const message = createBaseRuntimeConfig();
+    message.networkConfig = (object.networkConfig !== undefined && object.networkConfig !== null)
+      ? NetworkConfig.fromPartial(object.networkConfig)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseRuntimeConfigRequest(): RuntimeConfigRequest {
   return {};
 }
@@ -15021,6 +15148,106 @@ export const UpdateContainerResourcesResponse: MessageFns<UpdateContainerResourc
     _: I,
   ): UpdateContainerResourcesResponse {
     const message = createBaseUpdateContainerResourcesResponse();
+    return message;
+  },
+};
+
+function createBaseUpdateRuntimeConfigRequest(): UpdateRuntimeConfigRequest {
+  return { runtimeConfig: undefined };
+}
+
+export const UpdateRuntimeConfigRequest: MessageFns<UpdateRuntimeConfigRequest> = {
+  encode(message: UpdateRuntimeConfigRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runtimeConfig !== undefined) {
+      RuntimeConfig.encode(message.runtimeConfig, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRuntimeConfigRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRuntimeConfigRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runtimeConfig = RuntimeConfig.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRuntimeConfigRequest>, I>>(base?: I): UpdateRuntimeConfigRequest {
+    return UpdateRuntimeConfigRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRuntimeConfigRequest>, I>>(object: I): UpdateRuntimeConfigRequest {
+    const message = createBaseUpdateRuntimeConfigRequest();
+    message.runtimeConfig = (object.runtimeConfig !== undefined && object.runtimeConfig !== null)
+      ? RuntimeConfig.fromPartial(object.runtimeConfig)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateRuntimeConfigResponse(): UpdateRuntimeConfigResponse {
+  return {};
+}
+
+export const UpdateRuntimeConfigResponse: MessageFns<UpdateRuntimeConfigResponse> = {
+  encode(_: UpdateRuntimeConfigResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRuntimeConfigResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRuntimeConfigResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRuntimeConfigResponse>, I>>(base?: I): UpdateRuntimeConfigResponse {
+    return UpdateRuntimeConfigResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRuntimeConfigResponse>, I>>(_: I): UpdateRuntimeConfigResponse {
+    const message = createBaseUpdateRuntimeConfigResponse();
     return message;
   },
 };
@@ -16582,6 +16809,17 @@ export const RuntimeServiceService = {
       Buffer.from(RuntimeConfigResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RuntimeConfigResponse => RuntimeConfigResponse.decode(value),
   },
+  updateRuntimeConfig: {
+    path: "/runtime.v1.RuntimeService/UpdateRuntimeConfig" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRuntimeConfigRequest): Buffer =>
+      Buffer.from(UpdateRuntimeConfigRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRuntimeConfigRequest => UpdateRuntimeConfigRequest.decode(value),
+    responseSerialize: (value: UpdateRuntimeConfigResponse): Buffer =>
+      Buffer.from(UpdateRuntimeConfigResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateRuntimeConfigResponse => UpdateRuntimeConfigResponse.decode(value),
+  },
   runPodSandbox: {
     path: "/runtime.v1.RuntimeService/RunPodSandbox" as const,
     requestStream: false as const,
@@ -16854,6 +17092,7 @@ export interface RuntimeServiceServer extends UntypedServiceImplementation {
   version: handleUnaryCall<VersionRequest, VersionResponse>;
   status: handleUnaryCall<StatusRequest, StatusResponse>;
   runtimeConfig: handleUnaryCall<RuntimeConfigRequest, RuntimeConfigResponse>;
+  updateRuntimeConfig: handleUnaryCall<UpdateRuntimeConfigRequest, UpdateRuntimeConfigResponse>;
   runPodSandbox: handleUnaryCall<RunPodSandboxRequest, RunPodSandboxResponse>;
   stopPodSandbox: handleUnaryCall<StopPodSandboxRequest, StopPodSandboxResponse>;
   removePodSandbox: handleUnaryCall<RemovePodSandboxRequest, RemovePodSandboxResponse>;
@@ -16926,6 +17165,21 @@ export interface RuntimeServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RuntimeConfigResponse) => void,
+  ): ClientUnaryCall;
+  updateRuntimeConfig(
+    request: UpdateRuntimeConfigRequest,
+    callback: (error: ServiceError | null, response: UpdateRuntimeConfigResponse) => void,
+  ): ClientUnaryCall;
+  updateRuntimeConfig(
+    request: UpdateRuntimeConfigRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateRuntimeConfigResponse) => void,
+  ): ClientUnaryCall;
+  updateRuntimeConfig(
+    request: UpdateRuntimeConfigRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateRuntimeConfigResponse) => void,
   ): ClientUnaryCall;
   runPodSandbox(
     request: RunPodSandboxRequest,

@@ -144,6 +144,9 @@ export function parseLock(text: string): LockHolder | undefined {
   }
 }
 
+/** What a lock's temporary file adds to its name (`.<pid>.<8 hex>.tmp`, pid_max 4194304): room a lock's name leaves. */
+export const LOCK_TEMPORARY_SUFFIX_BYTES = '.4194304.01234567.tmp'.length
+
 /** Writes the whole lock beside `path`, then links it into place: false when a lock is there already. */
 async function createLock(path: string, me: LockHolder): Promise<boolean> {
   // Unique even for two takes by one holder at once: the temporary file is made with O_EXCL too.

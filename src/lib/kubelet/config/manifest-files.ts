@@ -1,7 +1,7 @@
 /**
  * The pods of a watched manifest directory (manifest-source.ts), file by file. Each file stands or
- * falls alone: one that does not parse or is refused gets its error and leaves the other files'
- * pods alone. Files holding only ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims
+ * falls alone: one that does not parse, is empty or is refused gets its error (never quoting its
+ * content) and leaves the other files' pods alone. Files holding only ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims
  * feed the pods of every other file of the same directory — which the kubelet's static pods cannot
  * have — and a pod file's own objects feed its own pods, as in `run -f`.
  */
@@ -52,9 +52,42 @@ export function digestOf(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
+/**
+ * Each file's documents as last parsed, by path and content: a watched source reads every file on
+ * every change, and a file that did not change is not parsed again (a 3 MiB one takes a second or
+ * more, all of it blocking). Handed out as copies, so no reader can change what the next one gets.
+ */
+export class ParsedFiles {
+  private readonly entries = new Map<string, {digest: string; documents: LabelledDocument[] | string}>()
+
+  constructor(private readonly parse: (file: ManifestFile) => Promise<LabelledDocument[] | string> = parseFile) {}
+
+  async documentsOf(file: ManifestFile): Promise<LabelledDocument[] | string> {
+    const digest = digestOf(file.text)
+    let entry = this.entries.get(file.path)
+    if (entry?.digest !== digest) {
+      entry = {digest, documents: await this.parse(file)}
+      this.entries.set(file.path, entry)
+    }
+
+    return structuredClone(entry.documents)
+  }
+
+  /** Forgets the files not among `paths` (gone, or no longer read). */
+  keepOnly(paths: ReadonlySet<string>): void {
+    for (const path of this.entries.keys()) if (!paths.has(path)) this.entries.delete(path)
+  }
+}
+
 /** Reads every file; files of one directory share the objects of its object-only files. */
-export async function readManifestFiles(files: readonly ManifestFile[], options: ReadingOptions): Promise<FileReading[]> {
-  const parsed = await Promise.all(files.map(async (file) => ({file, documents: await parseFile(file)})))
+export async function readManifestFiles(
+  files: readonly ManifestFile[],
+  options: ReadingOptions,
+  cache?: ParsedFiles,
+): Promise<FileReading[]> {
+  const parse = (file: ManifestFile) => cache?.documentsOf(file) ?? parseFile(file)
+  const parsed = await Promise.all(files.map(async (file) => ({file, documents: await parse(file)})))
+  cache?.keepOnly(new Set(files.map((file) => file.path)))
   const feeding = new Map<string, LabelledDocument[]>()
   const readings = new Map<string, FileReading>()
   const feedDigests = new Map<string, string>()
@@ -98,7 +131,10 @@ export async function readManifestFiles(files: readonly ManifestFile[], options:
 
 async function parseFile(file: ManifestFile): Promise<LabelledDocument[] | string> {
   try {
-    return await labelledDocuments(file.text, file.path)
+    const documents = await labelledDocuments(file.text, file.path)
+    // An editor's truncate-then-write, or a file emptied by mistake: the kubelet ignores an empty file too.
+    if (documents.length === 0) return `${file.path} is empty (no YAML or JSON document in it); remove the file to remove its pods`
+    return documents
   } catch (error) {
     return messageOf(error)
   }

@@ -9,7 +9,8 @@ import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {DeadlineExceededError, InterruptedError} from '../../errors.js'
-import {forgetOnExit, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
+import {fittedFileName, NAME_MAX} from '../../util/file-names.js'
+import {forgetOnExit, LOCK_TEMPORARY_SUFFIX_BYTES, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
 
 export const LOCK_POLL_MS = 100
 
@@ -32,9 +33,13 @@ export function lockDirectory(podDirRoot: string): string {
   return join(podDirRoot, '.locks')
 }
 
-/** The pass lock of one pod: `<pod-dir-root>/.locks/<name>_<namespace>.lock`. */
+/**
+ * The pass lock of one pod: `<pod-dir-root>/.locks/<name>_<namespace>.lock`; a full name too long
+ * for one file name (a 253-character pod name) is cut and given a digest, leaving room for the
+ * lock's temporary file beside it (lock-file.ts).
+ */
 export function podLockPath(podDirRoot: string, fullName: string): string {
-  return join(lockDirectory(podDirRoot), `${fullName}.lock`)
+  return join(lockDirectory(podDirRoot), fittedFileName(fullName, '.lock', NAME_MAX - LOCK_TEMPORARY_SUFFIX_BYTES))
 }
 
 /** Takes the locks of every pod (sorted, so two processes with overlapping pods cannot deadlock). */

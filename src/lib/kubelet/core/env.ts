@@ -15,6 +15,9 @@ import {goQuote} from '../../util/go-quote.js'
 import type {ContainerModel, InputObjects, PodModel, ResourceFieldRefModel} from '../../manifest/model.js'
 import {envVarName} from '../../manifest/names.js'
 import {EnvFileError, readFileKey} from './env-file.js'
+import {hugePagesBytes, type NodeAllocatable, nodeAllocatable} from './node-allocatable.js'
+
+export type {NodeAllocatable} from './node-allocatable.js'
 import {parseQuantity, quantityMilliValue, quantityValue} from '../../manifest/quantity.js'
 
 export interface EnvVar {
@@ -35,12 +38,6 @@ export interface DownwardContext {
    * them (--dry-run, the checks before the run) a fileKeyRef variable shows where it will be read from.
    */
   volumePaths?: ReadonlyMap<string, string>
-}
-
-export interface NodeAllocatable {
-  cpuMilli: bigint
-  memoryBytes: bigint
-  ephemeralStorageBytes: bigint
 }
 
 /** A missing ConfigMap, Secret or key the container needs: the kubelet's CreateContainerConfigError message. */
@@ -65,19 +62,20 @@ export function liveObjects(pod: PodModel): InputObjects | undefined {
 
 /**
  * The node as the downward API sees it: its name (hostname), its IPs (the default route's
- * interface first), its allocatable (all CPUs, all memory, the size of the pod directories' filesystem).
+ * interface first), its allocatable as the kubelet's (node-allocatable.ts): all CPUs, memory less
+ * 100 MiB and the huge pages, the pod directories' filesystem less 10%.
  */
 export async function nodeDownwardContext(nodeMemoryBytes: number, podDirRoot = '/'): Promise<NodeDownward> {
   const fs = await statfs(podDirRoot).catch(() => statfs('/').catch(() => undefined))
-  const ephemeralStorageBytes = fs ? BigInt(fs.blocks) * BigInt(fs.bsize) : 0n
   return {
     nodeName: hostname().toLowerCase(),
     hostIPs: nodeIPs(),
-    allocatable: {
+    allocatable: nodeAllocatable({
       cpuMilli: BigInt(availableParallelism()) * 1000n,
       memoryBytes: BigInt(nodeMemoryBytes),
-      ephemeralStorageBytes,
-    },
+      hugePagesBytes: hugePagesBytes(),
+      ephemeralStorageBytes: fs ? BigInt(fs.blocks) * BigInt(fs.bsize) : 0n,
+    }),
   }
 }
 

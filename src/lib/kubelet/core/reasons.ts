@@ -19,6 +19,8 @@ export const PodFailureReason = {
   ContainerMissing: 'ContainerMissing',
   /** The pod reached phase Failed while `status --wait-for` watched it. */
   PodFailed: 'PodFailed',
+  /** The pod's termination was asked for (kill, a removed manifest) while a run waited for it. */
+  Terminated: 'Terminated',
 } as const
 
 /** An init container's failure, as the kubelet shows it in the pod status: `Init:<reason>`. */

@@ -15,15 +15,12 @@ import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {normalizeEndpoint, socketPath} from '../../cri/endpoint.js'
+import type {RecordOwner} from '../../kube/ownership.js'
+
+export type {RecordOwner} from '../../kube/ownership.js'
 
 /** The file in a pod directory that says what should run (desired-state.ts reads and writes it). */
 export const DESIRED_POD_FILE = 'pod.json'
-
-/**
- * 'this': the record names this runtime (or the caller did not say which runtime it is); 'other':
- * another runtime's; 'legacy': it names none.
- */
-export type RecordOwner = 'this' | 'other' | 'legacy'
 
 /**
  * An endpoint as records keep and compare it: unix:///path for unix:///path, unix:/path and /path

@@ -1,8 +1,10 @@
 /**
- * The kubelet's container GC (kuberuntime_gc.go evictContainers): every container the runtime lists
- * (labels or not) that is not running and was created at least MinAge ago is evictable; they are
- * grouped by pod UID label and container name, newest first (attempt, then creation time), and all
- * but the newest MaxPerPodContainer of each group are removed, with their log file, rotated logs and
+ * The kubelet's container GC (kuberuntime_gc.go evictContainers), on podctl's containers only: a
+ * container the ownership proof (core/ownership.ts) does not make podctl's is never removed, nor
+ * grouped with podctl's. podctl's containers that are not running and were created at least MinAge
+ * ago are evictable; they are grouped by pod uid and container name as the kubelet groups them
+ * (labels first), newest first (attempt, then creation time), and all but the newest
+ * MaxPerPodContainer of each group are removed, with their log file, rotated logs and
  * /var/log/containers link. A container in an unknown state is stopped first, as the kubelet kills it.
  */
 import {isAbsolute} from 'node:path'
@@ -11,11 +13,13 @@ import type {CriClient} from '../../cri/client.js'
 import {NotFoundError} from '../../errors.js'
 import type {Container} from '../../../generated/runtime/v1/api.js'
 import {podFullName} from '../../kube/helpers.js'
-import {PodLabel} from '../../kube/labels.js'
+import {containerName, PodLabel} from '../../kube/labels.js'
 import {compareNanosDesc} from '../../util/time.js'
+import {containerOwnership, type Ownership} from '../../kube/ownership.js'
 import {removeContainerLogLinks} from '../kuberuntime/container-logs-links.js'
 import {removeLogFiles} from '../kuberuntime/container-ops.js'
 import type {ContainerGcPolicy} from './policy.js'
+import {type GcRound, inRoundNamespace, removeDecided} from './round.js'
 
 export interface CollectedContainer {
   id: string
@@ -31,9 +35,9 @@ export interface CollectedContainer {
   logPath?: string
 }
 
-/** The evict unit: pod UID and container name (a container without labels has UID ""). */
+/** The evict unit: pod uid and container name, read from the labels as the kubelet reads them. */
 function unitKey(container: Container): string {
-  return `${container.labels[PodLabel.uid] ?? ''}\u0000${container.metadata?.name ?? ''}`
+  return `${container.labels[PodLabel.uid] ?? ''}\u0000${containerName(container)}`
 }
 
 /** Newest first: higher attempt, then later creation (the kubelet's byAttempt). */
@@ -49,7 +53,7 @@ export function isEvictable(container: Container, policy: Pick<ContainerGcPolicy
   return createdMs <= nowMs - policy.minAgeMs
 }
 
-/** The containers the policy removes, oldest of each unit last; the rest of each unit is kept. */
+/** Of podctl's containers, those the policy removes, oldest of each unit last; the rest of each unit is kept. */
 export function containersToRemove(containers: readonly Container[], policy: ContainerGcPolicy, nowMs: number): Container[] {
   if (policy.maxPerPodContainer < 0) return []
   const units = new Map<string, Container[]>()
@@ -86,11 +90,16 @@ export async function containerLogPath(client: CriClient, containerId: string, s
 
 /**
  * Removes one container the kubelet's way (removeContainer): stopped first when its state is
- * unknown, then RemoveContainer, then its log file with its rotations (<log>.<timestamp>) and its
- * /var/log/containers link. A container already gone counts as removed.
+ * unknown, then RemoveContainer, then its log file (`logPath`, read before: the runtime forgets it
+ * with the container) with its rotations (<log>.<timestamp>) and its /var/log/containers link. A
+ * container already gone counts as removed.
  */
-export async function removeDeadContainer(client: CriClient, container: Container, signal?: AbortSignal): Promise<CollectedContainer> {
-  const logPath = await containerLogPath(client, container.id, signal)
+export async function removeDeadContainer(
+  client: CriClient,
+  container: Container,
+  logPath: string | undefined,
+  signal?: AbortSignal,
+): Promise<CollectedContainer> {
   const ignoreGone = (error: unknown) => {
     if (!(error instanceof NotFoundError)) throw error
   }
@@ -101,4 +110,37 @@ export async function removeDeadContainer(client: CriClient, container: Containe
   if (logPath) await removeLogFiles(logPath).catch(() => [])
   await removeContainerLogLinks([container])
   return describeContainer(container, logPath)
+}
+
+/** podctl's containers in the round's scope; the dead ones of other tools are counted as left alone. */
+function ownedContainers(round: GcRound, listed: readonly Container[]): Map<Container, Ownership> {
+  const owned = new Map<Container, Ownership>()
+  for (const container of listed.filter(inRoundNamespace(round))) {
+    const owner = containerOwnership(container, round.records)
+    if (owner.ours) owned.set(container, owner)
+    else if (container.state !== 'CONTAINER_RUNNING') round.explanation.leftAlone('container', owner.why)
+  }
+
+  return owned
+}
+
+/** The dead containers the policy removes, removed (or, on a dry run, described): the round's container step. */
+export async function collectContainers(
+  round: GcRound,
+  listed: readonly Container[],
+  policy: ContainerGcPolicy,
+): Promise<CollectedContainer[]> {
+  const owned = ownedContainers(round, listed)
+  const kept = policy.maxPerPodContainer === 1 ? 'the newest dead one stays' : `the newest ${policy.maxPerPodContainer} dead ones stay`
+  const collected: CollectedContainer[] = []
+  for (const container of containersToRemove([...owned.keys()], policy, round.nowMs)) {
+    const {pod, name} = describeContainer(container)
+    const why = `${owned.get(container)!.why}; an older dead instance of ${name}${pod ? ` in pod ${pod}` : ''} (${kept})`
+    const logPath = await containerLogPath(round.client, container.id, round.signal)
+    const decided = {kind: 'container' as const, object: container.id, why, failureName: `container ${container.id}`}
+    if (await removeDecided(round, decided, () => removeDeadContainer(round.client, container, logPath, round.signal)))
+      collected.push(describeContainer(container, logPath))
+  }
+
+  return collected
 }

@@ -2,7 +2,7 @@
  * The kubelet's crash back-off (kuberuntime_manager.go doBackOff, kubelet.go): one ladder per pod
  * and container (getStableKey), 10 s doubling to 5 min, checked against the exited instance's
  * FinishedAt before every restart; a container that ran 10 minutes starts its ladder over. SyncPod
- * (reconciler.ts) applies it; `run`'s waits (run/pod-wait.ts) read it to know what is held back.
+ * (kuberuntime/sync-pod.ts) applies it; `run`'s waits (run/pod-wait.ts) read it to know what is held back.
  */
 import {BackOff, CRASH_BACKOFF_INITIAL_MS, CRASH_BACKOFF_MAX_MS, ladderFromEnv} from '../../kube/backoff.js'
 import type {ObservedContainer} from './pod-actions.js'

@@ -1,6 +1,6 @@
 /**
  * The first steps of SyncPod for a pod that needs a new sandbox, shared by `run` (sync-pod.ts) and
- * the reconciler's recreation (reconciler.ts): the pod's volumes, RunPodSandbox with the given
+ * SyncPod's recreation (sync-pod.ts): the pod's volumes, RunPodSandbox with the given
  * attempt, and the kubelet-managed /etc/hosts. What it returns is the context every container of
  * the pod is started in (SyncPod's later passes start them).
  */

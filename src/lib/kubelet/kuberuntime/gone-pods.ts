@@ -10,7 +10,8 @@ import {join} from 'node:path'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import type {PodModel} from '../../manifest/model.js'
 import {readPodRecord} from '../config/desired-state.js'
-import {recordOwner} from '../core/record-owner.js'
+import {podLogDirectoryOwnership} from '../core/owned-logs.js'
+import {recordedRuntimeIn, recordOwner} from '../core/record-owner.js'
 import {DESIRED_POD_FILE, podDirectory, removePodDirectory} from '../volumes/pod-dirs.js'
 import {containerLogsDir} from './container-logs-links.js'
 import {podLogDirectory} from './sandbox.js'
@@ -58,18 +59,22 @@ export function goneFromRuntime(records: readonly PodModel[], sandboxes: readonl
 }
 
 /**
- * Removes a gone pod's record: pod.json first, so a supervisor following it lets the pod go
- * (supervised-record.ts) before anything else disappears, as `kill` forgets a live pod before it
- * stops it; then the pod directory (volumes, back-off, status, supervisor.lock), the pod's log
- * directory under `logsRoot` and the container log links into it.
+ * Removes a gone pod's record (one of this runtime's: recordsOfRuntime): pod.json first, so a
+ * supervisor following it lets the pod go (supervised-record.ts) before anything else disappears,
+ * as `kill` forgets a live pod before it stops it; then the pod directory (volumes, back-off,
+ * status, supervisor.lock), the log directory the record names under `logsRoot` and the container
+ * log links into it. A log directory podctl marked for another runtime (owned-logs.ts) stays: the
+ * same uid there is another runtime's pod.
  */
 export async function removePodRecord(
   pod: PodModel,
   {podDirRoot, logsRoot, linksDir = containerLogsDir()}: {podDirRoot: string; logsRoot: string; linksDir?: string},
 ): Promise<void> {
+  const runtime = await recordedRuntimeIn(podDirectory(podDirRoot, pod.uid))
   await rm(`${podDirectory(podDirRoot, pod.uid)}/${DESIRED_POD_FILE}`, {force: true})
   await removePodDirectory(podDirRoot, pod.uid)
   const logs = podLogDirectory(pod, logsRoot)
+  if ((await podLogDirectoryOwnership(logs, pod.uid, runtime)).rule === 'other-runtime') return
   await rm(logs, {recursive: true, force: true})
   await removeLinksInto(linksDir, `${pod.name}_${pod.namespace}_`, logs)
 }

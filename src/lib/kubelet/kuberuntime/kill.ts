@@ -15,6 +15,7 @@ import {containerName, gracePeriodFor} from '../../kube/labels.js'
 import {removeContainerLogLinks} from './container-logs-links.js'
 import {executePreStopHook} from '../lifecycle/hooks.js'
 import {forgetRecordedPod, removeRecordedPodDirectory} from '../volumes/pod-dirs.js'
+import {sandboxOwnership} from '../../kube/ownership.js'
 import {TerminationOrdering} from '../core/termination-order.js'
 import {removePodCgroups} from '../core/pod-cgroup.js'
 
@@ -296,21 +297,28 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
 }
 
 /**
- * The pod cgroups (core/pod-cgroup.ts) of the removed containers and sandboxes, and the pod's own once
- * empty; when the whole pod went (not a recreation keeping older attempts), whatever its earlier
- * containers left too. Never fails a kill.
+ * The pod cgroups (core/pod-cgroup.ts) of the removed containers and sandboxes of pods podctl made
+ * (core/ownership.ts: a kubelet's pod cgroup is the kubelet's), and the pod's own once empty; when the
+ * whole pod went (not a recreation keeping older attempts), whatever its earlier containers left too.
+ * Never fails a kill.
  */
 async function removeLeftCgroups(sandboxes: readonly PodSandbox[], removed: ReadonlyArray<{id: string}>, wholePod: boolean): Promise<void> {
-  const uids = new Set(sandboxes.map((sandbox) => sandbox.metadata?.uid ?? ''))
+  const uids = new Set(sandboxes.filter((sandbox) => sandboxOwnership(sandbox).ours).map((sandbox) => sandbox.metadata?.uid ?? ''))
   const ids = wholePod ? 'every container' : removed.map((object) => object.id)
   await Promise.all([...uids].map((uid) => removePodCgroups(uid, ids).catch(() => [])))
 }
 
-/** The kubelet's log directories of the pod's sandboxes under `root` (a crictl config's own log_directory is not podctl's to remove). */
+/**
+ * The kubelet's log directories under `root` of the pod's sandboxes podctl made (core/ownership.ts:
+ * a pod of crictl or a kubelet named in a kill leaves its logs, as crictl rmp does; a crictl config's
+ * own log_directory is not podctl's to remove either).
+ */
 function podLogDirectories(sandboxes: readonly PodSandbox[], root: string): string[] {
-  const paths = sandboxes.flatMap(({metadata: pod}) =>
-    pod?.uid && pod.name && pod.namespace ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : [],
-  )
+  const paths = sandboxes.flatMap((sandbox) => {
+    const pod = sandbox.metadata
+    const named = pod?.uid && pod.name && pod.namespace
+    return named && sandboxOwnership(sandbox).ours ? [buildPodLogsDirectory(root, pod.namespace, pod.name, pod.uid)] : []
+  })
   return [...new Set(paths)]
 }
 

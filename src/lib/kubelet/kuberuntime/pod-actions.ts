@@ -3,7 +3,7 @@
  * function: what should run (the recorded pod) against what runs (the runtime's sandboxes and
  * containers, and the prober's liveness/startup failures) gives what SyncPod must do — kill or
  * create the sandbox (attempt + 1), which init container and sidecars to start, which app
- * containers to start or kill. The reconciler (reconciler.ts) carries the actions out.
+ * containers to start or kill. SyncPod (sync-pod.ts) carries the actions out.
  */
 import type {KubeContainerState} from '../../kube/helpers.js'
 import {containerHash, type ContainerType, type RestartPolicy} from '../../kube/labels.js'
@@ -51,8 +51,15 @@ export interface ContainerToStart {
   type: ContainerType
   /** The restart count the new instance gets (the previous instance's + 1). */
   restartCount: number
-  /** The instance it replaces, when there is one (for the crash back-off). */
+  /** The instance it replaces (the newest, whatever its state), when there is one. */
   previous?: ObservedContainer
+  /**
+   * The newest exited instance of the container, which the crash back-off is measured from (the
+   * kubelet's doBackOff takes the first exited status of that name in the pod status observed before
+   * the pass acted). After a liveness or startup probe kill in the same pass that is the instance of
+   * the cycle before, not the one just killed: the first kills restart at once.
+   */
+  backOffFrom?: ObservedContainer
 }
 
 export interface ContainerToKill {
@@ -111,11 +118,14 @@ function latest(observed: ObservedPod, name: string, type: ContainerType, sandbo
 
 function toStart(observed: ObservedPod, container: ContainerModel, type: ContainerType): ContainerToStart {
   const previous = latest(observed, container.name, type)
+  // By name only, as doBackOff: init and app containers never share one.
+  const backOffFrom = observed.containers.find((instance) => instance.name === container.name && instance.state === 'Exited')
   return {
     name: container.name,
     type,
     restartCount: previous ? previous.attempt + 1 : (container.attempt ?? 0),
     ...(previous ? {previous} : {}),
+    ...(backOffFrom ? {backOffFrom} : {}),
   }
 }
 

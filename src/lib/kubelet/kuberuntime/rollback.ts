@@ -1,7 +1,8 @@
 /**
- * What a failed or interrupted run leaves behind, removed: every sandbox of the pod (killed the
- * kubelet's way) and its directory, retried while the runtime still holds on to a container; the
- * same for `run` (sync-pod.ts) and the reconciler's recreation (recreate-pod.ts).
+ * What a failed or interrupted run leaves behind, removed: every sandbox podctl made for the pod
+ * (kube/ownership.ts; killed the kubelet's way) and its directory (unless another runtime records
+ * it), retried while the runtime still holds on to a container; the same for `run` (run/run-pod.ts)
+ * and SyncPod's recreation (recreate-pod.ts).
  */
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError, type PodctlError} from '../../errors.js'
@@ -11,6 +12,7 @@ import type {PodModel} from '../../manifest/model.js'
 import {sleep} from '../../util/concurrency.js'
 import {killPod} from './kill.js'
 import {removePodDirectory} from '../volumes/pod-dirs.js'
+import {sandboxOwnership} from '../../kube/ownership.js'
 import {withMessage} from '../core/reasons.js'
 import {podSandboxes} from './sandbox.js'
 
@@ -50,8 +52,9 @@ export async function removePodRemains(client: CriClient, pod: PodModel, options
   for (;;) {
     removal.attempts++
     try {
+      // Only what podctl made: a sandbox of another tool that shares the pod's uid and name is not the run's.
       const sandboxes = (await podSandboxes(client, pod, {cleanup: true})).filter(
-        (sandbox) => fromAttempt === undefined || (sandbox.metadata?.attempt ?? 0) >= fromAttempt,
+        (sandbox) => sandboxOwnership(sandbox).ours && (fromAttempt === undefined || (sandbox.metadata?.attempt ?? 0) >= fromAttempt),
       )
       removal.sandboxIds = sandboxes.map((sandbox) => sandbox.id)
       removal.found ||= sandboxes.length > 0
@@ -59,7 +62,7 @@ export async function removePodRemains(client: CriClient, pod: PodModel, options
       const events = removal.attempts === 1 ? options.events : discardEvents
       const keepPodDirectory = fromAttempt !== undefined
       if (sandboxes.length > 0) await killPod(client, sandboxes, {events, cleanup: true, podDirRoot: options.podDirRoot, keepPodDirectory})
-      if (!keepPodDirectory) await removePodDirectory(options.podDirRoot, pod.uid)
+      if (!keepPodDirectory) await removePodDirectory(options.podDirRoot, pod.uid, client.runtimeEndpoint)
       removal.error = undefined
       break
     } catch (error) {

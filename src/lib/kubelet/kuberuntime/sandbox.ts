@@ -14,6 +14,7 @@ import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '..
 import {newPodAnnotations, newPodLabels, podDirectoryOf, PodLabel} from '../../kube/labels.js'
 import {kernelHostname, podHostnameAndDomain} from '../../manifest/pod-spec.js'
 import type {NodeDownward} from '../core/env.js'
+import {markPodLogDirectory} from '../core/owned-logs.js'
 import {podDirectory} from '../volumes/pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {linuxResources, resourceListValues, sandboxResources} from '../core/resources.js'
@@ -207,7 +208,9 @@ export async function createPodSandbox(
   const described = podDescription(pod.name, pod.namespace, pod.uid)
   const object = podFullName(pod.name, pod.namespace)
   try {
-    await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
+    const created = await mkdir(config.logDirectory ?? '', {recursive: true, mode: 0o755})
+    // What garbage collection later proves podctl's (a directory that was already there stays unmarked).
+    await markPodLogDirectory(config.logDirectory ?? '', created !== undefined, {uid: pod.uid, runtimeEndpoint: client.runtimeEndpoint})
   } catch (error) {
     throw new PodFailedError(
       `Create pod log directory for pod "${described}" failed: ${(error as Error).message}; pass --pod-logs-root to use another directory`,
@@ -284,4 +287,20 @@ export async function podSandboxes(
   const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.uid]: pod.uid}}}, options)
   const byId = new Map(items.map((sandbox) => [sandbox.id, sandbox]))
   return [...byId.values()].filter((sandbox) => sandbox.metadata?.name === pod.name && sandbox.metadata?.namespace === pod.namespace)
+}
+
+/** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
+export async function sandboxesByFullName(
+  client: CriClient,
+  pods: ReadonlyArray<{name: string; namespace: string}>,
+): Promise<Map<string, PodSandbox[]>> {
+  const wanted = new Set(pods.map((pod) => podFullName(pod.name, pod.namespace)))
+  const {items} = await client.runtime('listPodSandbox', {})
+  const found = new Map<string, PodSandbox[]>()
+  for (const sandbox of items) {
+    const key = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
+    if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), sandbox])
+  }
+
+  return found
 }

@@ -11,7 +11,7 @@ import {type EventSink, warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import {type ContainerType, type RestartPolicy, sidecarIndexOf} from '../../kube/labels.js'
 import type {ContainerModel, PodModel} from '../../manifest/model.js'
-import {ProbeManager} from '../../prober/manager.js'
+import {probesFor} from '../../prober/shared-probes.js'
 import {sleep} from '../../util/concurrency.js'
 import {containerObject} from './container.js'
 import {killContainer, killRunningContainers} from './kill.js'
@@ -60,7 +60,7 @@ export async function awaitSidecarStartup(
 ): Promise<void> {
   const {containerId, signal} = options
   const object = containerObject(pod, container)
-  const probes = new ProbeManager({client, onEvent: (event) => options.events(warningEvent(event.reason, event.message, object))})
+  const probes = probesFor(client).lease({onEvent: (event) => options.events(warningEvent(event.reason, event.message, object))})
   try {
     const {podSandboxId, podIP, startedAtMs} = options
     probes.addContainer({pod, podSandboxId, podIP, containerName: container.name, containerId, startedAtMs})

@@ -76,8 +76,10 @@ function subordinateRange(file: string): {first: number; length: number} | undef
   return Number.isInteger(first) && Number.isInteger(length) ? {first, length} : undefined
 }
 
+const SUBORDINATE_ID_FILES = {subuid: '/etc/subuid', subgid: '/etc/subgid'}
+
 /** The kubelet's range (getKubeletMappings): the "kubelet" user's subordinate IDs, else the default. */
-export function kubeletIdRange(files = {subuid: '/etc/subuid', subgid: '/etc/subgid'}): {first: number; length: number} {
+export function kubeletIdRange(files = SUBORDINATE_ID_FILES): {first: number; length: number} {
   const uids = subordinateRange(files.subuid)
   const gids = subordinateRange(files.subgid)
   if (!uids && !gids) return DEFAULT_RANGE

@@ -1,6 +1,6 @@
 /**
- * `podctl run --wait X` as SyncPod passes: the reconciler's syncPodOnce (observe → computePodActions
- * → act) starts, kills and restarts the pod's containers, with the one crash back-off the run
+ * `podctl run --wait X` as SyncPod passes, each asked of the pod's worker (workers/pod-workers.ts:
+ * observe → computePodActions → act), which starts, kills and restarts the pod's containers, with the one crash back-off the run
  * keeps, and between passes the run only watches until X holds — running (every sidecar and app
  * container started, then the settle window), ready (and passing its readiness probes), completed
  * (every app container done for good). A pass is made when there is something to do outside a
@@ -17,7 +17,9 @@ import type {ImageEnsurer} from '../kuberuntime/container.js'
 import {computePodActions, type ContainerToStart, isSidecar, type ObservedContainer, type PodActions} from '../kuberuntime/pod-actions.js'
 import {observePod} from '../kuberuntime/pod-observe.js'
 import {restartDelay} from '../kuberuntime/crash-backoff.js'
-import {type PodSyncResult, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import type {PodSyncResult, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {podWorkers} from '../workers/pod-workers.js'
+import {readTermination} from '../config/termination.js'
 import {initReason, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {podSandboxes, type SandboxContext} from '../kuberuntime/sandbox.js'
 import {DEFAULT_SETTLE_MS, settleRunning} from './settle.js'
@@ -92,6 +94,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
   let pollMs = FIRST_POLL_MS
   for (;;) {
     throwIfInterrupted(ctx.signal, ctx.object)
+    throwIfTerminating(ctx)
     // A pass that met a back-off window has said so (its BackOff event).
     const passAnnounced = due && (await pass(ctx)).backOffUntil !== undefined
     const view = await look(ctx)
@@ -117,7 +120,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
 /** One SyncPod pass, with the run's back-off, in the sandbox run made. */
 async function pass(ctx: RunSyncContext): Promise<PodSyncResult> {
   const sandboxes = await podSandboxes(ctx.client, ctx.pod, {signal: ctx.signal})
-  const result = await syncPodOnce(ctx.pod, sandboxes, ctx.settings, {
+  const result = await podWorkers.sync(ctx.pod, sandboxes, ctx.settings, {
     client: ctx.client,
     images: ctx.images,
     events: ctx.events,
@@ -127,7 +130,21 @@ async function pass(ctx: RunSyncContext): Promise<PodSyncResult> {
     onStep: ctx.step,
   })
   if (result.failure) throw result.failure
+  if (result.terminated) throw terminated(ctx, result.did.join('; '))
   return result
+}
+
+/**
+ * The pod's termination was asked for while the run waits (another podctl's kill, a supervisor's
+ * removed manifest): the run gives way, and whoever asked kills the pod as asked (run-pod.ts does not roll it back).
+ */
+function throwIfTerminating(ctx: RunSyncContext): void {
+  const intent = readTermination(ctx.settings.podDirRoot, ctx.pod.uid)
+  if (intent) throw terminated(ctx, `${intent.requestedBy} asked for its termination`)
+}
+
+function terminated(ctx: RunSyncContext, why: string): PodFailedError {
+  return new PodFailedError(`pod ${ctx.object} was terminated while run waited for it: ${why}`, {reason: PodFailureReason.Terminated})
 }
 
 async function look(ctx: RunSyncContext): Promise<View> {
@@ -227,8 +244,8 @@ function inBackOff(ctx: RunSyncContext, actions: PodActions, now: number): Block
   const blocked: Blocked[] = []
   for (const start of [...actions.initContainersToStart, ...actions.containersToStart]) {
     const key = stableKey(ctx.pod, specOf(ctx.pod, start))
-    const delay = restartDelay(ctx.backOff, key, start.previous, now)
-    if (delay > 0) blocked.push({start, previous: start.previous!, key, delay})
+    const delay = restartDelay(ctx.backOff, key, start.backOffFrom, now)
+    if (delay > 0) blocked.push({start, previous: start.backOffFrom!, key, delay})
   }
 
   return blocked

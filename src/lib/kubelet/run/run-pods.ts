@@ -8,7 +8,6 @@ import {asPodctlError, InterruptedError, NotStartedError, type PodctlError, Usag
 import {normalEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
-import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {ImageManager} from '../../images/image-manager.js'
 import type {ProgressView} from '../../images/pull-progress.js'
 import {Limiter} from '../../util/concurrency.js'
@@ -16,23 +15,9 @@ import {checkAdmission} from '../lifecycle/admission.js'
 import {checkRuntimeSupport} from '../lifecycle/runtime-support.js'
 import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
-import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './sync-pod.js'
-
-/** One ListPodSandbox for all pods: name_namespace → its sandboxes (pods without any are absent). */
-export async function sandboxesByFullName(
-  client: CriClient,
-  pods: ReadonlyArray<{name: string; namespace: string}>,
-): Promise<Map<string, PodSandbox[]>> {
-  const wanted = new Set(pods.map((pod) => podFullName(pod.name, pod.namespace)))
-  const {items} = await client.runtime('listPodSandbox', {})
-  const found = new Map<string, PodSandbox[]>()
-  for (const sandbox of items) {
-    const key = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
-    if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), sandbox])
-  }
-
-  return found
-}
+import {otherTemplatePods, refuseOtherTemplates, retireOtherTemplates} from './other-templates.js'
+import {sandboxesByFullName} from '../kuberuntime/sandbox.js'
+import {type PodRunDeps, type PodRunOutcome, type PodRunSettings, runPod, type WaitMode} from './run-pod.js'
 
 /** A bug or a failure outside the pod's own steps: the pod's outcome says so, and the other pods go on. */
 export function failedOutcome(pod: PodModel, failure: PodctlError): PodRunOutcome {
@@ -78,7 +63,11 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   }
 
   await checkRuntimeSupport(client, pods, settings.runtimeHandler)
-  const images = deps.images ?? new ImageManager(client, deps.events, {parallel: deps.parallel, progress: deps.pullProgress})
+  const leave = settings.otherTemplates === 'leave'
+  const superseded = leave ? [] : await otherTemplatePods(pods, settings.podDirRoot, client.runtimeEndpoint)
+  if (superseded.length > 0 && !settings.replace) refuseOtherTemplates(superseded)
+  const imageOptions = {parallel: deps.parallel, progress: deps.pullProgress, recordPullsIn: settings.podDirRoot}
+  const images = deps.images ?? new ImageManager(client, deps.events, imageOptions)
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
     deadline: settings.deadline,
@@ -106,7 +95,7 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
           return failedOutcome(pod, asPodctlError(error))
         }
       })
-    return await Promise.all(
+    const outcomes = await Promise.all(
       pods.map((pod) => {
         // A pod that waits for an earlier one holds no --parallel slot meanwhile (the earlier one may need it).
         const before = pod.startAfter && runs.get(podFullName(pod.startAfter.pod, pod.namespace))
@@ -115,6 +104,11 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
         return outcome
       }),
     )
+    if (superseded.length > 0 && outcomes.every((outcome) => !outcome.failure)) {
+      await retireOtherTemplates(client, superseded, settings, {...deps, events: deps.events})
+    }
+
+    return outcomes
   } finally {
     await locks.release()
   }

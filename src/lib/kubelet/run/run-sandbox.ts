@@ -10,11 +10,12 @@ import {discardEvents, type EventSink} from '../../kube/events.js'
 import {podFullName, shortId} from '../../kube/helpers.js'
 import type {ContainerPortModel, PodModel} from '../../manifest/model.js'
 import type {Protocol} from '../../../generated/runtime/v1/api.js'
-import {killPod} from '../kuberuntime/kill.js'
+import {podWorkers} from '../workers/pod-workers.js'
 import {removePodDirectory, setUpVolumes, writeEtcHosts} from '../volumes/pod-dirs.js'
 import {lockPods} from '../config/pod-lock.js'
+import {sandboxOwnership} from '../../kube/ownership.js'
 import {withMessage} from '../core/reasons.js'
-import {sandboxesByFullName} from './run-pods.js'
+import {sandboxesByFullName} from '../kuberuntime/sandbox.js'
 import {createPodSandbox, generatePodSandboxConfig, podHostname, podSandboxes} from '../kuberuntime/sandbox.js'
 
 export interface SandboxRunSettings {
@@ -103,12 +104,22 @@ async function createWithRollback(client: CriClient, pod: PodModel, settings: Sa
   }
 }
 
-/** Whatever of the pod exists goes (by its uid label, so a sandbox whose ID never came back goes too), and its directory. */
+/**
+ * Whatever podctl made of the pod goes (by its uid label, so a sandbox whose ID never came back goes
+ * too; kube/ownership.ts, since a crictl config's uid may be another tool's pod's), and its directory.
+ */
 async function rollBack(client: CriClient, pod: PodModel, settings: SandboxRunSettings, failure: PodctlError): Promise<PodctlError> {
   try {
-    const sandboxes = await podSandboxes(client, pod, {cleanup: true})
-    if (sandboxes.length > 0) await killPod(client, sandboxes, {cleanup: true, force: true, podDirRoot: settings.podDirRoot})
-    await removePodDirectory(settings.podDirRoot, pod.uid)
+    const sandboxes = (await podSandboxes(client, pod, {cleanup: true})).filter((sandbox) => sandboxOwnership(sandbox).ours)
+    const kill = {
+      requestedBy: 'a rollback of podctl runp',
+      cleanup: true,
+      force: true,
+      podDirRoot: settings.podDirRoot,
+      lock: false,
+    } as const
+    if (sandboxes.length > 0) await podWorkers.terminate(client, `${pod.name}_${pod.namespace}`, sandboxes, kill)
+    await removePodDirectory(settings.podDirRoot, pod.uid, client.runtimeEndpoint)
     return withMessage(failure, `${failure.message} (rolled back)`)
   } catch (error) {
     return withMessage(

@@ -1,13 +1,15 @@
 /**
  * `run --wait ready`: every app container running and ready by its readiness probe (started, if it
- * has none), with the probes run in-process by a ProbeManager as the kubelet's workers would run
- * them. Containers that exit meanwhile are restarted per restartPolicy by the next SyncPod pass
- * (pod-wait.ts). When --timeout runs out, the error says which containers are not ready and why: the pod
- * condition's reason (ContainersNotReady) and each probe's last output and exit code.
+ * has none), with the probes run in-process by the process's probe manager (a lease of it:
+ * prober/shared-probes.ts) as the kubelet's workers would run them. Containers that exit meanwhile
+ * are restarted per restartPolicy by the next SyncPod pass (pod-wait.ts). When --timeout runs out, the
+ * error says which containers are not ready and why: the pod condition's reason (ContainersNotReady)
+ * and each probe's last output and exit code.
  */
 import {DeadlineExceededError, formatMs} from '../../errors.js'
 import type {ContainerModel, PodModel} from '../../manifest/model.js'
-import {type ProbeKind, ProbeManager} from '../../prober/manager.js'
+import type {ProbeKind} from '../../prober/manager.js'
+import {type ProbeLease, probesFor} from '../../prober/shared-probes.js'
 import {warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import {nanosToMs} from '../../util/time.js'
@@ -29,7 +31,7 @@ export function probeHost(pod: Pick<PodModel, 'hostNetwork'>, ips: readonly stri
  * one replaces the old); allReady says whether every one of them passes its readiness probe.
  */
 export class ReadinessWatch {
-  private readonly probes: ProbeManager
+  private readonly probes: ProbeLease
   /** Container name → the instance being probed. */
   private readonly probed = new Map<string, string>()
   private readonly started = Date.now()
@@ -38,8 +40,7 @@ export class ReadinessWatch {
     private readonly ctx: PodWaitContext,
     private readonly podIP: string | undefined,
   ) {
-    this.probes = new ProbeManager({
-      client: ctx.client,
+    this.probes = probesFor(ctx.client).lease({
       onEvent(event) {
         const container = [...ctx.pod.containers, ...ctx.pod.initContainers].find((candidate) => candidate.name === event.containerName)
         ctx.events(warningEvent(event.reason, event.message, container ? containerObject(ctx.pod, container) : ctx.object))
@@ -110,7 +111,7 @@ function watched(ctx: PodWaitContext): ContainerModel[] {
 /** "pod web_default is not ready after 30s: ContainersNotReady: containers with unready status: [app]; app: Readiness probe failed ..." */
 function notReady(
   ctx: PodWaitContext,
-  probes: ProbeManager,
+  probes: ProbeLease,
   probed: Map<string, string>,
   unready: ContainerModel[],
   waitedMs: number,
@@ -126,7 +127,7 @@ function notReady(
   )
 }
 
-function whyNotReady(probes: ProbeManager, containerId: string, container: ContainerModel): string {
+function whyNotReady(probes: ProbeLease, containerId: string, container: ContainerModel): string {
   const kind: ProbeKind = container.startupProbe && !probes.isStarted(containerId) ? 'startup' : 'readiness'
   const name = kind === 'startup' ? 'Startup' : 'Readiness'
   const last = probes.lastOutput(containerId, kind)

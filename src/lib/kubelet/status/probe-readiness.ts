@@ -8,7 +8,7 @@ import type {CriClient} from '../../cri/client.js'
 import type {Container} from '../../../generated/runtime/v1/api.js'
 import {containerPortsOf, PodctlAnnotation, sidecarIndexOf} from '../../kube/labels.js'
 import type {ContainerModel, PodModel, ProbeModel} from '../../manifest/model.js'
-import {ProbeManager} from '../../prober/manager.js'
+import {type ProbeLease, probesFor} from '../../prober/shared-probes.js'
 import {nanosToMs} from '../../util/time.js'
 import type {PodStatusReport} from './pod-status.js'
 
@@ -42,14 +42,14 @@ function newestProbed(containers: readonly Container[]): Map<string, Container> 
 }
 
 export class PodReadiness {
-  private readonly probes: ProbeManager
+  private readonly probes: ProbeLease
   /** Container ID → whether it was seen running (and added). */
   private readonly followed = new Map<string, boolean>()
   private lastUnready: string[] = []
   private lastReady = new Set<string>()
 
   constructor(private readonly client: CriClient) {
-    this.probes = new ProbeManager({client})
+    this.probes = probesFor(client).lease()
   }
 
   /** Follows the pod's newest app containers and sidecars; true when every one is running and ready. */

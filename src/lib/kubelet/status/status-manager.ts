@@ -225,12 +225,39 @@ export async function podConditions(
     }),
   )
   const conditions = podConditionsOf(views, report.sandboxes[0]?.state === 'Ready')
-  return {conditions, containerStatuses, supervised, supervisor, notice: supervised ? undefined : unsupervisedNotice(report, pod)}
+  const notice = supervised ? undefined : unsupervisedNotice(report, pod, options.probedReady)
+  return {conditions, containerStatuses, supervised, supervisor, notice}
 }
 
-/** When nothing supervises the pod and a container exited that its policy would restart, say so. */
-function unsupervisedNotice(report: PodStatusReport, pod: PodModel | undefined): string | undefined {
+/**
+ * When nothing supervises the pod, what that leaves undone: a container exited that its policy would
+ * restart, and probes nobody runs (a running container with a readiness or startup probe is not
+ * ready, since only a prober can say it is: `run --wait ready` probed it, and stopped when it returned).
+ */
+function unsupervisedNotice(report: PodStatusReport, pod: PodModel | undefined, probedReady?: ReadonlySet<string>): string | undefined {
   if (!pod || report.sandboxes[0]?.state !== 'Ready') return undefined
+  const lines = [exitedNotice(report, pod), unprobedNotice(report, pod, probedReady)].filter((line) => line !== undefined)
+  return lines.length > 0 ? lines.join('\n') : undefined
+}
+
+function unprobedNotice(report: PodStatusReport, pod: PodModel, probedReady?: ReadonlySet<string>): string | undefined {
+  const newest = report.sandboxes[0].id
+  const specs = new Map([...pod.initContainers, ...pod.containers].map((container) => [container.name, container]))
+  const unprobed = report.containers.filter((c) => {
+    const spec = specs.get(c.name)
+    return c.podSandboxId === newest && c.state === 'Running' && !probedReady?.has(c.id) && (spec?.readinessProbe || spec?.startupProbe)
+  })
+  if (unprobed.length === 0) return undefined
+  const names = [...new Set(unprobed.map((c) => c.name))].join(', ')
+  const ref = `${report.name} -n ${report.namespace}`
+  return (
+    `Ready=False — not supervised: nothing probes ${names} now, so ${unprobed.length === 1 ? 'it is' : 'they are'} not ready; ` +
+    `podctl sync --watch ${ref} runs the probes (podctl status ${ref} --wait-for ready probes once)`
+  )
+}
+
+/** A container exited that the pod's policy would restart, and nothing will. */
+function exitedNotice(report: PodStatusReport, pod: PodModel): string | undefined {
   const newest = report.sandboxes[0].id
   const waiting = report.containers.filter((c, index, all) => {
     if (c.podSandboxId !== newest || c.state !== 'Exited' || c.type !== 'app') return false

@@ -191,8 +191,13 @@ export async function createTerminationMessageFile(root: string, uid: string, co
   return path
 }
 
-/** Removes the pod's directory (emptyDir data, etc-hosts, termination files); absent is fine. */
-export async function removePodDirectory(root: string, uid: string): Promise<void> {
+/**
+ * Removes the pod's directory (emptyDir data, etc-hosts, termination files); absent is fine. With
+ * `runtime`, a directory whose pod.json is another runtime's record stays (record-owner.ts): that
+ * uid is a pod living there.
+ */
+export async function removePodDirectory(root: string, uid: string, runtime?: string): Promise<void> {
+  if (runtime !== undefined && (await recordOfAnotherRuntime(podDirectory(root, uid), runtime))) return
   await unmountUnder(podDirectory(root, uid))
   await rm(podDirectory(root, uid), {recursive: true, force: true})
 }

@@ -3,7 +3,7 @@
  * a reboot wiped containerd's state, or `crictl rmp` removed the sandbox behind podctl's back. The
  * record is what should run, as a static pod's manifest is for the kubelet: `sync` (and the supervisor
  * on every listing) brings such a pod back in a new sandbox with attempt + 1 and its pod directory,
- * disk emptyDirs and claims kept (reconciler.ts lostPodSuccessor). Only `podctl kill` removes a record.
+ * disk emptyDirs and claims kept (kuberuntime/sync-pod.ts lostPodSuccessor). Only `podctl kill` removes a record.
  */
 import {recordsMissingFrom} from '../kuberuntime/gone-pods.js'
 import {matchRecords, type RecordSelection} from '../kuberuntime/kill-records.js'

@@ -1,6 +1,6 @@
 /**
  * One supervised pod's worker (the kubelet's pod_workers.go): a loop of its own that runs SyncPod
- * (syncPodOnce) for that pod only, then waits for its next wake — the shared listing handing it a
+ * (syncPod) for that pod only, then waits for its next wake — the shared listing handing it a
  * newer observation, a probe result of one of its containers, its back-off expiry or resync, or a
  * resync the supervisor asks for. Nothing one pod does (a kill waiting out a 30 s grace period, a
  * slow pull, a hung hook) delays another pod's worker, and a worker's syncs never overlap.
@@ -19,9 +19,11 @@ import type {BackOff} from '../../kube/backoff.js'
 import {normalEvent, warningEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import {desiredPodPath, readBackOff, readDesiredPod} from '../config/desired-state.js'
+import {terminationDone, terminationDue, type TerminationFollow} from './terminating-pod.js'
 import {podLockPath, tryLockPod} from '../config/pod-lock.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
-import {type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import type {SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {podWorkers} from './pod-workers.js'
 import {type ContainerProbes, recordStatus, releaseStatus, type StatusProber} from '../status/status-manager.js'
 import {type FollowedPod, followRecord} from './supervised-record.js'
 import type {LockHolder} from '../config/lock-file.js'
@@ -48,6 +50,8 @@ export interface WorkerContext {
   requestListing(): void
   /** Another supervisor took or let go of the pod: the supervisor may say Standby. */
   heldChanged(): void
+  /** Another live supervisor holds the pod: said once per holder (AlreadySupervised), not once per pod. */
+  heldElsewhere(fullName: string, holder: LockHolder): void
   /** False while the runtime is unreachable: workers wait for the reconnect's resync instead of failing. */
   runtimeUp(): boolean
   /** True while a kubelet owns the runtime: workers keep watching and change nothing. */
@@ -55,7 +59,7 @@ export interface WorkerContext {
 }
 
 /** The pod's state: the record it follows (pod, registered, fingerprint, ...), and the rest. */
-interface PodState extends FollowedPod {
+interface PodState extends FollowedPod, TerminationFollow {
   nextDue: number
   backOff: BackOff
   /** The uid the state was made for. */
@@ -117,6 +121,7 @@ export class PodWorker {
   resync(): void {
     if (!this.state) return
     this.state.nextDue = 0
+    this.state.terminateAt = 0
     this.state.fingerprint = ''
   }
 
@@ -217,11 +222,15 @@ export class PodWorker {
       containers.filter((container) => container.state !== 'CONTAINER_RUNNING').map((container) => container.id),
     )
 
-    const probeFailures = probeFailuresOf(deps.prober, containers)
+    const {podDirRoot} = settings
+    const terminating = terminationDue(state, {podDirRoot, uid: state.pod.uid, fullName: this.fullName, events: deps.events})
+    if (terminating) this.stopProbing(state)
+    if (terminating === 'later') return
+    const probeFailures = terminating ? new Map<string, 'liveness' | 'startup'>() : probeFailuresOf(deps.prober, containers)
     const print = fingerprint(sandboxes, containers)
     const now = Date.now()
     const probeChanged = containers.some((container) => this.probed.delete(container.id))
-    if (print === state.fingerprint && now < state.nextDue && probeFailures.size === 0) {
+    if (!terminating && print === state.fingerprint && now < state.nextDue && probeFailures.size === 0) {
       if (probeChanged) await recordStatus(deps.client, state.pod, settings, deps.prober, state.registered).catch(() => {})
       return
     }
@@ -261,7 +270,7 @@ export class PodWorker {
   ): Promise<void> {
     const {settings, deps, locks} = this.ctx
     if (!state.pod) return
-    const result = await syncPodOnce(state.pod, observation.sandboxes, settings, {
+    const result = await podWorkers.sync(state.pod, observation.sandboxes, settings, {
       ...deps,
       backOff: state.backOff,
       probeFailures,
@@ -271,6 +280,7 @@ export class PodWorker {
       mayRecreate: () => observation.sandboxes.some((sandbox) => sandbox.state === 'SANDBOX_READY') || this.outsideStops.mayRecreate(now),
     })
     if (result.failure instanceof InterruptedError) return
+    if (result.terminated) return terminationDone(state, result, {fullName: this.fullName, events: deps.events})
     this.ctx.metrics?.backOffWaiting(state.pod, result.backOffWaits ?? 0)
     if (result.failure) deps.events(warningEvent('FailedSync', result.failure.message, podFullName(result.pod, result.namespace)))
     if (result.uid !== state.pod.uid) {
@@ -308,6 +318,7 @@ export class PodWorker {
       registered: new Set(),
       fingerprint: '',
       nextDue: 0,
+      terminateAt: 0,
       backOff: crashBackOff(deps.now),
       uid,
       toldUnmanaged: false,
@@ -333,13 +344,16 @@ export class PodWorker {
     // `run` holds the pod's pass lock while it starts the pod, and records it once its sandbox exists.
     const starting = await stat(podLockPath(settings.podDirRoot, this.fullName)).catch(() => undefined)
     if (starting || state.toldUnmanaged) return
+    // `run` records the pod before it lets go of the lock: one that finished between the two looks has recorded it.
+    state.pod = await readDesiredPod(settings.podDirRoot, state.uid, deps.client.runtimeEndpoint)
+    if (state.pod) return
     state.toldUnmanaged = true
     deps.events(normalEvent('NotManaged', 'podctl run did not record this pod; left alone', this.fullName))
   }
 
   /**
-   * Takes (or keeps) the pod's supervisor lock. Held by another live supervisor: one warning per
-   * holder, this process's probes of the pod stop, and false (the pod is left to the holder).
+   * Takes (or keeps) the pod's supervisor lock. Held by another live supervisor: the supervisor says
+   * so once per holder, this process's probes of the pod stop, and false (the pod is left to the holder).
    */
   private async claim(state: PodState): Promise<boolean> {
     const {deps, locks} = this.ctx
@@ -349,10 +363,7 @@ export class PodWorker {
       const told = state.heldBy?.token === other.token
       state.heldBy = other
       if (!told) {
-        const message =
-          `Pod is supervised by pid ${other.pid} (${other.holder}) since ${other.since}; ` +
-          'podctl leaves it to that process and takes over when it stops'
-        deps.events(warningEvent('AlreadySupervised', message, this.fullName))
+        this.ctx.heldElsewhere(this.fullName, other)
         this.stopProbing(state)
         this.ctx.heldChanged()
       }

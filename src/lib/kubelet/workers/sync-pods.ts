@@ -1,6 +1,6 @@
 /**
  * `podctl sync` for several pods: each pod's lock (so a `run` of the same pod is never raced),
- * its recorded desired state (desired-state.ts), then one SyncPod pass (reconciler.ts), at most
+ * its recorded desired state (desired-state.ts), then one SyncPod pass (kuberuntime/sync-pod.ts), at most
  * `parallel` pods at once; one pod's failure never stops the others. Pods of this runtime it lost
  * come back (lost-pods.ts); records of other runtimes (record-owner.ts) are left alone.
  */
@@ -12,7 +12,8 @@ import {settleLimit} from '../../util/concurrency.js'
 import {claimLegacyRecord, readPodRecord, RecordedEndpoints} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
 import {recordOwner, type RecordOwner} from '../core/record-owner.js'
-import {type PodSyncResult, type SyncDeps, syncPodOnce, type SyncSettings} from '../kuberuntime/reconciler.js'
+import type {PodSyncResult, SyncDeps, SyncSettings} from '../kuberuntime/sync-pod.js'
+import {podWorkers} from './pod-workers.js'
 import {podSandboxes} from '../kuberuntime/sandbox.js'
 import {supervisorOf} from '../config/supervisor-lock.js'
 
@@ -79,7 +80,7 @@ async function syncTarget(target: SyncTarget, settings: SyncSettings, deps: Sync
   // (and a later sweep may remove it). Not while a supervisor follows it: a rewritten pod.json is an apply to it.
   if (owner === 'legacy' && runtime && !(await supervisorOf(settings.podDirRoot, uid).catch(() => undefined)))
     await claimLegacyRecord(settings.podDirRoot, uid, runtime).catch(() => {})
-  return syncPodOnce(record.pod, sandboxes, settings, deps)
+  return podWorkers.sync(record.pod, sandboxes, settings, deps)
 }
 
 /**

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {readManifestFiles} from '../../../../src/lib/kubelet/config/manifest-files.js'
+import {type ManifestFile, ParsedFiles, readManifestFiles} from '../../../../src/lib/kubelet/config/manifest-files.js'
+import {labelledDocuments} from '../../../../src/lib/manifest/load.js'
 
 const options = {claimsRoot: '/var/lib/podctl/claims', newUid: () => 'uid-1'}
 
@@ -82,5 +83,31 @@ describe('readManifestFiles: the pods of a watched directory, file by file', () 
     )
     expect(readings[0].warnings.join('\n')).toContain('Service/shop/web')
     expect(readings[1].warnings.join('\n')).not.toContain('Service')
+  })
+})
+
+describe('ParsedFiles: a file that did not change is not parsed again', () => {
+  it('parses each content once, hands out copies, and forgets files no longer read', async () => {
+    const parsed: string[] = []
+    const cache = new ParsedFiles(async (file: ManifestFile) => {
+      parsed.push(file.path)
+      return labelledDocuments(file.text, file.path)
+    })
+    const web = {path: '/m/web.yaml', text: pod('web')}
+    const cfg = {path: '/m/cfg.yaml', text: configMap('cfg', 'hello')}
+    const first = await readManifestFiles([web, cfg], options, cache)
+    const again = await readManifestFiles([web, cfg], options, cache)
+    expect(again).toEqual(first)
+    expect(parsed).toEqual(['/m/web.yaml', '/m/cfg.yaml'])
+
+    // A copy each time: what a reader does to one never reaches the next.
+    const copy = (await cache.documentsOf(web)) as unknown as Array<{document: {metadata: {name: string}}}>
+    copy[0].document.metadata.name = 'changed'
+    expect(((await cache.documentsOf(web)) as unknown as typeof copy)[0].document.metadata.name).toBe('web')
+
+    await readManifestFiles([web, {...cfg, text: configMap('cfg', 'bye')}], options, cache)
+    await readManifestFiles([web], options, cache)
+    await readManifestFiles([web, cfg], options, cache)
+    expect(parsed).toEqual(['/m/web.yaml', '/m/cfg.yaml', '/m/cfg.yaml', '/m/cfg.yaml'])
   })
 })

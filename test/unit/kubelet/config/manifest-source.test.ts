@@ -1,4 +1,4 @@
-import {chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, writeFileSync, writeSync} from 'node:fs'
+import {chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -41,7 +41,7 @@ function watchDir(dir: string, settleMs: number) {
 }
 
 describe('ManifestSource', () => {
-  it('reads .yaml/.yml/.json files (not hidden ones, not others) and says when one goes', async () => {
+  it('reads .yaml/.yml/.json files (not hidden ones, not backups, not others); an emptied file is kept, a removed one goes', async () => {
     const dir = directory()
     writeFileSync(join(dir, 'a.yaml'), pod('a'))
     writeFileSync(
@@ -50,12 +50,56 @@ describe('ManifestSource', () => {
     )
     writeFileSync(join(dir, '.hidden.yaml'), pod('hidden'))
     writeFileSync(join(dir, 'notes.txt'), 'not a manifest')
+    for (const backup of ['a.yaml~', 'a.yaml.bak', '#a.yaml#', '.a.yaml.swp']) writeFileSync(join(dir, backup), pod('backup'))
     const watch = watchDir(dir, 20)
     try {
       await until('the first update', () => watch.updates.length > 0, {timeoutMs: 5000})
       expect(watch.names()).toEqual(['a.yaml:a', 'b.json:b'])
-      writeFileSync(join(dir, 'a.yaml'), '')
-      await until('the emptied file', () => watch.names()?.[0] === 'a.yaml:', {timeoutMs: 5000})
+      expect(watch.updates[0].kept).toEqual(new Set())
+      writeFileSync(join(dir, 'a.yaml'), '# emptied\n')
+      const empty = `${join(dir, 'a.yaml')} is empty (no YAML or JSON document in it); remove the file to remove its pods`
+      await until('the emptied file', () => watch.names()?.[0] === `a.yaml:${empty}`, {timeoutMs: 5000})
+      expect(watch.updates.at(-1)!.kept).toEqual(new Set([join(dir, 'a.yaml')]))
+      rmSync(join(dir, 'a.yaml'))
+      await until('the removed file', () => watch.names()?.join(',') === 'b.json:b', {timeoutMs: 5000})
+      expect(watch.updates.at(-1)!.kept).toEqual(new Set())
+    } finally {
+      await watch.stop()
+    }
+  })
+
+  it('leaves a new file that is still empty unsaid (its writer may not have written yet), then reads it', async () => {
+    const dir = directory()
+    writeFileSync(join(dir, 'a.yaml'), pod('a'))
+    writeFileSync(join(dir, 'new.yaml'), '')
+    const watch = watchDir(dir, 20)
+    try {
+      await until('the first update', () => watch.updates.length > 0, {timeoutMs: 5000})
+      expect(watch.names()).toEqual(['a.yaml:a'])
+      expect(watch.updates.at(-1)!.settling).toEqual(new Set([join(dir, 'new.yaml')]))
+      writeFileSync(join(dir, 'new.yaml'), pod('new'))
+      await until('the written file', () => watch.names()?.join(',') === 'a.yaml:a,new.yaml:new', {timeoutMs: 5000})
+      expect(watch.updates.flatMap((update) => update.files).filter((file) => file.error)).toEqual([])
+    } finally {
+      await watch.stop()
+    }
+  })
+
+  it('keeps what it knew of a directory moved away: a file emptied the moment it is back is said empty, and kept', async () => {
+    const parent = directory()
+    const dir = join(parent, 'manifests')
+    mkdirSync(dir, {mode: 0o755})
+    writeFileSync(join(dir, 'a.yaml'), pod('a'))
+    const watch = watchDir(dir, 20)
+    try {
+      await until('the first update', () => watch.names()?.join(',') === 'a.yaml:a', {timeoutMs: 5000})
+      renameSync(dir, `${dir}.away`)
+      await until('the move', () => watch.updates.at(-1)!.kept.has(dir), {timeoutMs: 5000})
+      renameSync(`${dir}.away`, dir)
+      truncateSync(join(dir, 'a.yaml'), 0)
+      const empty = `${join(dir, 'a.yaml')} is empty (no YAML or JSON document in it); remove the file to remove its pods`
+      await until('the emptied file', () => watch.names()?.join(',') === `a.yaml:${empty}`, {timeoutMs: 5000})
+      expect(watch.updates.at(-1)!.kept).toEqual(new Set([join(dir, 'a.yaml')]))
     } finally {
       await watch.stop()
     }

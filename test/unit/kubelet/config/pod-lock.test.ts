@@ -7,7 +7,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {DeadlineExceededError, InterruptedError} from '../../../../src/lib/errors.js'
 import {startTicksOf} from '../../../../src/lib/kubelet/config/lock-file.js'
-import {lockDirectory, lockPods, tryLockPod} from '../../../../src/lib/kubelet/config/pod-lock.js'
+import {lockDirectory, lockPods, podLockPath, tryLockPod} from '../../../../src/lib/kubelet/config/pod-lock.js'
 
 const root = () => mkdtempSync(join(tmpdir(), 'podctl-lock-'))
 
@@ -111,5 +111,19 @@ describe('lockPods', () => {
     setTimeout(() => controller.abort(), 50)
     await expect(waiting).rejects.toBeInstanceOf(InterruptedError)
     await first.release()
+  })
+})
+
+describe('the lock of a pod with a 253-character name', () => {
+  it('is taken and released (the name is cut with a digest to fit one file name, its temporary file beside it too)', async () => {
+    const dir = root()
+    const longest = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`
+    const locks = await lockPods(dir, [`${longest}_${'n'.repeat(63)}`, `${longest}_${'m'.repeat(63)}`])
+    const names = readdirSync(lockDirectory(dir))
+    expect(names).toHaveLength(2)
+    for (const name of names) expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255 - 21)
+    await locks.release()
+    expect(readdirSync(lockDirectory(dir))).toEqual([])
+    expect(podLockPath(dir, 'web_default')).toBe(join(lockDirectory(dir), 'web_default.lock'))
   })
 })

@@ -18,7 +18,7 @@ import {forgetRecordedPod, removeRecordedPodDirectory} from '../../../../src/lib
 import {recordEndpoint, recordOwner} from '../../../../src/lib/kubelet/core/record-owner.js'
 import {runPods} from '../../../../src/lib/kubelet/run/run-pods.js'
 import {SupervisorLocks} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
-import {applyPod} from '../../../../src/lib/kubelet/kuberuntime/sync-apply.js'
+import {applyPod} from '../../../../src/lib/kubelet/workers/apply-pod.js'
 import {ownSelection, syncPods} from '../../../../src/lib/kubelet/workers/sync-pods.js'
 import {type Selected, withLostPods} from '../../../../src/lib/kubelet/workers/lost-pods.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'

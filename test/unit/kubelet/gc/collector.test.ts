@@ -13,6 +13,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {GarbageCollector} from '../../../../src/lib/kubelet/gc/collector.js'
 import type {GcSettings} from '../../../../src/lib/kubelet/gc/collect.js'
+import {PullRecords, pullRecordsDir} from '../../../../src/lib/images/pull-records.js'
 import {type FakeContainer, FakePodRuntime} from '../../../support/fake-pod-runtime.js'
 import {until} from '../../../support/until.js'
 
@@ -36,10 +37,11 @@ afterAll(async () => {
   rmSync(work, {recursive: true, force: true})
 })
 
-function exited(attempt: number): FakeContainer {
+/** An exited instance of `app`, as podctl makes it (its annotation) unless `foreign` (crictl's, with the kubelet's labels). */
+function exited(attempt: number, foreign = false): FakeContainer {
   const sandbox = [...fake.sandboxes.values()][0] ?? fake.addSandbox({name: 'web', namespace: 'ns', uid: 'u', attempt: 0})
   const container: FakeContainer = {
-    id: `c${attempt}${'0'.repeat(63)}`,
+    id: `c${attempt}${foreign ? 'f' : '0'}${'0'.repeat(62)}`,
     podSandboxId: sandbox.id,
     metadata: {name: 'app', attempt},
     image: {image: 'busybox:1.36'},
@@ -50,8 +52,13 @@ function exited(attempt: number): FakeContainer {
     finishedAt: '0',
     exitCode: 1,
     reason: 'Error',
-    labels: {'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'ns', 'io.kubernetes.pod.uid': 'u'},
-    annotations: {},
+    labels: {
+      'io.kubernetes.pod.name': 'web',
+      'io.kubernetes.pod.namespace': 'ns',
+      'io.kubernetes.pod.uid': 'u',
+      'io.kubernetes.container.name': 'app',
+    },
+    annotations: foreign ? {} : {'io.podctl.containerType': 'app'},
     mounts: [],
   }
   fake.containers.set(container.id, container)
@@ -60,22 +67,37 @@ function exited(attempt: number): FakeContainer {
 
 const count = (method: string) => fake.methods().filter((name) => name === method).length
 
+/** Three rounds of a collector every 20 ms (images once), and the events they sent. */
+async function threeRounds(): Promise<PodEvent[]> {
+  const events: PodEvent[] = []
+  const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
+  const controller = new AbortController()
+  const loop = collector.start(controller.signal)
+  await until('three rounds', () => count('listPodSandbox') >= 3)
+  controller.abort()
+  await loop
+  return events
+}
+
 describe('GarbageCollector', () => {
   it('collects at start and every period, images only every image period, until the signal ends it', async () => {
     exited(0)
     exited(1)
-    const events: PodEvent[] = []
-    const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
-    const controller = new AbortController()
-    const loop = collector.start(controller.signal)
-    await until('three rounds', () => count('listPodSandbox') >= 3)
-    controller.abort()
-    await loop
+    const events = await threeRounds()
     expect(count('listImages')).toBe(1)
     expect([...fake.containers.values()].map((container) => container.metadata.attempt)).toEqual([1])
     expect(events.filter((event) => event.type === 'Normal').map((event) => [event.reason, event.message, event.object])).toEqual([
       ['GarbageCollected', 'removed 1 dead container', 'node'],
     ])
+  })
+
+  it("leaves another tool's exited containers alone round after round, and says nothing of them", async () => {
+    exited(0, true)
+    exited(1, true)
+    const events = await threeRounds()
+    expect(fake.containers.size).toBe(2)
+    expect(count('removeContainer')).toBe(0)
+    expect(events.filter((event) => event.reason !== 'ImageGCFailed')).toEqual([])
   })
 
   it('reports a failed round as a warning and keeps collecting', async () => {
@@ -93,6 +115,10 @@ describe('GarbageCollector', () => {
 
   it('says so when unused images cannot bring usage down to the low threshold', async () => {
     fake.images.set('sha256:old', {id: 'sha256:old', repoTags: ['old:1'], repoDigests: [], size: '10', pinned: false})
+    // Pulled by podctl on this runtime, as its image manager records it; a second, crictl's, has no record.
+    fake.images.set('sha256:theirs', {id: 'sha256:theirs', repoTags: ['theirs:1'], repoDigests: [], size: '10', pinned: false})
+    const pulls = new PullRecords(pullRecordsDir(settings.podDirRoot, fake.client.runtimeEndpoint))
+    await pulls.record({imageId: 'sha256:old', imageRef: 'sha256:old', image: 'old:1', pulledMs: Date.now()})
     const events: PodEvent[] = []
     const result = await new GarbageCollector(fake.client, settings, {events: (e) => events.push(e)}).round()
     expect(result?.images.removed).toEqual([{id: 'sha256:old', ref: 'old:1', sizeBytes: 10}])
@@ -101,6 +127,7 @@ describe('GarbageCollector', () => {
       ['Warning', 'ImageGCFailed'],
     ])
     expect(events[0].message).toBe('removed 1 image (0.0 MB)')
+    expect([...fake.images.keys()]).toEqual(['sha256:theirs'])
   })
 
   it('does nothing with a period of 0', async () => {

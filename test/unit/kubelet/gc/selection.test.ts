@@ -10,13 +10,16 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {type Container, Image, type PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 import {Container as ContainerMessage, PodSandbox as SandboxMessage} from '../../../../src/generated/runtime/v1/api.js'
-import {containersToRemove} from '../../../../src/lib/kubelet/gc/container-gc.js'
+import {collectContainers, containersToRemove} from '../../../../src/lib/kubelet/gc/container-gc.js'
 import {bytesToFree, usagePercent} from '../../../../src/lib/kubelet/gc/image-fs.js'
 import {freeSpace, imageCandidates, imageUsage} from '../../../../src/lib/kubelet/gc/image-gc.js'
 import {ImageRecords} from '../../../../src/lib/kubelet/gc/image-records.js'
-import {deadContainerLogLinks, parsePodLogsDirectoryName, podLogDirectoriesToRemove} from '../../../../src/lib/kubelet/gc/pod-logs-gc.js'
+import {collectDeadLinks, collectPodLogDirectories, deadContainerLogLinks} from '../../../../src/lib/kubelet/gc/pod-logs-gc.js'
+import {type GcRound, newRound} from '../../../../src/lib/kubelet/gc/round.js'
+import {markPodLogDirectory, POD_LOGS_MARK} from '../../../../src/lib/kubelet/core/owned-logs.js'
+import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {DEFAULT_CONTAINER_GC_POLICY, imageGcEnabled, validateImageGcPolicy} from '../../../../src/lib/kubelet/gc/policy.js'
-import {sandboxesToRemove} from '../../../../src/lib/kubelet/gc/sandbox-gc.js'
+import {collectSandboxes, sandboxesToRemove} from '../../../../src/lib/kubelet/gc/sandbox-gc.js'
 import {UsageError} from '../../../../src/lib/errors.js'
 
 const NOW = 1_800_000_000_000
@@ -26,13 +29,23 @@ afterAll(() => rmSync(work, {recursive: true, force: true}))
 
 type ContainerStateName = `${Container['state']}`
 
-/** `instance` is NAME#ATTEMPT. */
-function container(id: string, instance: string, state: ContainerStateName, options: {uid?: string; ageMs?: number} = {}): Container {
+/** `instance` is NAME#ATTEMPT; with a uid, the kubelet's labels; podctl's annotation unless `foreign`. */
+function container(
+  id: string,
+  instance: string,
+  state: ContainerStateName,
+  options: {uid?: string; ageMs?: number; foreign?: boolean} = {},
+): Container {
   const [name, attempt] = [instance.split('#')[0], Number(instance.split('#')[1])]
   const labels =
     options.uid === undefined
       ? {}
-      : {'io.kubernetes.pod.uid': options.uid, 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'ns'}
+      : {
+          'io.kubernetes.pod.uid': options.uid,
+          'io.kubernetes.pod.name': 'web',
+          'io.kubernetes.pod.namespace': 'ns',
+          'io.kubernetes.container.name': name,
+        }
   return ContainerMessage.fromPartial({
     id,
     podSandboxId: `sb-${options.uid ?? 'none'}`,
@@ -40,9 +53,22 @@ function container(id: string, instance: string, state: ContainerStateName, opti
     state: state as Container['state'],
     createdAt: nanos(NOW - (options.ageMs ?? 60_000) + attempt),
     labels,
+    annotations: options.foreign || options.uid === undefined ? {} : {'io.podctl.containerType': 'app'},
     imageRef: 'sha256:used',
     image: {image: 'busybox:1.36'},
   })
+}
+
+/** A round against a client that answers ContainerStatus only (a dry run removes nothing). */
+function dryRound(extra: Partial<GcRound> = {}): GcRound {
+  const client = {
+    runtimeEndpoint: 'unix:///run/a.sock',
+    async runtime(method: string) {
+      if (method !== 'containerStatus') throw new Error(`a dry run calls no ${method}`)
+      return {status: {logPath: ''}}
+    },
+  } as unknown as CriClient
+  return {...newRound(client, {dryRun: true, nowMs: NOW, podDirRoot: join(work, 'no-records')}), ...extra}
 }
 
 const ids = (objects: ReadonlyArray<{id: string}>) => objects.map((object) => object.id)
@@ -69,9 +95,37 @@ describe('container GC (MaxPerPodContainer 1, MinAge 0)', () => {
     expect(ids(containersToRemove([older, twin], DEFAULT_CONTAINER_GC_POLICY, NOW))).toEqual(['x'])
   })
 
-  it('groups containers without kubelet labels by name alone, as the kubelet (pod UID "")', () => {
-    const containers = [container('n1', 'tool#1', 'CONTAINER_EXITED'), container('n0', 'tool#0', 'CONTAINER_EXITED')]
-    expect(ids(containersToRemove(containers, DEFAULT_CONTAINER_GC_POLICY, NOW))).toEqual(['n0'])
+  it('groups by the container name label, as the kubelet reads it', () => {
+    const renamed = {...container('r0', 'app#0', 'CONTAINER_EXITED', {uid: 'u'}), metadata: {name: 'app-metadata', attempt: 0}}
+    expect(
+      ids(containersToRemove([container('r1', 'app#1', 'CONTAINER_EXITED', {uid: 'u'}), renamed], DEFAULT_CONTAINER_GC_POLICY, NOW)),
+    ).toEqual(['r0'])
+  })
+
+  it("collects only podctl's containers: crictl's, unlabelled or not, are never grouped or removed, and are counted", async () => {
+    const containers = [
+      // crictl run twice: unlabelled containers of the same name in two pods, the kubelet's group "".
+      container('n1', 'tool#1', 'CONTAINER_EXITED'),
+      container('n0', 'tool#0', 'CONTAINER_EXITED'),
+      // crictl create with the kubelet's labels but no podctl annotation: two attempts of one container.
+      container('k1', 'app#1', 'CONTAINER_EXITED', {uid: 'crictl', foreign: true}),
+      container('k0', 'app#0', 'CONTAINER_EXITED', {uid: 'crictl', foreign: true}),
+      container('p1', 'app#1', 'CONTAINER_EXITED', {uid: 'podctl'}),
+      container('p0', 'app#0', 'CONTAINER_EXITED', {uid: 'podctl'}),
+    ]
+    const round = dryRound()
+    const collected = await collectContainers(round, containers, DEFAULT_CONTAINER_GC_POLICY)
+    expect(collected.map((one) => one.id)).toEqual(['p0'])
+    expect(round.explanation.reasons).toEqual([
+      {
+        kind: 'container',
+        object: 'p0',
+        why: 'made by podctl (io.podctl.containerType annotation); an older dead instance of app in pod web_ns (the newest dead one stays)',
+      },
+    ])
+    expect(round.explanation.leftAloneList()).toEqual([
+      {kind: 'container', why: 'not made by podctl (no io.podctl annotations, no podctl record)', count: 4},
+    ])
   })
 
   it('leaves containers younger than MinAge and removes unknown-state ones like dead ones', () => {
@@ -104,6 +158,24 @@ describe('sandbox GC', () => {
     const holding = [{...container('c', 'app#0', 'CONTAINER_EXITED', {uid: 'u'}), podSandboxId: 's0'}]
     expect(ids(sandboxesToRemove(sandboxes, holding))).toEqual(['s1'])
     expect(ids(sandboxesToRemove(sandboxes, []))).toEqual(['s1', 's0'])
+  })
+
+  it("collects only podctl's sandboxes: crictl's older, stopped, empty sandbox stays and is counted", async () => {
+    const podctl = (one: PodSandbox) => ({
+      ...one,
+      annotations: {'io.podctl.restartPolicy': 'Always', 'io.podctl.podDirectory': `/pods/${one.metadata?.uid}`},
+    })
+    const sandboxes = [
+      podctl(sandbox('p1', 'u', 1, 'SANDBOX_READY')),
+      podctl(sandbox('p0', 'u', 0, 'SANDBOX_NOTREADY')),
+      sandbox('c1', 'crictl', 1, 'SANDBOX_READY'),
+      sandbox('c0', 'crictl', 0, 'SANDBOX_NOTREADY'),
+    ]
+    const round = dryRound()
+    expect((await collectSandboxes(round, sandboxes, [])).map((one) => one.id)).toEqual(['p0'])
+    expect(round.explanation.leftAloneList()).toEqual([
+      {kind: 'sandbox', why: 'not made by podctl (no io.podctl annotations, no podctl record)', count: 1},
+    ])
   })
 
   it('never removes an older sandbox that is still ready', () => {
@@ -150,12 +222,25 @@ describe('image GC', () => {
     await records.detect(images.slice(0, 5), inUse, NOW - 600_000)
     await records.detect(images.slice(0, 5), (candidate) => candidate.id === 'sha256:recent' || inUse(candidate), NOW - 300_000)
     const known = await records.detect(images, inUse, NOW)
-    expect(ids(imageCandidates(images, {inUse, records: known, minAgeMs: 120_000, nowMs: NOW}))).toEqual(['sha256:stale', 'sha256:recent'])
-    expect(ids(imageCandidates(images, {inUse, records: known, minAgeMs: 0, nowMs: NOW}))).toEqual([
+    const pulls = images.map((one) => ({imageId: one.id, imageRef: one.id, image: one.repoTags[0], pulledMs: 0}))
+    expect(ids(imageCandidates(images, {inUse, records: known, pulls, minAgeMs: 120_000, nowMs: NOW}))).toEqual([
+      'sha256:stale',
+      'sha256:recent',
+    ])
+    expect(ids(imageCandidates(images, {inUse, records: known, pulls, minAgeMs: 0, nowMs: NOW}))).toEqual([
       'sha256:stale',
       'sha256:young',
       'sha256:recent',
     ])
+  })
+
+  it('never picks an image podctl did not pull on this runtime, however old and unused', async () => {
+    const images = [image('sha256:crictl', 10), image('sha256:ours', 10, {repoDigests: ['registry.test/ours@sha256:d1']})]
+    const known = await new ImageRecords().detect(images, () => false, NOW - 600_000)
+    const pulls = [{imageId: 'sha256:elsewhere', imageRef: 'registry.test/ours@sha256:d1', image: 'registry.test/ours:1', pulledMs: 0}]
+    const context = {inUse: () => false, records: known, minAgeMs: 0, nowMs: NOW}
+    expect(ids(imageCandidates(images, {...context, pulls}))).toEqual(['sha256:ours'])
+    expect(imageCandidates(images, {...context, pulls: []})).toEqual([])
   })
 
   it("counts the runtime's sandbox image as in use, as the kubelet always does", () => {
@@ -186,42 +271,78 @@ describe('image GC', () => {
 })
 
 describe('pod log directories and dead links', () => {
-  it('parses <namespace>_<name>_<uid> as the kubelet (the UID is the last part)', () => {
-    expect(parsePodLogsDirectoryName('ns_web_1234-abcd')).toEqual({namespace: 'ns', podUid: '1234-abcd'})
-    expect(parsePodLogsDirectoryName('stray')).toBeUndefined()
-  })
+  const A = 'unix:///run/a.sock'
+  const logsRoot = join(work, 'logs')
+  const links = join(work, 'links')
 
-  it('removes directories of pods with no sandbox and no record, older than a minute, in the namespace asked', async () => {
-    const root = join(work, 'logs')
-    for (const name of ['a_gone_u1', 'a_live_u2', 'a_recorded_u3', 'a_fresh_u4', 'b_gone_u5']) {
-      mkdirSync(join(root, name), {recursive: true})
-      const changed = (name === 'a_fresh_u4' ? NOW - 10_000 : NOW - 120_000) / 1000
-      utimesSync(join(root, name), changed, changed)
-    }
+  /** A directory as `run` leaves it (marked when podctl made it), changed `ageMs` ago. */
+  async function logDirectory(name: string, options: {podctl?: boolean; runtime?: string; ageMs?: number} = {}): Promise<string> {
+    const path = join(logsRoot, name)
+    mkdirSync(join(path, 'app'), {recursive: true})
+    writeFileSync(join(path, 'app', '0.log'), 'a line\n')
+    if (options.podctl !== false) await markPodLogDirectory(path, true, {uid: name.split('_')[2], runtimeEndpoint: options.runtime ?? A})
+    const changed = (NOW - (options.ageMs ?? 120_000)) / 1000
+    utimesSync(path, changed, changed)
+    return path
+  }
 
-    const scope = {logsRoot: root, liveUids: new Set(['u2']), recordedUids: new Set(['u3']), nowMs: NOW}
-    expect((await podLogDirectoriesToRemove(scope)).map((dir) => dir.path).sort()).toEqual([
-      join(root, 'a_gone_u1'),
-      join(root, 'b_gone_u5'),
+  it("removes podctl's directories of pods with no sandbox and no record, older than a minute, in the namespace asked", async () => {
+    mkdirSync(links, {recursive: true})
+    const gone = await logDirectory('a_gone_u1')
+    await logDirectory('a_live_u2')
+    await logDirectory('a_recorded_u3')
+    await logDirectory('a_fresh_u4', {ageMs: 10_000})
+    const other = await logDirectory('b_gone_u5')
+    await logDirectory('a_kubelet_u6', {podctl: false})
+    await logDirectory('a_crio_u7', {runtime: 'unix:///run/crio/crio.sock'})
+    symlinkSync(join(gone, 'app', '0.log'), join(links, `gone_a_app-${'1'.repeat(64)}.log`))
+    const scope = {logsRoot, linksDir: links, liveUids: new Set(['u2']), recordedUids: new Set(['u3'])}
+
+    const round = dryRound()
+    expect(await collectPodLogDirectories(round, scope)).toEqual({
+      directories: [gone, other].sort(),
+      links: [join(links, `gone_a_app-${'1'.repeat(64)}.log`)],
+    })
+    expect(round.explanation.leftAloneList()).toEqual([
+      {kind: 'pod log directory', why: 'its pod is recorded for another runtime (unix:///run/crio/crio.sock)', count: 1},
+      {kind: 'pod log directory', why: `not made by podctl (no ${POD_LOGS_MARK})`, count: 1},
     ])
-    expect((await podLogDirectoriesToRemove({...scope, namespace: 'b'})).map((dir) => dir.path)).toEqual([join(root, 'b_gone_u5')])
+    expect((await collectPodLogDirectories(dryRound({namespace: 'b'}), scope)).directories).toEqual([other])
   })
 
   it('finds links whose log file is gone, except those of running containers', async () => {
-    const links = join(work, 'links')
-    mkdirSync(links, {recursive: true})
+    const dir = join(work, 'dead-links')
+    mkdirSync(dir, {recursive: true})
     const live = join(work, 'live.log')
     writeFileSync(live, '')
     const id = (digit: string) => digit.repeat(64)
-    symlinkSync(live, join(links, `web_ns_app-${id('1')}.log`))
-    symlinkSync(join(work, 'gone.log'), join(links, `web_ns_app-${id('2')}.log`))
-    symlinkSync(join(work, 'gone.log'), join(links, `web_ns_app-${id('3')}.log`))
-    symlinkSync(join(work, 'gone.log'), join(links, `web_other_app-${id('4')}.log`))
+    symlinkSync(live, join(dir, `web_ns_app-${id('1')}.log`))
+    symlinkSync(join(work, 'gone.log'), join(dir, `web_ns_app-${id('2')}.log`))
+    symlinkSync(join(work, 'gone.log'), join(dir, `web_ns_app-${id('3')}.log`))
+    symlinkSync(join(work, 'gone.log'), join(dir, `web_other_app-${id('4')}.log`))
     const running = [{...container(id('3'), 'app#0', 'CONTAINER_RUNNING', {uid: 'u'})}]
-    expect((await deadContainerLogLinks(links, running)).sort()).toEqual([
-      join(links, `web_ns_app-${id('2')}.log`),
-      join(links, `web_other_app-${id('4')}.log`),
+    expect((await deadContainerLogLinks(dir, running)).sort()).toEqual([
+      join(dir, `web_ns_app-${id('2')}.log`),
+      join(dir, `web_other_app-${id('4')}.log`),
     ])
-    expect(await deadContainerLogLinks(links, running, 'ns')).toEqual([join(links, `web_ns_app-${id('2')}.log`)])
+    expect(await deadContainerLogLinks(dir, running, 'ns')).toEqual([join(dir, `web_ns_app-${id('2')}.log`)])
+  })
+
+  it("removes only the dead links into podctl's log directories; a user's or a kubelet's dead link stays", async () => {
+    const dir = join(work, 'owned-links')
+    mkdirSync(dir, {recursive: true})
+    const ours = await logDirectory('c_ours_u8')
+    const id = (digit: string) => digit.repeat(64)
+    symlinkSync(join(ours, 'app', '3.log'), join(dir, `ours_c_app-${id('5')}.log`))
+    symlinkSync(join(logsRoot, 'c_kubelet_u9', 'app', '0.log'), join(dir, `kubelet_c_app-${id('6')}.log`))
+    symlinkSync('/home/someone/gone.log', join(dir, `user_c_app-${id('7')}.log`))
+    const round = dryRound()
+    expect(await collectDeadLinks(round, {linksDir: dir, logsRoot, remaining: [], alreadyGone: []})).toEqual([
+      join(dir, `ours_c_app-${id('5')}.log`),
+    ])
+    expect(round.explanation.leftAloneList().map((entry) => [entry.why, entry.count])).toEqual([
+      [`not a link podctl makes (it points outside ${logsRoot})`, 1],
+      [`not made by podctl (no ${POD_LOGS_MARK})`, 1],
+    ])
   })
 })

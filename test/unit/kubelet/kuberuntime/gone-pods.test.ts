@@ -6,6 +6,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
 import {goneFromRuntime, recordsOfRuntime, removePodRecord} from '../../../../src/lib/kubelet/kuberuntime/gone-pods.js'
+import {markPodLogDirectory} from '../../../../src/lib/kubelet/core/owned-logs.js'
 import type {PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 
 const A = 'unix:///run/a/containerd.sock'
@@ -78,5 +79,15 @@ describe('removePodRecord', () => {
     expect(existsSync(join(logsRoot, 'ns_db_u2'))).toBe(true)
     // Removing again is fine: nothing is left to remove.
     await removePodRecord(pod('web', 'u1'), {podDirRoot, logsRoot, linksDir})
+  })
+
+  it("keeps a log directory podctl marked for another runtime: the same uid there is that runtime's pod", async () => {
+    const {podDirRoot, logsRoot} = roots()
+    await recordDesiredPod(podDirRoot, pod('web', 'u1'), A)
+    mkdirSync(join(logsRoot, 'ns_web_u1', 'app'), {recursive: true})
+    await markPodLogDirectory(join(logsRoot, 'ns_web_u1'), true, {uid: 'u1', runtimeEndpoint: B})
+    await removePodRecord(pod('web', 'u1'), {podDirRoot, logsRoot, linksDir: join(logsRoot, '..', 'links')})
+    expect(existsSync(join(podDirRoot, 'u1'))).toBe(false)
+    expect(existsSync(join(logsRoot, 'ns_web_u1', 'app'))).toBe(true)
   })
 })

@@ -13,7 +13,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {ErrImagePullError} from '../../../../src/lib/images/errors.js'
 import {BackOff} from '../../../../src/lib/kube/backoff.js'
 import {createSandboxForPod} from '../../../../src/lib/kubelet/kuberuntime/create-sandbox.js'
-import {syncPodOnce} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
+import {syncPod} from '../../../../src/lib/kubelet/kuberuntime/sync-pod.js'
 import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
@@ -65,7 +65,7 @@ async function sync(failing?: string) {
     signal: new AbortController().signal,
     backOff: new BackOff({initialMs: 1000, maxMs: 8000}),
   }
-  return syncPodOnce(pod, await podSandboxes(fake.client, pod), settings, deps)
+  return syncPod(pod, await podSandboxes(fake.client, pod), settings, deps)
 }
 
 describe('image volumes', () => {

@@ -1,7 +1,8 @@
 /**
- * killPod and the pod's log directory, against the in-process fake runtime: a pod removed for good
- * loses <root>/<namespace>_<name>_<uid>; a recreation (keepPodDirectory), --keep and a caller
- * that names no root (a rollback) leave it.
+ * killPod and the pod's log directory, against the in-process fake runtime: a pod podctl made,
+ * removed for good, loses <root>/<namespace>_<name>_<uid>; a recreation (keepPodDirectory), --keep
+ * and a caller that names no root (a rollback) leave it, and so does the kill of a pod another tool
+ * made (named by the user: its logs are not podctl's, as crictl rmp leaves them).
  */
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -31,8 +32,11 @@ afterAll(async () => {
   rmSync(root, {recursive: true, force: true})
 })
 
-async function sandboxes() {
-  fake.addSandbox({name: 'web', namespace: 'ns', uid: 'u1', attempt: 0})
+/** The pod's sandbox, with what podctl writes on its sandboxes unless crictl made it. */
+async function sandboxes(maker: 'podctl' | 'crictl' = 'podctl') {
+  const annotations: Record<string, string> =
+    maker === 'podctl' ? {'io.podctl.restartPolicy': 'Always', 'io.podctl.podDirectory': `${root}/pods/u1`} : {}
+  fake.addSandbox({name: 'web', namespace: 'ns', uid: 'u1', attempt: 0}, annotations)
   return (await fake.client.runtime('listPodSandbox', {})).items
 }
 
@@ -51,5 +55,12 @@ describe("killPod and the pod's log directory", () => {
     fake.reset()
     await killPod(fake.client, await sandboxes(), {podDirRoot: join(root, 'pods')})
     expect(existsSync(logDirectory)).toBe(true)
+  })
+
+  it("keeps it when the pod killed is another tool's", async () => {
+    const killed = await killPod(fake.client, await sandboxes('crictl'), {podLogsRoot: root, podDirRoot: join(root, 'pods')})
+    expect(killed.removed).toBe(true)
+    expect(fake.sandboxes.size).toBe(0)
+    expect(existsSync(join(logDirectory, 'app', '0.log'))).toBe(true)
   })
 })

@@ -1,5 +1,5 @@
 /**
- * One SyncPod (issue 17): the reconciler's syncPodOnce is the only code that starts, kills and
+ * One SyncPod (issue 17): kuberuntime/sync-pod.ts's syncPod, asked through the pod workers, is the only code that starts, kills and
  * restarts containers, for `sync` and for `run --wait X` alike, against the in-process fake runtime.
  */
 import {mkdtempSync} from 'node:fs'
@@ -13,9 +13,9 @@ import {BackOff} from '../../../../src/lib/kube/backoff.js'
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {stableKey} from '../../../../src/lib/kube/helpers.js'
 import {createSandboxForPod} from '../../../../src/lib/kubelet/kuberuntime/create-sandbox.js'
-import {syncPodOnce, type SyncSettings} from '../../../../src/lib/kubelet/kuberuntime/reconciler.js'
+import {syncPod, type SyncSettings} from '../../../../src/lib/kubelet/kuberuntime/sync-pod.js'
 import {podSandboxes} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
-import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
@@ -88,12 +88,7 @@ describe('one SyncPod', () => {
     const model = await pod('uid-first')
     await createSandboxForPod(fake.client, model, 0, options, {events() {}})
     fake.calls.length = 0
-    const result = await syncPodOnce(
-      model,
-      await podSandboxes(fake.client, model),
-      options,
-      deps(new BackOff({initialMs: 1000, maxMs: 8000})),
-    )
+    const result = await syncPod(model, await podSandboxes(fake.client, model), options, deps(new BackOff({initialMs: 1000, maxMs: 8000})))
     expect(result.failure).toBeUndefined()
     expect(created()).toEqual(['one', 'two', 'app', 'side'])
     expect(result.did).toEqual([
@@ -116,7 +111,7 @@ describe('one SyncPod', () => {
     let offset = 0
     const backOff = new BackOff({initialMs: 1000, maxMs: 8000, now: () => Date.now() + offset})
     const pass = async () =>
-      syncPodOnce(
+      syncPod(
         model,
         await podSandboxes(fake.client, model),
         options,

@@ -11,7 +11,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
 import {resizePod} from '../../../../src/lib/kubelet/kuberuntime/resize.js'
-import {runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'

@@ -1,6 +1,19 @@
-import {describe, expect, it} from 'vitest'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
-import {generatePodSandboxConfig, parseResolvConf, podDnsConfig, podHostname} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {discardEvents} from '../../../../src/lib/kube/events.js'
+import {POD_LOGS_MARK, podLogDirectoryOwnership} from '../../../../src/lib/kubelet/core/owned-logs.js'
+import {
+  createPodSandbox,
+  generatePodSandboxConfig,
+  parseResolvConf,
+  podDnsConfig,
+  podHostname,
+} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
+import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
 import {FULL, HOST_RESOLV, pod, POD_DIRS, UID} from '../../../support/pod-manifest.js'
 
 describe('generatePodSandboxConfig', () => {
@@ -77,5 +90,42 @@ spec:
       searches: ['b', 'c'],
       options: [],
     })
+  })
+})
+
+describe("createPodSandbox and the pod's log directory", () => {
+  const work = mkdtempSync(join(tmpdir(), 'podctl-sandbox-logs-'))
+  let fake: FakePodRuntime
+  beforeAll(async () => {
+    fake = await new FakePodRuntime().start()
+  })
+  afterAll(async () => {
+    await fake.close()
+    rmSync(work, {recursive: true, force: true})
+  })
+
+  const create = async (logsRoot: string) => {
+    const manifest = await pod()
+    const config = generatePodSandboxConfig(manifest, {attempt: 0, logsRoot, hostResolvConf: HOST_RESOLV, podDirRoot: POD_DIRS})
+    await createPodSandbox(fake.client, manifest, config, {runtimeHandler: '', events: discardEvents})
+    return config.logDirectory!
+  }
+
+  it('marks the directory it makes for this pod and runtime, which garbage collection reads back', async () => {
+    const directory = await create(join(work, 'fresh'))
+    expect(JSON.parse(readFileSync(join(directory, POD_LOGS_MARK), 'utf8'))).toEqual({
+      madeBy: 'podctl',
+      uid: UID,
+      runtimeEndpoint: fake.client.runtimeEndpoint,
+    })
+    expect(await podLogDirectoryOwnership(directory, UID, fake.client.runtimeEndpoint)).toMatchObject({ours: true})
+  })
+
+  it('leaves unmarked a directory that was already there (it may be another tool’s)', async () => {
+    const logsRoot = join(work, 'existing')
+    const manifest = await pod()
+    mkdirSync(join(logsRoot, `${manifest.namespace}_${manifest.name}_${UID}`), {recursive: true})
+    const directory = await create(logsRoot)
+    expect(existsSync(join(directory, POD_LOGS_MARK))).toBe(false)
   })
 })

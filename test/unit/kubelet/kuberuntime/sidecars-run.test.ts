@@ -6,7 +6,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
 import {killPod} from '../../../../src/lib/kubelet/kuberuntime/kill.js'
-import {type PodRunDeps, type PodRunSettings, runPod} from '../../../../src/lib/kubelet/run/sync-pod.js'
+import {type PodRunDeps, type PodRunSettings, runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
 import {parseDocuments} from '../../../../src/lib/manifest/load.js'
 import {parsePod} from '../../../../src/lib/manifest/pod.js'
 import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'

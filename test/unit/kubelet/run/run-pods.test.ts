@@ -2,7 +2,8 @@ import {describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {PodctlError} from '../../../../src/lib/errors.js'
-import {failedOutcome, sandboxesByFullName, waitModes} from '../../../../src/lib/kubelet/run/run-pods.js'
+import {sandboxesByFullName} from '../../../../src/lib/kubelet/kuberuntime/sandbox.js'
+import {failedOutcome, waitModes} from '../../../../src/lib/kubelet/run/run-pods.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 import type {PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 

@@ -1,0 +1,367 @@
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {status as GrpcStatus} from '@grpc/grpc-js'
+import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
+
+import {AlreadyExistsError, ExitCode, InterruptedError} from '../../../../src/lib/errors.js'
+import {BackOff} from '../../../../src/lib/kube/backoff.js'
+import type {EnsureImageOptions, EnsureImageResult} from '../../../../src/lib/images/image-manager.js'
+import type {PodEvent} from '../../../../src/lib/kube/events.js'
+import {parseDocuments} from '../../../../src/lib/manifest/load.js'
+import type {PodModel} from '../../../../src/lib/manifest/model.js'
+import {parsePod} from '../../../../src/lib/manifest/pod.js'
+import {PodFailedError} from '../../../../src/lib/kubelet/core/reasons.js'
+import {syncPod} from '../../../../src/lib/kubelet/kuberuntime/sync-pod.js'
+import {type PodRunDeps, type PodRunSettings, runPod} from '../../../../src/lib/kubelet/run/run-pod.js'
+import {FakePodRuntime} from '../../../support/fake-pod-runtime.js'
+
+const POD = `
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: shop}
+spec:
+  volumes:
+  - {name: cache, emptyDir: {}}
+  initContainers:
+  - {name: setup, image: "busybox:1.36", command: ["true"]}
+  containers:
+  - name: app
+    image: "nginx:1.27"
+    lifecycle: {postStart: {exec: {command: [sh, -c, "echo hi"]}}}
+    volumeMounts: [{name: cache, mountPath: /cache}]
+`
+
+let fake: FakePodRuntime
+let ensured: string[]
+let events: PodEvent[]
+
+beforeAll(async () => {
+  fake = await new FakePodRuntime().start()
+})
+
+afterEach(() => fake.reset())
+
+afterAll(async () => {
+  await fake.close()
+})
+
+async function pod(uid = 'new-uid'): Promise<PodModel> {
+  const [document] = await parseDocuments(POD, 'pod.yaml')
+  return parsePod(document, 'pod.yaml', {newUid: () => uid})
+}
+
+function settings(overrides: Partial<PodRunSettings> = {}): PodRunSettings {
+  const root = mkdtempSync(join(tmpdir(), 'podctl-sync-pod-'))
+  return {
+    wait: 'running',
+    replace: false,
+    keepOnFailure: false,
+    remove: false,
+    logsRoot: join(root, 'logs'),
+    podDirRoot: join(root, 'pods'),
+    hostResolvConf: 'nameserver 10.0.0.2\n',
+    nodeMemoryBytes: 1024 ** 3,
+    pollMs: 20,
+    ...overrides,
+  }
+}
+
+/** An image manager that finds every image present, recording what it was asked for among the RPCs. */
+function deps(signal = new AbortController().signal): PodRunDeps {
+  ensured = []
+  events = []
+  return {
+    client: fake.client,
+    images: {
+      async ensureImage(options: EnsureImageOptions): Promise<EnsureImageResult> {
+        fake.calls.push({method: `ensureImage ${options.image}`, request: options})
+        ensured.push(options.image)
+        return {image: options.image, imageRef: `sha256:${options.image}`, pulled: false, message: '', policy: 'IfNotPresent', attempts: 0}
+      },
+    },
+    events: (event) => events.push(event),
+    signal,
+  }
+}
+
+const reasons = () => events.map((event) => `${event.type} ${event.reason} ${event.object ?? ''}`.trim())
+
+describe('runPod (SyncPod against the in-process fake runtime)', () => {
+  it('sends the RPCs in the kubelet order: sandbox, images ahead, then SyncPod (observe, init, observe, app, postStart)', async () => {
+    const outcome = await runPod(await pod(), [], settings(), deps())
+    expect(outcome.failure).toBeUndefined()
+    const sync = fake.methods().slice(0, fake.methods().indexOf('execSync') + 2)
+    expect(sync).toEqual([
+      'runPodSandbox',
+      'podSandboxStatus',
+      'ensureImage busybox:1.36',
+      'ensureImage nginx:1.27',
+      // The pass observes the pod (computePodActions reads it), starts the init container and waits for it.
+      'listPodSandbox',
+      'listContainers',
+      'podSandboxStatus',
+      'imageStatus',
+      'createContainer',
+      'startContainer',
+      'containerStatus',
+      // It observes again: the app container is next.
+      'listContainers',
+      'podSandboxStatus',
+      'containerStatus',
+      'imageStatus',
+      'createContainer',
+      'startContainer',
+      'execSync',
+      'listPodSandbox',
+    ])
+    expect(outcome.result).toMatchObject({
+      pod: 'web',
+      namespace: 'shop',
+      uid: 'new-uid',
+      attempt: 0,
+      ip: '10.88.0.9',
+      phase: 'Running',
+      rolledBack: false,
+      containers: [
+        {name: 'setup', type: 'init', state: 'Exited', exitCode: 0, attempt: 0},
+        {name: 'app', type: 'app', state: 'Running', exitCode: null, attempt: 0},
+      ],
+    })
+    expect(reasons()).toEqual([
+      'Normal Created web_shop/setup',
+      'Normal Started web_shop/setup',
+      'Normal Created web_shop/app',
+      'Normal Started web_shop/app',
+    ])
+  })
+
+  it('rolls the pod back when CreateContainer fails, with the kubelet reason and exit code 14', async () => {
+    fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
+    const outcome = await runPod(await pod(), [], settings(), deps())
+    expect(outcome.failure).toBeInstanceOf(PodFailedError)
+    expect(outcome.failure).toMatchObject({code: 'CreateContainerError', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    expect(outcome.failure!.message).toMatch(/no space left on device \(rolled back\)$/)
+    const failedAt = fake.methods().indexOf('createContainer')
+    expect(fake.methods().slice(failedAt + 1)).toEqual(['listPodSandbox', 'listContainers', 'stopPodSandbox', 'removePodSandbox'])
+    expect(fake.sandboxes.size).toBe(0)
+    expect(outcome.result).toMatchObject({rolledBack: true, phase: 'Failed', error: {code: 'CreateContainerError', exitCode: 14}})
+    expect(reasons()).toContain('Warning Failed web_shop/setup')
+  })
+
+  it('rolls back what it made when interrupted mid-run, and reports the interrupt', async () => {
+    const controller = new AbortController()
+    const run = deps(controller.signal)
+    const seen = run.events
+    // Interrupted once the app container has started: the wait for completion is under way.
+    run.events = (event) => {
+      seen(event)
+      if (event.reason === 'Started' && event.object === 'web_shop/app') controller.abort()
+    }
+
+    const outcome = await runPod(await pod(), [], settings({wait: 'completed'}), run)
+    expect(outcome.failure).toBeInstanceOf(InterruptedError)
+    expect(outcome.failure!.exitCode).toBe(ExitCode.INTERRUPTED)
+    expect(outcome.result.rolledBack).toBe(true)
+    expect(fake.methods()).toContain('stopContainer')
+    expect(fake.sandboxes.size).toBe(0)
+    expect(fake.containers.size).toBe(0)
+    expect(reasons()).toContain('Normal Killing web_shop/app')
+  })
+
+  it('--replace kills the existing pod and starts attempt + 1 with its uid, leaving the input model untouched', async () => {
+    const old = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 2})
+    const input = await pod('new-uid')
+    const before = structuredClone(input)
+    const options = settings({replace: true})
+    const outcome = await runPod(input, [old as never], options, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(input).toEqual(before)
+    expect(fake.methods().slice(0, 3)).toEqual(['listContainers', 'stopPodSandbox', 'removePodSandbox'])
+    const created = fake.calls.find((call) => call.method === 'runPodSandbox')!.request
+    expect(created.config.metadata).toMatchObject({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 3})
+    expect(outcome.result).toMatchObject({uid: 'old-uid', attempt: 3})
+    // The emptyDir is mounted from the directory set up for the reused uid.
+    const app = fake.calls.filter((call) => call.method === 'createContainer')[1].request
+    expect(app.config.mounts[0].hostPath).toBe(join(options.podDirRoot, 'old-uid/volumes/kubernetes.io~empty-dir/cache'))
+    expect(reasons()[0]).toBe('Normal SandboxChanged web_shop')
+  })
+
+  it('a recreation (SyncPod) keeps the pod directory and its emptyDir data; the old sandbox goes once the new one runs', async () => {
+    const options = settings({wait: 'none'})
+    const first = await runPod(await pod('kept-uid'), [], options, deps())
+    expect(first.failure).toBeUndefined()
+    const data = join(options.podDirRoot, 'kept-uid/volumes/kubernetes.io~empty-dir/cache/data.txt')
+    writeFileSync(data, 'still here\n')
+    const old = [...fake.sandboxes.values()]
+    fake.calls.length = 0
+    const outcome = await syncPod(await pod('generated'), old as never, options, {...deps(), recreate: true})
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome).toMatchObject({uid: 'kept-uid'})
+    expect(outcome.did[0]).toBe('recreated the pod sandbox (attempt 1)')
+    expect(readFileSync(data, 'utf8')).toBe('still here\n')
+    // Stopped first, removed only after the new sandbox and its containers were made.
+    const methods = fake.methods()
+    expect(methods.indexOf('stopPodSandbox')).toBeLessThan(methods.indexOf('runPodSandbox'))
+    expect(methods.indexOf('removePodSandbox')).toBeGreaterThan(methods.lastIndexOf('startContainer'))
+    expect([...fake.sandboxes.values()].map((sandbox) => sandbox.metadata.attempt)).toEqual([1])
+  })
+
+  it('a failed recreation removes only what it made: the stopped sandbox and the emptyDir data stay', async () => {
+    const options = settings({wait: 'none'})
+    await runPod(await pod('kept-uid'), [], options, deps())
+    const data = join(options.podDirRoot, 'kept-uid/volumes/kubernetes.io~empty-dir/cache/data.txt')
+    writeFileSync(data, 'still here\n')
+    const old = [...fake.sandboxes.values()]
+    fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
+    const outcome = await syncPod(await pod('generated'), old as never, options, {...deps(), recreate: true})
+    expect(outcome.failure!.message).toMatch(/\(rolled back\); the pod keeps its volumes and its stopped sandbox \(attempt 0\)$/)
+    expect(readFileSync(data, 'utf8')).toBe('still here\n')
+    expect(existsSync(join(options.podDirRoot, 'kept-uid'))).toBe(true)
+    expect([...fake.sandboxes.values()].map((sandbox) => [sandbox.metadata.attempt, sandbox.state])).toEqual([[0, 'SANDBOX_NOTREADY']])
+  })
+
+  it('restarts a failing init container after the crash back-off, then gives up with CrashLoopBackOff', async () => {
+    fake.initExitCode = 1
+    const manifest = await pod()
+    const options = settings({restartBackOff: new BackOff({initialMs: 100, maxMs: 3000}), deadline: Date.now() + 1500})
+    const outcome = await runPod({...manifest, restartPolicy: 'OnFailure'}, [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'CrashLoopBackOff', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    // The first restart is immediate; the second waits out a window, announced by a BackOff event.
+    expect(reasons().filter((reason) => reason === 'Normal Started web_shop/setup').length).toBeGreaterThanOrEqual(3)
+    expect(reasons()).toContain('Warning BackOff web_shop/setup')
+    // Only the newest exited instance is kept before each restart.
+    expect(fake.methods()).toContain('removeContainer')
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('--wait none still fails an init container that fails under restartPolicy Never (Init:Error), and rolls back', async () => {
+    fake.initExitCode = 1
+    const manifest = await pod()
+    const outcome = await runPod({...manifest, restartPolicy: 'Never'}, [], settings({wait: 'none'}), deps())
+    expect(outcome.failure).toMatchObject({code: 'Init:Error', exitCode: ExitCode.POD_FAILED, container: 'setup'})
+    expect(outcome.failure!.message).toMatch(
+      /^init container "setup" exited with code 1 \(Error\) and restartPolicy is Never \(rolled back/,
+    )
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('records pod.json before the first container starts (a supervisor sees the pod at once), and the rollback removes it', async () => {
+    const options = settings()
+    const path = join(options.podDirRoot, 'recorded', 'pod.json')
+    const run = deps()
+    const seen = run.events
+    const recordedAtStart: boolean[] = []
+    run.events = (event) => {
+      seen(event)
+      if (event.reason === 'Started') recordedAtStart.push(existsSync(path))
+    }
+
+    fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
+    const outcome = await runPod(await pod('recorded'), [], options, run)
+    expect(outcome.failure).toMatchObject({code: 'PostStartHookError'})
+    expect(recordedAtStart).toEqual([true, true])
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('--keep-on-failure: a failed postStart kills its container, the pod stays (not recorded for sync)', async () => {
+    fake.execSyncAnswer = () => ({stdout: Buffer.alloc(0), stderr: Buffer.from('hook broke'), exitCode: 1})
+    const options = settings({keepOnFailure: true})
+    const outcome = await runPod(await pod('kept'), [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'PostStartHookError', container: 'app'})
+    expect(outcome.result.rolledBack).toBe(false)
+    expect(reasons()).toContain('Normal Killing web_shop/app')
+    expect(fake.sandboxes.size).toBe(1)
+    expect(existsSync(join(options.podDirRoot, 'kept', 'pod.json'))).toBe(false)
+  })
+
+  it('refuses an existing pod without --replace and touches nothing', async () => {
+    const old = fake.addSandbox({name: 'web', namespace: 'shop', uid: 'old-uid', attempt: 0})
+    const outcome = await runPod(await pod(), [old as never], settings(), deps())
+    expect(outcome.failure).toBeInstanceOf(AlreadyExistsError)
+    expect(outcome.result.rolledBack).toBe(false)
+    expect(fake.methods()).toEqual([])
+    expect(fake.sandboxes.size).toBe(1)
+  })
+
+  // Every CRI call a run makes, interrupted while in flight: the runtime finishes its part anyway
+  // (as containerd does), and nothing may be left behind.
+  const IN_FLIGHT = ['runPodSandbox', 'podSandboxStatus', 'imageStatus', 'createContainer', 'startContainer', 'containerStatus', 'execSync']
+  for (const method of IN_FLIGHT) {
+    it(`leaves nothing behind when interrupted during ${method} (3 of 3)`, async () => {
+      for (let round = 0; round < 3; round++) {
+        fake.reset()
+        // containerd keeps a container whose start was cancelled "starting" for a while.
+        fake.cancelledStartBusyMs = 400
+        const hold = fake.holdNext(method)
+        const controller = new AbortController()
+        const running = runPod(await pod(`uid-${method}-${round}`), [], settings(), deps(controller.signal))
+        await hold.arrived
+        controller.abort()
+        setTimeout(hold.release, 100)
+        const outcome = await running
+        expect(outcome.failure).toBeInstanceOf(InterruptedError)
+        expect([...fake.sandboxes.keys()], `sandboxes left after ${method}`).toEqual([])
+        expect([...fake.containers.keys()], `containers left after ${method}`).toEqual([])
+        expect(outcome.result.rolledBack).toBe(true)
+      }
+    })
+  }
+
+  it('does not cancel StartContainer mid-call', async () => {
+    const hold = fake.holdNext('startContainer')
+    const controller = new AbortController()
+    const running = runPod(await pod(), [], settings(), deps(controller.signal))
+    await hold.arrived
+    controller.abort()
+    setTimeout(hold.release, 50)
+    await running
+    const start = fake.calls.find((call) => call.method === 'startContainer')!
+    expect(start.cancelled).toBe(false)
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it('retries the rollback until the runtime lets go of a starting container, and says so', async () => {
+    // A runtime of its own: calls the interrupted runs above leave in flight must not take its queued failures.
+    const shared = fake
+    fake = await new FakePodRuntime().start()
+    try {
+      fake.failNext('removeContainer', GrpcStatus.UNKNOWN, 'container is in starting state, try again')
+      fake.failNext('execSync', GrpcStatus.INTERNAL, 'hook broke')
+      const outcome = await runPod(await pod(), [], settings(), deps())
+      expect(outcome.failure).toBeInstanceOf(PodFailedError)
+      expect(outcome.failure!.message).toMatch(/\(rolled back after 2 attempts in \d+\.\d s; container logs stay in /)
+      expect(fake.sandboxes.size).toBe(0)
+      expect(fake.containers.size).toBe(0)
+    } finally {
+      await fake.close()
+      fake = shared
+    }
+  })
+
+  it('says exactly what is left when the rollback cannot finish', async () => {
+    const {ROLLBACK_BUDGET_MS} = await import('../../../../src/lib/kubelet/run/run-pod.js')
+    expect(ROLLBACK_BUDGET_MS).toBeGreaterThan(0)
+    // Every StopPodSandbox fails: the sandbox can never be removed.
+    for (let i = 0; i < 500; i++) fake.failNext('stopPodSandbox', GrpcStatus.INTERNAL, 'network teardown failed')
+    vi.spyOn(Date, 'now').mockImplementation(
+      (
+        (start) => () =>
+          start + (fake.calls.length > 20 ? ROLLBACK_BUDGET_MS * 2 : 0)
+      )(Date.now()),
+    )
+    try {
+      fake.failNext('createContainer', GrpcStatus.INTERNAL, 'no space left on device')
+      const outcome = await runPod(await pod(), [], settings(), deps())
+      const sandbox = [...fake.sandboxes.keys()][0]
+      expect(outcome.result.rolledBack).toBe(false)
+      expect(outcome.failure!.message).toContain(
+        `left behind pod web_shop (sandbox ${sandbox.slice(0, 13)}); remove it with: podctl kill web -n shop`,
+      )
+      expect(outcome.failure!.message).toContain('rolling back failed for')
+    } finally {
+      vi.restoreAllMocks()
+    }
+  })
+})

@@ -1,0 +1,80 @@
+import {describe, expect, it} from 'vitest'
+
+import type {PodEvent as KubeEvent} from '../../../../src/lib/kube/events.js'
+import {OUTSIDE_STOPS_WINDOW_MS, OutsideStops} from '../../../../src/lib/kubelet/workers/outside-stops.js'
+import {OWNER_CHECK_MS, RuntimeOwnerWatch} from '../../../../src/lib/kubelet/supervisor/runtime-owner-watch.js'
+
+describe('RuntimeOwnerWatch', () => {
+  it('checks every 2 s, says once that a kubelet owns the runtime and once that it is gone, and resyncs then', async () => {
+    const events: KubeEvent[] = []
+    let owner: string | undefined
+    let checks = 0
+    let resyncs = 0
+    const watch = new RuntimeOwnerWatch(
+      async () => {
+        checks++
+        return owner
+      },
+      (event) => events.push(event),
+      () => resyncs++,
+    )
+    await watch.tick(0)
+    await watch.tick(OWNER_CHECK_MS - 1)
+    expect(checks).toBe(1)
+    owner = 'kubelet pid 7 uses the runtime at unix:///x.sock (its --container-runtime-endpoint)'
+    await watch.tick(OWNER_CHECK_MS)
+    await watch.tick(2 * OWNER_CHECK_MS)
+    expect(watch.owner).toBe(owner)
+    owner = undefined
+    await watch.tick(3 * OWNER_CHECK_MS)
+    expect(watch.owner).toBeUndefined()
+    expect(events.map(({reason, type}) => [type, reason])).toEqual([
+      ['Warning', 'KubeletOwnsRuntime'],
+      ['Normal', 'KubeletGone'],
+    ])
+    expect(events[0].message).toMatch(
+      /^kubelet pid 7 uses the runtime at unix:\/\/\/x\.sock \(its --container-runtime-endpoint\); it kills pods/,
+    )
+    expect(resyncs).toBe(1)
+  })
+
+  it('keeps what it knew when a check fails', async () => {
+    let fail = false
+    const watch = new RuntimeOwnerWatch(
+      async () => {
+        if (fail) throw new Error('proc unreadable')
+        return 'kubelet pid 7 ...'
+      },
+      () => {},
+      () => {},
+    )
+    await watch.tick(0)
+    fail = true
+    await watch.tick(OWNER_CHECK_MS)
+    expect(watch.owner).toBe('kubelet pid 7 ...')
+  })
+})
+
+describe('OutsideStops', () => {
+  it('lets a dead sandbox be recreated twice within the window and gives up at the third death, with one warning', () => {
+    const events: KubeEvent[] = []
+    const stops = new OutsideStops('web_default', (event) => events.push(event))
+    expect([stops.mayRecreate(0), stops.mayRecreate(1000), stops.mayRecreate(2000), stops.mayRecreate(3000)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ])
+    expect(stops.gaveUp).toBe(true)
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({type: 'Warning', reason: 'StoppedOutside', object: 'web_default'})
+  })
+
+  it('forgets deaths older than the window', () => {
+    const stops = new OutsideStops('web_default', () => {})
+    expect(stops.mayRecreate(0)).toBe(true)
+    expect(stops.mayRecreate(1000)).toBe(true)
+    expect(stops.mayRecreate(OUTSIDE_STOPS_WINDOW_MS + 500)).toBe(true)
+    expect(stops.gaveUp).toBe(false)
+  })
+})
