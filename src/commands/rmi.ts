@@ -70,7 +70,8 @@ not an error: exit 0 with a note on stderr.`
     'dry-run': Flags.boolean({summary: 'Print what would be removed; remove nothing.'}),
   }
 
-  public async run(): Promise<RmiResult> {
+  /** IMAGE arguments or --all/--prune, never both. */
+  private checkArguments(): void {
     const {flags, positional: refs} = this
     if (refs.length === 0 && !flags.all && !flags.prune) {
       throw new UsageError('rmi needs IMAGE arguments, --all or --prune; e.g. podctl rmi localhost:5000/app:v1')
@@ -79,7 +80,11 @@ not an error: exit 0 with a note on stderr.`
     if (refs.length > 0 && (flags.all || flags.prune)) {
       throw new UsageError(`--${flags.all ? 'all' : 'prune'} takes no IMAGE arguments; drop ${refs.join(' ')} or the flag`)
     }
+  }
 
+  public async run(): Promise<RmiResult> {
+    const {flags, positional: refs} = this
+    this.checkArguments()
     const client = await this.client()
     // --all and --prune take only the images podctl pulled, recorded under $PODCTL_POD_DIR_ROOT (images/pull-records.ts).
     const request = {refs, all: flags.all, prune: flags.prune, force: flags.force}

@@ -191,8 +191,8 @@ spec:
     expect(JSON.parse(kill.stdout).items[0]).toMatchObject({containersStopped: 2, removed: true})
     // The grace period was honoured (the app was not killed early) ...
     expect(tookMs, `kill took ${Math.round(tookMs)} ms`).toBeGreaterThanOrEqual(9500)
-    // ... once: 10 s + the 2 s left to the sidecar, with room for the runtime, far below the 20 s of two.
-    expect(tookMs, `kill took ${Math.round(tookMs)} ms`).toBeLessThanOrEqual(14_000)
+    // ... once: 10 s + the 2 s left to the sidecar, with room for the runtime on a loaded machine, below the 20 s of two.
+    expect(tookMs, `kill took ${Math.round(tookMs)} ms`).toBeLessThanOrEqual(17_000)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
 })

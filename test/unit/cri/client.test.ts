@@ -5,6 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {CriClient} from '../../../src/lib/cri/client.js'
 import {probeEndpoints} from '../../../src/lib/cri/connect.js'
+import {PodctlAnnotation} from '../../../src/lib/kube/labels.js'
 import {
   DeadlineExceededError,
   ExitCode,
@@ -55,7 +56,14 @@ beforeAll(async () => {
       listPodSandbox: (_call, cb) =>
         cb(null, {
           items: [
-            {id: 'sb1', metadata: {name: 'web', namespace: 'default', uid: 'u1', attempt: 0}, state: 'SANDBOX_READY', createdAt: '1'},
+            // podctl's own pod (its annotations), since kill --all takes only those
+            {
+              id: 'sb1',
+              metadata: {name: 'web', namespace: 'default', uid: 'u1', attempt: 0},
+              state: 'SANDBOX_READY',
+              createdAt: '1',
+              annotations: {[PodctlAnnotation.restartPolicy]: 'Always', [PodctlAnnotation.podDirectory]: '/var/lib/podctl/pods/u1'},
+            },
           ],
         }),
       listContainers: (_call, cb) => cb(null, {containers: []}),
