@@ -6,6 +6,11 @@ import {eventDocument, watchContainerEvents} from '../lib/node/container-events.
 import {nanosToIso, truncateId} from '../lib/output/format.js'
 import type {ContainerEventResponse} from '../generated/runtime/v1/api.js'
 
+/** What a split stream means for this command, after the runtime's own reason. */
+const SPLIT_CONSEQUENCE =
+  'a kubelet, a podctl supervisor or another events command listening now takes some of the events, which this one misses ' +
+  '(podctl supervisors leave such a runtime to its listeners and list it instead)'
+
 export default class Events extends BaseCommand<typeof Events> {
   // The stream lasts until Ctrl-C: --timeout bounds connecting, not the watch.
   static override timeoutBoundsCommand = false
@@ -21,7 +26,10 @@ PLEG reads). JSON (the default, as crictl events) prints one document per event:
 Events that happened before the command started (containerd queues them while nobody listens \
 and sends them all at once to the next subscriber) are skipped, with one note on stderr when the first is skipped; \
 --queued prints them too, as crictl events does. Ctrl-C ends the stream (exit 0). A runtime without the call, \
-such as containerd before 1.7, is reported at once with exit 6 (Unimplemented).`
+such as containerd before 1.7, is reported at once with exit 6 (Unimplemented), and so is a stream the runtime ends \
+at once without an event (CRI-O without enable_pod_events). Where the runtime gives each event to one listener only \
+(containerd 1.7, CRI-O before 1.28), a line on stderr says that other listeners and this command split the events \
+(docs/runtimes.md).`
 
   static override examples = [
     example('Watch every event as JSON'),
@@ -56,6 +64,7 @@ such as containerd before 1.7, is reported at once with exit 6 (Unimplemented).`
     await watchContainerEvents(client, print, {
       signal: interruption.signal,
       since: all ? undefined : this.startedAt,
+      onSplit: (reason) => this.stderrLine(`${reason}: ${SPLIT_CONSEQUENCE}`),
       onQueued: () => {
         // Said once, when the first one comes: the stream may run for hours before Ctrl-C.
         if (!skipping) this.stderrLine('Skipping the events the runtime queued before this command started (--queued prints them)')

@@ -16,7 +16,10 @@ check with an exit code use podctl status.`
 
   static override examples = [
     example('Everything the runtime reports'),
-    example("containerd's sandbox (pause) image", `-o jsonpath='{.config.sandboxImage}'`),
+    example(
+      'The sandbox (pause) image: containerd 1.x, CRI-O 1.27+ (containerd 2.x pins it: podctl images --pinned)',
+      `-o jsonpath='{.config.sandboxImage}'`,
+    ),
     example('The CNI configuration it loaded', `--template '{{.cniconfig | json}}'`),
     example('As YAML', '-o yaml'),
     example('The conditions only', '-q'),

@@ -7,6 +7,7 @@ import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTableBytes} from '../lib/output/table.js'
 import {podFullName} from '../lib/kube/helpers.js'
 import {listPods, type PodListEntry, type PodListFilters, podsNameHint, sandboxIps} from '../lib/node/pods.js'
+import {runtimeHandlerLabel} from '../lib/node/runtime-handler.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 import {podBlock} from '../lib/output/verbose-blocks.js'
 
@@ -115,7 +116,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     const headers = ['POD ID', 'NAME', 'NAMESPACE', 'STATE', 'CONTAINERS', 'ATTEMPT', 'CREATED']
     if (wide) headers.push('UID', 'IP', 'RUNTIME')
     const [readyCell, notReadyCell] = [chalk.green('Ready'), chalk.yellow('NotReady')]
-    const rows = entries.map(({sandbox, containers, status}) => {
+    const rows = entries.map(({sandbox, containers, status, runtimeHandler}) => {
       const ready = sandbox.state === 'SANDBOX_READY'
       const row = [
         truncateId(sandbox.id, noTrunc),
@@ -127,7 +128,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
         humanAge(sandbox.createdAt, now),
       ]
       if (wide) {
-        row.push(sandbox.metadata?.uid ?? '', sandboxIps(status).join(',') || '-', sandbox.runtimeHandler || '(default)')
+        row.push(sandbox.metadata?.uid ?? '', sandboxIps(status).join(',') || '-', runtimeHandlerLabel(runtimeHandler))
       }
 
       return row

@@ -9,13 +9,12 @@ import {InterruptedError, PodctlError} from '../lib/errors.js'
 import {durationFlag, outputFlag, progressFlag} from '../lib/flags.js'
 import {credentialsFromFlags, namesRegistryHost} from '../lib/images/credentials.js'
 import {DEFAULT_PARALLEL_PULLS, type EnsureImageOptions, type EnsureImageResult, ImageManager} from '../lib/images/image-manager.js'
+import {pullSummary} from '../lib/images/pull-summary.js'
 import {pullSandboxConfig} from '../lib/images/pull-options.js'
 import {chooseProgressView, SpinnerProgressView} from '../lib/images/progress-view.js'
 import {applyDefaultImageTag} from '../lib/images/reference.js'
 import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
-import {truncateId} from '../lib/output/format.js'
-import {formatGoDuration} from '../lib/util/duration.js'
 import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
@@ -198,7 +197,8 @@ attempted even when another fails; the exit code is that of the first failing im
       try {
         const result = await manager.ensureImage({image, policy: flags.policy, ...options, deadline, eventObject: image})
         pull.result = result
-        if (!this.machineOutput()) this.aboveSpinner(() => this.log(flags.quiet ? result.imageRef : this.describe(image, result)))
+        const shown = flags.quiet ? result.imageRef : pullSummary(image, result, flags['no-trunc'])
+        if (!this.machineOutput()) this.aboveSpinner(() => this.log(shown))
       } catch (error) {
         pull.error = toPodctlError(error)
         if (!(error instanceof InterruptedError)) this.reportFailure(withReason(pull.error))
@@ -208,13 +208,6 @@ attempted even when another fails; the exit code is that of the first failing im
     }
 
     await Promise.all([...pulls].map(([image, pull]) => pullOne(image, pull))).finally(() => spinner?.stop())
-  }
-
-  private describe(requested: string, result: EnsureImageResult): string {
-    const id = truncateId(result.imageRef, this.flags['no-trunc'])
-    if (!result.pulled) return `Image "${requested}" is already present (${result.policy}). ID: ${id}`
-    const took = formatGoDuration(result.pullMs ?? 0)
-    return `Successfully pulled image "${requested}" in ${took}. Image size: ${result.sizeBytes ?? 0} bytes. ID: ${id}`
   }
 }
 

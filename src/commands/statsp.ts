@@ -22,8 +22,9 @@ export default class Statsp extends BaseCommand<typeof Statsp> {
   static override description = `Samples twice, --seconds apart, and shows each ready pod's CPU as the percentage of \
 one core used in between and its memory working set. The figures come from ListPodSandboxStats; where the runtime \
 does not implement it, or fails it as a whole (containerd 1.6 does when any sandbox on the node has no cgroup, e.g. \
-one made by crictl runp without cgroup_parent), they are the sum of the pod's containers from ListContainerStats, \
-which leaves out the pause container; each row's "source" says which.
+one made by crictl runp without cgroup_parent), or answers a pod without CPU or memory (CRI-O with the cgroupfs \
+driver), they are the sum of the pod's containers from ListContainerStats, which leaves out the pause container; each \
+row's "source" says which.
 
 JSON and YAML carry podctl's summary per pod in "items" (cpuPercent, cpuUsageCoreNanoSeconds, \
 memoryWorkingSetBytes, timestamp, source) and, in "stats", crictl's layout: the CRI PodSandboxStats, when the \

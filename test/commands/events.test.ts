@@ -79,3 +79,50 @@ describe('podctl events', () => {
     expect(yaml.stdout).toContain('containerEventType: CONTAINER_STARTED_EVENT')
   })
 })
+
+describe('podctl events on runtimes that split their events or send none', () => {
+  const crioDir = socketDir()
+  const crioSocket = join(crioDir, 'crio.sock')
+  let stopCrio: () => Promise<void>
+  /** What the stream does: CRI-O 1.26 with enable_pod_events sends; without it, it ends at once. */
+  let sends = true
+
+  beforeAll(async () => {
+    const runtime = {
+      version: (_call: unknown, callback: (error: null, value: unknown) => void) =>
+        callback(null, {version: '0.1.0', runtimeName: 'cri-o', runtimeVersion: '1.26.4', runtimeApiVersion: 'v1'}),
+      getContainerEvents(call: {write(message: unknown): void; end(): void}) {
+        if (sends) call.write(event('c3'.padEnd(64, '0'), 'CONTAINER_STARTED_EVENT', String(BigInt(Date.now() + 1000) * 1_000_000n)))
+        call.end()
+      },
+    }
+    stopCrio = await startFakeRuntime(crioSocket, runtime as never)
+  })
+
+  afterAll(async () => {
+    await stopCrio()
+  })
+
+  it('says on stderr that listeners split the events of CRI-O before 1.28, and prints what it gets', async () => {
+    sends = true
+    const result = await podctl(['-r', crioSocket, 'events', '-o', 'go-template={{.containerEventType}}'], {env})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe('CONTAINER_STARTED_EVENT\n')
+    expect(result.stderr).toBe(
+      'cri-o 1.26.4 gives each container event to one subscriber only (CRI-O 1.28 gives each to all): ' +
+        'a kubelet, a podctl supervisor or another events command listening now takes some of the events, which this one misses ' +
+        '(podctl supervisors leave such a runtime to its listeners and list it instead)\n',
+    )
+  })
+
+  it('exits 6 naming enable_pod_events when the runtime ends the stream at once without an event', async () => {
+    sends = false
+    const result = await podctl(['-r', crioSocket, 'events'], {env})
+    expect(result.code).toBe(6)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(
+      'the runtime ended its container event stream at once, without an event ' +
+        '(CRI-O sends container events only with enable_pod_events = true in its [crio.runtime] table)',
+    )
+  })
+})

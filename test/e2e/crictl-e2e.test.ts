@@ -20,7 +20,11 @@
  * - no outside registry is reachable: the pull specs pull the same repositories from the lab registry
  *   (scripts/lab.sh up pushes stand-ins as localhost:5000/k8s-staging-cri-tools/…), the digest one by
  *   the digest the registry reports for test-image-digest;
- * - events: a sandbox proves the stream open; containerd 1.6 has no GetContainerEvents (see that spec).
+ * - events: a sandbox proves the stream open; containerd 1.6 has no GetContainerEvents (see that spec);
+ * - podctl is crictl v1.37.0 (as the lab's reference crictl): its help's usage line is
+ *   `crictl rm [command options] …` where v1.29.0's said `crictl rm command …`, and it warns on stderr
+ *   when no config file exists, so each run gets an empty one (CRI_CONFIG_FILE), as on a node with
+ *   /etc/crictl.yaml.
  *
  * It runs beside the other files (no group of its own in vitest.config.ts): it shares nothing with the
  * lab but the registry, which it only reads, and creates no pods on the lab, so the stand-in kubelet of the
@@ -30,7 +34,9 @@
  * against the real crictl v1.29.0, which passes all 22.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {accessSync, constants, rmSync} from 'node:fs'
+import {accessSync, constants, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
 import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
@@ -54,12 +60,16 @@ beforeAll(() => {
   }
 })
 
+/** An empty crictl config: crictl v1.37.0 warns on stderr when it finds none. */
+const emptyConfig = join(mkdtempSync(join(tmpdir(), 'crictl-e2e-')), 'crictl.yaml')
+writeFileSync(emptyConfig, '')
+
 /** The test's environment without what would point crictl elsewhere than its flags say. */
 function crictlEnv(): NodeJS.ProcessEnv {
   const env = {...process.env}
   delete env.CONTAINER_RUNTIME_ENDPOINT
   delete env.IMAGE_SERVICE_ENDPOINT
-  delete env.CRI_CONFIG_FILE
+  env.CRI_CONFIG_FILE = emptyConfig
   return env
 }
 
@@ -171,9 +181,10 @@ describe('crictl: events', () => {
    * GetContainerEvents ends at once without an error, and crictl with it: exit 0, nothing printed.
    *
    * containerd 1.6 has no GetContainerEvents, so the stream cannot stay open. crictl then ends by
-   * itself, and what matters to a script is checked: exit 1, nothing on stdout, one fatal line on
-   * stderr saying getting container events failed on GetContainerEvents (crictl's own words are the
-   * gRPC status, "rpc error: code = Unimplemented desc = method GetContainerEvents not implemented").
+   * itself, and what matters to a script is checked: exit 1, nothing on stdout, one line on stderr
+   * (error level in crictl v1.37.0, fatal in v1.29.0) saying getting container events failed on
+   * GetContainerEvents (crictl's own words are the gRPC status, "rpc error: code = Unimplemented desc =
+   * method GetContainerEvents not implemented").
    */
   it('should succeed', async () => {
     const session = crictl(endpoint(), 'events')
@@ -183,7 +194,7 @@ describe('crictl: events', () => {
         expect(result.stdout).not.toMatch(/unknown method GetContainerEvents/)
         expect(result.code, result.stderr).toBe(1)
         expect(result.stdout).toBe('')
-        expect(result.stderr).toMatch(/^time="[^"]+" level=fatal msg="getting container events: .*GetContainerEvents.*"$/m)
+        expect(result.stderr).toMatch(/^time="[^"]+" level=error msg="getting container events: .*GetContainerEvents.*"$/m)
         return
       }
 
@@ -238,15 +249,15 @@ describe('crictl: help subcommand', () => {
   const endpoint = useFreshRuntime()
 
   it('should show help running rm without params', async () => {
-    await crictlExpectSuccessWithEndpoint(endpoint(), 'rm', 'crictl rm command')
+    await crictlExpectSuccessWithEndpoint(endpoint(), 'rm', String.raw`crictl rm \[command options\]`)
   })
 
   it('should show help running rmi without params', async () => {
-    await crictlExpectSuccessWithEndpoint(endpoint(), 'rmi', 'crictl rmi command')
+    await crictlExpectSuccessWithEndpoint(endpoint(), 'rmi', String.raw`crictl rmi \[command options\]`)
   })
 
   it('should show help running rmp without params', async () => {
-    await crictlExpectSuccessWithEndpoint(endpoint(), 'rmp', 'crictl rmp command')
+    await crictlExpectSuccessWithEndpoint(endpoint(), 'rmp', String.raw`crictl rmp \[command options\]`)
   })
 
   it('should not show help running rm -a', async () => {

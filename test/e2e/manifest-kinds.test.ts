@@ -105,34 +105,36 @@ describe("a controller's deploy.yaml", () => {
 })
 
 describe('fields of newer Kubernetes versions', () => {
-  it('emptyDir.mode and cgroupOptions are dropped with one warning line', async () => {
+  it('gated fields of releases up to 1.36 are dropped with one warning line; a field of none is refused, nothing run', async () => {
     const manifest = `apiVersion: v1
 kind: Pod
 metadata: {name: newer, namespace: ${namespace}}
 spec:
   terminationGracePeriodSeconds: 1
-  securityContext:
-    cgroupOptions: {writable: true}
-  volumes:
-  - name: scratch
-    emptyDir: {mode: "0750"}
+  schedulingGroup: {podGroupName: gang}
   containers:
   - name: app
     image: ${lab().busybox}
     command: [sleep, '3600']
-    volumeMounts: [{name: scratch, mountPath: /scratch}]
+    lifecycle:
+      stopSignal: SIGUSR1
 `
     const result = await run(['run', '-f', '-'], manifest)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain(
       "dropped (not known to podctl's Kubernetes version, as an API server without the feature gate drops them): " +
-        'spec.volumes[0].emptyDir.mode, spec.securityContext.cgroupOptions; --strict refuses them',
+        'spec.schedulingGroup, spec.containers[0].lifecycle.stopSignal; --strict refuses them',
     )
     expect(result.stderr).not.toContain('not a known field')
     expect((await run(['kill', '-n', namespace, 'newer', '--grace-period', '0'])).code).toBe(0)
     const strict = await run(['run', '-f', '-', '--strict'], manifest)
     expect(strict.code).toBe(ExitCode.USAGE)
-    expect(strict.stderr).toContain("spec.volumes[0].emptyDir.mode is not known to podctl's Kubernetes version")
+    expect(strict.stderr).toContain("spec.containers[0].lifecycle.stopSignal is not known to podctl's Kubernetes version")
+    // As kubectl apply (strict field validation): a field of no release, by path, with a did-you-mean.
+    const typo = await run(['run', '-f', '-'], manifest.replace('    command:', '    imagePolicy: Always\n    command:'))
+    expect(typo.code).toBe(ExitCode.USAGE)
+    expect(typo.stderr).toBe('Error: <stdin>: spec.containers[0].imagePolicy is not a known field; did you mean imagePullPolicy?\n')
+    expect(await podNames()).toEqual([])
   })
 })
 

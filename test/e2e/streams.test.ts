@@ -9,7 +9,7 @@ import type {CriClient} from '../../src/lib/cri/client.js'
 import {ContainerLabel, PodLabel} from '../../src/lib/kube/labels.js'
 
 import {createPod, pullBusybox, removePodLogs, runContainer, type TestPod} from '../support/containers.js'
-import {cleanupNamespace, lab, labClient, labEnv, sandboxConfig, sandboxesIn, uniqueNamespace} from '../support/lab.js'
+import {cleanupNamespace, lab, labClient, labEnv, makeContainerLogDir, sandboxConfig, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {BIN, podctl} from '../support/podctl.js'
 
 const client = labClient()
@@ -83,6 +83,7 @@ async function createReader(
   target: TestPod,
   {name = 'reader', command = ['sh', '-c', READER], tty = false}: {name?: string; command?: string[]; tty?: boolean} = {},
 ): Promise<string> {
+  makeContainerLogDir(sandboxConfig(target.spec), name)
   const {containerId} = await cri.runtime('createContainer', {
     podSandboxId: target.id,
     config: {

@@ -105,7 +105,10 @@ describe('status of a pod nothing supervises', () => {
     // After a sync the restarted container's last state keeps the exit code.
     expect((await podctl(['sync', 'dead', '-n', namespace], {env})).code).toBe(0)
     const synced = await status('dead')
-    expect(synced.containerStatuses.find((c) => c.name === 'c')).toMatchObject({restartCount: 1, lastState: {exitCode: 4}})
+    // It exits 4 again 0.5 s after it starts: a sync that took longer saw that and restarted it again (the first restarts are immediate).
+    const restarted = synced.containerStatuses.find((c) => c.name === 'c')!
+    expect(restarted.restartCount).toBeGreaterThanOrEqual(1)
+    expect(restarted.lastState).toMatchObject({exitCode: 4})
   })
 
   it('after run --wait ready, says that Ready=False is because nothing probes the pod now', async () => {

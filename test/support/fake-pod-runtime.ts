@@ -68,6 +68,7 @@ type Failure = {code: grpc.status; details: string}
 const POD_IP = '10.88.0.9'
 
 class BusyError extends Error {}
+class UnimplementedAnswer extends Error {}
 
 export class FakePodRuntime {
   readonly calls: FakeCall[] = []
@@ -92,7 +93,12 @@ export class FakePodRuntime {
    * GetContainerEvents: 'unimplemented' answers UNIMPLEMENTED (containerd 1.6, the default); 'stream'
    * keeps each call open, sending what pushEvent() sends until breakEventStreams() or the client ends it.
    */
-  containerEvents: 'unimplemented' | 'stream' = 'unimplemented'
+  containerEvents: 'unimplemented' | 'stream' | 'ended' = 'unimplemented'
+  /**
+   * What Version answers; undefined answers the fake's own name (fake-runtime.ts's versionHandler). CRI-O 1.26-like runtimes
+   * (`{runtimeName: 'cri-o', runtimeVersion: '1.26.4'}`) are the ones that split their events.
+   */
+  version?: {runtimeName: string; runtimeVersion: string}
   private readonly eventStreams = new Set<grpc.ServerWritableStream<any, any>>()
   private stop?: () => Promise<void>
   private counter = 0
@@ -123,6 +129,7 @@ export class FakePodRuntime {
     this.initExitCode = 0
     this.appExitCode = undefined
     this.containerEvents = 'unimplemented'
+    this.version = undefined
     for (const stream of this.eventStreams) stream.end()
     this.eventStreams.clear()
     this.execSyncAnswer = () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})
@@ -222,7 +229,7 @@ export class FakePodRuntime {
         callback(null, answer(call.request))
       } catch (error) {
         // A missing object is NotFound; a container still starting is the runtime's generic failure (Unknown).
-        const code = (error instanceof BusyError ? 2 : 5) as grpc.status
+        const code = (error instanceof BusyError ? 2 : error instanceof UnimplementedAnswer ? 12 : 5) as grpc.status
         callback({code, details: (error as Error).message, name: 'Error', message: (error as Error).message}, null)
       }
     }
@@ -250,7 +257,8 @@ export class FakePodRuntime {
       Object.entries(selector).every(([key, value]) => labels[key] === value)
     return {
       // Not logged: crictl checks the connection with Version before each command; podctl's own calls are what tests follow.
-      version: versionHandler,
+      version: (call, callback) =>
+        this.version ? callback(null, {version: '0.1.0', runtimeApiVersion: 'v1', ...this.version}) : versionHandler(call, callback),
       runPodSandbox: this.handler('runPodSandbox', ({config, runtimeHandler}) => {
         const sandbox: FakeSandbox = {
           id: this.newId('sb'),
@@ -356,6 +364,12 @@ export class FakePodRuntime {
       listContainerStats: this.handler('listContainerStats', () => ({stats: [...this.containers.values()].map((c) => this.statsOf(c))})),
       getContainerEvents: (call: grpc.ServerWritableStream<any, any>) => {
         this.calls.push({method: 'getContainerEvents', request: call.request})
+        // CRI-O without enable_pod_events: the stream ends at once, with no event and no error.
+        if (this.containerEvents === 'ended') {
+          call.end()
+          return
+        }
+
         if (this.containerEvents === 'unimplemented') {
           const details = 'unknown method GetContainerEvents for service runtime.v1.RuntimeService'
           call.emit('error', {code: 12, details, name: 'Error', message: details})

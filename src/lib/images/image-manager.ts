@@ -64,7 +64,11 @@ export interface EnsureImageOptions {
 export interface EnsureImageResult {
   /** With the default tag applied. */
   image: string
-  /** The image ID the runtime reports (ImageStatus image.id or PullImage imageRef). */
+  /**
+   * The image's ID, from ImageStatus (the kubelet's GetImageRef), as CreateContainer and `pull` name it.
+   * containerd answers PullImage with the ID too; CRI-O with a repo digest (`repo@sha256:…`), whose
+   * ImageStatus gives the ID. When that ImageStatus fails, what PullImage answered.
+   */
   imageRef: string
   pulled: boolean
   /** Duration of the successful PullImage call. */
@@ -227,16 +231,15 @@ export class ImageManager {
       const totalMs = this.now() - attemptStart
       this.backOff.gc()
       this.lastFailure.delete(backOffKey)
-      const pulled = await this.pulledImage(outcome.imageRef, spec, options.signal)
-      await this.recordPull({image, imageRef: outcome.imageRef, imageId: pulled.id ?? outcome.imageRef})
-      const sizeBytes = pulled.size
+      const {id: imageRef, size: sizeBytes} = await this.pulledImage(outcome.imageRef, spec, options.signal)
+      await this.recordPull({image, imageRef: outcome.imageRef, imageId: imageRef})
       const message =
         `Successfully pulled image ${goQuote(requested)} in ${formatGoDuration(outcome.pullMs)}` +
         ` (${formatGoDuration(totalMs)} including waiting). Image size: ${sizeBytes ?? '0'} bytes.`
       emit(normalEvent('Pulled', message))
       return {
         image,
-        imageRef: outcome.imageRef,
+        imageRef,
         pulled: true,
         pullMs: outcome.pullMs,
         totalMs,
@@ -254,13 +257,17 @@ export class ImageManager {
     return deadline !== undefined && this.now() + waitMs < deadline
   }
 
-  /** Best effort, like the kubelet: a failed ImageStatus after a good pull only loses the size (and the ID the record prefers). */
-  private async pulledImage(imageRef: string, spec: DeepPartial<ImageSpec>, signal?: AbortSignal): Promise<{size?: string; id?: string}> {
+  /**
+   * The pulled image's ID and size from ImageStatus of what PullImage answered (the kubelet's GetImageRef
+   * reads the ID the same way). Best effort, like the kubelet: a failed ImageStatus after a good pull
+   * only loses the size, and the ID is then the answer itself.
+   */
+  private async pulledImage(imageRef: string, spec: DeepPartial<ImageSpec>, signal?: AbortSignal): Promise<{id: string; size?: string}> {
     try {
       const status = await (await this.getClient()).image('imageStatus', {image: {...spec, image: imageRef}}, {signal})
-      return {size: status.image?.size, id: status.image?.id || undefined}
+      return {id: status.image?.id || imageRef, size: status.image?.size}
     } catch {
-      return {}
+      return {id: imageRef}
     }
   }
 

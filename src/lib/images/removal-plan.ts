@@ -11,7 +11,8 @@ import type {Container, Image} from '../../generated/runtime/v1/api.js'
 import {containerName} from '../kube/labels.js'
 import {shortId} from '../kube/helpers.js'
 import {isPullOf, type PullRecord, PullRecords, pullRecordsDir} from './pull-records.js'
-import {familiarNames, imageLabel, resolveImage, sandboxImageFromInfo, splitRepoTag} from './store.js'
+import {runtimeSandboxImage} from './sandbox-image.js'
+import {familiarNames, imageLabel, resolveImage, splitRepoTag} from './store.js'
 
 /** Containers (any state) whose image is this one, by ID, ref, digest or tag. */
 export function containersUsing(image: Image, containers: readonly Container[]): Container[] {
@@ -188,7 +189,7 @@ export async function planImageRemoval(
     client.runtime('status', {verbose: true}).catch(() => undefined),
     records?.read(),
   ])
-  const sandboxImage = sandboxImageFromInfo(status?.info)
+  const sandboxImage = await runtimeSandboxImage(client, status?.info)
   return planRemoval(images, containers, {...request, protectedRefs: sandboxImage ? [sandboxImage] : [], onlyPulledBy})
 }
 

@@ -182,23 +182,6 @@ export function resolveImage(images: readonly Image[], ref: string): Image {
   throw new NotFoundError(`image "${wanted}" not found; list images with: podctl images`)
 }
 
-/**
- * The runtime's sandbox (pause) image from its verbose Status info: no container lists it, yet
- * removing it breaks every new pod. containerd 1.x: info.config.sandboxImage; 2.x also pins it
- * (info.config.pinnedImages.sandbox). Undefined when the runtime does not say.
- */
-export function sandboxImageFromInfo(info: Readonly<Record<string, string>> | undefined): string | undefined {
-  const raw = info?.config
-  if (!raw) return undefined
-  try {
-    const config = JSON.parse(raw) as {sandboxImage?: unknown; pinnedImages?: {sandbox?: unknown}}
-    const image = config.sandboxImage ?? config.pinnedImages?.sandbox
-    return typeof image === 'string' && image !== '' ? image : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** listImages, then rows filtered as `images` shows them (one ListImages call). */
 export async function listImageRows(client: CriClient, filters: ImageFilters): Promise<ImageRow[]> {
   const {images} = await client.image('listImages', {})

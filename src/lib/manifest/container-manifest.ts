@@ -119,6 +119,7 @@ export function containerManifest(container: ContainerModel): ManifestObject {
     ),
     ports: nonEmpty(container.ports.map((port) => compact({...port})!)),
     resources: resourcesManifest(container.resources),
+    resizePolicy: container.resizePolicy,
     securityContext: securityContextManifest(container.securityContext),
     lifecycle,
     livenessProbe: probeManifest(container.livenessProbe),

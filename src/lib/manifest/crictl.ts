@@ -192,7 +192,8 @@ export function parseCrictlPodConfig(
     // Modes the pod spec cannot say (CONTAINER network or IPC, TARGET, a target_id) go to the runtime as given.
     ...(modelExpresses(namespaces) ? {} : {namespaceOptions: namespaces}),
     ...(sysctls.length > 0 ? {securityContext: {sysctls}} : {}),
-    cgroupParent,
+    // Always a string: "" (none) is sent as crictl sends it, where a manifest's pod gets the kubelet's parent.
+    cgroupParent: cgroupParent ?? '',
     hostname,
     dnsPolicy: dnsConfig && dnsConfig.nameservers.length > 0 ? 'None' : 'Default',
     dnsConfig,

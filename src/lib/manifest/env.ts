@@ -9,14 +9,14 @@ import type {EnvFromModel, EnvVarModel, EnvVarSourceModel, FileKeyRefModel, Reso
 import {dns1123Subdomain, envVarName} from './names.js'
 import {parseQuantity} from './quantity.js'
 
-const ENV_RULE = {supported: ['name', 'value', 'valueFrom']}
-const ENV_SOURCE_RULE = {supported: ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef']}
-const FILE_KEY_REF_RULE = {supported: ['volumeName', 'path', 'key', 'optional']}
-const FIELD_REF_RULE = {supported: ['apiVersion', 'fieldPath']}
-const RESOURCE_FIELD_REF_RULE = {supported: ['containerName', 'resource', 'divisor']}
-const KEY_REF_RULE = {supported: ['name', 'key', 'optional']}
-const ENV_FROM_RULE = {supported: ['prefix', 'configMapRef', 'secretRef']}
-const REF_RULE = {supported: ['name', 'optional']}
+const ENV_RULE = {api: 'EnvVar', supported: ['name', 'value', 'valueFrom']}
+const ENV_SOURCE_RULE = {api: 'EnvVarSource', supported: ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef']}
+const FILE_KEY_REF_RULE = {api: 'FileKeySelector', supported: ['volumeName', 'path', 'key', 'optional']}
+const FIELD_REF_RULE = {api: 'ObjectFieldSelector', supported: ['apiVersion', 'fieldPath']}
+const RESOURCE_FIELD_REF_RULE = {api: 'ResourceFieldSelector', supported: ['containerName', 'resource', 'divisor']}
+const KEY_REF_RULE = {api: 'ConfigMapKeySelector', supported: ['name', 'key', 'optional']}
+const ENV_FROM_RULE = {api: 'EnvFromSource', supported: ['prefix', 'configMapRef', 'secretRef']}
+const REF_RULE = {api: 'ConfigMapEnvSource', supported: ['name', 'optional']}
 
 /** fieldRef paths the API server allows in env (validEnvDownwardAPIFieldPathExpressions) ... */
 export const ENV_FIELD_PATHS = [

@@ -1,4 +1,5 @@
 import {UsageError} from '../errors.js'
+import {type ApiType, isApiField, unknownFieldMessage, unknownFieldsUnder} from './api-fields.js'
 import {closestName} from './names.js'
 
 /**
@@ -63,6 +64,13 @@ export interface ObjectRule {
    * with one warning, as an API server without the gate drops them (collect mode; --strict refuses them).
    */
   dropped?: readonly string[]
+  /**
+   * The object's Kubernetes API type (api-fields.ts). A key podctl's rule does not name is then
+   * dropped only when some Kubernetes release has it, and refused with a did-you-mean when none
+   * has (kubectl's strict field validation); the contents of the fields podctl does not read are
+   * checked against the API the same way. Without it, `dropped` and the near-typo rule decide.
+   */
+  api?: ApiType
 }
 
 export interface FieldReaderOptions {
@@ -120,37 +128,69 @@ export class FieldReader {
     if (value === undefined || value === null) return {}
     if (typeof value !== 'object' || Array.isArray(value)) this.notAnObject(value, path)
     for (const key of Object.keys(value)) {
-      if (rule.supported.includes(key) || rule.ignored?.includes(key)) continue
-      const where = path === '' ? key : `${path}.${key}`
-      // Own keys only: "__proto__" or "constructor" must not find Object.prototype's members.
-      const own = (table?: Readonly<Record<string, string>>) => (table && Object.hasOwn(table, key) ? table[key] : undefined)
-      const reason = own(rule.warned)
-      if (reason !== undefined) {
-        if (value[key] !== null && !this.options.collect) this.fail(where, `has no effect on a single node${reason ? ` (${reason})` : ''}`)
-        if (value[key] !== null) this.warn(where, reason)
-        continue
-      }
-
-      const hint = own(rule.unsupported)
-      if (hint !== undefined) {
-        // Pod manifests (collect mode) are valid Kubernetes: the field is valid, only not possible here.
-        const what = this.options.collect ? 'on a single node' : 'by podctl'
-        this.refuse(where, `is not supported ${what}${hint ? `; ${hint}` : ''}`)
-        continue
-      }
-
-      const known = [...rule.supported, ...Object.keys(rule.warned ?? {}), ...Object.keys(rule.unsupported ?? {})]
-      const guess = rule.dropped?.includes(key) ? undefined : closestName(key, known)
-      // A field of a newer Kubernetes (or an alpha one) is dropped; one close to a known field is a typo.
-      if (this.options.collect && guess === undefined) {
-        if (value[key] !== null) this.dropped.push(where)
-        continue
-      }
-
-      this.refuse(where, `is not a known field${guess ? `; did you mean ${guess}?` : ` (podctl reads: ${rule.supported.join(', ')})`}`)
+      if (!rule.supported.includes(key)) this.otherKey(rule, key, value[key], path === '' ? key : `${path}.${key}`)
     }
 
     return value
+  }
+
+  /** A key the rule does not read: ignored, warned about, refused as unsupported, dropped or refused as unknown. */
+  private otherKey(rule: ObjectRule, key: string, value: Json, where: string): void {
+    if (rule.ignored?.includes(key)) {
+      this.checkUnread(rule, key, value, where)
+      return
+    }
+
+    // Own keys only: "__proto__" or "constructor" must not find Object.prototype's members.
+    const own = (table?: Readonly<Record<string, string>>) => (table && Object.hasOwn(table, key) ? table[key] : undefined)
+    const reason = own(rule.warned)
+    if (reason !== undefined) {
+      if (value !== null && !this.options.collect) this.fail(where, `has no effect on a single node${reason ? ` (${reason})` : ''}`)
+      if (value !== null) this.warn(where, reason)
+      this.checkUnread(rule, key, value, where)
+      return
+    }
+
+    const hint = own(rule.unsupported)
+    if (hint !== undefined) {
+      // Pod manifests (collect mode) are valid Kubernetes: the field is valid, only not possible here.
+      const what = this.options.collect ? 'on a single node' : 'by podctl'
+      this.refuse(where, `is not supported ${what}${hint ? `; ${hint}` : ''}`)
+      return
+    }
+
+    if (rule.api && this.options.collect) this.apiField(rule.api, key, value, where)
+    else this.unknownKey(rule, key, value, where)
+  }
+
+  /** A key of an object without an API type (crictl configs, resource lists): dropped when no near-typo in collect mode, else refused. */
+  private unknownKey(rule: ObjectRule, key: string, value: Json, where: string): void {
+    const known = [...rule.supported, ...Object.keys(rule.warned ?? {}), ...Object.keys(rule.unsupported ?? {})]
+    const guess = rule.dropped?.includes(key) ? undefined : closestName(key, known)
+    // A field of a newer Kubernetes (or an alpha one) is dropped; one close to a known field is a typo.
+    if (this.options.collect && guess === undefined) {
+      if (value !== null) this.dropped.push(where)
+      return
+    }
+
+    this.refuse(where, `is not a known field${guess ? `; did you mean ${guess}?` : ` (podctl reads: ${rule.supported.join(', ')})`}`)
+  }
+
+  /** A key of an API object that podctl's rule does not name: a field of some release is dropped, any other refused. */
+  private apiField(api: ApiType, key: string, value: Json, where: string): void {
+    if (!isApiField(api, key)) {
+      this.refuse(where, unknownFieldMessage(api, key))
+      return
+    }
+
+    if (value !== null) this.dropped.push(where)
+    this.checkUnread({api}, key, value, where)
+  }
+
+  /** The contents of a field podctl does not read (warned, ignored, dropped), checked against the API as kubectl does. */
+  private checkUnread(rule: Pick<ObjectRule, 'api'>, key: string, value: Json | undefined, where: string): void {
+    if (!rule.api || !this.options.collect) return
+    for (const unknown of unknownFieldsUnder(rule.api, key, value, where)) this.refuse(unknown.path, unknown.message)
   }
 
   private notAnObject(value: Json, path: string): never {

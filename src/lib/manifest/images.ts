@@ -13,18 +13,18 @@ export type InputForm = 'manifest' | 'crictl'
 /** Throws for the first invalid image reference, e.g. "pod.yaml: spec.containers[0].image: Failed to apply default image tag …". */
 export function checkImageReferences(pods: readonly PodModel[], form: InputForm): void {
   for (const pod of pods) {
-    for (const [key, list] of [
-      ['initContainers', pod.initContainers],
-      ['containers', pod.containers],
-    ] as const) {
-      for (const [index, container] of list.entries()) {
-        try {
-          applyDefaultImageTag(container.image)
-        } catch (error) {
-          if (!(error instanceof PodctlError)) throw error
-          const where = form === 'crictl' ? 'image.image' : `spec.${key}[${index}].image`
-          throw new PodctlError(error.code, error.exitCode, `${pod.source}: ${where}: ${error.message}`)
-        }
+    const references = [
+      ...pod.initContainers.map((container, index) => [container.image, `spec.initContainers[${index}].image`]),
+      ...pod.containers.map((container, index) => [container.image, `spec.containers[${index}].image`]),
+      ...pod.volumes.flatMap((volume, index) => (volume.image ? [[volume.image.reference, `spec.volumes[${index}].image.reference`]] : [])),
+    ]
+    for (const [image, path] of references) {
+      try {
+        applyDefaultImageTag(image)
+      } catch (error) {
+        if (!(error instanceof PodctlError)) throw error
+        const where = form === 'crictl' ? 'image.image' : path
+        throw new PodctlError(error.code, error.exitCode, `${pod.source}: ${where}: ${error.message}`)
       }
     }
   }

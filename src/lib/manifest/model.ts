@@ -195,6 +195,8 @@ export interface ContainerModel {
   envFrom?: EnvFromModel[]
   ports: ContainerPortModel[]
   resources: {limits: ResourceListModel; requests: ResourceListModel}
+  /** What an in-place resize of a resource does (`podctl resize`): NotRequired (the default) or RestartContainer. */
+  resizePolicy?: Array<{resourceName: 'cpu' | 'memory'; restartPolicy: 'NotRequired' | 'RestartContainer'}>
   securityContext?: SecurityContextModel
   lifecycle: {postStart?: LifecycleHandler; preStop?: LifecycleHandler}
   livenessProbe?: ProbeModel
@@ -255,6 +257,8 @@ export interface VolumeModel {
   persistentVolumeClaim?: {claimName: string; readOnly: boolean; path?: string; claim?: ClaimObject}
   /** A source with no single-node plugin (nfs, csi, ...): bound to a host directory by --volume NAME=DIR. */
   external?: {source: string}
+  /** An image volume: the image's content, read-only, mounted by the runtime (CRI Mount.image). */
+  image?: {reference: string; pullPolicy?: PullPolicy}
 }
 
 /** A PersistentVolumeClaim document of the input (Filesystem only); namespace '' matches any pod's namespace. */
@@ -359,7 +363,10 @@ export interface PodModel {
   /** crictl pod configs only: an explicit log_directory and starting attempt. */
   logDirectory?: string
   attempt?: number
-  /** crictl pod configs only: linux.cgroup_parent and linux.security_context.namespace_options, sent as they are. */
+  /**
+   * crictl pod configs only: linux.cgroup_parent ("" for none) and linux.security_context.namespace_options, sent as
+   * they are. A manifest's pod leaves cgroupParent out and gets the kubelet's (kubelet/core/pod-cgroup.ts).
+   */
   cgroupParent?: string
   namespaceOptions?: NamespaceOptionsModel
   /** The ConfigMaps and Secrets of the input (env, volumes, imagePullSecrets read them). */

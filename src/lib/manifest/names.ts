@@ -105,6 +105,37 @@ export function closestName(input: string, candidates: readonly string[]): strin
   return bestDistance <= Math.max(1, Math.min(3, Math.floor(input.length / 4))) ? best : undefined
 }
 
+/**
+ * closestName, else the one field whose camelCase words hold all of the input's in order, or whose
+ * words the input holds ("imagePolicy" → imagePullPolicy, "mountPropagationMode" → mountPropagation):
+ * a word left out or added is a longer edit than a typo, and as common.
+ */
+export function closestField(input: string, candidates: readonly string[]): string | undefined {
+  const close = closestName(input, candidates)
+  if (close) return close
+  const words = camelWords(input)
+  if (words.length < 2) return undefined
+  const matches = candidates.filter((candidate) => {
+    const other = camelWords(candidate)
+    return other.length >= 2 && (inOrder(words, other) || inOrder(other, words))
+  })
+  return matches.length === 1 ? matches[0] : undefined
+}
+
+function camelWords(name: string): string[] {
+  return name
+    .split(/(?=[A-Z])|[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase())
+}
+
+/** Whether every word of `part` appears in `whole`, in order. */
+function inOrder(part: readonly string[], whole: readonly string[]): boolean {
+  let at = 0
+  for (const word of whole) if (word === part[at]) at++
+  return at === part.length
+}
+
 function editDistance(a: string, b: string): number {
   let previous = Array.from({length: b.length + 1}, (_, i) => i)
   for (let i = 1; i <= a.length; i++) {

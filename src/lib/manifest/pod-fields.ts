@@ -26,18 +26,16 @@ const SCHEDULING = 'scheduling: the pod runs on this node'
 const NO_API_SERVER = 'there is no API server'
 
 /*
- * The field catalog's `dropped` lists: fields of Kubernetes 1.33-1.35 that podctl's Kubernetes
- * version does not know, or that sit behind an alpha feature gate (off by default). An API server
- * without the gate drops them on create, and so does podctl, with one warning line. Any other
- * unknown field that is no near-typo of a known one is dropped the same way (fields.ts).
+ * Each rule names its Kubernetes API type (`api`, pod-api-fields.ts): a key the rule does not name is
+ * dropped with one warning when some Kubernetes release has it (a field of a newer release, or behind
+ * an alpha feature gate, which an API server without the gate drops too), and refused with a
+ * did-you-mean when no release has it, as kubectl's strict field validation refuses it.
  */
 
-export const POD_RULE = {
-  supported: ['apiVersion', 'kind', 'metadata', 'spec'],
-  warned: {status: READ_BACK},
-}
+export const POD_RULE = {api: 'Pod', supported: ['apiVersion', 'kind', 'metadata', 'spec'], warned: {status: READ_BACK}}
 
 export const METADATA_RULE = {
+  api: 'ObjectMeta',
   supported: ['name', 'generateName', 'namespace', 'uid', 'labels', 'annotations'],
   warned: {
     creationTimestamp: READ_BACK,
@@ -55,6 +53,7 @@ export const METADATA_RULE = {
 }
 
 export const SPEC_RULE = {
+  api: 'PodSpec',
   supported: [
     'containers',
     'initContainers',
@@ -101,11 +100,10 @@ export const SPEC_RULE = {
     ephemeralContainers: 'added by kubectl debug on a running pod; podctl exec does that here',
   },
   unsupported: {},
-  // workloadRef: gang scheduling (GenericWorkload, alpha in 1.35).
-  dropped: ['workloadRef'],
 }
 
 export const CONTAINER_RULE = {
+  api: 'Container',
   supported: [
     'name',
     'image',
@@ -129,22 +127,23 @@ export const CONTAINER_RULE = {
     'readinessProbe',
     'startupProbe',
     'restartPolicy',
+    'resizePolicy',
   ],
-  warned: {resizePolicy: 'in-place resize needs an API server'},
   unsupported: {
     volumeDevices: 'raw block devices come from PersistentVolumeClaims',
   },
-  // restartPolicyRules: ContainerRestartRules, alpha in 1.34.
-  dropped: ['restartPolicyRules'],
 }
 
-export const PORT_RULE = {supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
+export const RESIZE_POLICY_RULE = {api: 'ContainerResizePolicy', supported: ['resourceName', 'restartPolicy']}
+export const PORT_RULE = {api: 'ContainerPort', supported: ['name', 'containerPort', 'hostPort', 'protocol', 'hostIP']}
 export const RESOURCES_RULE = {
+  api: 'ResourceRequirements',
   supported: ['limits', 'requests'],
   unsupported: {claims: 'dynamic resource allocation needs a DRA driver and an API server'},
 }
 /** spec.resources: the pod-level cpu and memory. */
 export const POD_RESOURCES_RULE = {
+  api: 'ResourceRequirements',
   supported: ['limits', 'requests'],
   unsupported: {claims: 'the API server allows claims on containers only'},
 }
@@ -160,6 +159,7 @@ export const RESOURCE_LIST_RULE = {
   dropped: ['pids'],
 }
 export const SECURITY_CONTEXT_RULE = {
+  api: 'SecurityContext',
   supported: [
     'runAsUser',
     'runAsGroup',
@@ -175,9 +175,9 @@ export const SECURITY_CONTEXT_RULE = {
   ],
   // Windows only: the kubelet on Linux ignores it too.
   ignored: ['windowsOptions'],
-  dropped: ['cgroupOptions'],
 }
 export const POD_SECURITY_CONTEXT_RULE = {
+  api: 'PodSecurityContext',
   supported: [
     'runAsUser',
     'runAsGroup',
@@ -193,18 +193,16 @@ export const POD_SECURITY_CONTEXT_RULE = {
     'seLinuxChangePolicy',
   ],
   ignored: ['windowsOptions'],
-  dropped: ['cgroupOptions'],
 }
-export const PROFILE_RULE = {supported: ['type', 'localhostProfile']}
-export const SE_LINUX_OPTIONS_RULE = {supported: ['user', 'role', 'type', 'level']}
-export const SYSCTL_RULE = {supported: ['name', 'value']}
-export const HOST_ALIAS_RULE = {supported: ['ip', 'hostnames']}
-export const OS_RULE = {supported: ['name']}
-export const CAPABILITIES_RULE = {supported: ['add', 'drop']}
-// stopSignal: ContainerStopSignals, alpha in 1.33.
-export const LIFECYCLE_RULE = {supported: ['postStart', 'preStop'], dropped: ['stopSignal']}
-export const HANDLER_RULE = {supported: ['exec', 'httpGet', 'tcpSocket', 'sleep']}
-export const EXEC_RULE = {supported: ['command']}
-export const HOST_PATH_RULE = {supported: ['path', 'type']}
-export const DNS_CONFIG_RULE = {supported: ['nameservers', 'searches', 'options']}
-export const DNS_OPTION_RULE = {supported: ['name', 'value']}
+export const PROFILE_RULE = {api: 'SeccompProfile', supported: ['type', 'localhostProfile']}
+export const SE_LINUX_OPTIONS_RULE = {api: 'SELinuxOptions', supported: ['user', 'role', 'type', 'level']}
+export const SYSCTL_RULE = {api: 'Sysctl', supported: ['name', 'value']}
+export const HOST_ALIAS_RULE = {api: 'HostAlias', supported: ['ip', 'hostnames']}
+export const OS_RULE = {api: 'PodOS', supported: ['name']}
+export const CAPABILITIES_RULE = {api: 'Capabilities', supported: ['add', 'drop']}
+export const LIFECYCLE_RULE = {api: 'Lifecycle', supported: ['postStart', 'preStop']}
+export const HANDLER_RULE = {api: 'LifecycleHandler', supported: ['exec', 'httpGet', 'tcpSocket', 'sleep']}
+export const EXEC_RULE = {api: 'ExecAction', supported: ['command']}
+export const HOST_PATH_RULE = {api: 'HostPathVolumeSource', supported: ['path', 'type']}
+export const DNS_CONFIG_RULE = {api: 'PodDNSConfig', supported: ['nameservers', 'searches', 'options']}
+export const DNS_OPTION_RULE = {api: 'PodDNSConfigOption', supported: ['name', 'value']}

@@ -88,6 +88,7 @@ function volumeManifest(volume: VolumeModel, notes: string[]): ManifestObject {
     return {name, persistentVolumeClaim: compact({claimName, readOnly: onlyTrue(readOnly)})}
   }
 
+  if (volume.image) return {name, image: {...volume.image}}
   const source = volume.external?.source ?? 'unknown'
   notes.push(`volume ${name}: its ${source} source is not recorded (podctl binds it with --volume ${name}=DIR); exported as an emptyDir`)
   return {name, emptyDir: {}}

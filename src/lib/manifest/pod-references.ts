@@ -7,7 +7,7 @@ import type {FieldReader, JsonObject} from './fields.js'
 import type {PodModel} from './model.js'
 import {dns1123Subdomain} from './names.js'
 
-const REFERENCE_RULE = {supported: ['name']}
+const REFERENCE_RULE = {api: 'LocalObjectReference', supported: ['name']}
 
 type References = Pick<PodModel, 'imagePullSecrets' | 'serviceAccountName' | 'automountServiceAccountToken'>
 

@@ -21,6 +21,7 @@ import {
   POD_RULE,
   PORT_RULE,
   PROTOCOLS,
+  RESIZE_POLICY_RULE,
   RESTART_POLICIES,
   SPEC_RULE,
 } from './pod-fields.js'
@@ -261,6 +262,7 @@ function readContainer(r: FieldReader, item: Json, path: string, context: Contai
     ...(envFrom.length > 0 ? {envFrom} : {}),
     ports,
     resources: readResources(r, c.resources, `${path}.resources`),
+    ...readResizePolicy(r, c.resizePolicy, `${path}.resizePolicy`),
     securityContext: readSecurityContext(r, c.securityContext, `${path}.securityContext`),
     lifecycle: readLifecycle(r, c.lifecycle, `${path}.lifecycle`, {ports, gracePeriodSeconds: context.gracePeriodSeconds}),
     livenessProbe: readProbe(r, c.livenessProbe, `${path}.livenessProbe`, 'livenessProbe', {ports}),
@@ -314,6 +316,23 @@ function checkHostPorts(r: FieldReader, containers: ContainerModel[]): void {
       seen.add(key)
     }
   }
+}
+
+/** resizePolicy (validateResizePolicy): cpu and memory at most once each; absent when not given, so the container's hash stays. */
+function readResizePolicy(r: FieldReader, value: Json | undefined, path: string): Pick<ContainerModel, 'resizePolicy'> {
+  const policies = r.list(value, path).map((entry, index) => {
+    const where = `${path}[${index}]`
+    const policy = r.object(entry, where, RESIZE_POLICY_RULE)
+    const resourceName = r.oneOf(policy.resourceName, `${where}.resourceName`, ['cpu', 'memory'] as const)
+    if (resourceName === undefined) r.fail(`${where}.resourceName`, 'is required')
+    const restartPolicy = r.oneOf(policy.restartPolicy, `${where}.restartPolicy`, ['NotRequired', 'RestartContainer'] as const)
+    if (restartPolicy === undefined) r.fail(`${where}.restartPolicy`, 'is required')
+    return {resourceName, restartPolicy}
+  })
+  const names = policies.map((policy) => policy.resourceName)
+  const twice = names.find((name, index) => names.indexOf(name) !== index)
+  if (twice) r.fail(path, `"${twice}" is given more than once`)
+  return policies.length > 0 ? {resizePolicy: policies} : {}
 }
 
 /** stdin, stdinOnce, tty: passed to the runtime; stdinOnce needs stdin (the API server's rule). */

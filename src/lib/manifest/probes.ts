@@ -20,6 +20,7 @@ import {EXEC_RULE, HANDLER_RULE, LIFECYCLE_RULE} from './pod-fields.js'
 export type ProbeField = 'livenessProbe' | 'readinessProbe' | 'startupProbe'
 
 const PROBE_RULE = {
+  api: 'Probe',
   supported: [
     'exec',
     'httpGet',
@@ -33,11 +34,11 @@ const PROBE_RULE = {
     'terminationGracePeriodSeconds',
   ],
 }
-const HTTP_GET_RULE = {supported: ['path', 'port', 'host', 'scheme', 'httpHeaders']}
-const HTTP_HEADER_RULE = {supported: ['name', 'value']}
-const TCP_SOCKET_RULE = {supported: ['port', 'host']}
-const GRPC_RULE = {supported: ['port', 'service']}
-const SLEEP_RULE = {supported: ['seconds']}
+const HTTP_GET_RULE = {api: 'HTTPGetAction', supported: ['path', 'port', 'host', 'scheme', 'httpHeaders']}
+const HTTP_HEADER_RULE = {api: 'HTTPHeader', supported: ['name', 'value']}
+const TCP_SOCKET_RULE = {api: 'TCPSocketAction', supported: ['port', 'host']}
+const GRPC_RULE = {api: 'GRPCAction', supported: ['port', 'service']}
+const SLEEP_RULE = {api: 'SleepAction', supported: ['seconds']}
 
 /** The API server's defaults for a probe's numbers (a 0 or absent value gets the default). */
 export const PROBE_DEFAULTS = {initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3}

@@ -1,7 +1,8 @@
 /**
  * spec.volumes and volumeMounts as the API server validates them: hostPath, emptyDir (medium
  * Memory, sizeLimit), configMap, secret, downwardAPI and projected volumes with items, modes and
- * optional; persistentVolumeClaim (claims.ts, served from a local directory per claim); every other
+ * optional; persistentVolumeClaim (claims.ts, served from a local directory per claim); image volumes
+ * (the runtime mounts an image's content, read-only); every other
  * volume source (nfs, csi, ...) is read as `external`, to be bound to a host directory with
  * --volume NAME=DIR (inputs.ts). Mount options: subPath,
  * subPathExpr, mountPropagation, readOnly, recursiveReadOnly.
@@ -9,18 +10,18 @@
 import {readClaimSource} from './claims.js'
 import {configKey, readFieldRef, readResourceFieldRef, VOLUME_FIELD_PATHS} from './env.js'
 import {type FieldReader, type Json} from './fields.js'
+import {PULL_POLICIES, type PullPolicy} from '../kube/labels.js'
 import type {DownwardAPIFileModel, HostPathType, KeyToPathModel, VolumeModel, VolumeMountModel, VolumeProjectionModel} from './model.js'
 import {dns1123Label, dns1123Subdomain} from './names.js'
 import {HOST_PATH_RULE, HOST_PATH_TYPES} from './pod-fields.js'
 import {isNegative, parseQuantity} from './quantity.js'
 
 /** Every volume source of a v1 Volume, besides name. */
-const PLUGINS = ['hostPath', 'emptyDir', 'configMap', 'secret', 'downwardAPI', 'projected', 'persistentVolumeClaim'] as const
+const PLUGINS = ['hostPath', 'emptyDir', 'configMap', 'secret', 'downwardAPI', 'projected', 'persistentVolumeClaim', 'image'] as const
 export const EXTERNAL_SOURCES = [
   'nfs',
   'csi',
   'ephemeral',
-  'image',
   'iscsi',
   'cinder',
   'gitRepo',
@@ -40,26 +41,27 @@ export const EXTERNAL_SOURCES = [
   'portworxVolume',
   'scaleIO',
   'storageos',
-  'local',
 ] as const
 
-export const VOLUME_RULE = {supported: ['name', ...PLUGINS, ...EXTERNAL_SOURCES]}
-// mode: the directory's permissions, newer than podctl's Kubernetes version.
-const EMPTY_DIR_RULE = {supported: ['medium', 'sizeLimit'], dropped: ['mode']}
-const CONFIG_MAP_RULE = {supported: ['name', 'items', 'defaultMode', 'optional']}
-const SECRET_RULE = {supported: ['secretName', 'items', 'defaultMode', 'optional']}
-const KEY_TO_PATH_RULE = {supported: ['key', 'path', 'mode']}
-const DOWNWARD_API_RULE = {supported: ['items', 'defaultMode']}
-const DOWNWARD_FILE_RULE = {supported: ['path', 'fieldRef', 'resourceFieldRef', 'mode']}
-const PROJECTED_RULE = {supported: ['sources', 'defaultMode']}
+export const VOLUME_RULE = {api: 'Volume', supported: ['name', ...PLUGINS, ...EXTERNAL_SOURCES]}
+const EMPTY_DIR_RULE = {api: 'EmptyDirVolumeSource', supported: ['medium', 'sizeLimit']}
+const CONFIG_MAP_RULE = {api: 'ConfigMapVolumeSource', supported: ['name', 'items', 'defaultMode', 'optional']}
+const SECRET_RULE = {api: 'SecretVolumeSource', supported: ['secretName', 'items', 'defaultMode', 'optional']}
+const KEY_TO_PATH_RULE = {api: 'KeyToPath', supported: ['key', 'path', 'mode']}
+const DOWNWARD_API_RULE = {api: 'DownwardAPIVolumeSource', supported: ['items', 'defaultMode']}
+const DOWNWARD_FILE_RULE = {api: 'DownwardAPIVolumeFile', supported: ['path', 'fieldRef', 'resourceFieldRef', 'mode']}
+const PROJECTED_RULE = {api: 'ProjectedVolumeSource', supported: ['sources', 'defaultMode']}
 const PROJECTION_RULE = {
+  api: 'VolumeProjection',
   supported: ['configMap', 'secret', 'downwardAPI', 'serviceAccountToken', 'clusterTrustBundle'],
   unsupported: {podCertificate: ''},
 }
-const PROJECTED_CONFIG_MAP_RULE = {supported: ['name', 'items', 'optional']}
-const PROJECTED_SECRET_RULE = {supported: ['name', 'items', 'optional']}
-const PROJECTED_DOWNWARD_RULE = {supported: ['items']}
+const PROJECTED_CONFIG_MAP_RULE = {api: 'ConfigMapProjection', supported: ['name', 'items', 'optional']}
+const PROJECTED_SECRET_RULE = {api: 'SecretProjection', supported: ['name', 'items', 'optional']}
+const IMAGE_VOLUME_RULE = {api: 'ImageVolumeSource', supported: ['reference', 'pullPolicy']}
+const PROJECTED_DOWNWARD_RULE = {api: 'DownwardAPIProjection', supported: ['items']}
 export const VOLUME_MOUNT_RULE = {
+  api: 'VolumeMount',
   supported: ['name', 'mountPath', 'readOnly', 'subPath', 'subPathExpr', 'mountPropagation', 'recursiveReadOnly'],
 }
 
@@ -237,6 +239,13 @@ export function readVolume(r: FieldReader, item: Json, path: string): VolumeMode
 
     case 'persistentVolumeClaim': {
       return {name, persistentVolumeClaim: readClaimSource(r, volume.persistentVolumeClaim, where)}
+    }
+
+    case 'image': {
+      const source = r.object(volume.image, where, IMAGE_VOLUME_RULE)
+      const reference = r.requiredString(source.reference, `${where}.reference`)
+      const pullPolicy = r.oneOf<PullPolicy>(source.pullPolicy, `${where}.pullPolicy`, PULL_POLICIES)
+      return {name, image: {reference, ...(pullPolicy ? {pullPolicy} : {})}}
     }
 
     default:

@@ -215,7 +215,8 @@ export function imageCandidates(container: ContainerImageFields, tags: ReadonlyM
   )
 }
 
-const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})$/
+/** `algorithm:hex`, or 64 bare hex digits: CRI-O's image IDs have no `sha256:` prefix. */
+const DIGEST = /^(?:[a-z0-9]+(?:[+._-][a-z0-9]+)*:([a-f0-9]{32,})|([a-f0-9]{64}))$/
 
 /**
  * The hex of a bare digest, else undefined; remembered per value, because a node's thousands of
@@ -225,7 +226,8 @@ const digests = new Map<string, string | undefined>()
 function digestHex(value: string): string | undefined {
   if (digests.has(value)) return digests.get(value)
   if (digests.size >= 512) digests.clear()
-  const hex = DIGEST.exec(value)?.[1]
+  const match = DIGEST.exec(value)
+  const hex = match?.[1] ?? match?.[2]
   digests.set(value, hex)
   return hex
 }

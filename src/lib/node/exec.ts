@@ -52,22 +52,35 @@ export async function execInContainer(
 
   const timing = execTiming(options.timeoutMs)
   const started = Date.now()
+  const timedOut = () =>
+    new DeadlineExceededError(
+      `command ${JSON.stringify(cmd.join(' '))} in container ${label} did not finish within ${formatMs(timing.timeoutSeconds * 1000)} ` +
+        '(--timeout) and was stopped; raise --timeout to give it longer',
+    )
+  let response
   try {
-    const response = await client.runtime(
+    response = await client.runtime(
       'execSync',
       {containerId: container.id, cmd: [...cmd], timeout: String(timing.timeoutSeconds)},
       {timeoutMs: timing.deadlineMs, signal: options.signal},
     )
-    return {exitCode: response.exitCode, stdout: Buffer.from(response.stdout), stderr: Buffer.from(response.stderr)}
   } catch (error) {
-    // The runtime answers DEADLINE_EXCEEDED when the command outlives its own timeout (before our longer deadline).
-    if (timing.timeoutSeconds > 0 && error instanceof DeadlineExceededError && Date.now() - started < timing.deadlineMs) {
-      throw new DeadlineExceededError(
-        `command ${JSON.stringify(cmd.join(' '))} in container ${label} did not finish within ${formatMs(timing.timeoutSeconds * 1000)} ` +
-          '(--timeout) and was stopped; raise --timeout to give it longer',
-      )
-    }
-
+    // containerd answers DEADLINE_EXCEEDED when the command outlives its own timeout (before our longer deadline).
+    if (timing.timeoutSeconds > 0 && error instanceof DeadlineExceededError && Date.now() - started < timing.deadlineMs) throw timedOut()
     throw error
   }
+
+  if (timing.timeoutSeconds > 0 && isTimedOutAnswer(response)) throw timedOut()
+  return {exitCode: response.exitCode, stdout: Buffer.from(response.stdout), stderr: Buffer.from(response.stderr)}
+}
+
+/** conmon's TimedOutMessage: what CRI-O's stderr holds when it stopped the command at its timeout. */
+const CONMON_TIMED_OUT = 'command timed out'
+
+/**
+ * CRI-O answers a command that outlived its timeout with exit code -1 and conmon's message on stderr
+ * (not an error: the kubelet's prober must see a failed probe), where containerd fails the call.
+ */
+export function isTimedOutAnswer(response: {exitCode: number; stderr: Uint8Array}): boolean {
+  return response.exitCode === -1 && Buffer.from(response.stderr).toString('utf8').trim() === CONMON_TIMED_OUT
 }

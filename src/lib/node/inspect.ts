@@ -2,13 +2,14 @@ import type {CriClient} from '../cri/client.js'
 import {settleLimit} from '../util/concurrency.js'
 import {AmbiguousError, NotFoundError, PodctlError} from '../errors.js'
 import {toPlain} from '../util/plain.js'
-import {nanosToRfc3339} from '../util/time.js'
+import {epochNanos, nanosToRfc3339} from '../util/time.js'
 import type {Container, Image, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {containerName} from './containers.js'
 import {imageLabel, resolveImage} from '../images/store.js'
 import {podFullName, shortId} from '../kube/helpers.js'
 import {matchContainerRef, matchPodSandboxes, type ResolveOptions} from './resolve.js'
 import {redactInspectDocument} from './redact.js'
+import {runtimeHandlerFromInfo} from './runtime-handler.js'
 import {withVerboseInfo} from './verbose-info.js'
 
 /**
@@ -147,8 +148,11 @@ export async function inspectTarget(client: CriClient, target: InspectTarget, ve
       const extra: Record<string, unknown> = {}
       // Newer runtimes return the pod's containers with it (KEP-3386); older ones leave these empty.
       if (response.containersStatuses.length > 0) extra.containersStatuses = rewriteTimestamps(toPlain(response.containersStatuses))
-      if (response.timestamp && response.timestamp !== '0') extra.timestamp = nanosToRfc3339(response.timestamp)
-      return statusDocument(response.status, response.info, extra)
+      // CRI-O 1.26 sends both of its sandbox times in seconds.
+      if (response.timestamp && response.timestamp !== '0') extra.timestamp = nanosToRfc3339(epochNanos(response.timestamp))
+      const status = response.status && {...response.status, createdAt: epochNanos(response.status.createdAt)}
+      if (status && !status.runtimeHandler) status.runtimeHandler = runtimeHandlerFromInfo(response.info) ?? ''
+      return statusDocument(status, response.info, extra)
     }
 
     case 'image': {

@@ -40,6 +40,8 @@ interface PodSample {
   cpu?: CpuUsage
   memory: string | null
   raw?: PodSandboxStats
+  /** Its containers' sum, where the pod-level answer had neither CPU nor memory. */
+  summed?: boolean
 }
 
 /** The ready sandboxes the filters select, newest first. */
@@ -102,13 +104,26 @@ async function samplePods(client: CriClient, viaContainers: boolean): Promise<{s
         samples.set(raw.attributes?.id ?? '', {cpu: raw.linux?.cpu, memory: raw.linux?.memory?.workingSetBytes?.value ?? null, raw})
       }
 
+      // CRI-O with the cgroupfs driver (up to 1.36 at least) fails every pod's own cgroup stats (it reads the
+      // pod cgroup as a systemd slice) and answers without CPU or memory: those pods get their containers' sum.
+      const empty = [...samples.values()].filter((sample) => !sample.cpu && sample.memory === null)
+      if (empty.length > 0) {
+        const sums = await sumContainersByPod(client)
+        for (const sample of empty) Object.assign(sample, sums.get(sample.raw?.attributes?.id ?? '') ?? {}, {summed: true})
+      }
+
       return {samples, viaContainers: false}
     }
   }
 
+  return {samples: await sumContainersByPod(client), viaContainers: true}
+}
+
+/** ListContainerStats and ListContainers: each pod's containers summed (sumByPod). */
+async function sumContainersByPod(client: CriClient): Promise<Map<string, PodSample>> {
   const [stats, {containers}] = await Promise.all([sampleStats(client), client.runtime('listContainers', {})])
   const podOf = new Map(containers.map((container) => [container.id, container.podSandboxId]))
-  return {samples: sumByPod(stats, podOf), viaContainers: true}
+  return sumByPod(stats, podOf)
 }
 
 export interface PodStatsSampler {
@@ -141,7 +156,7 @@ export async function startPodStatsSampler(client: CriClient, filters: PodStatsF
           cpuUsageCoreNanoSeconds: now?.cpu?.usageCoreNanoSeconds?.value ?? null,
           memoryWorkingSetBytes: now?.memory ?? null,
           timestamp: sampledAt ? nanosToIso(sampledAt) : null,
-          source: current.viaContainers ? 'ListContainerStats' : 'ListPodSandboxStats',
+          source: current.viaContainers || now?.summed ? 'ListContainerStats' : 'ListPodSandboxStats',
         }
       })
       cri = pods.map((pod) => current.samples.get(pod.id)?.raw).filter((raw): raw is PodSandboxStats => raw !== undefined)

@@ -1,9 +1,11 @@
-import type {CriClient} from '../cri/client.js'
+import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
 import type {GroupCount} from '../cri/count-states.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {exactFilters, exactNameHint, nameMatcher, prefixGlobs, takeNewest} from '../util/filters.js'
 import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {newestFirst} from '../kube/helpers.js'
+import {epochNanos} from '../util/time.js'
+import {CRIO_RUNTIME_NAME, runtimeHandlerFromInfo} from './runtime-handler.js'
 
 // The pod vocabulary read-side callers have always imported from here.
 export {newestFirst, sandboxIps} from '../kube/helpers.js'
@@ -26,6 +28,11 @@ export interface PodListEntry {
   containers: {running: number; total: number}
   /** Filled only when asked for (needs one PodSandboxStatus per pod). */
   status?: PodSandboxStatus
+  /**
+   * With the status: the runtime handler ("" the default); undefined when the runtime does not say
+   * (runtime-handler.ts: CRI-O reports it only in the verbose status, which is asked for on CRI-O alone).
+   */
+  runtimeHandler?: string
 }
 
 export interface PodListOptions {
@@ -56,6 +63,8 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
     options.countContainers === false ? NO_COUNTS : client.countContainersBySandbox({filter: {}}),
   ])
 
+  // CRI-O 1.26 may send a sandbox's created_at in seconds (epochNanos reads it by its magnitude).
+  for (const sandbox of sandboxes.items) sandbox.createdAt = epochNanos(sandbox.createdAt)
   const matchName = nameMatcher(filters.name)
   const matchNamespace = nameMatcher(filters.namespace)
   const selected = sandboxes.items
@@ -72,13 +81,24 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
     const counts = containers.get(sandbox.id)
     return {sandbox, containers: {running: counts?.matching ?? 0, total: counts?.total ?? 0}}
   })
-  if (options.withStatus) {
-    await mapLimit(entries, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {
-      entry.status = (await client.runtime('podSandboxStatus', {podSandboxId: entry.sandbox.id, verbose: false})).status
-    })
-  }
-
+  if (options.withStatus) await addStatuses(client, entries)
   return entries
+}
+
+/** One PodSandboxStatus per pod; verbose only on CRI-O, whose handler is named there alone (a spec per pod). */
+async function addStatuses(client: CriClient, entries: PodListEntry[]): Promise<void> {
+  const verbose = entries.length > 0 && (await isCrio(client))
+  await mapLimit(entries, RUNTIME_CALLS_IN_FLIGHT, async (entry) => {
+    const response = await client.runtime('podSandboxStatus', {podSandboxId: entry.sandbox.id, verbose})
+    entry.status = response.status
+    entry.runtimeHandler = verbose ? runtimeHandlerFromInfo(response.info) : entry.sandbox.runtimeHandler
+    if (response.status) response.status.createdAt = epochNanos(response.status.createdAt)
+  })
+}
+
+async function isCrio(client: CriClient): Promise<boolean> {
+  const version = await client.runtime('version', {version: CRI_CLIENT_VERSION}).catch(() => undefined)
+  return version?.runtimeName === CRIO_RUNTIME_NAME
 }
 
 /**

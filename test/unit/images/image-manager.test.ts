@@ -79,6 +79,21 @@ describe('pull policy', () => {
     expect(result.message).toBe(events[1].message)
   })
 
+  test("CRI-O: PullImage answers a repo digest; the image's ID comes from ImageStatus of that answer", async () => {
+    const digest = `localhost:5000/library/busybox@sha256:${'1'.repeat(64)}`
+    const id = '2'.repeat(64)
+    fake.reset({pullImage: () => digest, imageStatus: (request) => (request.image?.image === digest ? fakeImage(id, '99') : undefined)})
+    const result = await manager().ensureImage({image: 'localhost:5000/library/busybox:1.36', policy: 'Always'})
+    expect(result).toMatchObject({imageRef: id, sizeBytes: '99', pulled: true})
+  })
+
+  test("a failed ImageStatus after the pull keeps the runtime's answer as the ID", async () => {
+    fake.reset({pullImage: () => 'sha256:abc', imageStatus: () => ({grpcError: {code: GrpcStatus.UNAVAILABLE, details: 'busy'}})})
+    expect(await manager().ensureImage({image: 'busybox:1.36', policy: 'Always'})).toMatchObject({
+      imageRef: 'sha256:abc',
+    })
+  })
+
   test('the default policy follows the tag: "busybox" → Always, "busybox:1.36" → IfNotPresent', async () => {
     fake.reset({imageStatus: () => fakeImage('sha256:present')})
     const m = manager()

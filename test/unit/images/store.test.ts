@@ -8,9 +8,9 @@ import {
   listImageRows,
   parseImageFilters,
   resolveImage,
-  sandboxImageFromInfo,
   splitRepoTag,
 } from '../../../src/lib/images/store.js'
+import {sandboxImageFromInfo} from '../../../src/lib/images/sandbox-image.js'
 import {all, bare, busybox, dangling, hex, hub, image, pause, storeClient} from '../../support/image-fixtures.js'
 
 describe('splitRepoTag', () => {

@@ -10,8 +10,13 @@ import {loadRunInput} from '../../../src/lib/manifest/load.js'
 import type {ContainerModel, PodModel} from '../../../src/lib/manifest/model.js'
 
 const container = (image: string) => ({name: 'c', image}) as ContainerModel
-const pod = (images: string[], initImages: string[] = []) =>
-  ({source: 'pod.yaml', containers: images.map(container), initContainers: initImages.map(container)}) as PodModel
+const pod = (images: string[], initImages: string[] = [], volumeImages: string[] = []) =>
+  ({
+    source: 'pod.yaml',
+    containers: images.map(container),
+    initContainers: initImages.map(container),
+    volumes: volumeImages.map((reference, index) => ({name: `v${index}`, image: {reference}})),
+  }) as PodModel
 
 describe('checkImageReferences', () => {
   it('accepts what the kubelet can default-tag', () => {
@@ -25,6 +30,10 @@ describe('checkImageReferences', () => {
     )
     expect(() => checkImageReferences([bad], 'manifest')).toThrow(
       expect.objectContaining({code: 'InvalidImageName', exitCode: ExitCode.INVALID_IMAGE_NAME}),
+    )
+    // An image volume's reference is checked the same way.
+    expect(() => checkImageReferences([pod(['busybox'], [], ['ok:1', 'Bad:1'])], 'manifest')).toThrow(
+      /^pod\.yaml: spec\.volumes\[1\]\.image\.reference: Failed to apply default image tag "Bad:1"/,
     )
     const badInit = pod(['busybox'], ['bad image'])
     expect(() => checkImageReferences([badInit], 'manifest')).toThrow(/^pod\.yaml: spec\.initContainers\[0\]\.image: /)

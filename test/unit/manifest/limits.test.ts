@@ -175,17 +175,23 @@ describe('hostile YAML', () => {
     expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "nam\\e": 1')))).toBe(
       String.raw`pod.yaml: metadata.nam\x1b is not a known field; did you mean name?`,
     )
-    // A dropped field's path is escaped in the warning line too.
-    const [pod] = await parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1'))
-    expect(droppedFieldsWarning([pod])).toContain(String.raw`metadata.\x1b[2Jevil`)
+    // A field of no Kubernetes release is refused, its path escaped.
+    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  "\\e[2Jevil": 1')))).toBe(
+      String.raw`pod.yaml: metadata.\x1b[2Jevil is not a field of ObjectMeta in Kubernetes 1.17–1.36`,
+    )
+    // A dropped field's path (a key of the API that podctl does not read) is escaped in the warning line too.
+    const [pod] = await parse(MINIMAL)
+    expect(droppedFieldsWarning([{...pod, droppedFields: ['metadata.\u001B[2Jx']}])).toContain(String.raw`metadata.\x1b[2Jx`)
     expect(escapeControl('a\u202Eb\u0085c\td')).toBe(String.raw`a\u202eb\x85c\td`)
   })
 
-  it('names a __proto__ key as an unknown (dropped) field, not "[object Object]"', async () => {
-    const [pod] = await parse(MINIMAL.replace('  name: web', '  name: web\n  __proto__: {x: 1}'))
-    expect(pod.droppedFields).toEqual(['metadata.__proto__'])
-    const [other] = await parse(MINIMAL.replace('  name: web', '  name: web\n  constructor: 1'))
-    expect(other.droppedFields).toEqual(['metadata.constructor'])
+  it('refuses a __proto__ or constructor key by its path, as kubectl apply does, not as "[object Object]"', async () => {
+    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  __proto__: {x: 1}')))).toBe(
+      'pod.yaml: metadata.__proto__ is not a field of ObjectMeta in Kubernetes 1.17–1.36',
+    )
+    expect(await refusal(parse(MINIMAL.replace('  name: web', '  name: web\n  constructor: 1')))).toBe(
+      'pod.yaml: metadata.constructor is not a field of ObjectMeta in Kubernetes 1.17–1.36',
+    )
   })
 
   it('refuses annotations over the API server limit of 256 KiB', async () => {

@@ -263,8 +263,11 @@ describe('parsePod: refusals name the file and the field', () => {
     expect(await refusal(`${MINIMAL}  restartPolicyy: Never\n`)).toBe(
       'pod.yaml: spec.restartPolicyy is not a known field; did you mean restartPolicy?',
     )
-    // A field no near-typo of a known one is taken for a newer Kubernetes version's and dropped (with a warning).
-    expect((await parse(`${MINIMAL}  zzz: 1\n`)).droppedFields).toEqual(['spec.zzz'])
+    // A field that no Kubernetes release has is refused as kubectl's strict field validation refuses it, named by path.
+    expect(await refusal(`${MINIMAL}  zzz: 1\n`)).toBe('pod.yaml: spec.zzz is not a field of PodSpec in Kubernetes 1.17–1.36')
+    expect(await refusal(withContainerFields('imagePolicy: Always'))).toBe(
+      'pod.yaml: spec.containers[0].imagePolicy is not a known field; did you mean imagePullPolicy?',
+    )
   })
 
   it('validates names as Kubernetes does', async () => {

@@ -172,6 +172,20 @@ describe('column helpers', () => {
     expect(entry.imageName).toBe('postgres@sha256:' + hex('0'))
   })
 
+  it("names a CRI-O container (image ID of 64 bare hex digits, no user-specified image) by its image's tag", () => {
+    // CRI-O's ListContainers: image.image and imageRef are the ID without "sha256:"; ListImages' IDs alike.
+    const crio = ctr(hex('6'), 'app', hex('a'), 'CONTAINER_RUNNING', '600', {
+      image: {image: hex('d'), annotations: {}, userSpecifiedImage: '', runtimeHandler: '', imageRef: ''},
+      imageRef: hex('d'),
+    })
+    const tags = imageTagsById([{id: hex('d'), repoTags: ['localhost:5000/podctl/busybox:1.36'], repoDigests: []} as unknown as Image])
+    expect(imageName(crio, tags)).toBe('localhost:5000/podctl/busybox:1.36')
+    // Without the image listed: the ID, shortened as a digest is.
+    expect(truncateDigest(imageName(crio))).toBe('ddddddddddddd')
+    // 64 hex digits only: a name that happens to be hex-like stays whole.
+    expect(truncateDigest('cafe')).toBe('cafe')
+  })
+
   it('truncates only digests, never names or repo@digest references', () => {
     expect(truncateDigest('sha256:' + hex('0'))).toBe('0000000000000')
     expect(truncateDigest('busybox:latest')).toBe('busybox:latest')

@@ -67,6 +67,32 @@ describe('execInContainer timeouts', () => {
     })
   })
 
+  it("turns CRI-O's timed-out answer (exit -1, conmon's message) into the same DeadlineExceeded, exit 4", async () => {
+    const client = {
+      async runtime() {
+        return {exitCode: -1, stdout: Buffer.alloc(0), stderr: Buffer.from('command timed out')}
+      },
+    } as unknown as CriClient
+    await expect(execInContainer(client, running, ['sleep', '9'], {timeoutMs: 1000})).rejects.toMatchObject({
+      code: 'DeadlineExceeded',
+      exitCode: 4,
+      message:
+        'command "sleep 9" in container app (abcdef1234567) did not finish within 1s (--timeout) ' +
+        'and was stopped; raise --timeout to give it longer',
+    })
+  })
+
+  it('keeps a command that itself exits -1 with other output, or any answer without --timeout, as its exit code', async () => {
+    const answering = (stderr: string) =>
+      ({
+        async runtime() {
+          return {exitCode: -1, stdout: Buffer.alloc(0), stderr: Buffer.from(stderr)}
+        },
+      }) as unknown as CriClient
+    await expect(execInContainer(answering('boom'), running, ['x'], {timeoutMs: 1000})).resolves.toMatchObject({exitCode: -1})
+    await expect(execInContainer(answering('command timed out'), running, ['x'])).resolves.toMatchObject({exitCode: -1})
+  })
+
   it('passes other failures through unchanged', async () => {
     const failure = new NotFoundError('ExecSync: container gone')
     const client = {

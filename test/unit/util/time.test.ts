@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {compareNanosDesc, compareNanosWordsDesc, nanosToMs, nanosToRfc3339, nanosWordsToMs} from '../../../src/lib/util/time.js'
+import {compareNanosDesc, compareNanosWordsDesc, epochNanos, nanosToMs, nanosToRfc3339, nanosWordsToMs} from '../../../src/lib/util/time.js'
 
 describe('nanosToRfc3339', () => {
   it('keeps nanosecond precision and drops trailing zeros like Go RFC3339Nano', () => {
@@ -40,5 +40,18 @@ describe('int64 nanoseconds as two 32-bit words', () => {
   it('orders as compareNanosDesc does', () => {
     for (const a of values)
       for (const b of values) expect(Math.sign(compareNanosWordsDesc(...words(a), ...words(b))), `${a} ${b}`).toBe(compareNanosDesc(a, b))
+  })
+})
+
+describe('epochNanos', () => {
+  it('reads a time sent in seconds (CRI-O 1.26), milliseconds or microseconds by its magnitude', () => {
+    expect(epochNanos('1700000000')).toBe('1700000000000000000')
+    expect(epochNanos('1700000000123')).toBe('1700000000123000000')
+    expect(epochNanos('1700000000123456')).toBe('1700000000123456000')
+    expect(nanosToRfc3339(epochNanos('1700000000'))).toBe('2023-11-14T22:13:20Z')
+  })
+
+  it('leaves nanoseconds, "never" and small counters as they are', () => {
+    for (const value of ['1700000000123456789', '0', '1', '42', '999999999']) expect(epochNanos(value)).toBe(value)
   })
 })

@@ -40,8 +40,8 @@ export interface RebuiltPod {
 /** Env variables the kubelet adds itself (the service links of the API server's own Service). */
 const KUBELET_ENV =
   /^KUBERNETES_(SERVICE_HOST|SERVICE_PORT|SERVICE_PORT_HTTPS|PORT|PORT_443_TCP|PORT_443_TCP_PROTO|PORT_443_TCP_PORT|PORT_443_TCP_ADDR)$/
-/** An image ID: the runtime lost the name the pod asked for. */
-const IMAGE_ID = /^sha256:[0-9a-f]{64}$/
+/** An image ID (CRI-O's have no sha256: prefix): the runtime lost the name the pod asked for. */
+const IMAGE_ID = /^(sha256:)?[0-9a-f]{64}$/
 const MEBIBYTE = 1024 * 1024
 
 type JsonObject = Record<string, unknown>

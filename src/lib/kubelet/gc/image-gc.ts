@@ -11,7 +11,7 @@ import type {CriClient} from '../../cri/client.js'
 import {NotFoundError} from '../../errors.js'
 import type {Container, Image} from '../../../generated/runtime/v1/api.js'
 import {isPullOf, type PullRecord, PullRecords, pullRecordsDir} from '../../images/pull-records.js'
-import {sandboxImageFromInfo} from '../../images/store.js'
+import {runtimeSandboxImage} from '../../images/sandbox-image.js'
 import {bytesToFree, imageFsUsage, type ImageFsUsage} from './image-fs.js'
 import {type ImageRecord, ImageRecords} from './image-records.js'
 import {imageGcEnabled, type ImageGcPolicy} from './policy.js'
@@ -136,7 +136,7 @@ export async function collectImages(round: GcRound, policy: ImageGcPolicy, optio
     client.runtime('listContainers', {filter: {}}, {signal}),
     client.runtime('status', {verbose: true}, {signal}).catch(() => undefined),
   ])
-  const sandboxImage = sandboxImageFromInfo(status?.info)
+  const sandboxImage = await runtimeSandboxImage(client, status?.info)
   const inUse = imageUsage(containers, sandboxImage ? [sandboxImage] : [])
   const records = options.imageRecords ?? new ImageRecords()
   const known = await records.detect(images, inUse, round.nowMs)

@@ -6,6 +6,7 @@
  * a pod was deleted, so a pod with any sandbox counts as existing: its newest sandbox stays.
  */
 import type {CriClient} from '../../cri/client.js'
+import {removePodCgroups} from '../core/pod-cgroup.js'
 import {NotFoundError} from '../../errors.js'
 import type {Container, PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {podFullName} from '../../kube/helpers.js'
@@ -57,6 +58,8 @@ export async function removeSandbox(client: CriClient, sandbox: PodSandbox, sign
 
   await client.runtime('stopPodSandbox', {podSandboxId: sandbox.id}, {signal}).catch(ignoreGone)
   await client.runtime('removePodSandbox', {podSandboxId: sandbox.id}, {signal}).catch(ignoreGone)
+  // What the runtime left of the sandbox's cgroup, and the pod's once empty (core/pod-cgroup.ts).
+  await removePodCgroups(sandbox.metadata?.uid ?? '', [sandbox.id]).catch(() => [])
   return describeSandbox(sandbox)
 }
 

@@ -5,7 +5,7 @@
  */
 import type {RuntimeRequest} from '../../cri/client.js'
 import type {ContainerModel, ContainerType, PodModel} from '../../manifest/model.js'
-import type {MountPropagation} from '../../../generated/runtime/v1/api.js'
+import type {DeepPartial, MountPropagation, UserNamespace} from '../../../generated/runtime/v1/api.js'
 import {expandReferences} from '../../kube/expansion.js'
 import {buildContainerLogsPath} from '../../kube/helpers.js'
 import {newContainerAnnotations, newContainerLabels, PodctlAnnotation} from '../../kube/labels.js'
@@ -37,6 +37,12 @@ export interface ContainerConfigOptions {
   env?: ReadonlyArray<{name: string; value: string; secret?: boolean}>
   /** Host paths of subPath mounts prepared before CreateContainer (kubelet/mounts.ts), by volumeMounts index. */
   subPaths?: ReadonlyMap<number, string>
+  /** The container's resources after an in-place resize (resize.ts), in place of its spec's; its hash stays the spec's. */
+  resized?: ContainerModel['resources']
+  /** Each image volume's image, ensured before CreateContainer (volume name → ID and reference). */
+  imageVolumes?: ReadonlyMap<string, {imageRef: string; reference: string}>
+  /** The sandbox's user namespace (hostUsers: false): every container of the pod is in it. */
+  usernsOptions?: DeepPartial<UserNamespace>
 }
 
 /** The container's environment in order, each value expanded against the variables before it. */
@@ -60,6 +66,7 @@ function containerMounts(
   const mounts: NonNullable<ContainerConfig['mounts']> = volumeMounts(pod, container, options.volumePaths, {
     env,
     subPaths: options.subPaths,
+    images: options.imageVolumes,
   })
   const mountsEtcHosts = container.volumeMounts.some((mount) => mount.mountPath === '/etc/hosts')
   if (options.etcHostsPath && !mountsEtcHosts) {
@@ -104,7 +111,7 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
   const env = options.env ?? containerEnvironment(container)
   const values = new Map(env.map(({name, value}) => [name, value]))
   const expand = (text: string) => expandReferences(text, (name) => values.get(name))
-  const resources = effectiveResources(container)
+  const resources = effectiveResources(options.resized ? {...container, resources: options.resized} : container)
   const {capabilities, ...security} = containerSecurityContext(pod, container, options.imageUser)
   return {
     metadata: {name: container.name, attempt: options.attempt},
@@ -129,7 +136,10 @@ export function generateContainerConfig(pod: PodModel, container: ContainerModel
       securityContext: {
         ...(capabilities ? {capabilities} : {}),
         ...security,
-        namespaceOptions: containerNamespaceOptions(pod, container),
+        namespaceOptions: {
+          ...containerNamespaceOptions(pod, container),
+          ...(options.usernsOptions ? {usernsOptions: options.usernsOptions} : {}),
+        },
       },
     },
     envs: env.map(({name, value}) => ({key: name, value: Buffer.from(value, 'utf8')})),

@@ -4,15 +4,18 @@
  * events (Created, Started, Failed, FailedPostStartHook) and error names (CreateContainerConfigError,
  * CreateContainerError, RunContainerError, PostStartHookError).
  */
-import {readdir} from 'node:fs/promises'
+import {mkdir, readdir} from 'node:fs/promises'
+import {dirname} from 'node:path'
 
 import type {CriClient} from '../../cri/client.js'
 import {InterruptedError, PodctlError} from '../../errors.js'
 import type {ContainerModel, ContainerType, PodModel} from '../../manifest/model.js'
 import {type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
 import {podDescription, podFullName, restartCountFromLogFiles} from '../../kube/helpers.js'
+import {podDirectoryOf} from '../../kube/labels.js'
 import type {EnsureImageOptions, EnsureImageResult} from '../../images/image-manager.js'
 import {generateContainerConfig} from './container-config.js'
+import {resizedResources} from './resize.js'
 import {runContainerOptions} from './container-env.js'
 import {podPullSecrets} from '../volumes/pod-objects.js'
 import {createContainerLogLink} from './container-logs-links.js'
@@ -70,6 +73,10 @@ export interface StartContainerOptions {
   onCreated?: (containerId: string) => void
   /** false: stop after CreateContainer (`podctl create` without --start); default true. */
   start?: boolean
+  /** Ensures the images of the image volumes the container mounts (the kubelet's getImageVolumes). */
+  images?: ImageEnsurer
+  /** The pull's credentials and deadline, for those images as for the container's. */
+  imagePull?: Pick<EnsureImageOptions, 'auth' | 'authSource' | 'deadline'>
 }
 
 /** The EnsureImageExists request for one container of a pod in its sandbox. */
@@ -121,6 +128,11 @@ export async function startContainer(
     throw error
   }
 
+  const imageVolumes = await ensureImageVolumes(pod, container, sandbox, options).catch((error: unknown) => {
+    if (error instanceof PodctlError && !(error instanceof InterruptedError)) failed(error.code)
+    throw error
+  })
+
   // 2. Create: the image's user (for runAsUser and runAsNonRoot), then the config, then CreateContainer.
   const imageUser = await getImageUser(client, ensured.imageRef, signal)
   const nonRoot = verifyRunAsNonRoot(pod, container, imageUser)
@@ -150,8 +162,12 @@ export async function startContainer(
     nodeMemoryBytes: options.nodeMemoryBytes,
     env: runOptions.env,
     subPaths: runOptions.subPaths,
+    usernsOptions: sandbox.config.linux?.securityContext?.namespaceOptions?.usernsOptions,
+    imageVolumes,
+    resized: resizedIn(sandbox, container.name),
   })
 
+  await createContainerLogDirectory(sandbox.config.logDirectory, config.logPath, container.name, failed)
   let containerId: string
   try {
     // Never cancelled mid-call (like RunPodSandbox): the runtime finishes anyway, and a container
@@ -204,6 +220,62 @@ export async function startContainer(
   }
 
   return {containerId, imageRef: ensured.imageRef}
+}
+
+/** The container's resources as an in-place resize left them (resize.ts), recorded in the pod's directory. */
+function resizedIn(sandbox: SandboxContext, name: string): ContainerModel['resources'] | undefined {
+  return resizedResources(podDirectoryOf((sandbox.config.annotations ?? {}) as Record<string, string>))[name]
+}
+
+/**
+ * The kubelet's getImageVolumes for one container: the image of each image volume it mounts, ensured
+ * with the volume's pull policy (the default follows the tag, as for containers) and the pod's pull
+ * secrets, its events and errors those of an image pull (ErrImagePull, ErrImageNeverPull, ...).
+ */
+async function ensureImageVolumes(
+  pod: PodModel,
+  container: ContainerModel,
+  sandbox: SandboxContext,
+  options: StartContainerOptions,
+): Promise<Map<string, {imageRef: string; reference: string}>> {
+  const mounted = new Set(container.volumeMounts.map((mount) => mount.name))
+  const volumes = pod.volumes.filter((volume) => volume.image && mounted.has(volume.name))
+  const out = new Map<string, {imageRef: string; reference: string}>()
+  if (volumes.length === 0) return out
+  if (!options.images)
+    throw new PodFailedError('image volumes need the image manager', {reason: PodFailureReason.CreateContainerConfigError})
+  await Promise.all(
+    volumes.map(async ({name, image}) => {
+      const source = {...container, image: image!.reference, imagePullPolicy: image!.pullPolicy}
+      const ensured = await options.images!.ensureImage(
+        ensureImageOptions(pod, source, sandbox, {...options.imagePull, signal: options.signal}),
+      )
+      out.set(name, {imageRef: ensured.imageRef, reference: image!.reference})
+    }),
+  )
+  return out
+}
+
+/**
+ * The kubelet's generateContainerConfig makes `<pod log directory>/<container>/` before CreateContainer:
+ * containerd makes it itself, CRI-O (conmon) does not, and fails every CreateContainer without it
+ * ("Failed to open log file"). A crictl config's own log_path may name another sub-directory: its
+ * directory is made the same way.
+ */
+async function createContainerLogDirectory(
+  podLogDirectory: string | undefined,
+  logPath: string | undefined,
+  containerName: string,
+  failed: (message: string) => void,
+): Promise<void> {
+  if (!podLogDirectory || !logPath) return
+  try {
+    await mkdir(dirname(`${podLogDirectory}/${logPath}`), {recursive: true, mode: 0o755})
+  } catch (error) {
+    const message = `create container log directory for container ${containerName} failed: ${(error as Error).message}`
+    failed(message)
+    throw new PodFailedError(message, {reason: PodFailureReason.CreateContainerConfigError, container: containerName})
+  }
 }
 
 /** The kubelet's getImageUser: ImageStatus → uid (numeric user) or username; best effort. */

@@ -17,6 +17,7 @@ import {executePreStopHook} from '../lifecycle/hooks.js'
 import {forgetRecordedPod, removeRecordedPodDirectory} from '../volumes/pod-dirs.js'
 import {sandboxOwnership} from '../../kube/ownership.js'
 import {TerminationOrdering} from '../core/termination-order.js'
+import {removePodCgroups} from '../core/pod-cgroup.js'
 
 /** The kubelet's minimumGracePeriodInSeconds: "always give containers a minimal shutdown window". */
 const MIN_GRACE_PERIOD_SECONDS = 2
@@ -269,6 +270,11 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
     await removeContainerLogLinks(containers.filter((_, index) => removals[index].status === 'fulfilled'))
     removed =
       stoppedSandboxes.length === ordered.length && [...removals, ...sandboxRemovals].every((outcome) => outcome.status === 'fulfilled')
+    const gone = [
+      ...containers.filter((_, index) => removals[index].status === 'fulfilled'),
+      ...stoppedSandboxes.filter((_, index) => sandboxRemovals[index].status === 'fulfilled'),
+    ]
+    await removeLeftCgroups(ordered, gone, removed && !options.keepPodDirectory)
     // The pod's host directory (emptyDir volumes, /etc/hosts) goes with its last sandbox.
     if (removed && !options.keepPodDirectory) {
       collect(
@@ -288,6 +294,18 @@ export async function killPod(client: CriClient, sandboxes: PodSandbox[], option
   }
   if (failures.length > 0) throw new KillPodError(result, failures)
   return result
+}
+
+/**
+ * The pod cgroups (core/pod-cgroup.ts) of the removed containers and sandboxes of pods podctl made
+ * (core/ownership.ts: a kubelet's pod cgroup is the kubelet's), and the pod's own once empty; when the
+ * whole pod went (not a recreation keeping older attempts), whatever its earlier containers left too.
+ * Never fails a kill.
+ */
+async function removeLeftCgroups(sandboxes: readonly PodSandbox[], removed: ReadonlyArray<{id: string}>, wholePod: boolean): Promise<void> {
+  const uids = new Set(sandboxes.filter((sandbox) => sandboxOwnership(sandbox).ours).map((sandbox) => sandbox.metadata?.uid ?? ''))
+  const ids = wholePod ? 'every container' : removed.map((object) => object.id)
+  await Promise.all([...uids].map((uid) => removePodCgroups(uid, ids).catch(() => [])))
 }
 
 /**

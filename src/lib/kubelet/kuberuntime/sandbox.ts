@@ -3,13 +3,15 @@
  * directory, RunPodSandbox with the runtime handler, then PodSandboxStatus for the pod IP.
  */
 import {mkdir} from 'node:fs/promises'
+import {dirname} from 'node:path'
 
+import {runtimeCgroupDriver} from '../../cri/cgroup-driver.js'
 import type {CallOptions, CriClient, RuntimeRequest} from '../../cri/client.js'
 import type {PodModel} from '../../manifest/model.js'
 import type {NamespaceMode, PodSandbox, PodSandboxStatus, Protocol, SecurityProfile_ProfileType} from '../../../generated/runtime/v1/api.js'
 import {type EventSink, warningEvent} from '../../kube/events.js'
 import {buildPodLogsDirectory, podDescription, podFullName, sandboxIps} from '../../kube/helpers.js'
-import {newPodAnnotations, newPodLabels, PodLabel} from '../../kube/labels.js'
+import {newPodAnnotations, newPodLabels, podDirectoryOf, PodLabel} from '../../kube/labels.js'
 import {kernelHostname, podHostnameAndDomain} from '../../manifest/pod-spec.js'
 import type {NodeDownward} from '../core/env.js'
 import {markPodLogDirectory} from '../core/owned-logs.js'
@@ -17,6 +19,8 @@ import {podDirectory} from '../volumes/pod-dirs.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {linuxResources, resourceListValues, sandboxResources} from '../core/resources.js'
 import {sandboxSecurityContext} from '../core/security-context.js'
+import {podCgroupParent} from '../core/pod-cgroup.js'
+import {ensureUserNamespace, recordedUserNamespace, usernsOptions} from './user-namespace.js'
 
 export type SandboxConfig = NonNullable<RuntimeRequest<'runPodSandbox'>['config']>
 
@@ -145,7 +149,7 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
       cgroupParent: pod.cgroupParent ?? '',
       securityContext: {
         ...security.securityContext,
-        namespaceOptions: podNamespaceOptions(pod),
+        namespaceOptions: {...podNamespaceOptions(pod), ...recordedUsernsOptions(pod, options.podDirRoot)},
         privileged: hasPrivilegedContainer(pod),
         // The kubelet always runs the sandbox (pause) under the runtime's default seccomp profile.
         seccomp: {profileType: 'RuntimeDefault' as SecurityProfile_ProfileType},
@@ -156,6 +160,12 @@ export function generatePodSandboxConfig(pod: PodModel, options: SandboxConfigOp
       resources: sandboxResources(pod),
     },
   }
+}
+
+/** hostUsers: false: the user namespace recorded for the pod (a sandbox made before; createPodSandbox records it first). */
+function recordedUsernsOptions(pod: PodModel, podDirRoot: string): {usernsOptions?: ReturnType<typeof usernsOptions>} {
+  const mappings = pod.hostUsers === false && podDirRoot ? recordedUserNamespace(podDirRoot, pod.uid) : undefined
+  return mappings ? {usernsOptions: usernsOptions(mappings)} : {}
 }
 
 /** What every container of a pod needs from its sandbox, built once when the sandbox exists. */
@@ -208,6 +218,8 @@ export async function createPodSandbox(
     )
   }
 
+  await placeInPodCgroup(client, pod, config)
+  await placeInUserNamespace(pod, config)
   let sandboxId: string
   try {
     const response = await client.runtime('runPodSandbox', {config, runtimeHandler: options.runtimeHandler}, {signal: options.signal})
@@ -234,6 +246,35 @@ export async function createPodSandbox(
     throw asPodFailure(error, `Unable to get pod sandbox status for pod "${described}": ${message}`, {
       reason: PodFailureReason.CreatePodSandboxError,
     })
+  }
+}
+
+/**
+ * The kubelet's cgroup parent for a Pod manifest's sandbox (core/pod-cgroup.ts), in the form of the
+ * runtime's cgroup driver; set on `config` so the containers' sandbox_config says the same. A crictl
+ * config's cgroup_parent (empty included) goes as written; a runtime whose driver cannot be learnt
+ * gets none, as before, rather than a parent of the wrong form (which fails RunPodSandbox).
+ */
+async function placeInPodCgroup(client: CriClient, pod: PodModel, config: SandboxConfig): Promise<void> {
+  if (pod.cgroupParent !== undefined || !config.linux || config.linux.cgroupParent) return
+  const driver = await runtimeCgroupDriver(client)
+  if (driver) config.linux.cgroupParent = podCgroupParent(pod, driver)
+}
+
+/** hostUsers: false: the pod's ID range (user-namespace.ts), allocated and recorded in its directory on its first sandbox. */
+async function placeInUserNamespace(pod: PodModel, config: SandboxConfig): Promise<void> {
+  const options = config.linux?.securityContext?.namespaceOptions
+  const directory = podDirectoryOf((config.annotations ?? {}) as Record<string, string>)
+  if (pod.hostUsers !== false || !options || options.usernsOptions || !directory) return
+  try {
+    options.usernsOptions = usernsOptions(await ensureUserNamespace(dirname(directory), pod))
+  } catch (error) {
+    throw new PodFailedError(
+      `cannot give pod "${podDescription(pod.name, pod.namespace, pod.uid)}" a user namespace: ${(error as Error).message}`,
+      {
+        reason: PodFailureReason.CreatePodSandboxError,
+      },
+    )
   }
 }
 

@@ -309,6 +309,8 @@ async function startWithBackOff(
     deadline: settings.deadline,
     podIP: sandbox.ips?.[0],
     signal: deps.signal,
+    images: deps.images,
+    imagePull: {deadline: settings.deadline},
   })
   const why = previous ? `restart ${restartCount}` : 'new'
   result.did.push(`started ${start.type === 'init' ? 'init container ' : ''}${container.name} (${why})`)

@@ -1,13 +1,12 @@
 /**
  * The kubelet's pod admission before SyncPod (lifecycle/predicate.go, the scheduler's
  * noderesources fit): a pod whose requests do not fit in the node's allocatable CPU and memory is
- * rejected as OutOfcpu / OutOfmemory with the kubelet's message; a pod that asks for a user
- * namespace (hostUsers: false) is refused when the runtime handler cannot make one.
+ * rejected as OutOfcpu / OutOfmemory with the kubelet's message. What the runtime must support for
+ * a pod is checked in runtime-support.ts.
  */
-import type {CriClient} from '../../cri/client.js'
 import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
-import {PodFailedError, PodFailureReason} from '../core/reasons.js'
+import {PodFailedError} from '../core/reasons.js'
 import {podTotals, resourceListValues} from '../core/resources.js'
 
 /** The node as admission sees it: allocatable = capacity here (no system or kube reservations on a podctl node). */
@@ -87,29 +86,6 @@ export function checkAdmission(pods: readonly PodModel[], node: NodeAllocatable)
       {
         reason: verdict.reason,
       },
-    )
-  }
-}
-
-/**
- * The kubelet's GetOrCreateUserNamespaceMappings check: hostUsers: false needs a runtime handler
- * that reports user namespace support (RuntimeStatus runtime_handlers[].features.user_namespaces).
- * containerd 1.6 reports no handlers at all, so it cannot.
- */
-export async function checkUserNamespaces(client: CriClient, pods: readonly PodModel[], runtimeHandler?: string): Promise<void> {
-  const wanting = pods.filter((pod) => pod.hostUsers === false)
-  if (wanting.length === 0) return
-  const status = await client.runtime('status', {verbose: false})
-  const handlers = status.runtimeHandlers ?? []
-  for (const pod of wanting) {
-    const handler = runtimeHandler ?? pod.runtimeClassName ?? ''
-    const found = handlers.find((entry) => entry.name === handler)
-    if (found?.features?.userNamespaces) continue
-    const why = handlers.length === 0 ? ' (the runtime reports no handler features; containerd before 2.0 cannot make user namespaces)' : ''
-    throw new PodFailedError(
-      `pod ${podFullName(pod.name, pod.namespace)}: spec.hostUsers is false, ` +
-        `but RuntimeClass handler "${handler}" does not support user namespaces${why}`,
-      {reason: PodFailureReason.CreatePodSandboxError},
     )
   }
 }

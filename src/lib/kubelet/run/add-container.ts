@@ -113,6 +113,8 @@ export async function addContainer(
       deadline,
       signal,
       start: settings.start === true,
+      images: settings.images,
+      imagePull: {auth, authSource, deadline},
       onCreated(id) {
         createdId = id
       },
@@ -230,12 +232,28 @@ export function sandboxConfigOf(
 function recordedConfig(info: Readonly<Record<string, string>> | undefined): Record<string, unknown> | undefined {
   for (const text of Object.values(info ?? {})) {
     try {
-      const parsed = JSON.parse(text) as {config?: unknown}
+      const parsed = JSON.parse(text) as {config?: unknown; runtimeSpec?: {annotations?: Record<string, unknown>}}
       if (parsed && typeof parsed.config === 'object' && parsed.config !== null) return parsed.config as Record<string, unknown>
+      const crio = parsed?.runtimeSpec?.annotations
+      if (crio) return crioRecordedConfig(crio)
     } catch {
       // Not JSON: not the config.
     }
   }
 
   return undefined
+}
+
+/**
+ * CRI-O keeps no config in its verbose status, but its infra container's spec annotations name the
+ * sandbox's log file (in the pod's log directory) and cgroup parent. CRI-O places a container's log
+ * in the log_directory of CreateContainer's sandbox_config, so it must be the pod's.
+ */
+function crioRecordedConfig(annotations: Record<string, unknown>): Record<string, unknown> {
+  const logPath = annotations['io.kubernetes.cri-o.LogPath']
+  const cgroupParent = annotations['io.kubernetes.cri-o.CgroupParent']
+  return {
+    ...(typeof logPath === 'string' && logPath.includes('/') ? {log_directory: logPath.slice(0, logPath.lastIndexOf('/'))} : {}),
+    linux: typeof cgroupParent === 'string' ? {cgroup_parent: cgroupParent} : {},
+  }
 }

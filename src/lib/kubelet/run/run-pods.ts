@@ -11,7 +11,8 @@ import type {PodModel} from '../../manifest/model.js'
 import {ImageManager} from '../../images/image-manager.js'
 import type {ProgressView} from '../../images/pull-progress.js'
 import {Limiter} from '../../util/concurrency.js'
-import {checkAdmission, checkUserNamespaces} from '../lifecycle/admission.js'
+import {checkAdmission} from '../lifecycle/admission.js'
+import {checkRuntimeSupport} from '../lifecycle/runtime-support.js'
 import {recordOfAnotherRuntimeError} from '../config/desired-state.js'
 import {lockPods} from '../config/pod-lock.js'
 import {otherTemplatePods, refuseOtherTemplates, retireOtherTemplates} from './other-templates.js'
@@ -61,7 +62,7 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
     checkAdmission(pods, {cpus: settings.nodeCpus, memoryBytes: settings.nodeMemoryBytes})
   }
 
-  await checkUserNamespaces(client, pods, settings.runtimeHandler)
+  await checkRuntimeSupport(client, pods, settings.runtimeHandler)
   const leave = settings.otherTemplates === 'leave'
   const superseded = leave ? [] : await otherTemplatePods(pods, settings.podDirRoot, client.runtimeEndpoint)
   if (superseded.length > 0 && !settings.replace) refuseOtherTemplates(superseded)

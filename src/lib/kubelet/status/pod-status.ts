@@ -17,7 +17,7 @@ import {
   sidecarIndexOf,
 } from '../../kube/labels.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../../util/concurrency.js'
-import {nanosToIso} from '../../util/time.js'
+import {epochNanos, nanosToIso} from '../../util/time.js'
 import {computePhase, isPodReady, type PhaseInput, type PodPhase} from './pod-phase.js'
 
 export type SandboxStateName = 'Ready' | 'NotReady'
@@ -129,7 +129,8 @@ export async function getPodStatus(client: CriClient, sandboxes: PodSandbox[]): 
       id: status.id,
       attempt: status.metadata?.attempt ?? 0,
       state: status.state === 'SANDBOX_READY' ? 'Ready' : 'NotReady',
-      createdAt: nanosToIso(status.createdAt),
+      // CRI-O 1.26 sends a sandbox's created_at in seconds (util/time.ts epochNanos).
+      createdAt: nanosToIso(epochNanos(status.createdAt)),
       ip: status.network?.ip || null,
     })),
     containers,

@@ -10,7 +10,8 @@
  * after that, or after UNIMPLEMENTED, only a runtime restart makes it try again (the new runtime
  * may be an upgraded one). The mode is printed once when it is known and again only when it changes.
  */
-import type {CriClient} from '../../cri/client.js'
+import {CRI_CLIENT_VERSION, type CriClient} from '../../cri/client.js'
+import {EVENTS_DISABLED_HINT, splitEventsReason} from '../../cri/event-sharing.js'
 import {asPodctlError, formatMs, UnimplementedError} from '../../errors.js'
 import type {ContainerEventResponse} from '../../../generated/runtime/v1/api.js'
 import {type EventSink, normalEvent} from '../../kube/events.js'
@@ -49,7 +50,7 @@ export interface ContainerEventStreamOptions {
   timing?: Partial<EventStreamTiming>
 }
 
-type Outcome = {kind: 'unimplemented'; message: string} | {kind: 'broken'; message: string} | {kind: 'stopped'}
+type Outcome = {kind: 'unimplemented' | 'disabled' | 'broken'; message: string} | {kind: 'stopped'}
 
 export class ContainerEventStream {
   mode: WatchMode = 'starting'
@@ -86,6 +87,13 @@ export class ContainerEventStream {
 
   private async subscribeLoop(): Promise<void> {
     const {signal} = this.options
+    // A runtime that splits its events between subscribers: taking them would starve the kubelet or `podctl events`.
+    const split = await this.splitReason()
+    if (split) {
+      this.setMode('polling', `${split}: listing it every ${formatMs(this.options.pollMs)}, leaving its events to other listeners`)
+      return
+    }
+
     while (!signal.aborted) {
       const outcome = await this.subscribeOnce()
       if (outcome.kind === 'stopped' || signal.aborted) return
@@ -95,6 +103,11 @@ export class ContainerEventStream {
           `The runtime has no container event stream (${outcome.message}; containerd 1.7+ and CRI-O have one): ` +
             `listing it every ${formatMs(this.options.pollMs)}`,
         )
+        return
+      }
+
+      if (outcome.kind === 'disabled') {
+        this.setMode('polling', `${outcome.message}: listing it every ${formatMs(this.options.pollMs)}`)
         return
       }
 
@@ -114,12 +127,14 @@ export class ContainerEventStream {
   private async subscribeOnce(): Promise<Outcome> {
     const {client, signal} = this.options
     let settle: NodeJS.Timeout | undefined
+    let settled = false
     try {
       await client.runtimeStream(
         'getContainerEvents',
         {},
         (event) => {
           clearTimeout(settle)
+          settled = true
           // A stream that delivers is working: its next break starts the retries afresh.
           this.failures = 0
           this.setMode('events')
@@ -128,11 +143,17 @@ export class ContainerEventStream {
         {
           signal,
           onOpen: () => {
-            settle = setTimeout(() => this.setMode('events'), this.timing.settleMs)
+            settle = setTimeout(() => {
+              settled = true
+              this.setMode('events')
+            }, this.timing.settleMs)
           },
         },
       )
-      return signal.aborted ? {kind: 'stopped'} : {kind: 'broken', message: 'the runtime ended it'}
+      if (signal.aborted) return {kind: 'stopped'}
+      // Ended by the runtime, without an error, before it said anything: CRI-O with its events turned off.
+      if (!settled) return {kind: 'disabled', message: `The runtime ended its container event stream at once (${EVENTS_DISABLED_HINT})`}
+      return {kind: 'broken', message: 'the runtime ended it'}
     } catch (error) {
       if (signal.aborted) return {kind: 'stopped'}
       const failure = asPodctlError(error)
@@ -141,6 +162,12 @@ export class ContainerEventStream {
     } finally {
       clearTimeout(settle)
     }
+  }
+
+  /** Why the runtime's events would be taken from other listeners (cri/event-sharing.ts); undefined when they would not. */
+  private async splitReason(): Promise<string | undefined> {
+    const version = await this.options.client.runtime('version', {version: CRI_CLIENT_VERSION}).catch(() => undefined)
+    return splitEventsReason(version)
   }
 
   private setMode(mode: WatchMode, why?: string): void {

@@ -77,15 +77,45 @@ export async function prepareSubPaths(
   return out
 }
 
+/**
+ * An image volume's mount: the runtime mounts the image (by the ID the pull gave) read-only, a
+ * subPath (or expanded subPathExpr) of it as image_sub_path, as the kubelet's makeMounts does.
+ */
+function imageMount(mount: VolumeMountModel, image: {imageRef: string; reference: string}, env: ReadonlyMap<string, string>): CriMount {
+  let subPath: string | undefined
+  try {
+    subPath = mountSubPath(mount, env)
+  } catch {
+    subPath = mount.subPathExpr
+  }
+
+  return {
+    containerPath: mount.mountPath,
+    hostPath: '',
+    readonly: true,
+    selinuxRelabel: false,
+    propagation: PROPAGATION[mount.mountPropagation ?? 'None'],
+    image: {image: image.imageRef, userSpecifiedImage: image.reference, annotations: {}, runtimeHandler: '', imageRef: ''},
+    imageSubPath: subPath ?? '',
+  }
+}
+
 /** The CRI mounts of the container's volumeMounts, in order. */
 export function volumeMounts(
   pod: PodModel,
   container: ContainerModel,
   volumePaths: ReadonlyMap<string, string>,
-  options: {env?: ReadonlyMap<string, string>; subPaths?: ReadonlyMap<number, string>} = {},
+  options: {
+    env?: ReadonlyMap<string, string>
+    subPaths?: ReadonlyMap<number, string>
+    /** Each image volume's image, as ensured before CreateContainer (volume name → ID and reference). */
+    images?: ReadonlyMap<string, {imageRef: string; reference: string}>
+  } = {},
 ): CriMount[] {
   return container.volumeMounts.map((mount, index) => {
     const volume = pod.volumes.find((candidate) => candidate.name === mount.name)
+    const image = options.images?.get(mount.name)
+    if (volume?.image && image) return imageMount(mount, image, options.env ?? new Map())
     const volumePath = volumePaths.get(mount.name) ?? ''
     let hostPath = options.subPaths?.get(index)
     if (hostPath === undefined) {

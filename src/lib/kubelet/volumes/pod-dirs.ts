@@ -39,10 +39,10 @@ export function podDirectory(root: string, uid: string): string {
   return `${root.replace(/\/+$/, '')}/${uid}`
 }
 
-/** Host path of every volume, by name (pure: what the mounts will point at). */
+/** Host path of every volume, by name (pure: what the mounts will point at); an image volume has none (the runtime mounts it). */
 export function volumeHostPaths(pod: PodModel, root: string): Map<string, string> {
   const paths = new Map<string, string>()
-  for (const volume of pod.volumes) paths.set(volume.name, volumeHostPath(pod, volume, root))
+  for (const volume of pod.volumes) if (!volume.image) paths.set(volume.name, volumeHostPath(pod, volume, root))
   return paths
 }
 
@@ -58,6 +58,8 @@ function volumeHostPath(pod: PodModel, volume: VolumeModel, root: string): strin
  */
 export async function setUpVolumes(pod: PodModel, root: string, context?: DownwardContext): Promise<void> {
   for (const volume of pod.volumes) {
+    // The runtime mounts an image volume from its image store.
+    if (volume.image) continue
     const path = volumeHostPath(pod, volume, root)
     try {
       if (volume.hostPath) {

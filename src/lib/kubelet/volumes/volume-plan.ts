@@ -27,6 +27,7 @@ export interface PlannedVolume {
 function volumeType(volume: PodModel['volumes'][number]): string {
   if (volume.external) return volume.external.source
   if (volume.persistentVolumeClaim) return 'persistentVolumeClaim'
+  if (volume.image) return 'image'
   for (const key of ['hostPath', 'emptyDir', 'configMap', 'secret', 'downwardAPI', 'projected'] as const) if (volume[key]) return key
   return 'emptyDir'
 }

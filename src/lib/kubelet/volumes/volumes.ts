@@ -29,11 +29,12 @@ export function volumePluginDir(volume: VolumeModel): string | undefined {
 
 /**
  * The plugins whose mounts are always read-only (their Mounter attributes), whatever volumeMounts
- * says; and a claim volume with persistentVolumeClaim.readOnly.
+ * says (image volumes included); and a claim volume with persistentVolumeClaim.readOnly.
  */
 export function isReadOnlyVolume(volume: VolumeModel | undefined): boolean {
   return Boolean(
-    volume && (volume.configMap || volume.secret || volume.downwardAPI || volume.projected || volume.persistentVolumeClaim?.readOnly),
+    volume &&
+    (volume.configMap || volume.secret || volume.downwardAPI || volume.projected || volume.image || volume.persistentVolumeClaim?.readOnly),
   )
 }
 

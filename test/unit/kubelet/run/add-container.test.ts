@@ -53,6 +53,22 @@ describe('sandboxConfigOf', () => {
       hostname: 'h',
       linux: {cgroupParent: '/kubepods', securityContext: {namespaceOptions: {network: 'NODE'}}},
     })
+    // CRI-O: no recorded config, but its infra container's spec annotations name the log file and the cgroup parent.
+    const crio = {
+      info: JSON.stringify({
+        image: 'pause',
+        runtimeSpec: {
+          annotations: {
+            'io.kubernetes.cri-o.LogPath': '/tmp/crictl-logs/f00d.log',
+            'io.kubernetes.cri-o.CgroupParent': '/kubepods/burstable/podu-1',
+          },
+        },
+      }),
+    }
+    expect(sandboxConfigOf(sandbox, status, crio, '/var/log/pods')).toMatchObject({
+      logDirectory: '/tmp/crictl-logs',
+      linux: {cgroupParent: '/kubepods/burstable/podu-1'},
+    })
     expect(sandboxConfigOf(sandbox, status, {info: 'not json'}, '/var/log/pods')).toMatchObject({
       logDirectory: '/var/log/pods/shop_web_u-1',
       linux: {cgroupParent: ''},

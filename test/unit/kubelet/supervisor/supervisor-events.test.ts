@@ -244,3 +244,41 @@ describe('supervisor: container events where the runtime has them', () => {
     await until('the stream closed', () => fake.openEventStreams() === 0)
   })
 })
+
+describe('supervisor: runtimes that split their events or send none', () => {
+  it('leaves the events of a runtime that gives each to one subscriber (CRI-O 1.26) to other listeners, and polls', async () => {
+    fake.containerEvents = 'stream'
+    fake.version = {runtimeName: 'cri-o', runtimeVersion: '1.26.4'}
+    const events = await supervise({pollMs: 50, eventStreamTiming: {settleMs: 50}})
+    await until('a few listings', () => listings() >= 4)
+    expect(modes(events)).toEqual(['Polling'])
+    expect(events.find((e) => e.reason === 'Polling')?.message).toBe(
+      'cri-o 1.26.4 gives each container event to one subscriber only (CRI-O 1.28 gives each to all): ' +
+        'listing it every 50ms, leaving its events to other listeners',
+    )
+    expect(count('getContainerEvents')).toBe(0)
+    const creates = count('createContainer')
+    exitContainer()
+    await until('the restart', () => count('createContainer') > creates)
+  })
+
+  it('takes the events of a runtime that broadcasts them (containerd 2.x, CRI-O 1.28+)', async () => {
+    fake.containerEvents = 'stream'
+    fake.version = {runtimeName: 'containerd', runtimeVersion: 'v2.1.4'}
+    const events = await supervise({pollMs: 60_000, relistMs: 60_000, eventStreamTiming: {settleMs: 50}})
+    await until('the stream mode', () => modes(events).includes('ContainerEvents'))
+    expect(count('getContainerEvents')).toBe(1)
+  })
+
+  it('polls, once and without retries, when the runtime ends the stream at once (CRI-O without enable_pod_events)', async () => {
+    fake.containerEvents = 'ended'
+    const events = await supervise({pollMs: 50, eventStreamTiming: {settleMs: 200, retryMs: 10}})
+    await until('a few listings', () => listings() >= 6)
+    expect(modes(events)).toEqual(['Polling'])
+    expect(events.find((e) => e.reason === 'Polling')?.message).toBe(
+      'The runtime ended its container event stream at once ' +
+        '(CRI-O sends container events only with enable_pod_events = true in its [crio.runtime] table): listing it every 50ms',
+    )
+    expect(count('getContainerEvents')).toBe(1)
+  })
+})

@@ -22,6 +22,8 @@ afterAll(() => {
 function listingOnly(calls: string[]): CriClient {
   return {
     async runtime(method: string) {
+      // The event stream asks the runtime's Version once (does it split its events?): not a sync of the pod.
+      if (method === 'version') return {runtimeName: 'stub', runtimeVersion: '0'}
       calls.push(method)
       if (method === 'listContainers') return {containers: []}
       throw new Error(`unexpected ${method}`)

@@ -1,0 +1,165 @@
+/* eslint-disable @stylistic/max-len -- written by a script: one line per API type */
+/**
+ * Every field of a v1 Pod in Kubernetes 1.17 to 1.36, by type: each field's JSON name, and for a
+ * field that is an object its type ("name:Type"; "name:map:Type" for a map of them). Written by
+ * scripts/pod-api-fields.mjs from k8s.io/api core/v1 and apimachinery meta/v1 types.go of releases
+ * 1.17, 1.19, 1.21, 1.22, 1.24, 1.25, 1.26, 1.27, 1.28, 1.29, 1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36: do not edit.
+ */
+
+/** The releases the table was merged from. */
+export const POD_API_RELEASES = {oldest: '1.17', newest: '1.36'} as const
+
+export const POD_API_TABLE: Readonly<Record<string, string>> = {
+  AWSElasticBlockStoreVolumeSource: 'fsType partition readOnly volumeID',
+  Affinity: 'nodeAffinity:NodeAffinity podAffinity:PodAffinity podAntiAffinity:PodAntiAffinity',
+  AppArmorProfile: 'localhostProfile type',
+  AzureDiskVolumeSource: 'cachingMode diskName diskURI fsType kind readOnly',
+  AzureFileVolumeSource: 'readOnly secretName shareName',
+  CSIVolumeSource: 'driver fsType nodePublishSecretRef:LocalObjectReference readOnly volumeAttributes',
+  Capabilities: 'add drop',
+  CephFSVolumeSource: 'monitors path readOnly secretFile secretRef:LocalObjectReference user',
+  CinderVolumeSource: 'fsType readOnly secretRef:LocalObjectReference volumeID',
+  ClaimSource: 'resourceClaimName resourceClaimTemplateName',
+  ClusterTrustBundleProjection: 'labelSelector:LabelSelector name optional path signerName',
+  ConfigMapEnvSource: 'name optional',
+  ConfigMapKeySelector: 'key name optional',
+  ConfigMapProjection: 'items:KeyToPath name optional',
+  ConfigMapVolumeSource: 'defaultMode items:KeyToPath name optional',
+  Container:
+    'args command env:EnvVar envFrom:EnvFromSource image imagePullPolicy lifecycle:Lifecycle livenessProbe:Probe name ports:ContainerPort readinessProbe:Probe resizePolicy:ContainerResizePolicy resources:ResourceRequirements restartPolicy restartPolicyRules:ContainerRestartRule securityContext:SecurityContext startupProbe:Probe stdin stdinOnce terminationMessagePath terminationMessagePolicy tty volumeDevices:VolumeDevice volumeMounts:VolumeMount workingDir',
+  ContainerExtendedResourceRequest: 'containerName requestName resourceName',
+  ContainerPort: 'containerPort hostIP hostPort name protocol',
+  ContainerResizePolicy: 'resourceName restartPolicy',
+  ContainerRestartRule: 'action exitCodes:ContainerRestartRuleOnExitCodes',
+  ContainerRestartRuleOnExitCodes: 'operator values',
+  ContainerState: 'running:ContainerStateRunning terminated:ContainerStateTerminated waiting:ContainerStateWaiting',
+  ContainerStateRunning: 'startedAt',
+  ContainerStateTerminated: 'containerID exitCode finishedAt message reason signal startedAt',
+  ContainerStateWaiting: 'message reason',
+  ContainerStatus:
+    'allocatedResources allocatedResourcesStatus:ResourceStatus containerID image imageID lastState:ContainerState name ready resources:ResourceRequirements restartCount started state:ContainerState stopSignal user:ContainerUser volumeMounts:VolumeMountStatus',
+  ContainerUser: 'linux:LinuxContainerUser',
+  DownwardAPIProjection: 'items:DownwardAPIVolumeFile',
+  DownwardAPIVolumeFile: 'fieldRef:ObjectFieldSelector mode path resourceFieldRef:ResourceFieldSelector',
+  DownwardAPIVolumeSource: 'defaultMode items:DownwardAPIVolumeFile',
+  EmptyDirVolumeSource: 'medium sizeLimit',
+  EnvFromSource: 'configMapRef:ConfigMapEnvSource prefix secretRef:SecretEnvSource',
+  EnvVar: 'name value valueFrom:EnvVarSource',
+  EnvVarSource:
+    'configMapKeyRef:ConfigMapKeySelector fieldRef:ObjectFieldSelector fileKeyRef:FileKeySelector resourceFieldRef:ResourceFieldSelector secretKeyRef:SecretKeySelector',
+  EphemeralContainer:
+    'args command env:EnvVar envFrom:EnvFromSource image imagePullPolicy lifecycle:Lifecycle livenessProbe:Probe name ports:ContainerPort readinessProbe:Probe resizePolicy:ContainerResizePolicy resources:ResourceRequirements restartPolicy restartPolicyRules:ContainerRestartRule securityContext:SecurityContext startupProbe:Probe stdin stdinOnce targetContainerName terminationMessagePath terminationMessagePolicy tty volumeDevices:VolumeDevice volumeMounts:VolumeMount workingDir',
+  EphemeralVolumeSource: 'readOnly volumeClaimTemplate:PersistentVolumeClaimTemplate',
+  ExecAction: 'command',
+  FCVolumeSource: 'fsType lun readOnly targetWWNs wwids',
+  FileKeySelector: 'key optional path volumeName',
+  FlexVolumeSource: 'driver fsType options readOnly secretRef:LocalObjectReference',
+  FlockerVolumeSource: 'datasetName datasetUUID',
+  GCEPersistentDiskVolumeSource: 'fsType partition pdName readOnly',
+  GRPCAction: 'port service',
+  GitRepoVolumeSource: 'directory repository revision',
+  GlusterfsVolumeSource: 'endpoints path readOnly',
+  HTTPGetAction: 'host httpHeaders:HTTPHeader path port scheme',
+  HTTPHeader: 'name value',
+  Handler: 'exec:ExecAction httpGet:HTTPGetAction tcpSocket:TCPSocketAction',
+  HostAlias: 'hostnames ip',
+  HostIP: 'ip',
+  HostPathVolumeSource: 'path type',
+  ISCSIVolumeSource:
+    'chapAuthDiscovery chapAuthSession fsType initiatorName iqn iscsiInterface lun portals readOnly secretRef:LocalObjectReference targetPortal',
+  ImageVolumeSource: 'pullPolicy reference',
+  ImageVolumeStatus: 'imageRef',
+  KeyToPath: 'key mode path',
+  LabelSelector: 'matchExpressions:LabelSelectorRequirement matchLabels',
+  LabelSelectorRequirement: 'key operator values',
+  Lifecycle: 'postStart:LifecycleHandler preStop:LifecycleHandler stopSignal',
+  LifecycleHandler: 'exec:ExecAction httpGet:HTTPGetAction sleep:SleepAction tcpSocket:TCPSocketAction',
+  LinuxContainerUser: 'gid supplementalGroups uid',
+  LocalObjectReference: 'name',
+  ManagedFieldsEntry: 'apiVersion fieldsType fieldsV1 manager operation subresource time',
+  NFSVolumeSource: 'path readOnly server',
+  NodeAffinity:
+    'preferredDuringSchedulingIgnoredDuringExecution:PreferredSchedulingTerm requiredDuringSchedulingIgnoredDuringExecution:NodeSelector',
+  NodeAllocatableResourceClaimStatus: 'containers resourceClaimName resources',
+  NodeSelector: 'nodeSelectorTerms:NodeSelectorTerm',
+  NodeSelectorRequirement: 'key operator values',
+  NodeSelectorTerm: 'matchExpressions:NodeSelectorRequirement matchFields:NodeSelectorRequirement',
+  ObjectFieldSelector: 'apiVersion fieldPath',
+  ObjectMeta:
+    'annotations clusterName creationTimestamp deletionGracePeriodSeconds deletionTimestamp finalizers generateName generation labels managedFields:ManagedFieldsEntry name namespace ownerReferences:OwnerReference resourceVersion selfLink uid',
+  OwnerReference: 'apiVersion blockOwnerDeletion controller kind name uid',
+  PersistentVolumeClaimSpec:
+    'accessModes dataSource:TypedLocalObjectReference dataSourceRef:TypedObjectReference resources:VolumeResourceRequirements selector:LabelSelector storageClassName volumeAttributesClassName volumeMode volumeName',
+  PersistentVolumeClaimTemplate: 'metadata:ObjectMeta spec:PersistentVolumeClaimSpec',
+  PersistentVolumeClaimVolumeSource: 'claimName readOnly',
+  PhotonPersistentDiskVolumeSource: 'fsType pdID',
+  Pod: 'apiVersion kind metadata:ObjectMeta spec:PodSpec status:PodStatus',
+  PodAffinity:
+    'preferredDuringSchedulingIgnoredDuringExecution:WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution:PodAffinityTerm',
+  PodAffinityTerm: 'labelSelector:LabelSelector matchLabelKeys mismatchLabelKeys namespaceSelector:LabelSelector namespaces topologyKey',
+  PodAntiAffinity:
+    'preferredDuringSchedulingIgnoredDuringExecution:WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution:PodAffinityTerm',
+  PodCertificateProjection: 'certificateChainPath credentialBundlePath keyPath keyType maxExpirationSeconds signerName userAnnotations',
+  PodCondition: 'lastProbeTime lastTransitionTime message observedGeneration reason status type',
+  PodDNSConfig: 'nameservers options:PodDNSConfigOption searches',
+  PodDNSConfigOption: 'name value',
+  PodExtendedResourceClaimStatus: 'requestMappings:ContainerExtendedResourceRequest resourceClaimName',
+  PodIP: 'ip',
+  PodOS: 'name',
+  PodReadinessGate: 'conditionType',
+  PodResourceClaim: 'name resourceClaimName resourceClaimTemplateName source:ClaimSource',
+  PodResourceClaimStatus: 'name resourceClaimName',
+  PodSchedulingGate: 'name',
+  PodSchedulingGroup: 'podGroupName',
+  PodSecurityContext:
+    'appArmorProfile:AppArmorProfile fsGroup fsGroupChangePolicy runAsGroup runAsNonRoot runAsUser seLinuxChangePolicy seLinuxOptions:SELinuxOptions seccompProfile:SeccompProfile supplementalGroups supplementalGroupsPolicy sysctls:Sysctl windowsOptions:WindowsSecurityContextOptions',
+  PodSpec:
+    'activeDeadlineSeconds affinity:Affinity automountServiceAccountToken containers:Container dnsConfig:PodDNSConfig dnsPolicy enableServiceLinks ephemeralContainers:EphemeralContainer hostAliases:HostAlias hostIPC hostNetwork hostPID hostUsers hostname hostnameOverride imagePullSecrets:LocalObjectReference initContainers:Container nodeName nodeSelector os:PodOS overhead preemptionPolicy priority priorityClassName readinessGates:PodReadinessGate resourceClaims:PodResourceClaim resources:ResourceRequirements restartPolicy runtimeClassName schedulerName schedulingGates:PodSchedulingGate schedulingGroup:PodSchedulingGroup securityContext:PodSecurityContext serviceAccount serviceAccountName setHostnameAsFQDN shareProcessNamespace subdomain terminationGracePeriodSeconds tolerations:Toleration topologySpreadConstraints:TopologySpreadConstraint volumes:Volume workloadRef:WorkloadReference',
+  PodStatus:
+    'allocatedResources conditions:PodCondition containerStatuses:ContainerStatus ephemeralContainerStatuses:ContainerStatus extendedResourceClaimStatus:PodExtendedResourceClaimStatus hostIP hostIPs:HostIP initContainerStatuses:ContainerStatus message nodeAllocatableResourceClaimStatuses:NodeAllocatableResourceClaimStatus nominatedNodeName observedGeneration phase podIP podIPs:PodIP qosClass reason resize resourceClaimStatuses:PodResourceClaimStatus resources:ResourceRequirements startTime',
+  PortworxVolumeSource: 'fsType readOnly volumeID',
+  PreferredSchedulingTerm: 'preference:NodeSelectorTerm weight',
+  Probe:
+    'exec:ExecAction failureThreshold grpc:GRPCAction httpGet:HTTPGetAction initialDelaySeconds periodSeconds successThreshold tcpSocket:TCPSocketAction terminationGracePeriodSeconds timeoutSeconds',
+  ProjectedVolumeSource: 'defaultMode sources:VolumeProjection',
+  QuobyteVolumeSource: 'group readOnly registry tenant user volume',
+  RBDVolumeSource: 'fsType image keyring monitors pool readOnly secretRef:LocalObjectReference user',
+  ResourceClaim: 'name request',
+  ResourceFieldSelector: 'containerName divisor resource',
+  ResourceHealth: 'health message resourceID',
+  ResourceRequirements: 'claims:ResourceClaim limits requests',
+  ResourceStatus: 'name resources:ResourceHealth',
+  SELinuxOptions: 'level role type user',
+  ScaleIOVolumeSource:
+    'fsType gateway protectionDomain readOnly secretRef:LocalObjectReference sslEnabled storageMode storagePool system volumeName',
+  SeccompProfile: 'localhostProfile type',
+  SecretEnvSource: 'name optional',
+  SecretKeySelector: 'key name optional',
+  SecretProjection: 'items:KeyToPath name optional',
+  SecretVolumeSource: 'defaultMode items:KeyToPath optional secretName',
+  SecurityContext:
+    'allowPrivilegeEscalation appArmorProfile:AppArmorProfile capabilities:Capabilities privileged procMount readOnlyRootFilesystem runAsGroup runAsNonRoot runAsUser seLinuxOptions:SELinuxOptions seccompProfile:SeccompProfile windowsOptions:WindowsSecurityContextOptions',
+  ServiceAccountTokenProjection: 'audience expirationSeconds path',
+  SleepAction: 'seconds',
+  StorageOSVolumeSource: 'fsType readOnly secretRef:LocalObjectReference volumeName volumeNamespace',
+  Sysctl: 'name value',
+  TCPSocketAction: 'host port',
+  Toleration: 'effect key operator tolerationSeconds value',
+  TopologySpreadConstraint:
+    'labelSelector:LabelSelector matchLabelKeys maxSkew minDomains nodeAffinityPolicy nodeTaintsPolicy topologyKey whenUnsatisfiable',
+  TypedLocalObjectReference: 'apiGroup kind name',
+  TypedObjectReference: 'apiGroup kind name namespace',
+  Volume:
+    'awsElasticBlockStore:AWSElasticBlockStoreVolumeSource azureDisk:AzureDiskVolumeSource azureFile:AzureFileVolumeSource cephfs:CephFSVolumeSource cinder:CinderVolumeSource configMap:ConfigMapVolumeSource csi:CSIVolumeSource downwardAPI:DownwardAPIVolumeSource emptyDir:EmptyDirVolumeSource ephemeral:EphemeralVolumeSource fc:FCVolumeSource flexVolume:FlexVolumeSource flocker:FlockerVolumeSource gcePersistentDisk:GCEPersistentDiskVolumeSource gitRepo:GitRepoVolumeSource glusterfs:GlusterfsVolumeSource hostPath:HostPathVolumeSource image:ImageVolumeSource iscsi:ISCSIVolumeSource name nfs:NFSVolumeSource persistentVolumeClaim:PersistentVolumeClaimVolumeSource photonPersistentDisk:PhotonPersistentDiskVolumeSource portworxVolume:PortworxVolumeSource projected:ProjectedVolumeSource quobyte:QuobyteVolumeSource rbd:RBDVolumeSource scaleIO:ScaleIOVolumeSource secret:SecretVolumeSource storageos:StorageOSVolumeSource vsphereVolume:VsphereVirtualDiskVolumeSource',
+  VolumeDevice: 'devicePath name',
+  VolumeMount: 'mountPath mountPropagation name readOnly recursiveReadOnly subPath subPathExpr',
+  VolumeMountStatus: 'mountPath name readOnly recursiveReadOnly volumeStatus:VolumeStatus',
+  VolumeProjection:
+    'clusterTrustBundle:ClusterTrustBundleProjection configMap:ConfigMapProjection downwardAPI:DownwardAPIProjection podCertificate:PodCertificateProjection secret:SecretProjection serviceAccountToken:ServiceAccountTokenProjection',
+  VolumeResourceRequirements: 'limits requests',
+  VolumeStatus: 'image:ImageVolumeStatus',
+  VsphereVirtualDiskVolumeSource: 'fsType storagePolicyID storagePolicyName volumePath',
+  WeightedPodAffinityTerm: 'podAffinityTerm:PodAffinityTerm weight',
+  WindowsSecurityContextOptions: 'gmsaCredentialSpec gmsaCredentialSpecName hostProcess runAsUserName',
+  WorkloadReference: 'name podGroup podGroupReplicaKey',
+}
