@@ -41,7 +41,11 @@ readonly STATIC_APP_IMAGE=$REGISTRY/$STATIC_APP_REPO:$STATIC_APP_TAG
 # registry is reachable): same repository names under our registry, tag latest; the digest spec reads
 # test-image-digest's manifest digest from the registry (test/e2e/crictl-e2e.test.ts).
 readonly CRITOOLS_PREFIX=k8s-staging-cri-tools
-readonly CRITOOLS_IMAGES=(test-image-1 test-image-digest)
+readonly CRITOOLS_IMAGES=(test-image-1 test-image-2 test-image-3 test-image-digest)
+# The inspect spec runs a container of test-image-latest, which upstream builds FROM busybox with the
+# default command sh (images/image-test): it must start and exit at once. The lab's busybox (Cmd sh)
+# stands in for it.
+readonly CRITOOLS_RUNNABLE_IMAGE=test-image-latest
 
 # registry_digest REPO TAG [URL [USER:PASSWORD]]: manifest digest the registry (default: the
 # anonymous one) serves for REPO:TAG (empty if none).
@@ -355,6 +359,7 @@ ensure_images() {
   for name in "${CRITOOLS_IMAGES[@]}"; do
     push_image "cri-tools-$name" "$CRITOOLS_PREFIX/$name" latest
   done
+  push_image busybox "$CRITOOLS_PREFIX/$CRITOOLS_RUNNABLE_IMAGE" latest
   [[ $(curl -sf -m 5 "$REG_URL/v2/_catalog") == *"\"$PAUSE_REPO\""* ]] || die "registry catalog lacks $PAUSE_REPO"
   push_auth_busybox
 }

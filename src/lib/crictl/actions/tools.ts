@@ -62,23 +62,51 @@ function yamlString(value: string): string {
   return plain ? value : JSON.stringify(value)
 }
 
-/** WriteConfig: every key in place (a flat file keeps its comments and order), missing keys appended in crictl's order. */
+/**
+ * A value as go-yaml v3 re-marshals a scalar node that had STYLE (its old text): double- or
+ * single-quoted stays so, a plain one stays plain unless the new text needs quotes.
+ */
+function styled(oldText: string, key: Key, value: string): string {
+  if (oldText.startsWith('"')) return JSON.stringify(value)
+  if (oldText.startsWith("'")) return `'${value.replaceAll("'", "''")}'`
+  return key === 'runtime-endpoint' || key === 'image-endpoint' ? yamlString(value) : value
+}
+
+/** go-yaml v3 keeps no blank line but the one that parts the document's head comment from the first entry. */
+function withoutBlankLines(lines: string[]): string[] {
+  const blank = (line: string) => line.trim() === ''
+  const first = lines.findIndex((line) => !blank(line) && !line.trimStart().startsWith('#'))
+  const head = first === -1 ? [] : lines.slice(0, first)
+  const partedHead = head.some((line) => !blank(line)) && blank(head.at(-1) ?? 'x')
+  const kept = lines.filter((line) => !blank(line))
+  if (!partedHead) return kept
+  const headLength = head.filter((line) => !blank(line)).length
+  return [...kept.slice(0, headLength), '', ...kept.slice(headLength)]
+}
+
+/**
+ * WriteConfig: crictl edits the parsed YAML nodes and marshals them again, so every entry of a key
+ * is set (duplicates too), each value keeps its quoting and its comments, blank lines go (withoutBlankLines), and missing
+ * keys are appended in crictl's order.
+ */
 async function writeConfig(path: string, config: ConfigValues): Promise<void> {
   let lines: string[] = []
   try {
-    lines = (await readFile(path, 'utf8')).split('\n')
+    lines = withoutBlankLines((await readFile(path, 'utf8')).split('\n'))
   } catch {}
 
-  if (lines.at(-1) === '') lines.pop()
   for (const key of KEYS) {
-    const text = key === 'runtime-endpoint' || key === 'image-endpoint' ? yamlString(valueText(config, key)) : valueText(config, key)
-    const at = lines.findIndex((line) => new RegExp(`^${key}\\s*:`).test(line))
-    if (at === -1) lines.push(`${key}: ${text}`)
-    else
-      lines[at] = lines[at].replace(
-        /^([^:]+:\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^#]*?)(\s+#.*)?$/,
-        (_, head: string, _old: string, comment = '') => `${head}${text}${comment}`,
-      )
+    const value = valueText(config, key)
+    const entry = new RegExp(`^${key}\\s*:`)
+    if (!lines.some((line) => entry.test(line))) lines.push(`${key}: ${styled('', key, value)}`)
+    lines = lines.map((line) =>
+      entry.test(line)
+        ? line.replace(
+            /^([^:]+:\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^#]*?)(\s+#.*)?$/,
+            (_, head: string, old: string, comment = '') => `${head}${styled(old, key, value)}${comment}`,
+          )
+        : line,
+    )
   }
 
   await mkdir(dirname(path), {recursive: true, mode: 0o755})
