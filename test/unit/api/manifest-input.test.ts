@@ -61,4 +61,31 @@ describe('the manifest forms of the library API', () => {
       'manifest: no object given; pass a Pod (and its ConfigMaps and Secrets)',
     )
   })
+
+  it('reads a string of one line as a path, a workload of a real project among them', async () => {
+    const path = join(work, 'by-path.yaml')
+    writeFileSync(path, podYaml)
+    const {pods} = await loadManifestInput(path, {claimsRoot})
+    expect(pods.map((model) => model.name)).toEqual(['web'])
+    const deployment = await loadManifestInput('test/fixtures/workloads/deployment.yaml', {claimsRoot, replicas: 1})
+    expect(deployment.pods).toHaveLength(1)
+  })
+
+  it('names a path that does not exist', async () => {
+    const failure = await loadManifestInput(join(work, 'missing.yaml'), {claimsRoot}).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(PodctlError)
+    expect((failure as PodctlError).message).toContain(join(work, 'missing.yaml'))
+  })
+
+  it("reads a typed client's model objects, class instances without an index signature", async () => {
+    // The shape of @kubernetes/client-node's V1Pod: a class whose fields are the JSON's.
+    class TypedPod {
+      apiVersion = 'v1'
+      kind = 'Pod'
+      metadata = {name: 'typed', labels: {app: 'typed'}}
+      spec = {containers: [{name: 'app', image: 'busybox:1.36', ports: [{containerPort: 8080}]}]}
+    }
+    const {pods} = await loadManifestInput(new TypedPod(), {claimsRoot})
+    expect(pods.map((model) => [model.name, model.containers.map((c) => c.image)])).toEqual([['typed', ['busybox:1.36']]])
+  })
 })
