@@ -1,4 +1,4 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -88,6 +88,7 @@ describe('the library API against the lab', () => {
     expect((failure as PodctlError).toJSON()).toMatchObject({code: 'ErrImageNeverPull', exitCode: 12})
     expect((failure as PodctlError).message).toMatch(/^pod missing_lib-api-\w+: ErrImageNeverPull: /)
     expect(await sandboxesIn(client, namespace)).toEqual([])
+    expect(readdirSync(lab().logRoot).filter((name) => name.startsWith(`${namespace}_missing_`))).toEqual([])
   })
 
   it('kills the pods a Runtime ran when it is disposed of', async () => {

@@ -98,6 +98,8 @@ export class Runtime implements AsyncDisposable {
       wait: options.wait ?? 'running',
       replace: options.replace ?? false,
       keepOnFailure: false,
+      // The error carries the container's last log lines; nothing of a failed pod stays on the node.
+      removeLogsOnRollback: true,
       remove: false,
       deadline: timeoutMs > 0 ? Date.now() + timeoutMs : undefined,
     }
