@@ -91,6 +91,18 @@ describe('the library API against the lab', () => {
     expect(readdirSync(lab().logRoot).filter((name) => name.startsWith(`${namespace}_missing_`))).toEqual([])
   })
 
+  it('kills a pod whose manifest sets no grace period within seconds (the library gives it 2 s)', async () => {
+    const stubborn = {
+      ...pod('stubborn', {command: ['sleep', '3600']}),
+      spec: {containers: [{name: 'app', image: lab().busybox, command: ['sleep', '3600']}]},
+    }
+    const started = await runtime.runPod(stubborn)
+    const killed = await started.kill()
+    // sleep as PID 1 ignores SIGTERM: the kill lasts the grace period, 30 s by the kubelet's default.
+    expect(killed?.durationMs).toBeLessThan(10_000)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
   it('kills the pods a Runtime ran when it is disposed of', async () => {
     const own = await connect({runtimeEndpoint: lab().endpoint, podLogsRoot: lab().logRoot, podDirRoot, env: {}})
     await own.runPod(pod('leftover', {command: ['sleep', '3600']}))

@@ -14,10 +14,10 @@ import {nodeSettings} from '../kubelet/core/node-settings.js'
 import {runPods} from '../kubelet/run/run-pods.js'
 import {describeFailure, type PodRunResult} from '../kubelet/run/run-result.js'
 import {DEFAULT_RUN_PARALLEL, DEFAULT_RUN_TIMEOUT_MS} from '../kubelet/run/run-defaults.js'
-import {DEFAULT_SETTLE_MS} from '../kubelet/run/settle.js'
 import type {WaitMode} from '../kubelet/run/run-pod.js'
 import {refuseBesideKubelet} from '../local-kubelet/runtime-owner.js'
 import type {ApiContext} from './context.js'
+import {LIBRARY_GRACE_PERIOD_SECONDS, LIBRARY_SETTLE_MS, withDefaultGrace} from './library-defaults.js'
 import {loadManifestInput, type LoadOptions, type ManifestInput} from './manifest-input.js'
 import {Pod} from './pod.js'
 
@@ -49,8 +49,16 @@ export interface RunOptions extends LoadOptions {
   timeoutMs?: number
   /** As run --replace: kill a pod of the same name first and start a new sandbox. */
   replace?: boolean
-  /** With wait: 'running', watch the containers this long after the last start (ms, default 1000). */
+  /**
+   * With wait: 'running', watch the containers this long after the last start for a crash (ms; default
+   * 0 in the library, where `podctl run` watches 1000).
+   */
   settleMs?: number
+  /**
+   * The grace period of pods whose manifest sets no spec.terminationGracePeriodSeconds (seconds,
+   * default 2 in the library, where the kubelet's is 30): a test's pods are killed in seconds.
+   */
+  defaultGracePeriodSeconds?: number
   /** As run --runtime-handler: overrides spec.runtimeClassName. */
   runtimeHandler?: string
   /** As run --force: run beside a kubelet that uses this runtime. */
@@ -83,14 +91,15 @@ export class Runtime implements AsyncDisposable {
   async run(manifest: ManifestInput, options: RunOptions = {}): Promise<Pod[]> {
     const {client, podLogsRoot: logsRoot, podDirRoot, claimsRoot} = this.context
     const warn = options.onWarning ?? (() => {})
-    const {pods, warnings} = await loadManifestInput(manifest, {...options, claimsRoot})
-    for (const line of warnings) warn(line)
+    const loaded = await loadManifestInput(manifest, {...options, claimsRoot})
+    for (const line of loaded.warnings) warn(line)
+    const pods = withDefaultGrace(loaded.pods, options.defaultGracePeriodSeconds ?? LIBRARY_GRACE_PERIOD_SECONDS)
     await refuseBesideKubelet(client, {force: options.force ?? false, warn})
     const node = await nodeSettings({
       logsRoot,
       podDirRoot,
       runtimeHandler: options.runtimeHandler,
-      settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
+      settleMs: options.settleMs ?? LIBRARY_SETTLE_MS,
     })
     const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS
     const settings = {
