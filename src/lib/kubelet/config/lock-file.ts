@@ -17,6 +17,8 @@
 import {randomBytes} from 'node:crypto'
 import {linkSync, readFileSync, unlinkSync, writeFileSync} from 'node:fs'
 
+import {isAlive, startTicksOf} from '../../util/process-start.js'
+
 /** How long a file that is not (yet) a lock is given before it counts as garbage. */
 export const GARBAGE_REREAD_MS = 100
 
@@ -185,35 +187,6 @@ async function removeStale(path: string, seen: LockHolder | 'garbage'): Promise<
   const unchanged = again === 'garbage' ? seen === 'garbage' : seen !== 'garbage' && again.pid === seen.pid && again.token === seen.token
   if (!unchanged) return
   removeQuietly(path)
-}
-
-/** The holder's process still runs: its pid answers and (where /proc tells) it is the same process that took the lock. */
-export function isAlive(holder: Pick<LockHolder, 'pid' | 'startTicks'>): boolean {
-  try {
-    process.kill(holder.pid, 0)
-  } catch (error) {
-    // EPERM: it exists but is not ours to signal.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
-  }
-
-  if (holder.startTicks === undefined) return true
-  const ticks = startTicksOf(holder.pid)
-  return ticks === undefined || ticks === holder.startTicks
-}
-
-/** Field 22 of /proc/<pid>/stat (starttime); undefined where there is no /proc. */
-export function startTicksOf(pid: number): number | undefined {
-  let text: string
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  } catch {
-    return undefined
-  }
-
-  // The command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  const ticks = Number(fields[22 - 3])
-  return Number.isSafeInteger(ticks) ? ticks : undefined
 }
 
 /**

@@ -5,7 +5,8 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {liveHolder, newHolder, releaseLock, startTicksOf, takeLock} from '../../../../src/lib/kubelet/config/lock-file.js'
+import {liveHolder, newHolder, releaseLock, takeLock} from '../../../../src/lib/kubelet/config/lock-file.js'
+import {startTicksOf} from '../../../../src/lib/util/process-start.js'
 
 /** The pid of a process that has certainly exited. */
 function deadPid(): number {

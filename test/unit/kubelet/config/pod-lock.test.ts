@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {DeadlineExceededError, InterruptedError} from '../../../../src/lib/errors.js'
-import {startTicksOf} from '../../../../src/lib/kubelet/config/lock-file.js'
+import {startTicksOf} from '../../../../src/lib/util/process-start.js'
 import {lockDirectory, lockPods, podLockPath, tryLockPod} from '../../../../src/lib/kubelet/config/pod-lock.js'
 
 const root = () => mkdtempSync(join(tmpdir(), 'podctl-lock-'))

@@ -5,7 +5,8 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {isAlive, parseLock, startTicksOf} from '../../../../src/lib/kubelet/config/lock-file.js'
+import {parseLock} from '../../../../src/lib/kubelet/config/lock-file.js'
+import {isAlive, startTicksOf} from '../../../../src/lib/util/process-start.js'
 import {supervisorLockPath, SupervisorLocks, supervisorOf} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
 
 const UID = '1f0c6a2e-uid'
