@@ -17,6 +17,7 @@ import {DEFAULT_RUN_PARALLEL, DEFAULT_RUN_TIMEOUT_MS} from '../kubelet/run/run-d
 import type {WaitMode} from '../kubelet/run/run-pod.js'
 import {refuseBesideKubelet} from '../local-kubelet/runtime-owner.js'
 import type {ApiContext} from './context.js'
+import {reapGoneSessions, withLibrarySession} from '../kubelet/workers/gone-sessions.js'
 import {LIBRARY_GRACE_PERIOD_SECONDS, LIBRARY_SETTLE_MS, withDefaultGrace} from './library-defaults.js'
 import {loadManifestInput, type LoadOptions, type ManifestInput} from './manifest-input.js'
 import {Pod} from './pod.js'
@@ -40,6 +41,11 @@ export interface ConnectOptions {
   claimsRoot?: string
   /** Where the defaults come from (default process.env). */
   env?: NodeJS.ProcessEnv
+  /**
+   * Kill first the pods of library sessions that are gone (their test process ended without killing
+   * them: SIGKILL, a crash, a timed-out worker); default true. false keeps them for a post-mortem.
+   */
+  reap?: boolean
 }
 
 export interface RunOptions extends LoadOptions {
@@ -93,7 +99,9 @@ export class Runtime implements AsyncDisposable {
     const warn = options.onWarning ?? (() => {})
     const loaded = await loadManifestInput(manifest, {...options, claimsRoot})
     for (const line of loaded.warnings) warn(line)
-    const pods = withDefaultGrace(loaded.pods, options.defaultGracePeriodSeconds ?? LIBRARY_GRACE_PERIOD_SECONDS)
+    const graced = withDefaultGrace(loaded.pods, options.defaultGracePeriodSeconds ?? LIBRARY_GRACE_PERIOD_SECONDS)
+    // This process's session on every pod: if it dies without killing them, the next connect() does.
+    const pods = withLibrarySession(graced)
     await refuseBesideKubelet(client, {force: options.force ?? false, warn})
     const node = await nodeSettings({
       logsRoot,
@@ -166,12 +174,15 @@ export async function connect(options: ConnectOptions = {}): Promise<Runtime> {
     callTimeoutMs: options.callTimeoutMs ?? config?.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
   })
   await ensureReachable(client)
-  return new Runtime({
+  const context = {
     client,
     podLogsRoot: options.podLogsRoot ?? nonEmpty(env.PODCTL_POD_LOGS_ROOT) ?? DEFAULT_POD_LOGS_ROOT,
     podDirRoot: options.podDirRoot ?? nonEmpty(env.PODCTL_POD_DIR_ROOT) ?? DEFAULT_POD_DIR_ROOT,
     claimsRoot: options.claimsRoot ?? nonEmpty(env.PODCTL_CLAIMS_ROOT) ?? DEFAULT_CLAIMS_ROOT,
-  })
+  }
+  // A reap that fails is no reason to refuse the connection: the next connect() tries again.
+  if (options.reap ?? true) await reapGoneSessions(client, {...context, requestedBy: 'the library (connect)'}).catch(() => [])
+  return new Runtime(context)
 }
 
 /** A configured endpoint is not probed by connectPlan: ask it once, so connect() fails where the runtime is missing. */
