@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {connect, type LogLine, PodctlError, type Runtime} from '../../src/lib/api/index.js'
+import {connect, DeadlineExceededError, type LogLine, PodctlError, type Runtime, RuntimeError} from '../../src/lib/api/index.js'
 import {pullBusybox} from '../support/containers.js'
 import {cleanupNamespace, lab, labClient, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 
@@ -73,6 +73,32 @@ describe('the library API against the lab', () => {
       {stream: 'stderr', text: 'done'},
     ])
     expect((await counter.container().status()).exitCode).toBe(0)
+  })
+
+  it('exec of a command the container lacks resolves with 127 as a shell would, and 126 for one it cannot run', async () => {
+    await using box = await runtime.runPod(pod('box', {command: ['sleep', '3600']}))
+    const missing = await box.container().exec(['no-such-binary', '--version'])
+    expect(missing).toMatchObject({exitCode: 127, stdout: ''})
+    expect(missing.stderr).toContain('"no-such-binary"')
+    expect((await box.container().exec(['/etc/hosts'])).exitCode).toBe(126)
+  })
+
+  it('waits for a log line, and says when none comes in time or the container exits without it', async () => {
+    const script = 'sleep 1; echo warming up; echo "listening on :8080"; sleep 2; echo bye >&2'
+    await using server = await runtime.runPod(pod('server', {command: ['sh', '-c', script]}, {restartPolicy: 'Never'}), {wait: 'none'})
+    const line = await server.container().waitForLog(/listening on :\d+/, {timeoutMs: 30_000})
+    expect({stream: line.stream, text: line.text}).toEqual({stream: 'stdout', text: 'listening on :8080'})
+    const late = await server
+      .container()
+      .waitForLog('never printed', {timeoutMs: 500})
+      .catch((error: unknown) => error)
+    expect(late).toBeInstanceOf(DeadlineExceededError)
+    const never = await server
+      .container()
+      .waitForLog('never printed', {timeoutMs: 30_000})
+      .catch((error: unknown) => error)
+    expect(never).toBeInstanceOf(RuntimeError)
+    expect((never as Error).message).toMatch(/exited without writing a log line matching never printed/)
   })
 
   it("with wait: 'completed', gives the container's exit code", async () => {
