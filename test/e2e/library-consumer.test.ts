@@ -157,7 +157,7 @@ describe('podctl as a library in a project of its own', () => {
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({
-      bad: {code: 'UsageError', exitCode: 2},
+      bad: {code: 'InvalidManifest', exitCode: 2},
       exec: {exitCode: 3, stdout: 'out\n', stderr: 'err\n'},
       logs: ['stderr: up', 'stdout: starting'],
       phase: 'Running',
@@ -187,7 +187,7 @@ describe('podctl as a library in a project of its own', () => {
     expect(stdout).toBe('function\n')
     const result = await run(process.execPath, [join(consumer, 'dist', 'smoke-cjs.cjs')], {cwd: consumer, env: labEnv({})})
     expect(result.stderr).toBe('')
-    expect(JSON.parse(result.stdout)).toEqual({connect: 'function', endpoint: true, bad: {code: 'UsageError', exitCode: 2}})
+    expect(JSON.parse(result.stdout)).toEqual({connect: 'function', endpoint: true, bad: {code: 'InvalidManifest', exitCode: 2}})
   })
 
   it('leaves nothing either when the consumer throws midway', async () => {

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {loadManifestInput} from '../../../src/lib/api/manifest-input.js'
-import {PodctlError} from '../../../src/lib/errors.js'
+import {PodctlError, UsageError} from '../../../src/lib/errors.js'
 import {ManifestError} from '../../../src/lib/manifest/fields.js'
 
 const work = mkdtempSync(join(tmpdir(), 'podctl-api-manifest-'))
@@ -45,7 +45,8 @@ describe('the manifest forms of the library API', () => {
       (error: unknown) => error,
     )
     expect(failure).toBeInstanceOf(ManifestError)
-    expect((failure as ManifestError).exitCode).toBe(2)
+    expect(failure).toBeInstanceOf(UsageError)
+    expect((failure as ManifestError).toJSON()).toMatchObject({code: 'InvalidManifest', exitCode: 2})
     expect((failure as ManifestError).message).toMatch(/^<manifest>: /)
   })
 
