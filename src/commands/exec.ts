@@ -1,10 +1,10 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
+import {containerOrPodArg, detachKeysFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {UsageError} from '../lib/errors.js'
 import {execInContainer} from '../lib/node/exec.js'
-import {resolveContainer} from '../lib/node/resolve.js'
+import {configFlagAsContainer, resolveContainerArgument} from '../lib/node/container-flag.js'
 import {execInteractive} from '../lib/streaming/runtime-streams.js'
 import {detachHint, parseDetachKeys} from '../lib/streaming/detach-keys.js'
 import {separateCommand, valueFlagSpellings} from '../lib/util/command-separator.js'
@@ -42,6 +42,14 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
       description: 'A shell pipeline in container "app" of pod web in namespace shop',
       command: `<%= config.bin %> <%= command.id %> -n shop web/app -- sh -c 'ps; df -h'`,
     },
+    {
+      description: "As kubectl: pod web's only container (or its default-container annotation's)",
+      command: '<%= config.bin %> <%= command.id %> -n shop web -- env',
+    },
+    {
+      description: 'As kubectl: container "app" of pod web',
+      command: '<%= config.bin %> <%= command.id %> -n shop web --container app -- env',
+    },
     {description: 'An interactive shell', command: '<%= config.bin %> <%= command.id %> -it web/app -- sh'},
     {
       description: 'An interactive shell left with Ctrl-] instead of Ctrl-P Ctrl-Q',
@@ -60,7 +68,7 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
   static override strict = false
 
   static override args = {
-    container: Args.string({description: 'Container ID prefix, or POD/CONTAINER (pod name in --namespace).', required: true}),
+    container: containerOrPodArg,
   }
 
   // -i is stdin here, as in crictl and kubectl: the image endpoint keeps only its long name.
@@ -68,6 +76,10 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
 
   static override flags = {
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
+    container: Flags.string({
+      summary: "The container of the pod named by CONTAINER (kubectl's -c; podctl's -c is crictl's --config).",
+      helpValue: 'NAME',
+    }),
     interactive: Flags.boolean({char: 'i', summary: "Send podctl's stdin to the command (through the streaming server)."}),
     tty: Flags.boolean({char: 't', summary: 'Give the command a terminal; with a local terminal, raw mode and window size.'}),
     'detach-keys': detachKeysFlag,
@@ -92,8 +104,15 @@ it when podctl's own flags come after the container's name. -s/--sync (crictl's)
 
     // Bad keys are a usage error before anything is sent.
     const detachKeys = parseDetachKeys(this.flags['detach-keys'])
+    const configAsContainer = await configFlagAsContainer(this.argv, this.flags.config)
+    if (configAsContainer !== undefined) this.flags.config = undefined
     const client = await this.client()
-    const container = await resolveContainer(client, this.args.container, {namespace: this.flags.namespace})
+    const {container, note} = await resolveContainerArgument(client, this.args.container, {
+      namespace: this.flags.namespace,
+      container: this.flags.container,
+      configAsContainer,
+    })
+    if (note) this.stderrLine(note)
     if (this.flags.interactive || this.flags.tty) {
       const {interactive: stdin, tty} = this.flags
       const hint = detachHint(detachKeys, {stdin, tty})

@@ -1,12 +1,13 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
+import {containerOrPodArg} from '../lib/flags.js'
 import {parseDuration} from '../lib/util/duration.js'
 import {UsageError} from '../lib/errors.js'
 import {type LogStream, parseSince} from '../lib/logs/cri-log.js'
 import {LogFileReader, OrderedWriter, showLog} from '../lib/logs/follow.js'
 import {containerLiveness, containerLogTarget} from '../lib/node/container-logs.js'
-import {resolveContainer} from '../lib/node/resolve.js'
+import {configFlagAsContainer, resolveContainerArgument} from '../lib/node/container-flag.js'
 
 export interface LogsResult {
   containerId: string
@@ -36,6 +37,7 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
     example('Logs of a container, by ID prefix', '4f2a9c'),
     example('Last 20 lines of container "app" of pod web in namespace shop, then follow', '-n shop web/app --tail 20 -f'),
     example('Errors of the last 10 minutes, with timestamps', '4f2a9c --since 10m --stream stderr -t'),
+    example("As kubectl: pod web's only container (or its default-container annotation's)", '-n shop web'),
     example("Why did it restart? The previous attempt's log", '-n shop web/app --previous'),
     example('At most the first KiB of the log', '4f2a9c --limit-bytes 1024'),
   ]
@@ -43,11 +45,15 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
   static override enableJsonFlag = false
 
   static override args = {
-    container: Args.string({description: 'Container ID prefix, or POD/CONTAINER (pod name in --namespace).', required: true}),
+    container: containerOrPodArg,
   }
 
   static override flags = {
     namespace: Flags.string({char: 'n', summary: 'Namespace of the pod in POD/CONTAINER (default "default").'}),
+    container: Flags.string({
+      summary: "The container of the pod named by CONTAINER (kubectl's -c; podctl's -c is crictl's --config).",
+      helpValue: 'NAME',
+    }),
     follow: Flags.boolean({char: 'f', summary: 'Keep printing new lines until the container exits.'}),
     tail: Flags.integer({summary: 'Only the last N lines (-1: all).', min: -1, helpValue: 'N'}),
     since: Flags.string({
@@ -67,8 +73,15 @@ across log rotation. --tail counts whole lines after --since and --stream are ap
   public async run(): Promise<LogsResult> {
     const {flags} = this
     const sinceNanos = this.sinceNanos()
+    const configAsContainer = await configFlagAsContainer(this.argv, this.flags.config)
+    if (configAsContainer !== undefined) this.flags.config = undefined
     const client = await this.client()
-    const container = await resolveContainer(client, this.args.container, {namespace: flags.namespace})
+    const {container, note} = await resolveContainerArgument(client, this.args.container, {
+      namespace: this.flags.namespace,
+      container: this.flags.container,
+      configAsContainer,
+    })
+    if (note) this.stderrLine(note)
     const target = await containerLogTarget(client, container, {previous: flags.previous})
     const reader = await LogFileReader.open(target.path)
     if (flags.debug) this.debugLine(`reading ${target.path}`)

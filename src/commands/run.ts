@@ -58,8 +58,9 @@ until each is ready by its readiness probe (started, if it has none), probed in-
 containers not ready and each probe's last output. --wait completed waits until every app container has exited and exits \
 with the first failing container's exit code (0 when all succeed); only OnFailure restarts failed ones there. --wait none \
 returns right after the start. --rm removes the pod after it completed (implies --wait completed). After the last \
-start, --wait running watches for --settle (default 1s) and reports a container that dies in it. --supervise then keeps \
-the pods synced and probed (sync --watch) until Ctrl-C, and kills them.
+start, --wait running watches for --settle (default 1s) and reports a container that dies in it. --supervise instead \
+hands each pod over once its containers started and keeps the pods synced and probed (sync --watch) until Ctrl-C, and \
+kills them: a container that dies at start is restarted with the crash back-off (CrashLoopBackOff), not rolled back.
 
 Failures and Ctrl-C/SIGTERM roll the pod back (preStop hooks, stop, remove) unless --keep-on-failure; a second Ctrl-C \
 exits at once. A pod that already exists is refused (exit 8) unless --replace (new sandbox, attempt + 1). Beside a kubelet \
@@ -209,7 +210,8 @@ Init:Error, ...); 4 --timeout ran out; 130 interrupted; with --wait completed, t
     try {
       const {runPods} = await import('../lib/kubelet/run/run-pods.js')
       const deps = {events, signal: interruption.signal, parallel: flags.parallel, ...spinnerSteps(spinner, !this.machineOutput())}
-      const outcomes = await runPods(await this.client(), pods, {...settings, deadline: this.commandDeadline()}, deps)
+      const runSettings = {...settings, deadline: this.commandDeadline(), supervised: flags.supervise}
+      const outcomes = await runPods(await this.client(), pods, runSettings, deps)
       // Every pod has its outcome: a Ctrl-C from now on changes neither the result nor the exit code.
       interruption.settle()
       return {outcomes, interrupted: interruption.signal.aborted}

@@ -2,7 +2,7 @@
  * Flags more than one command uses, with their parsing and help text in one place (as
  * sf-plugins-core keeps them in src/flags/): durations and the one `-o` flag.
  */
-import {type Config, Flags, type Interfaces} from '@oclif/core'
+import {Args, type Config, Flags, type Interfaces} from '@oclif/core'
 
 import {UsageError} from './errors.js'
 import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from './kube/helpers.js'
@@ -156,6 +156,14 @@ export async function showUsage(config: Config, id: string | undefined): Promise
 
   await new StderrHelp(config, config.pjson.oclif.helpOptions).showCommandHelp(command)
 }
+
+/** exec, logs: the container as crictl names it (an ID prefix) or as kubectl does (a pod, its container found as kubectl finds it). */
+export const containerOrPodArg = Args.string({
+  description:
+    'Container ID prefix, POD/CONTAINER, or POD: its only container or its ' +
+    'kubectl.kubernetes.io/default-container (pod name in --namespace).',
+  required: true,
+})
 
 /**
  * exec, attach: -i means stdin there (crictl's and kubectl's -i), so the global --image-endpoint keeps only its long

@@ -1,4 +1,4 @@
-import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -43,18 +43,39 @@ ${containers.replaceAll('BUSYBOX', busybox)}`,
 useLabNamespace(client, namespace, work)
 
 describe('run --wait running: the settle window', () => {
-  it('fails a run whose container crashes right after it started (CrashLoopBackOff, exit code shown)', async () => {
+  it('fails a run whose container crashes right after it started (CrashLoopBackOff, exit code and its last log lines shown)', async () => {
     const path = manifest(
       'crashes',
       `  - name: c
     image: BUSYBOX
-    command: [sh, -c, "sleep 0.3; exit 3"]
+    command: [sh, -c, "echo starting; echo 'config error: DB_URL unset' >&2; sleep 0.3; exit 3"]
 `,
     )
     const run = await podctl(['run', '-f', path, '-q'], {env})
     expect(run.code).toBe(14)
-    expect(run.stderr).toContain('CrashLoopBackOff: container "c" exited with code 3 (CrashLoopBackOff, Error) within 1.0 s of starting')
+    const crash = new RegExp(
+      String.raw`CrashLoopBackOff: container "c" exited with code 3 \(CrashLoopBackOff, Error\) within 1\.0 s of starting ` +
+        String.raw`\(rolled back; its log stays in (\S+)\)\n {2}the last lines of its log:\n` +
+        String.raw` {4}starting\n {4}config error: DB_URL unset\n$`,
+    ).exec(run.stderr)
+    expect(crash, run.stderr).not.toBeNull()
+    // What it points at still works after the rollback.
+    expect(crash![1]).toMatch(new RegExp(`^${join(work, 'logs')}/${namespace}_crashes_[0-9a-f-]+/c/0\\.log$`))
+    expect(readFileSync(crash![1], 'utf8')).toMatch(/stderr F config error: DB_URL unset\n$/)
+    expect(run.stderr).not.toContain('podctl logs')
     expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('with --keep-on-failure the crash report points at podctl logs, which works on the kept pod', async () => {
+    const path = manifest('crash-kept', `  - {name: c, image: BUSYBOX, command: [sh, -c, "echo 'config error: DB_URL unset'; exit 4"]}\n`)
+    const run = await podctl(['run', '-f', path, '-q', '--keep-on-failure'], {env})
+    expect(run.code).toBe(14)
+    expect(run.stderr).toContain(
+      `within 1.0 s of starting; see its log with: podctl logs crash-kept/c -n ${namespace}\n` +
+        '  the last lines of its log:\n    config error: DB_URL unset\n',
+    )
+    expect(await podctl(['logs', 'crash-kept/c', '-n', namespace], {env})).toMatchObject({code: 0, stdout: 'config error: DB_URL unset\n'})
+    expect((await podctl(['kill', 'crash-kept', '-n', namespace], {env})).code).toBe(0)
   })
 
   it('reports the memory-limit example as OOMKilled', async () => {
@@ -272,5 +293,45 @@ describe('run --supervise', () => {
     // Nor a log directory, as kill leaves none.
     const logs = join(work, 'logs')
     expect((existsSync(logs) ? readdirSync(logs) : []).filter((name) => name.includes('_owned_'))).toEqual([])
+  })
+
+  it('keeps a pod whose container crashes at start (within the settle window) in CrashLoopBackOff instead of rolling it back', async () => {
+    const path = manifest(
+      'crashloop',
+      `  - {name: c, image: BUSYBOX, command: [sh, -c, "echo 'config error: DB_URL unset' >&2; exit 3"]}\n`,
+    )
+    let stdout = ''
+    let waiting: Record<string, unknown> | undefined
+    const inBackOff = async () => {
+      for (let tries = 0; tries < 150 && !waiting; tries++) {
+        const status = await podctl(['status', 'crashloop', '-n', namespace, '-o', 'json'], {env})
+        const c = status.code === 0 ? JSON.parse(status.stdout).containerStatuses?.find((s: {name: string}) => s.name === 'c') : undefined
+        if (c?.waiting?.reason === 'CrashLoopBackOff') waiting = c
+        else
+          await new Promise((resolve) => {
+            setTimeout(resolve, 200)
+          })
+      }
+    }
+
+    // The default --settle (1 s): the container is gone long before it ends.
+    const run = await podctl(['run', '-f', path, '--supervise'], {
+      env,
+      timeoutMs: 60_000,
+      onSpawn(child) {
+        child.stdout?.on('data', (chunk) => (stdout += chunk))
+        void inBackOff().then(() => child.kill('SIGINT'))
+      },
+    })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).not.toMatch(/rolled back|Error:/)
+    expect(stdout).toContain('Watching pods')
+    expect(waiting, stdout).toMatchObject({restartCount: expect.any(Number), lastState: {exitCode: 3, reason: 'Error'}})
+    expect(waiting!.restartCount).toBeGreaterThanOrEqual(1)
+    // The supervisor restarted it (the first restart is immediate; the next ones wait out the back-off).
+    expect(stdout.slice(stdout.indexOf('Watching pods'))).toMatch(/Started\s.*crashloop_\S+\/c\s+Started container c/)
+    expect(stdout).toContain('killing the supervised pods')
+    const left = (await client.runtime('listPodSandbox', {filter: {labelSelector: {'io.kubernetes.pod.namespace': namespace}}})).items
+    expect(left.filter((sandbox) => sandbox.metadata?.name === 'crashloop')).toEqual([])
   })
 })

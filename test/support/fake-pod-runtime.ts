@@ -79,6 +79,8 @@ export class FakePodRuntime {
   client!: CriClient
   /** The exit code of every init container, the moment it starts. */
   initExitCode = 0
+  /** The exit code of every app container the moment it starts (a crash at start); undefined: it runs until stopped. */
+  appExitCode: number | undefined
   /** What ExecSync answers (hooks, exec probes); default exit 0 with no output. */
   execSyncAnswer: (request: {containerId: string; cmd: string[]; timeout: string}) => {stdout: Buffer; stderr: Buffer; exitCode: number} =
     () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})
@@ -119,6 +121,7 @@ export class FakePodRuntime {
     this.holds.clear()
     this.cancelledStartBusyMs = 0
     this.initExitCode = 0
+    this.appExitCode = undefined
     this.containerEvents = 'unimplemented'
     for (const stream of this.eventStreams) stream.end()
     this.eventStreams.clear()
@@ -314,7 +317,9 @@ export class FakePodRuntime {
         container.startedAt = this.now()
         // A sidecar (io.podctl.sidecar) is an init container that keeps running.
         const sidecar = container.annotations['io.podctl.sidecar'] !== undefined
-        if (container.annotations['io.podctl.containerType'] === 'init' && !sidecar) this.exit(container, this.initExitCode)
+        const type = container.annotations['io.podctl.containerType']
+        if (type === 'init' && !sidecar) this.exit(container, this.initExitCode)
+        if (type !== 'init' && this.appExitCode !== undefined) this.exit(container, this.appExitCode)
         return {}
       }),
       stopContainer: this.handler('stopContainer', ({containerId}) => {

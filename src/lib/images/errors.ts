@@ -95,6 +95,20 @@ const SIGNATURE_VALIDATION_FAILED = 'SignatureValidationFailed'
 const UNAUTHORIZED_PATTERN = /\b(401|403)\b|unauthori[sz]ed|\bdenied\b|authentication required|forbidden/i
 
 /**
+ * The image or tag is not in the registry: containerd answers gRPC NotFound ("…: not found"), CRI-O
+ * words the registry's own error codes (MANIFEST_UNKNOWN, NAME_UNKNOWN).
+ */
+const NOT_FOUND_PATTERN = /\bcode = NotFound\b|\bmanifest unknown\b|\bname unknown\b|: not found$/i
+
+/**
+ * A registry's answer that no retry changes (the image or tag does not exist, the credentials were
+ * refused), unlike a registry that cannot be reached: what the image manager's refusedPullRetries counts.
+ */
+export function refusedByRegistry(failure: ImageError): boolean {
+  return failure instanceof UnauthorizedError || (failure instanceof ErrImagePullError && NOT_FOUND_PATTERN.test(failure.message))
+}
+
+/**
  * evalCRIPullErr: a runtime pull error → the kubelet's error and message. `errText` is already in
  * the form of kubeletErrorText. Credentials are never part of it: the runtime does not echo them.
  */

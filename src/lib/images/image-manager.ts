@@ -20,6 +20,7 @@ import {
   pullErrorText,
   PullFailed,
   pullFailure,
+  refusedByRegistry,
   UnauthorizedError,
   withCredentialHint,
 } from './errors.js'
@@ -96,6 +97,13 @@ export interface ImageManagerOptions {
    * (crictl's pull, tests).
    */
   recordPullsIn?: string
+  /**
+   * How many times a pull the registry refused (refusedByRegistry: not found, unauthorized) is tried
+   * again on the back-off ladder. 0 fails at the first such answer, in the registry's words: a typo'd
+   * tag fails in seconds, not at the deadline. Undefined: the kubelet's way, retried while the deadline
+   * allows (a supervisor, whose registry may yet get the image). Other failures keep the back-off.
+   */
+  refusedPullRetries?: number
 }
 
 export class ImageManager {
@@ -104,6 +112,7 @@ export class ImageManager {
   private readonly puller: ImagePuller
   private readonly now: () => number
   private readonly recordPullsIn?: string
+  private readonly refusedPullRetries?: number
 
   private readonly getClient: () => Promise<CriClient>
 
@@ -120,6 +129,7 @@ export class ImageManager {
     this.getClient = typeof client === 'function' ? () => (pending ??= client()) : () => Promise.resolve(client)
     this.now = options.now ?? Date.now
     this.recordPullsIn = options.recordPullsIn
+    this.refusedPullRetries = options.refusedPullRetries
     this.backOff = new BackOff({...(options.backOff ?? ladderFromEnv(IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS)), now: this.now})
     const {progress} = options
     const poller = progress && new IngestPoller(async () => new ContentIngests((await this.getClient()).imageEndpoint), progress)
@@ -179,6 +189,7 @@ export class ImageManager {
     const reference = parseNormalizedReference(image)
     const backOffKey = `${options.podUid ?? ''}_${requested}`
     let attempts = 0
+    let refusals = 0
 
     // Still inside the window an earlier call's failure opened (the kubelet's IsInBackOffSinceUpdate).
     const inherited = this.backOff.remaining(backOffKey)
@@ -206,7 +217,8 @@ export class ImageManager {
         this.lastFailure.set(backOffKey, failure)
         // The window is measured from this failure, whatever the clock does while we decide.
         const windowMs = this.backOff.next(backOffKey)
-        if (!this.fitsBefore(windowMs, options.deadline)) throw failure
+        if (refusedByRegistry(failure)) refusals++
+        if (!this.fitsBefore(windowMs, options.deadline) || refusals > (this.refusedPullRetries ?? Infinity)) throw failure
         emit(normalEvent('BackOff', `Back-off pulling image ${goQuote(requested)}: ${failure.reason}: ${failure.message}`))
         await sleep(windowMs, options.signal)
         continue

@@ -2,7 +2,7 @@ import type {CriClient} from '../cri/client.js'
 import {AmbiguousError, NotFoundError, UsageError} from '../errors.js'
 import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {DEFAULT_NAMESPACE, podFullName, shortId} from '../kube/helpers.js'
-import {ContainerLabel} from '../kube/labels.js'
+import {ContainerLabel, PodctlAnnotation} from '../kube/labels.js'
 import {newestFirst} from './pods.js'
 
 /**
@@ -13,7 +13,12 @@ import {newestFirst} from './pods.js'
  */
 export interface ResolveOptions {
   namespace?: string
+  /** kubectl's `-c NAME`: the container of the pod `ref` names (podctl's --container). */
+  container?: string
 }
+
+/** kubectl's annotation naming the container `exec` and `logs` pick when none is named. */
+export const DEFAULT_CONTAINER_ANNOTATION = 'kubectl.kubernetes.io/default-container'
 
 /** All sandboxes (every attempt) of the pod named by `ref`, newest first. */
 export async function resolvePodSandboxes(
@@ -75,15 +80,94 @@ function notFoundIn(sandboxes: readonly PodSandbox[], ref: string, namespace: st
   return new NotFoundError(`pod "${ref}" not found${where}; list pods with: podctl pods`)
 }
 
-/** One container from an ID prefix or `POD/CONTAINER` (newest attempt). */
+/**
+ * One container from an ID prefix, `POD/CONTAINER` (newest attempt), or, as kubectl takes it, a pod
+ * name alone (its only container, or the one its default-container annotation names) or a pod with
+ * `container` (--container). An ID prefix is tried first, as crictl takes it.
+ */
 export async function resolveContainer(client: CriClient, ref: string, options: ResolveOptions = {}): Promise<Container> {
-  if (!ref.includes('/')) {
+  const listSandboxes = async () => (await client.runtime('listPodSandbox', {})).items
+  if (!ref.includes('/') && options.container === undefined) {
     const {containers} = await client.runtime('listContainers', {})
-    return matchContainerId(containers, ref)
+    if (containers.some((c) => c.id.startsWith(ref)) || ref.trim() === '') return matchContainerId(containers, ref)
+    return matchContainer(containers, await listSandboxes(), ref, options)
   }
 
-  const [{items}, {containers}] = await Promise.all([client.runtime('listPodSandbox', {}), client.runtime('listContainers', {})])
-  return matchContainerRef(containers, items, ref, options)
+  const [items, {containers}] = await Promise.all([listSandboxes(), client.runtime('listContainers', {})])
+  return matchContainer(containers, items, ref, options)
+}
+
+/** Pure matching behind resolveContainer: every form it accepts (unit tested). */
+export function matchContainer(
+  containers: readonly Container[],
+  sandboxes: readonly PodSandbox[],
+  ref: string,
+  options: ResolveOptions = {},
+): Container {
+  if (ref.includes('/')) {
+    if (options.container !== undefined) {
+      throw new UsageError(`"${ref}" names a container already; give either POD/CONTAINER or POD with --container ${options.container}`)
+    }
+
+    return matchContainerRef(containers, sandboxes, ref, options)
+  }
+
+  if (options.container === undefined && containers.some((c) => c.id.startsWith(ref))) return matchContainerId(containers, ref)
+  return matchPodContainer(containers, sandboxes, ref, options)
+}
+
+/** The container kubectl would pick in pod `podRef`: the one named, the default-container annotation's, or the only one. */
+function matchPodContainer(
+  containers: readonly Container[],
+  sandboxes: readonly PodSandbox[],
+  podRef: string,
+  options: ResolveOptions,
+): Container {
+  const pods = podsOrContainerNotFound(sandboxes, podRef, options)
+  const ids = new Set(pods.map((pod) => pod.id))
+  const own = containers.filter((c) => ids.has(c.podSandboxId)).sort(newestFirst)
+  const named = (name: string) => own.find((c) => containerName(c) === name)
+  const listHint = `list them with: podctl ps --pod ${podRef}${options.namespace ? ` -n ${options.namespace}` : ''} -a`
+  const newest = pods[0]
+  const current = [...new Set(own.filter((c) => c.podSandboxId === newest.id && !isInitContainer(c)).map(containerName))]
+  if (options.container !== undefined) {
+    const found = named(options.container)
+    if (found) return found
+    const names = [...new Set(own.map(containerName))]
+    const has = names.length > 0 ? `its containers: ${names.join(', ')}` : 'it has no containers'
+    throw new NotFoundError(`pod "${podRef}" has no container named "${options.container}" (${has}); ${listHint}`)
+  }
+
+  const annotated = newest.annotations?.[DEFAULT_CONTAINER_ANNOTATION]
+  const chosen = annotated ? named(annotated) : current.length === 1 ? named(current[0]) : undefined
+  if (chosen) return chosen
+  if (current.length === 0) throw new NotFoundError(`pod "${podRef}" has no containers yet; ${listHint}`)
+  throw new AmbiguousError(
+    `pod "${podRef}" has ${current.length} containers (${current.join(', ')}): name one as ${podRef}/CONTAINER ` +
+      `or with --container NAME; ${listHint}`,
+  )
+}
+
+/** The pod's sandboxes; when there is no such pod either, the NotFound says both were looked for. */
+function podsOrContainerNotFound(sandboxes: readonly PodSandbox[], ref: string, options: ResolveOptions): PodSandbox[] {
+  try {
+    return matchPodSandboxes(sandboxes, ref, options)
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || options.container !== undefined || /it exists in/.test(error.message)) throw error
+    const namespace = options.namespace ?? DEFAULT_NAMESPACE
+    throw new NotFoundError(
+      `container "${ref}" not found: no container ID starts with it and no pod has that name in namespace "${namespace}"; ` +
+        'list containers with: podctl ps -a',
+    )
+  }
+}
+
+function containerName(container: Container): string {
+  return container.metadata?.name || container.labels[ContainerLabel.name] || ''
+}
+
+function isInitContainer(container: Container): boolean {
+  return container.annotations?.[PodctlAnnotation.containerType] === 'init'
 }
 
 /** Pure matching behind resolveContainer, for callers that listed already (unit tested). */

@@ -277,6 +277,64 @@ another pod is independent`, async () => {
   })
 })
 
+describe('refusedPullRetries: a registry that says no is not asked again and again', () => {
+  const deadline = () => Date.now() + 60_000
+  const fast = {backOff: {initialMs: 20, maxMs: 600}, refusedPullRetries: 0}
+  // As CRI-O 1.34 words a missing tag (gRPC Unknown), and as containerd words a registry that wants credentials.
+  const MANIFEST_UNKNOWN =
+    'unable to try pulling possible OCI artifact: build image source: reading manifest nope in localhost:5000/x: manifest unknown'
+  const DENIED =
+    'failed to pull and unpack image "localhost:5001/x:v1": failed to resolve reference "localhost:5001/x:v1": 401 Unauthorized'
+
+  test("0: a NotFound fails at the first answer (exit 10, the registry's words), long before the deadline, with no BackOff", async () => {
+    fake.reset({pullImage: () => NOT_FOUND})
+    const started = Date.now()
+    const error = await failure(
+      manager({...fast, backOff: {initialMs: 10_000, maxMs: 300_000}}).ensureImage({image: 'localhost:5000/x:v1', deadline: deadline()}),
+    )
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(error).toMatchObject({code: 'ErrImagePull', exitCode: ExitCode.IMAGE_PULL, message: PULL_ERROR_TEXT})
+    expect(fake.pulls()).toHaveLength(1)
+    expect(events.map((event) => event.reason)).toEqual(['Pulling', 'Failed'])
+  })
+
+  test("0: CRI-O's manifest unknown and a 401 are refusals too; 401 keeps its own exit code", async () => {
+    fake.reset({pullImage: () => ({grpcError: {code: GrpcStatus.UNKNOWN, details: MANIFEST_UNKNOWN}})})
+    expect(await failure(manager(fast).ensureImage({image: 'localhost:5000/x:nope', deadline: deadline()}))).toMatchObject({
+      code: 'ErrImagePull',
+      message: MANIFEST_UNKNOWN,
+    })
+    expect(fake.pulls()).toHaveLength(1)
+    fake.reset({pullImage: () => ({grpcError: {code: GrpcStatus.UNKNOWN, details: DENIED}})})
+    const denied = await failure(manager(fast).ensureImage({image: 'localhost:5001/x:v1', deadline: deadline()}))
+    expect(denied).toMatchObject({code: 'Unauthorized', exitCode: ExitCode.UNAUTHORIZED})
+    expect(denied.message).toContain('401 Unauthorized')
+    expect(fake.pulls()).toHaveLength(1)
+  })
+
+  test('0: a registry that cannot be reached keeps the back-off (it may come back)', async () => {
+    let n = 0
+    const refused = {
+      grpcError: {code: GrpcStatus.UNKNOWN, details: 'failed to do request: dial tcp 127.0.0.1:5000: connect: connection refused'},
+    }
+    fake.reset({pullImage: () => (++n < 3 ? refused : 'sha256:ok'), imageStatus: () => fakeImage('sha256:ok')})
+    const result = await manager(fast).ensureImage({image: 'app:v1', policy: 'Always', deadline: deadline()})
+    expect(result).toMatchObject({pulled: true, attempts: 3})
+  })
+
+  test('N: a refusal is tried N more times on the ladder; undefined: until the deadline (the kubelet)', async () => {
+    fake.reset({pullImage: () => NOT_FOUND})
+    await failure(manager({...fast, refusedPullRetries: 2}).ensureImage({image: 'app:v1', policy: 'Always', deadline: deadline()}))
+    expect(fake.pulls()).toHaveLength(3)
+    expect(events.filter((event) => event.reason === 'BackOff')).toHaveLength(2)
+    fake.reset({pullImage: () => NOT_FOUND})
+    await failure(
+      manager({backOff: {initialMs: 20, maxMs: 40}}).ensureImage({image: 'app:v1', policy: 'Always', deadline: Date.now() + 600}),
+    )
+    expect(fake.pulls().length).toBeGreaterThan(3)
+  })
+})
+
 describe('credentials', () => {
   const UNAUTHORIZED = {
     grpcError: {

@@ -34,6 +34,8 @@ export interface PodFailureDetails {
   /** The container that failed, when one did. */
   container?: string
   containerId?: string
+  /** The failed container's log file (kept after a rollback). */
+  logPath?: string
 }
 
 /** A pod or container failed to run: exit code 14 (PodFailed), the kubelet's reason as the code. */
@@ -41,6 +43,7 @@ export class PodFailedError extends PodctlError {
   readonly reason: string
   readonly container?: string
   readonly containerId?: string
+  readonly logPath?: string
 
   constructor(message: string, details: PodFailureDetails = {}) {
     const reason = details.reason ?? PodFailureReason.PodFailed
@@ -48,6 +51,7 @@ export class PodFailedError extends PodctlError {
     this.reason = reason
     this.container = details.container
     this.containerId = details.containerId
+    this.logPath = details.logPath
   }
 }
 

@@ -13,7 +13,7 @@ import {sleep} from '../../util/concurrency.js'
 import {killPod} from './kill.js'
 import {removePodDirectory} from '../volumes/pod-dirs.js'
 import {sandboxOwnership} from '../../kube/ownership.js'
-import {withMessage} from '../core/reasons.js'
+import {PodFailedError, withMessage} from '../core/reasons.js'
 import {podSandboxes} from './sandbox.js'
 
 /** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
@@ -110,7 +110,9 @@ export async function rollBackPod(
 ): Promise<{failure: PodctlError; rolledBack: boolean}> {
   const object = `${pod.name}_${pod.namespace}`
   const removal = await removePodRemains(client, pod, options)
-  let message = failure.message
+  // A failure may carry the crashed container's log lines after its first line: what is said here goes on that line.
+  const [first, ...rest] = failure.message.split('\n')
+  let message = first
   let rolledBack = false
   if (removal.error === undefined) {
     rolledBack = removal.found || options.sandboxId !== undefined
@@ -128,11 +130,13 @@ export async function rollBackPod(
 
   if (rolledBack) {
     const retried = removal.attempts > 1 ? ` after ${removal.attempts} attempts in ${formatSeconds(removal.ms)}` : ''
-    const logs = options.logDirectory ? `; container logs stay in ${options.logDirectory}` : ''
+    const logPath = failure instanceof PodFailedError ? failure.logPath : undefined
+    const logs = logPath ? `; its log stays in ${logPath}` : options.logDirectory ? `; container logs stay in ${options.logDirectory}` : ''
     message += ` (rolled back${retried}${logs})`
   }
 
   const kept = options.keptAttempts?.join(', ')
   if (kept) message += `; the pod keeps its volumes and its stopped sandbox (attempt ${kept})`
+  message = [message, ...rest].join('\n')
   return {failure: message === failure.message ? failure : withMessage(failure, message), rolledBack}
 }

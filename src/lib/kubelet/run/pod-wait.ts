@@ -38,6 +38,11 @@ export interface RunSyncContext extends PodWaitContext {
   settings: SyncSettings
   /** --settle (ms). */
   settleMs?: number
+  /**
+   * run --supervise: a supervisor takes the pod over once every container has started, so a container
+   * that exits at once is its to restart with the crash back-off (CrashLoopBackOff), not the run's failure.
+   */
+  handOver?: boolean
   /** Every container has started and what is left is the settle window (the pod's --parallel slot is free). */
   started?: () => void
 }
@@ -98,7 +103,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
     // A pass that met a back-off window has said so (its BackOff event).
     const passAnnounced = due && (await pass(ctx)).backOffUntil !== undefined
     const view = await look(ctx)
-    markSeen(ctx.pod, view, seen)
+    markSeen(ctx.pod, view, seen, ctx.handOver)
     throwIfFailed(ctx, view.newest, wait, seen)
     const blocked = inBackOff(ctx, view.actions, view.now)
     if (passAnnounced) for (const {previous} of blocked) announced.add(previous.id)
@@ -159,12 +164,18 @@ async function look(ctx: RunSyncContext): Promise<View> {
   }
 }
 
-/** Sidecars and app containers seen running (or done: exited 0 under a policy that keeps them so). */
-function markSeen(pod: PodModel, view: View, seen: Set<string>): void {
+/**
+ * Sidecars and app containers seen running, or done: exited 0 under a policy that keeps them so, or
+ * (handed over to a supervisor) exited under a policy that restarts them, which is its to do with the
+ * crash back-off. A failure under restartPolicy Never is never restarted: that stays the run's failure.
+ */
+function markSeen(pod: PodModel, view: View, seen: Set<string>, handOver = false): void {
   for (const {container, type, restartPolicy} of longRunningContainers(pod)) {
     const status = view.newest(container.name, type)
-    const done = status?.state === 'Exited' && status.exitCode === 0 && restartPolicy !== 'Always'
-    if (status?.state === 'Running' || done) seen.add(container.name)
+    const exited = status?.state === 'Exited'
+    const done = exited && status.exitCode === 0 && restartPolicy !== 'Always'
+    const restarted = exited && handOver && restartPolicy !== 'Never'
+    if (status?.state === 'Running' || done || restarted) seen.add(container.name)
   }
 }
 
@@ -188,7 +199,7 @@ async function holds(
       if (!running) return undefined
       ctx.started?.()
       const ids = new Map(all.map(({container, type}) => [container.name, view.newest(container.name, type)?.id]))
-      await settleRunning(ctx, ids, ctx.settleMs ?? DEFAULT_SETTLE_MS)
+      if (!ctx.handOver) await settleRunning(ctx, ids, ctx.settleMs ?? DEFAULT_SETTLE_MS)
       return {exitCode: null}
     }
 

@@ -24,7 +24,7 @@ import {desiredPodPath, recordDesiredPod} from '../config/desired-state.js'
 import {killContainer} from '../kuberuntime/kill.js'
 import {removePodDirectory} from '../volumes/pod-dirs.js'
 import {syncUntil, throwIfInterrupted, type WaitMode} from './pod-wait.js'
-import {PodFailedError, PodFailureReason} from '../core/reasons.js'
+import {PodFailedError, PodFailureReason, withMessage} from '../core/reasons.js'
 import {crashBackOff} from '../kuberuntime/crash-backoff.js'
 import {emptyResult, type PodRunOutcome, type PodRunResult, reportResult, type RunProgress} from './run-result.js'
 import {podWorkers} from '../workers/pod-workers.js'
@@ -73,6 +73,8 @@ export interface PodRunSettings {
   pollMs?: number
   /** --settle: how long --wait running watches the containers after the last start (ms). */
   settleMs?: number
+  /** run --supervise: once every container started, the pod is the supervisor's (no settle window; a crash is its to restart). */
+  supervised?: boolean
 }
 
 export interface PodRunDeps {
@@ -178,6 +180,7 @@ async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox
         deadline: settings.deadline,
         pollMs: settings.pollMs ?? DEFAULT_POLL_MS,
         settleMs: settings.settleMs,
+        handOver: settings.supervised,
         signal: ctx.controller.signal,
         object: ctx.object,
         step: ctx.step,
@@ -287,6 +290,11 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     // The pod is kept to be looked at, not run: it is not recorded for sync.
     if (run.recorded) await rm(desiredPodPath(settings.podDirRoot, pod.uid), {force: true}).catch(() => {})
     if (run.sandboxId) result = await reportResult(client, run, settings.logsRoot, null).catch(() => undefined)
+    if (failure instanceof PodFailedError && failure.logPath && failure.container) {
+      const [first, ...rest] = failure.message.split('\n')
+      const see = `; see its log with: podctl logs ${pod.name}/${failure.container} -n ${pod.namespace}`
+      failure = withMessage(failure, [first + see, ...rest].join('\n'))
+    }
   } else if (madeSomething) {
     ctx.step('rolling back')
     const removeLogs = settings.removeLogsOnRollback === true

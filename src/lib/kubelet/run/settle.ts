@@ -2,12 +2,14 @@
  * `run --wait running`'s settle window: once every app container runs, they are watched for a
  * short while after the last start (--settle, default 1 s), so a container that dies at once
  * (a crash 0.3 s after it started, an OOM kill) fails the run with its exit code and reason —
- * OOMKilled, CrashLoopBackOff (the policy would restart it), or Error — instead of a false success.
+ * OOMKilled, CrashLoopBackOff (the policy would restart it), or Error — instead of a false success,
+ * with the last lines of its log, which show why (`config error: DB_URL unset`).
  */
 import {NotFoundError} from '../../errors.js'
 import type {ContainerStatus} from '../../../generated/runtime/v1/api.js'
 import {sleep} from '../../util/concurrency.js'
 import {nanosToMs} from '../../util/time.js'
+import {readLogTail} from '../../logs/log-tail.js'
 import type {PodWaitContext} from './wait-context.js'
 import type {RestartPolicy} from '../../kube/labels.js'
 import {policyRestarts} from '../kuberuntime/pod-actions.js'
@@ -58,10 +60,16 @@ export async function settleRunning(ctx: PodWaitContext, ids: ReadonlyMap<string
       if (exitCode === 0 && restartPolicy !== 'Always') continue
       const reason = settleReason({reason: status?.reason ?? '', exitCode}, restartPolicy)
       const why = status?.reason && status.reason !== reason ? `${reason}, ${status.reason}` : reason
+      const tail = status?.logPath ? await readLogTail(status.logPath) : []
+      const lines = tail.length > 0 ? `\n  the last lines of its log:${tail.map((line) => `\n    ${line}`).join('')}` : '; its log is empty'
       throw new PodFailedError(
-        `container "${name}" exited with code ${exitCode} (${why}) within ${(settleMs / 1000).toFixed(1)} s of starting; ` +
-          `see its log with: podctl logs ${ctx.pod.name}/${name} -n ${ctx.pod.namespace} --previous`,
-        {reason, container: name},
+        `container "${name}" exited with code ${exitCode} (${why}) within ${(settleMs / 1000).toFixed(1)} s of starting${lines}`,
+        {
+          reason,
+          container: name,
+          containerId: id,
+          logPath: status?.logPath || undefined,
+        },
       )
     }
 

@@ -236,6 +236,44 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(fake.sandboxes.size).toBe(0)
   })
 
+  it('supervised: an app container that crashes at start is handed over running its back-off, not rolled back', async () => {
+    fake.appExitCode = 3
+    const options = settings({supervised: true, settleMs: 1000, deadline: Date.now() + 5000})
+    const outcome = await runPod(await pod('handed'), [], options, deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome.result).toMatchObject({
+      rolledBack: false,
+      containers: expect.arrayContaining([expect.objectContaining({name: 'app', state: 'Exited', exitCode: 3})]),
+    })
+    expect(fake.sandboxes.size).toBe(1)
+    // Recorded for the supervisor that takes it over.
+    expect(existsSync(join(options.podDirRoot, 'handed', 'pod.json'))).toBe(true)
+    expect(fake.methods()).not.toContain('stopPodSandbox')
+  })
+
+  it('unsupervised, the same crash fails the run and rolls it back', async () => {
+    fake.appExitCode = 3
+    const options = settings({restartBackOff: new BackOff({initialMs: 100, maxMs: 3000}), settleMs: 1000, deadline: Date.now() + 1500})
+    const outcome = await runPod(await pod(), [], options, deps())
+    expect(outcome.failure).toMatchObject({code: 'CrashLoopBackOff', container: 'app'})
+    expect(outcome.result.rolledBack).toBe(true)
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
+  it("supervised, an app container that fails under restartPolicy Never is still the run's failure (none restarts it)", async () => {
+    fake.appExitCode = 3
+    const manifest = await pod()
+    const outcome = await runPod(
+      {...manifest, restartPolicy: 'Never'},
+      [],
+      settings({supervised: true, deadline: Date.now() + 5000}),
+      deps(),
+    )
+    expect(outcome.failure).toMatchObject({code: 'Error', container: 'app'})
+    expect(outcome.failure!.message).toMatch(/^container "app" exited with code 3 \(Error\) and restartPolicy is Never \(rolled back/)
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
   it('--wait none still fails an init container that fails under restartPolicy Never (Init:Error), and rolls back', async () => {
     fake.initExitCode = 1
     const manifest = await pod()
