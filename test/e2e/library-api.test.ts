@@ -4,7 +4,15 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {connect, DeadlineExceededError, type LogLine, PodctlError, type Runtime, RuntimeError} from '../../src/lib/api/index.js'
+import {
+  connect,
+  DeadlineExceededError,
+  ErrImagePullError,
+  type LogLine,
+  PodctlError,
+  type Runtime,
+  RuntimeError,
+} from '../../src/lib/api/index.js'
 import {pullBusybox} from '../support/containers.js'
 import {cleanupNamespace, lab, labClient, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 
@@ -126,6 +134,16 @@ describe('the library API against the lab', () => {
     const killed = await started.kill()
     // sleep as PID 1 ignores SIGTERM: the kill lasts the grace period, 30 s by the kubelet's default.
     expect(killed?.durationMs).toBeLessThan(10_000)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('rejects at the first answer of the registry for an image that does not exist, in seconds', async () => {
+    const started = Date.now()
+    const failure = await runtime
+      .runPod(pod('absent', {image: `${lab().registry}/podctl/no-such-image:1`}))
+      .catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ErrImagePullError)
+    expect(Date.now() - started).toBeLessThan(10_000)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
 

@@ -67,6 +67,12 @@ export interface RunOptions extends LoadOptions {
   defaultGracePeriodSeconds?: number
   /** As run --runtime-handler: overrides spec.runtimeClassName. */
   runtimeHandler?: string
+  /**
+   * A pull the registry refuses (image not found, unauthorized): 'fail-fast' (the default) rejects at
+   * its first answer with an ErrImagePullError or UnauthorizedError; 'kubelet' keeps the kubelet's
+   * back-off (ImagePullBackOff) until timeoutMs. A registry that cannot be reached is retried either way.
+   */
+  pullRetries?: 'fail-fast' | 'kubelet'
   /** As run --force: run beside a kubelet that uses this runtime. */
   force?: boolean
   /** Pods started at once, and image pulls at once (default 3). */
@@ -124,6 +130,7 @@ export class Runtime implements AsyncDisposable {
       events: options.onEvent ?? discardEvents,
       signal: options.signal ?? new AbortController().signal,
       parallel: options.parallel ?? DEFAULT_RUN_PARALLEL,
+      refusedPullRetries: options.pullRetries === 'kubelet' ? undefined : 0,
     }
     const outcomes = await runPods(client, pods, settings, deps)
     const started = outcomes.filter((outcome) => !outcome.failure && outcome.result.sandboxId).map((outcome) => this.track(outcome.result))

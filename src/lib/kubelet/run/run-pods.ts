@@ -47,6 +47,8 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client' | 'images'> {
   images?: PodRunDeps['images']
   /** Where that image manager's pull progress goes (run's spinner); none → no progress polling. */
   pullProgress?: ProgressView
+  /** That image manager's retries of a pull the registry refused (not found, unauthorized); none: the kubelet's back-off. */
+  refusedPullRetries?: number
 }
 
 /**
@@ -65,7 +67,12 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   const leave = settings.otherTemplates === 'leave'
   const superseded = leave ? [] : await otherTemplatePods(pods, settings.podDirRoot, client.runtimeEndpoint)
   if (superseded.length > 0 && !settings.replace) refuseOtherTemplates(superseded)
-  const imageOptions = {parallel: deps.parallel, progress: deps.pullProgress, recordPullsIn: settings.podDirRoot}
+  const imageOptions = {
+    parallel: deps.parallel,
+    progress: deps.pullProgress,
+    recordPullsIn: settings.podDirRoot,
+    refusedPullRetries: deps.refusedPullRetries,
+  }
   const images = deps.images ?? new ImageManager(client, deps.events, imageOptions)
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))
   const locks = await lockPods(settings.podDirRoot, fullNames, {
