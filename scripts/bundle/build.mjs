@@ -2,7 +2,7 @@
 // Builds dist/bundle/podctl.cjs: the whole CLI (podctl's compiled dist/, oclif, grpc-js, chalk,
 // cli-table3, ora, yaml, …) in one CommonJS file, then trains its V8 code caches
 // (scripts/bundle/train.mjs). Run by `npm run build` after tsc, the command index and
-// `oclif manifest`.
+// `oclif manifest`; also the library's CommonJS entry (library-cjs.mjs).
 //
 // The file holds one function expression,
 //   (function (exports, require, module, __filename, __dirname) { …bundle… })
@@ -18,6 +18,7 @@ import {rolldown} from 'rolldown'
 
 import {listCommands} from './commands.mjs'
 import {grpcPatches} from './grpc-patches.mjs'
+import {buildLibraryCjs} from './library-cjs.mjs'
 import {oclifPatches} from './oclif-patches.mjs'
 import {writeNotices} from './notices.mjs'
 import {trainCaches} from './train.mjs'
@@ -174,5 +175,6 @@ export async function buildLauncher() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildBundle()
   await buildLauncher()
+  await buildLibraryCjs()
   trainCaches({bundle: BUNDLE, outDir: OUT_DIR})
 }

@@ -35,7 +35,11 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
     'the command did what was asked; also when the reader of its output closed the pipe early (head -1): it stops quietly',
   ],
   [ExitCode.INTERNAL, 'InternalError', 'a bug in podctl; rerun with --debug and report it'],
-  [ExitCode.USAGE, 'UsageError', 'bad flag, argument, config file or input; nothing was sent to the runtime'],
+  [
+    ExitCode.USAGE,
+    'UsageError',
+    "bad flag, argument, config file or input (InvalidManifest: a manifest's field); nothing was sent to the runtime",
+  ],
   [ExitCode.UNREACHABLE, 'RuntimeUnreachable', 'no runtime answered at the endpoint (missing socket, refused, connect timeout)'],
   [ExitCode.DEADLINE_EXCEEDED, 'DeadlineExceeded', 'the runtime accepted the call but did not answer before the deadline'],
   [ExitCode.NOT_FOUND, 'NotFound', 'the pod, container or image does not exist'],

@@ -1,10 +1,18 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {connect, type LogLine, PodctlError, type Runtime} from '../../src/lib/api/index.js'
+import {
+  connect,
+  DeadlineExceededError,
+  ErrImagePullError,
+  type LogLine,
+  PodctlError,
+  type Runtime,
+  RuntimeError,
+} from '../../src/lib/api/index.js'
 import {pullBusybox} from '../support/containers.js'
 import {cleanupNamespace, lab, labClient, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 
@@ -75,6 +83,32 @@ describe('the library API against the lab', () => {
     expect((await counter.container().status()).exitCode).toBe(0)
   })
 
+  it('exec of a command the container lacks resolves with 127 as a shell would, and 126 for one it cannot run', async () => {
+    await using box = await runtime.runPod(pod('box', {command: ['sleep', '3600']}))
+    const missing = await box.container().exec(['no-such-binary', '--version'])
+    expect(missing).toMatchObject({exitCode: 127, stdout: ''})
+    expect(missing.stderr).toContain('"no-such-binary"')
+    expect((await box.container().exec(['/etc/hosts'])).exitCode).toBe(126)
+  })
+
+  it('waits for a log line, and says when none comes in time or the container exits without it', async () => {
+    const script = 'sleep 1; echo warming up; echo "listening on :8080"; sleep 2; echo bye >&2'
+    await using server = await runtime.runPod(pod('server', {command: ['sh', '-c', script]}, {restartPolicy: 'Never'}), {wait: 'none'})
+    const line = await server.container().waitForLog(/listening on :\d+/, {timeoutMs: 30_000})
+    expect({stream: line.stream, text: line.text}).toEqual({stream: 'stdout', text: 'listening on :8080'})
+    const late = await server
+      .container()
+      .waitForLog('never printed', {timeoutMs: 500})
+      .catch((error: unknown) => error)
+    expect(late).toBeInstanceOf(DeadlineExceededError)
+    const never = await server
+      .container()
+      .waitForLog('never printed', {timeoutMs: 30_000})
+      .catch((error: unknown) => error)
+    expect(never).toBeInstanceOf(RuntimeError)
+    expect((never as Error).message).toMatch(/exited without writing a log line matching never printed/)
+  })
+
   it("with wait: 'completed', gives the container's exit code", async () => {
     await using job = await runtime.runPod(pod('job', {command: ['sh', '-c', 'exit 4']}, {restartPolicy: 'Never'}), {wait: 'completed'})
     expect(job.exitCode).toBe(4)
@@ -87,6 +121,29 @@ describe('the library API against the lab', () => {
     expect(failure).toBeInstanceOf(PodctlError)
     expect((failure as PodctlError).toJSON()).toMatchObject({code: 'ErrImageNeverPull', exitCode: 12})
     expect((failure as PodctlError).message).toMatch(/^pod missing_lib-api-\w+: ErrImageNeverPull: /)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+    expect(readdirSync(lab().logRoot).filter((name) => name.startsWith(`${namespace}_missing_`))).toEqual([])
+  })
+
+  it('kills a pod whose manifest sets no grace period within seconds (the library gives it 2 s)', async () => {
+    const stubborn = {
+      ...pod('stubborn', {command: ['sleep', '3600']}),
+      spec: {containers: [{name: 'app', image: lab().busybox, command: ['sleep', '3600']}]},
+    }
+    const started = await runtime.runPod(stubborn)
+    const killed = await started.kill()
+    // sleep as PID 1 ignores SIGTERM: the kill lasts the grace period, 30 s by the kubelet's default.
+    expect(killed?.durationMs).toBeLessThan(10_000)
+    expect(await sandboxesIn(client, namespace)).toEqual([])
+  })
+
+  it('rejects at the first answer of the registry for an image that does not exist, in seconds', async () => {
+    const started = Date.now()
+    const failure = await runtime
+      .runPod(pod('absent', {image: `${lab().registry}/podctl/no-such-image:1`}))
+      .catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ErrImagePullError)
+    expect(Date.now() - started).toBeLessThan(10_000)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
 

@@ -64,6 +64,26 @@ const status = await pod.status()
 console.log(JSON.stringify({bad, exec, logs, phase: status.phase, ready: status.ready}))
 `
 
+// A CommonJS consumer (Jest's default, older suites): \`import = require\` takes package.json's "require" export and its types.
+const CJS_CONSUMER_SOURCE = `
+import podctl = require('podctl')
+
+async function main(): Promise<void> {
+  const runtime: podctl.Runtime = await podctl.connect()
+  try {
+    const bad = await runtime.runPod('{apiVersion: v1, kind: Pod, metadata: {name: broken}}').then(
+      () => undefined,
+      (error: unknown) => (error instanceof podctl.PodctlError ? {code: error.code, exitCode: error.exitCode} : {thrown: String(error)}),
+    )
+    console.log(JSON.stringify({connect: typeof podctl.connect, endpoint: runtime.endpoint.startsWith('unix://'), bad}))
+  } finally {
+    runtime.close()
+  }
+}
+
+void main()
+`
+
 // Records every module the import loads (Node's loader hooks), to show that `import 'podctl'` starts no CLI.
 const RECORD_LOADS = `
 import {register} from 'node:module'
@@ -82,7 +102,7 @@ const CONSUMER_TSCONFIG = {
     strict: true,
     outDir: 'dist',
   },
-  files: ['smoke.ts'],
+  files: ['smoke.ts', 'smoke-cjs.cts'],
 }
 
 function consumerRun(namespace: string, extra: Record<string, string> = {}) {
@@ -119,6 +139,7 @@ beforeAll(async () => {
   writeFileSync(join(consumer, 'package.json'), JSON.stringify(manifest, null, 2))
   writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG, null, 2))
   writeFileSync(join(consumer, 'smoke.ts'), CONSUMER_SOURCE)
+  writeFileSync(join(consumer, 'smoke-cjs.cts'), CJS_CONSUMER_SOURCE)
   writeFileSync(join(consumer, 'record-loads.mjs'), RECORD_LOADS)
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: consumer, timeout: 240_000})
   await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', consumer])
@@ -136,7 +157,7 @@ describe('podctl as a library in a project of its own', () => {
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({
-      bad: {code: 'UsageError', exitCode: 2},
+      bad: {code: 'InvalidManifest', exitCode: 2},
       exec: {exitCode: 3, stdout: 'out\n', stderr: 'err\n'},
       logs: ['stderr: up', 'stdout: starting'],
       phase: 'Running',
@@ -159,6 +180,14 @@ describe('podctl as a library in a project of its own', () => {
       /\/node_modules\/(@oclif\/core|chalk|cli-table3|ora)\/|\/podctl\/dist\/(commands|lib\/output)\//.test(line),
     )
     expect(cli).toEqual([])
+  })
+
+  it("is required from CommonJS, types and all: require('podctl').connect is a function", async () => {
+    const {stdout} = await run(process.execPath, ['-e', "console.log(typeof require('podctl').connect)"], {cwd: consumer})
+    expect(stdout).toBe('function\n')
+    const result = await run(process.execPath, [join(consumer, 'dist', 'smoke-cjs.cjs')], {cwd: consumer, env: labEnv({})})
+    expect(result.stderr).toBe('')
+    expect(JSON.parse(result.stdout)).toEqual({connect: 'function', endpoint: true, bad: {code: 'InvalidManifest', exitCode: 2}})
   })
 
   it('leaves nothing either when the consumer throws midway', async () => {

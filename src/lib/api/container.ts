@@ -1,7 +1,7 @@
 /** A handle on one container of a pod the API ran: exec, logs and status, each asking the runtime afresh. */
 import type {Container as CriContainer} from '../../generated/runtime/v1/api.js'
 import type {ContainerType} from '../kube/labels.js'
-import {NotFoundError} from '../errors.js'
+import {DeadlineExceededError, NotFoundError, RuntimeError} from '../errors.js'
 import {type ContainerReport, getPodStatus} from '../kubelet/status/pod-status.js'
 import {sandboxesByFullName} from '../kubelet/kuberuntime/sandbox.js'
 import {execInContainer} from '../node/exec.js'
@@ -15,6 +15,16 @@ export interface ExecOptions {
   timeoutMs?: number
   signal?: AbortSignal
 }
+
+export interface WaitForLogOptions {
+  /** How long to wait for the line (ms, default 60 s): a DeadlineExceededError then. */
+  timeoutMs?: number
+  /** Only this stream's lines. */
+  stream?: LogLine['stream']
+  signal?: AbortSignal
+}
+
+const DEFAULT_WAIT_FOR_LOG_MS = 60_000
 
 export interface ExecResult {
   exitCode: number
@@ -31,11 +41,23 @@ export class Container {
     readonly type: ContainerType,
   ) {}
 
-  /** Runs a command in the container (ExecSync, as `podctl exec` without -i/-t) and returns its exit code and output. */
+  /**
+   * Runs a command in the container (ExecSync, as `podctl exec` without -i/-t) and returns its exit code
+   * and output. A non-zero exit is a result, and so is a command the runtime cannot start, as a shell
+   * reports it: 127 when it is not found, 126 when it cannot be run, the runtime's reason on stderr.
+   * @throws NotFoundError when the container is gone; ContainerNotRunningError when it does not run;
+   * DeadlineExceededError when the command outlives timeoutMs; RuntimeUnreachableError, RuntimeError.
+   */
   async exec(cmd: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
     const container = await this.current()
-    const outcome = await execInContainer(this.context.client, container, cmd, options)
-    return {exitCode: outcome.exitCode, stdout: outcome.stdout.toString('utf8'), stderr: outcome.stderr.toString('utf8')}
+    try {
+      const outcome = await execInContainer(this.context.client, container, cmd, options)
+      return {exitCode: outcome.exitCode, stdout: outcome.stdout.toString('utf8'), stderr: outcome.stderr.toString('utf8')}
+    } catch (error) {
+      const unstarted = error instanceof RuntimeError ? commandNotStarted(error.grpc?.details ?? '') : undefined
+      if (unstarted) return {exitCode: unstarted.exitCode, stdout: '', stderr: `${unstarted.reason}\n`}
+      throw error
+    }
   }
 
   /** The log lines written so far (of the previous attempt with previous: true). */
@@ -54,6 +76,33 @@ export class Container {
     yield* followLog(this.context.client, {...target, containerId: container.id}, options)
   }
 
+  /**
+   * The first log line, already written or still to come, whose text matches `pattern` (a RegExp, or a
+   * string the line contains): a server's "listening on :8080".
+   * @throws DeadlineExceededError when no line matched within timeoutMs (default 60 s); RuntimeError
+   * when the container exited without writing one; NotFoundError when the container is gone.
+   */
+  async waitForLog(pattern: RegExp | string, options: WaitForLogOptions = {}): Promise<LogLine> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_FOR_LOG_MS
+    const matches = (text: string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text))
+    const stop = new AbortController()
+    const timer = setTimeout(() => stop.abort(), timeoutMs)
+    const abort = () => stop.abort()
+    options.signal?.addEventListener('abort', abort, {once: true})
+    try {
+      for await (const line of this.followLogs({stream: options.stream, signal: stop.signal})) if (matches(line.text)) return line
+    } finally {
+      clearTimeout(timer)
+      options.signal?.removeEventListener('abort', abort)
+    }
+
+    const wanted = `a log line matching ${String(pattern)}`
+    if (options.signal?.aborted) throw new DeadlineExceededError(`waiting for ${wanted} in container ${this.label} was aborted`)
+    if (stop.signal.aborted)
+      throw new DeadlineExceededError(`container ${this.label} wrote no ${wanted.slice(2)} within ${timeoutMs} ms (timeoutMs)`)
+    throw new RuntimeError(`container ${this.label} exited without writing ${wanted}`)
+  }
+
   /** The container as the kubelet's GetPodStatus reports it (state, exit code, reason, restarts as attempt). */
   async status(): Promise<ContainerReport> {
     const {client} = this.context
@@ -70,7 +119,23 @@ export class Container {
     return resolveContainer(this.context.client, `${this.pod.name}/${this.name}`, {namespace: this.pod.namespace})
   }
 
+  private get label(): string {
+    return `${this.name} of pod ${this.pod.namespace}/${this.pod.name}`
+  }
+
   private gone(): NotFoundError {
     return new NotFoundError(`container ${this.name} of pod ${this.pod.namespace}/${this.pod.name} not found: the pod was killed`)
   }
+}
+
+/**
+ * runc's answer when the command cannot be started (`exec: "x": executable file not found in $PATH`,
+ * `stat /x: no such file or directory`, `permission denied`), as the exit code a shell gives it.
+ */
+function commandNotStarted(details: string): {exitCode: number; reason: string} | undefined {
+  const match = /exec: ("(?:[^"\\]|\\.)*": .*)$/.exec(details)
+  if (!match) return undefined
+  const reason = match[1].replace(/: unknown$/, '')
+  if (/executable file not found|no such file or directory/.test(reason)) return {exitCode: 127, reason}
+  return /permission denied/.test(reason) ? {exitCode: 126, reason} : undefined
 }

@@ -32,7 +32,7 @@ export type {ContainerReport, PodStatusReport, SandboxReport} from '../kubelet/s
 export {LogUnreadableError} from '../logs/follow.js'
 export {ManifestError} from '../manifest/fields.js'
 export {ContainerNotRunningError} from '../node/exec.js'
-export {Container, type ExecOptions, type ExecResult} from './container.js'
+export {Container, type ExecOptions, type ExecResult, type WaitForLogOptions} from './container.js'
 export type {FollowOptions, LogLine, LogOptions} from './logs.js'
 export type {LoadOptions, ManifestInput, ManifestObject} from './manifest-input.js'
 export {type KillOptions, Pod, type PortForward, type PortForwardOptions} from './pod.js'

@@ -1,16 +1,25 @@
 /**
- * The forms a manifest takes in the API: YAML or JSON text, an object (or several: ConfigMaps and
- * Secrets beside the pod), or {file} for files and directories as `run -f` reads them. Text and
+ * The forms a manifest takes in the API: YAML or JSON text, a path, an object (or several: ConfigMaps
+ * and Secrets beside the pod), or {file} for files and directories as `run -f` reads them. Text and
  * objects go through the same loader as a manifest on stdin, named `<manifest>` in messages.
  */
 import {loadPodsToRun} from '../kubelet/volumes/pod-objects.js'
 import type {PodModel} from '../manifest/model.js'
 import {UsageError} from '../errors.js'
 
-/** A Kubernetes object as JSON (a Pod, Deployment, ConfigMap, Secret, List, ...). */
-export type ManifestObject = Record<string, unknown>
+/**
+ * A Kubernetes object (a Pod, Deployment, ConfigMap, Secret, List, ...): plain JSON, or the model class
+ * of a typed client (@kubernetes/client-node's V1Pod, V1Deployment), which has no index signature.
+ */
+export type ManifestObject =
+  | Readonly<Record<string, unknown>>
+  | {readonly apiVersion?: unknown; readonly kind?: unknown; readonly metadata?: unknown; readonly spec?: unknown}
 
-export type ManifestInput = string | ManifestObject | readonly ManifestObject[] | {file: string | readonly string[]}
+/**
+ * A manifest: YAML or JSON text (several lines, or one starting with `{` or `[`), else a path to a file
+ * or directory (a string of one line); one object or several; or `{file}` with one path or several.
+ */
+export type ManifestInput = string | ManifestObject | readonly ManifestObject[] | {readonly file: string | readonly string[]}
 
 export interface LoadOptions {
   /** Namespace of pods whose manifest names none (a different one is refused), as run -n. */
@@ -36,8 +45,8 @@ export async function loadManifestInput(
     volume: Object.entries(options.volumes ?? {}).map(([name, dir]) => `${name}=${dir}`),
     'claims-root': options.claimsRoot,
   }
-  if (isFileInput(input)) {
-    const files = typeof input.file === 'string' ? [input.file] : [...input.file]
+  const files = filesOf(input)
+  if (files) {
     const {pods, warnings} = await loadPodsToRun({...flags, filename: files})
     return {pods, warnings}
   }
@@ -47,14 +56,23 @@ export async function loadManifestInput(
   return {pods, warnings}
 }
 
-function isFileInput(input: ManifestInput): input is {file: string | readonly string[]} {
-  return typeof input === 'object' && !Array.isArray(input) && 'file' in input && Object.keys(input).length === 1
+/** The paths the input names: `{file}`, or text of one line that is not a JSON or YAML flow object or list. */
+function filesOf(input: ManifestInput): string[] | undefined {
+  if (typeof input === 'string') return isPath(input) ? [input] : undefined
+  if (Array.isArray(input) || !('file' in input) || Object.keys(input).length !== 1) return undefined
+  const {file} = input as {file: string | readonly string[]}
+  return typeof file === 'string' ? [file] : [...file]
+}
+
+function isPath(text: string): boolean {
+  const trimmed = text.trim()
+  return trimmed !== '' && !trimmed.includes('\n') && !/^[[{]/.test(trimmed)
 }
 
 /** JSON is YAML: objects become one document each. */
-function manifestText(input: Exclude<ManifestInput, {file: string | readonly string[]}>): string {
+function manifestText(input: ManifestInput): string {
   if (typeof input === 'string') return input
-  const objects = Array.isArray(input) ? input : [input]
+  const objects: readonly unknown[] = Array.isArray(input) ? input : [input]
   if (objects.length === 0) throw new UsageError('manifest: no object given; pass a Pod (and its ConfigMaps and Secrets)')
   return objects.map((object) => JSON.stringify(object)).join('\n---\n')
 }

@@ -14,10 +14,11 @@ import {nodeSettings} from '../kubelet/core/node-settings.js'
 import {runPods} from '../kubelet/run/run-pods.js'
 import {describeFailure, type PodRunResult} from '../kubelet/run/run-result.js'
 import {DEFAULT_RUN_PARALLEL, DEFAULT_RUN_TIMEOUT_MS} from '../kubelet/run/run-defaults.js'
-import {DEFAULT_SETTLE_MS} from '../kubelet/run/settle.js'
 import type {WaitMode} from '../kubelet/run/run-pod.js'
 import {refuseBesideKubelet} from '../local-kubelet/runtime-owner.js'
 import type {ApiContext} from './context.js'
+import {reapGoneSessions, withLibrarySession} from '../kubelet/workers/gone-sessions.js'
+import {LIBRARY_GRACE_PERIOD_SECONDS, LIBRARY_SETTLE_MS, withDefaultGrace} from './library-defaults.js'
 import {loadManifestInput, type LoadOptions, type ManifestInput} from './manifest-input.js'
 import {Pod} from './pod.js'
 
@@ -40,6 +41,11 @@ export interface ConnectOptions {
   claimsRoot?: string
   /** Where the defaults come from (default process.env). */
   env?: NodeJS.ProcessEnv
+  /**
+   * Kill first the pods of library sessions that are gone (their test process ended without killing
+   * them: SIGKILL, a crash, a timed-out worker); default true. false keeps them for a post-mortem.
+   */
+  reap?: boolean
 }
 
 export interface RunOptions extends LoadOptions {
@@ -49,10 +55,24 @@ export interface RunOptions extends LoadOptions {
   timeoutMs?: number
   /** As run --replace: kill a pod of the same name first and start a new sandbox. */
   replace?: boolean
-  /** With wait: 'running', watch the containers this long after the last start (ms, default 1000). */
+  /**
+   * With wait: 'running', watch the containers this long after the last start for a crash (ms; default
+   * 0 in the library, where `podctl run` watches 1000).
+   */
   settleMs?: number
+  /**
+   * The grace period of pods whose manifest sets no spec.terminationGracePeriodSeconds (seconds,
+   * default 2 in the library, where the kubelet's is 30): a test's pods are killed in seconds.
+   */
+  defaultGracePeriodSeconds?: number
   /** As run --runtime-handler: overrides spec.runtimeClassName. */
   runtimeHandler?: string
+  /**
+   * A pull the registry refuses (image not found, unauthorized): 'fail-fast' (the default) rejects at
+   * its first answer with an ErrImagePullError or UnauthorizedError; 'kubelet' keeps the kubelet's
+   * back-off (ImagePullBackOff) until timeoutMs. A registry that cannot be reached is retried either way.
+   */
+  pullRetries?: 'fail-fast' | 'kubelet'
   /** As run --force: run beside a kubelet that uses this runtime. */
   force?: boolean
   /** Pods started at once, and image pulls at once (default 3). */
@@ -83,14 +103,17 @@ export class Runtime implements AsyncDisposable {
   async run(manifest: ManifestInput, options: RunOptions = {}): Promise<Pod[]> {
     const {client, podLogsRoot: logsRoot, podDirRoot, claimsRoot} = this.context
     const warn = options.onWarning ?? (() => {})
-    const {pods, warnings} = await loadManifestInput(manifest, {...options, claimsRoot})
-    for (const line of warnings) warn(line)
+    const loaded = await loadManifestInput(manifest, {...options, claimsRoot})
+    for (const line of loaded.warnings) warn(line)
+    const graced = withDefaultGrace(loaded.pods, options.defaultGracePeriodSeconds ?? LIBRARY_GRACE_PERIOD_SECONDS)
+    // This process's session on every pod: if it dies without killing them, the next connect() does.
+    const pods = withLibrarySession(graced)
     await refuseBesideKubelet(client, {force: options.force ?? false, warn})
     const node = await nodeSettings({
       logsRoot,
       podDirRoot,
       runtimeHandler: options.runtimeHandler,
-      settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
+      settleMs: options.settleMs ?? LIBRARY_SETTLE_MS,
     })
     const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS
     const settings = {
@@ -98,6 +121,8 @@ export class Runtime implements AsyncDisposable {
       wait: options.wait ?? 'running',
       replace: options.replace ?? false,
       keepOnFailure: false,
+      // The error carries the container's last log lines; nothing of a failed pod stays on the node.
+      removeLogsOnRollback: true,
       remove: false,
       deadline: timeoutMs > 0 ? Date.now() + timeoutMs : undefined,
     }
@@ -105,6 +130,7 @@ export class Runtime implements AsyncDisposable {
       events: options.onEvent ?? discardEvents,
       signal: options.signal ?? new AbortController().signal,
       parallel: options.parallel ?? DEFAULT_RUN_PARALLEL,
+      refusedPullRetries: options.pullRetries === 'kubelet' ? undefined : 0,
     }
     const outcomes = await runPods(client, pods, settings, deps)
     const started = outcomes.filter((outcome) => !outcome.failure && outcome.result.sandboxId).map((outcome) => this.track(outcome.result))
@@ -155,12 +181,15 @@ export async function connect(options: ConnectOptions = {}): Promise<Runtime> {
     callTimeoutMs: options.callTimeoutMs ?? config?.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
   })
   await ensureReachable(client)
-  return new Runtime({
+  const context = {
     client,
     podLogsRoot: options.podLogsRoot ?? nonEmpty(env.PODCTL_POD_LOGS_ROOT) ?? DEFAULT_POD_LOGS_ROOT,
     podDirRoot: options.podDirRoot ?? nonEmpty(env.PODCTL_POD_DIR_ROOT) ?? DEFAULT_POD_DIR_ROOT,
     claimsRoot: options.claimsRoot ?? nonEmpty(env.PODCTL_CLAIMS_ROOT) ?? DEFAULT_CLAIMS_ROOT,
-  })
+  }
+  // A reap that fails is no reason to refuse the connection: the next connect() tries again.
+  if (options.reap ?? true) await reapGoneSessions(client, {...context, requestedBy: 'the library (connect)'}).catch(() => [])
+  return new Runtime(context)
 }
 
 /** A configured endpoint is not probed by connectPlan: ask it once, so connect() fails where the runtime is missing. */

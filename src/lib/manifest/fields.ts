@@ -9,9 +9,13 @@ import {closestName} from './names.js'
  * user finds much later).
  */
 export class ManifestError extends UsageError {
+  /** Its own name (a UsageError by class and exit code, 2), so a library caller can tell a bad manifest from a bad option. */
+  override readonly code: string = 'InvalidManifest'
+
   constructor(message: string) {
     // Keys and values quoted from a manifest may hold terminal escape sequences or newlines: show them escaped.
     super(escapeControl(message))
+    this.name = 'InvalidManifest'
   }
 
   /** A heading and one indented line per problem; each part escaped on its own. */

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {loadManifestInput} from '../../../src/lib/api/manifest-input.js'
-import {PodctlError} from '../../../src/lib/errors.js'
+import {PodctlError, UsageError} from '../../../src/lib/errors.js'
 import {ManifestError} from '../../../src/lib/manifest/fields.js'
 
 const work = mkdtempSync(join(tmpdir(), 'podctl-api-manifest-'))
@@ -45,7 +45,8 @@ describe('the manifest forms of the library API', () => {
       (error: unknown) => error,
     )
     expect(failure).toBeInstanceOf(ManifestError)
-    expect((failure as ManifestError).exitCode).toBe(2)
+    expect(failure).toBeInstanceOf(UsageError)
+    expect((failure as ManifestError).toJSON()).toMatchObject({code: 'InvalidManifest', exitCode: 2})
     expect((failure as ManifestError).message).toMatch(/^<manifest>: /)
   })
 
@@ -60,5 +61,32 @@ describe('the manifest forms of the library API', () => {
     await expect(loadManifestInput([], {claimsRoot})).rejects.toThrow(
       'manifest: no object given; pass a Pod (and its ConfigMaps and Secrets)',
     )
+  })
+
+  it('reads a string of one line as a path, a workload of a real project among them', async () => {
+    const path = join(work, 'by-path.yaml')
+    writeFileSync(path, podYaml)
+    const {pods} = await loadManifestInput(path, {claimsRoot})
+    expect(pods.map((model) => model.name)).toEqual(['web'])
+    const deployment = await loadManifestInput('test/fixtures/workloads/deployment.yaml', {claimsRoot, replicas: 1})
+    expect(deployment.pods).toHaveLength(1)
+  })
+
+  it('names a path that does not exist', async () => {
+    const failure = await loadManifestInput(join(work, 'missing.yaml'), {claimsRoot}).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(PodctlError)
+    expect((failure as PodctlError).message).toContain(join(work, 'missing.yaml'))
+  })
+
+  it("reads a typed client's model objects, class instances without an index signature", async () => {
+    // The shape of @kubernetes/client-node's V1Pod: a class whose fields are the JSON's.
+    class TypedPod {
+      apiVersion = 'v1'
+      kind = 'Pod'
+      metadata = {name: 'typed', labels: {app: 'typed'}}
+      spec = {containers: [{name: 'app', image: 'busybox:1.36', ports: [{containerPort: 8080}]}]}
+    }
+    const {pods} = await loadManifestInput(new TypedPod(), {claimsRoot})
+    expect(pods.map((model) => [model.name, model.containers.map((c) => c.image)])).toEqual([['typed', ['busybox:1.36']]])
   })
 })

@@ -38,6 +38,8 @@ export interface RemovalOptions {
    * data of its volumes) stay.
    */
   fromAttempt?: number
+  /** The pods' log root: the pod's log directory podctl made goes too (kill.ts's proof); none: it stays. */
+  podLogsRoot?: string
 }
 
 /**
@@ -61,7 +63,14 @@ export async function removePodRemains(client: CriClient, pod: PodModel, options
       // Events on the first attempt only: retries would repeat the same Killing lines.
       const events = removal.attempts === 1 ? options.events : discardEvents
       const keepPodDirectory = fromAttempt !== undefined
-      if (sandboxes.length > 0) await killPod(client, sandboxes, {events, cleanup: true, podDirRoot: options.podDirRoot, keepPodDirectory})
+      if (sandboxes.length > 0)
+        await killPod(client, sandboxes, {
+          events,
+          cleanup: true,
+          podDirRoot: options.podDirRoot,
+          podLogsRoot: options.podLogsRoot,
+          keepPodDirectory,
+        })
       if (!keepPodDirectory) await removePodDirectory(options.podDirRoot, pod.uid, client.runtimeEndpoint)
       removal.error = undefined
       break

@@ -49,6 +49,11 @@ export interface PodRunSettings {
    */
   otherTemplates?: 'leave'
   keepOnFailure: boolean
+  /**
+   * A rollback removes the pod's log directory too (the library, whose errors carry the last log
+   * lines); by default the container logs stay for `podctl logs` and the message names them.
+   */
+  removeLogsOnRollback?: boolean
   /** --rm: remove the pod once it has completed. */
   remove: boolean
   logsRoot: string
@@ -298,12 +303,14 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
     }
   } else if (madeSomething) {
     ctx.step('rolling back')
-    const logDirectory = run.created ? podLogDirectory(pod, settings.logsRoot) : undefined
+    const removeLogs = settings.removeLogsOnRollback === true
+    const logDirectory = run.created && !removeLogs ? podLogDirectory(pod, settings.logsRoot) : undefined
     const rollBack = await podWorkers.rollBack(client, pod, failure, {
       events: ctx.events,
       podDirRoot: settings.podDirRoot,
       sandboxId: run.sandboxId,
       logDirectory,
+      podLogsRoot: removeLogs ? settings.logsRoot : undefined,
     })
     failure = rollBack.failure
     rolledBack = rollBack.rolledBack

@@ -48,6 +48,8 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client' | 'images'> {
   images?: PodRunDeps['images']
   /** Where that image manager's pull progress goes (run's spinner); none → no progress polling. */
   pullProgress?: ProgressView
+  /** That image manager's retries of a pull the registry refused (not found, unauthorized), as the library asks (undefined: the kubelet's back-off); absent: --pull-retries, else none unless supervised. */
+  refusedPullRetries?: number
 }
 
 /**
@@ -66,7 +68,10 @@ export async function runPods(client: CriClient, pods: PodModel[], settings: Pod
   const leave = settings.otherTemplates === 'leave'
   const superseded = leave ? [] : await otherTemplatePods(pods, settings.podDirRoot, client.runtimeEndpoint)
   if (superseded.length > 0 && !settings.replace) refuseOtherTemplates(superseded)
-  const refusedPullRetries = settings.pullRetries ?? (settings.supervised ? undefined : 0)
+  // The library says what it wants (its pullRetries); the command line fails fast at the registry's
+  // refusal unless --pull-retries or a supervisor keeps the kubelet's back-off.
+  const refusedPullRetries =
+    'refusedPullRetries' in deps ? deps.refusedPullRetries : (settings.pullRetries ?? (settings.supervised ? undefined : 0))
   const imageOptions = {parallel: deps.parallel, progress: deps.pullProgress, recordPullsIn: settings.podDirRoot, refusedPullRetries}
   const images = deps.images ?? new ImageManager(client, deps.events, imageOptions)
   const fullNames = pods.map((pod) => podFullName(pod.name, pod.namespace))

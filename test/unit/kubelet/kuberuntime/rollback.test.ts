@@ -56,4 +56,16 @@ describe('removePodRemains', () => {
     expect(fake.sandboxes.size).toBe(0)
     expect(existsSync(join(podDirRoot, UID, 'pod.json'))).toBe(true)
   })
+
+  it("with the log root, removes the pod's log directory podctl made (the library's rollback); without, it stays", async () => {
+    const logsRoot = join(root, 'logs')
+    const logDirectory = join(logsRoot, `${pod.namespace}_${pod.name}_${UID}`)
+    for (const podLogsRoot of [undefined, logsRoot]) {
+      mkdirSync(join(logDirectory, 'app'), {recursive: true})
+      writeFileSync(join(logDirectory, 'app', '0.log'), '2026-12-07T05:00:00.000000000Z stderr F crashed\n')
+      fake.addSandbox({...metadata, attempt: 0}, podctlMade)
+      await removePodRemains(fake.client, pod, {events: discardEvents, podDirRoot, podLogsRoot})
+      expect({podLogsRoot, left: existsSync(logDirectory)}).toEqual({podLogsRoot, left: podLogsRoot === undefined})
+    }
+  })
 })
