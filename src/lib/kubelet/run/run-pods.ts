@@ -48,7 +48,10 @@ export interface RunPodsDeps extends Omit<PodRunDeps, 'client' | 'images'> {
   images?: PodRunDeps['images']
   /** Where that image manager's pull progress goes (run's spinner); none → no progress polling. */
   pullProgress?: ProgressView
-  /** That image manager's retries of a pull the registry refused (not found, unauthorized), as the library asks (undefined: the kubelet's back-off); absent: --pull-retries, else none unless supervised. */
+  /**
+   * That image manager's retries of a pull the registry refused (not found, unauthorized), as the
+   * library asks (undefined: the kubelet's back-off); absent: --pull-retries, else none unless supervised.
+   */
   refusedPullRetries?: number
 }
 
