@@ -331,21 +331,13 @@ export class CriClient {
   }
 
   private channel(endpoint: string): Promise<Channel> {
-    let pending = this.channels.get(endpoint)
-    if (!pending) {
-      const opened = this.open(endpoint)
-      this.channels.set(endpoint, opened)
-      // A channel that never connected is forgotten, so a caller that keeps asking (podctl ui, a
-      // supervisor) reaches a runtime that comes back instead of the closed channel forever.
-      const forget = () => {
-        if (this.channels.get(endpoint) === opened) this.channels.delete(endpoint)
-      }
-
-      opened.then((channel) => channel.ready).catch(forget)
-      pending = opened
-    }
-
-    return pending
+    const known = this.channels.get(endpoint)
+    if (known) return known
+    const opened = this.open(endpoint)
+    this.channels.set(endpoint, opened)
+    // Forgotten if it never connects: a caller that keeps asking (ui, a supervisor) reaches a runtime that comes back.
+    opened.then((channel) => channel.ready).catch(() => this.channels.get(endpoint) === opened && this.channels.delete(endpoint))
+    return opened
   }
 
   private async open(endpoint: string): Promise<Channel> {

@@ -7,7 +7,7 @@
  * over the time since it started), resident memory and its command line.
  */
 import type {CriClient} from '../cri/client.js'
-import {NotFoundError} from '../errors.js'
+import {AmbiguousError, NotFoundError} from '../errors.js'
 import type {Container} from '../../generated/runtime/v1/api.js'
 import {resolveContainer, resolvePodSandboxes} from '../node/resolve.js'
 import {containerCgroup, inCgroup} from './cgroups.js'
@@ -88,13 +88,18 @@ function processRow(pid: number, target: ContainerProcess, now: number, user: (h
 
 /** The running containers `ref` names: a container (ID prefix or POD/CONTAINER), else every running container of a pod. */
 async function containersOf(client: CriClient, ref: string, namespace?: string): Promise<Container[]> {
+  let notOne: unknown
   try {
     return [await resolveContainer(client, ref, {namespace})]
   } catch (error) {
-    if (!(error instanceof NotFoundError) || ref.includes('/')) throw error
+    // A pod of several containers is no one container (AmbiguousError): top takes them all.
+    if (!(error instanceof NotFoundError || error instanceof AmbiguousError) || ref.includes('/')) throw error
+    notOne = error
   }
 
-  const [newest] = await resolvePodSandboxes(client, ref, {namespace})
+  const [newest] = await resolvePodSandboxes(client, ref, {namespace}).catch((error: unknown) => {
+    throw error instanceof NotFoundError ? notOne : error
+  })
   const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: newest.id}})
   const running = containers.filter((container) => container.state === 'CONTAINER_RUNNING')
   if (running.length === 0) throw new NotFoundError(`pod ${ref} has no running container; top reads the processes of running ones`)

@@ -94,6 +94,8 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(outcome.failure).toBeUndefined()
     const sync = fake.methods().slice(0, fake.methods().indexOf('execSync') + 2)
     expect(sync).toEqual([
+      // The runtime's cgroup driver (cri/cgroup-driver.ts) for the pod's cgroup parent, remembered a while per runtime.
+      'status',
       'runPodSandbox',
       'podSandboxStatus',
       'ensureImage busybox:1.36',
