@@ -97,12 +97,15 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
   let due = true
   let backToBack = 0
   let pollMs = FIRST_POLL_MS
+  let last: View | undefined
   for (;;) {
     throwIfInterrupted(ctx.signal, ctx.object)
     throwIfTerminating(ctx)
+    const orCrashLoop = (error: unknown) => crashLoopAtDeadline(ctx, last, announced, error)
     // A pass that met a back-off window has said so (its BackOff event).
-    const passAnnounced = due && (await pass(ctx)).backOffUntil !== undefined
-    const view = await look(ctx)
+    const passAnnounced = due && (await pass(ctx).catch(orCrashLoop)).backOffUntil !== undefined
+    const view = await look(ctx).catch(orCrashLoop)
+    last = view
     markSeen(ctx.pod, view, seen, ctx.handOver)
     throwIfFailed(ctx, view.newest, wait, seen)
     const blocked = inBackOff(ctx, view.actions, view.now)
@@ -278,6 +281,23 @@ function throwIfCrashLooping(ctx: RunSyncContext, blocked: readonly Blocked[], a
       {reason: PodFailureReason.CrashLoopBackOff, container: start.name},
     )
   }
+}
+
+/** How close to the deadline a runtime call that --timeout ended counts as the run's own end (the client's deadline may come first). */
+const DEADLINE_SLACK_MS = 2000
+
+/**
+ * A runtime call that --timeout ended mid-pass: on a loaded machine the call, not the wait, meets the
+ * deadline. The run then ends as the pod last stood, as the wait would have a moment later:
+ * CrashLoopBackOff when a container was crash looping, else the call's DeadlineExceeded.
+ */
+function crashLoopAtDeadline(ctx: RunSyncContext, last: View | undefined, announced: ReadonlySet<string>, error: unknown): never {
+  const atDeadline = ctx.deadline !== undefined && Date.now() >= ctx.deadline - DEADLINE_SLACK_MS
+  if (!(error instanceof DeadlineExceededError) || !atDeadline || last === undefined) throw error
+  // Taken at the deadline, as the call ended there: any restart still waiting comes after it.
+  const at = Math.max(Date.now(), ctx.deadline!)
+  throwIfCrashLooping(ctx, inBackOff(ctx, last.actions, at), announced, at)
+  throw initCrashLoop(ctx, last) ?? error
 }
 
 /** An init container that was restarted and still runs when --timeout runs out: CrashLoopBackOff, with its last exit. */
