@@ -41,10 +41,21 @@ export interface NodeSamplerOptions {
   /** Only pods these filters keep are shown (-n, -l as `pods` takes them). */
   keep?: (sandbox: PodSandbox) => boolean
   labels?: Record<string, string>
+  /**
+   * How long a refresh waits for the IPs of sandboxes it has not seen (one PodSandboxStatus each);
+   * the rest keep coming in the background and show at the next refresh. Default 250 ms, so the
+   * first view of a node of hundreds of pods is not held up by them.
+   */
+  ipWaitMs?: number
 }
+
+/** See NodeSamplerOptions.ipWaitMs. */
+const IP_WAIT_MS = 250
 
 export class NodeSampler {
   private readonly ips = new Map<string, string>()
+  /** The IPs being asked for, if a refresh left them coming. */
+  private askingIps?: Promise<void>
   private readonly exited = new Map<string, ContainerStatus>()
   private previousStats = new Map<string, ContainerStats>()
 
@@ -89,20 +100,42 @@ export class NodeSampler {
 
   /** The IP of each new ready sandbox and the end of each newly exited container: once per object. */
   private async fillDetails(sandboxes: readonly PodSandbox[], containers: readonly Container[]): Promise<void> {
-    const sandboxesToAsk = sandboxes.filter((sandbox) => sandbox.state === 'SANDBOX_READY' && !this.ips.has(sandbox.id))
     const containersToAsk = containers.filter((container) => container.state === 'CONTAINER_EXITED' && !this.exited.has(container.id))
     await Promise.all([
+      this.fillIps(sandboxes),
       // Gone between the listing and the question: the next refresh no longer lists it.
-      mapLimit(sandboxesToAsk, RUNTIME_CALLS_IN_FLIGHT, async (sandbox) => {
-        const answer = await skipNotFound(this.client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}))
-        // A sandbox without an IP (host network, a runtime that gave none) is asked once too.
-        if (answer) this.ips.set(sandbox.id, sandboxIps(answer.status)[0] ?? '')
-      }),
       mapLimit(containersToAsk, RUNTIME_CALLS_IN_FLIGHT, async (container) => {
         const answer = await skipNotFound(this.client.runtime('containerStatus', {containerId: container.id, verbose: false}))
         if (answer?.status?.state === 'CONTAINER_EXITED') this.exited.set(container.id, answer.status)
       }),
     ])
+  }
+
+  /** New sandboxes' IPs, waited for at most ipWaitMs; a failed question is asked again at a later refresh. */
+  private async fillIps(sandboxes: readonly PodSandbox[]): Promise<void> {
+    if (!this.askingIps) {
+      const toAsk = sandboxes.filter((sandbox) => sandbox.state === 'SANDBOX_READY' && !this.ips.has(sandbox.id))
+      if (toAsk.length === 0) return
+      this.askingIps = mapLimit(toAsk, RUNTIME_CALLS_IN_FLIGHT, async (sandbox) => {
+        // Gone between the listing and the question: the next refresh no longer lists it.
+        const answer = await skipNotFound(this.client.runtime('podSandboxStatus', {podSandboxId: sandbox.id, verbose: false}))
+        // A sandbox without an IP (host network, a runtime that gave none) is asked once too.
+        if (answer) this.ips.set(sandbox.id, sandboxIps(answer.status)[0] ?? '')
+      })
+        .then(() => undefined)
+        .catch(() => undefined)
+        .finally(() => {
+          this.askingIps = undefined
+        })
+    }
+
+    const waitMs = this.options.ipWaitMs ?? IP_WAIT_MS
+    if (!Number.isFinite(waitMs)) return this.askingIps
+    let timer: NodeJS.Timeout | undefined
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs)
+    })
+    await Promise.race([this.askingIps, waited]).finally(() => clearTimeout(timer))
   }
 
   private async readRecords(sandboxes: readonly PodSandbox[]): Promise<Map<string, PodRecords>> {
