@@ -45,6 +45,8 @@ beforeAll(async () => {
   await runtime.start()
   const endpoint = runtime.client.runtimeEndpoint
   env = {CONTAINER_RUNTIME_ENDPOINT: endpoint, IMAGE_SERVICE_ENDPOINT: undefined, CRI_CONFIG_FILE: undefined, NO_COLOR: '1'}
+  // A terminal in a CI job (a debug shell on a runner) has CI set: Ink must still draw as it goes.
+  env.CI = 'true'
   env.PODCTL_POD_DIR_ROOT = join(work, 'pods')
   env.PODCTL_POD_LOGS_ROOT = join(work, 'logs')
 })
