@@ -22,7 +22,15 @@ import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContai
 import {removeOneContainer} from './container-ops.js'
 import {readBackOff, writeBackOff} from '../config/desired-state.js'
 import {killContainer, killPod} from './kill.js'
-import {type ComputeOptions, computePodActions, type ContainerToStart, isSidecar, type ObservedPod, type PodActions} from './pod-actions.js'
+import {
+  type ComputeOptions,
+  computePodActions,
+  type ContainerToStart,
+  isSidecar,
+  type ObservedPod,
+  type ObservedSandbox,
+  type PodActions,
+} from './pod-actions.js'
 import {createTerminationMessageFile, etcHostsPath, volumeHostPaths} from '../volumes/pod-dirs.js'
 import {observePod} from './pod-observe.js'
 import {PodFailedError} from '../core/reasons.js'
@@ -61,8 +69,11 @@ export interface SyncDeps {
   onKill?: (containerId: string) => void
   /** Kill the pod and start it again with attempt + 1 (sync -f with a change the sandbox cannot absorb). */
   recreate?: boolean
-  /** Asked before a sandbox is recreated: false leaves the pod as it is (a supervisor gave up on a pod someone keeps stopping). */
-  mayRecreate?: () => boolean
+  /**
+   * Asked before a sandbox is recreated, with the sandboxes as this pass found them (not as an older
+   * listing had them): false leaves the pod as it is (a supervisor gave up on a pod someone keeps stopping).
+   */
+  mayRecreate?: (found: readonly ObservedSandbox[]) => boolean
   /** The sandbox `run` just made (its IPs and node, for env and hooks): the containers are started in it. */
   sandbox?: SandboxContext
   /** What the pass is doing now (for a spinner). */
@@ -114,6 +125,7 @@ export async function syncPod(
       containers = undefined
       current = await withoutLostSandboxes(ctx, current, observed)
       const actions = computePodActions(ctx.pod, observed, {probeFailures: deps.probeFailures, now: now()})
+      if (actions.createSandbox && deps.mayRecreate?.(observed.sandboxes) === false) break
       const next = await act(ctx, actions, current)
       if (next === 'done') break
       current = next
@@ -170,7 +182,7 @@ async function act(ctx: PassContext, actions: PodActions, sandboxes: PodSandbox[
     return 'done'
   }
 
-  if (actions.createSandbox) return deps.mayRecreate?.() === false ? 'done' : recreate(ctx, sandboxes)
+  if (actions.createSandbox) return recreate(ctx, sandboxes)
   if (actions.killPod) {
     await killPod(deps.client, sandboxes, {events: deps.events, keep: true, signal: deps.signal})
     const why =

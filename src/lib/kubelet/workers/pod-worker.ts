@@ -276,8 +276,10 @@ export class PodWorker {
       probeFailures,
       containers: observation.containers,
       onKill: (id) => this.stopProbing(state, [id]),
-      // A sandbox found dead (not one recreated for a change) was stopped by someone else.
-      mayRecreate: () => observation.sandboxes.some((sandbox) => sandbox.state === 'SANDBOX_READY') || this.outsideStops.mayRecreate(now),
+      // A sandbox the pass found dead (not one recreated for a change) was stopped by someone else. The
+      // pass's own finding, not the listing that woke the worker: a sandbox stopped after that listing
+      // still shows ready there.
+      mayRecreate: (found) => found.some((sandbox) => sandbox.ready) || this.outsideStops.mayRecreate(now),
     })
     if (result.failure instanceof InterruptedError) return
     if (result.terminated) return terminationDone(state, result, {fullName: this.fullName, events: deps.events})
