@@ -16,6 +16,7 @@ import {
   renameNamespaces,
   shellExpectation,
 } from '../support/doc-examples.js'
+import {PodLabel} from '../../src/lib/kube/labels.js'
 import {labClient, labEnv, sandboxesIn, uniqueNamespace} from '../support/lab.js'
 import {BIN, podctl, ROOT} from '../support/podctl.js'
 
@@ -78,7 +79,11 @@ interface Outcome {
   output: string
 }
 
-/** One shell line in `dir`, as bash runs it; a line that runs until Ctrl-C must still run after 3 s, then gets SIGINT. */
+/**
+ * One shell line in `dir`, as bash runs it. A line that runs until Ctrl-C gets SIGINT once it has
+ * printed something and run 1 s more (so a slow start under load is not mistaken for running); it
+ * must still be running then.
+ */
 function runLine(line: string, dir: string, untilCtrlC: boolean): Promise<Outcome & {stillRunning: boolean}> {
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -96,15 +101,20 @@ function runLine(line: string, dir: string, untilCtrlC: boolean): Promise<Outcom
     })
     let output = ''
     let stillRunning = false
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.stderr.on('data', (chunk) => (output += chunk))
-    const interrupt = untilCtrlC
-      ? setTimeout(() => {
-          stillRunning = true
-          process.kill(-child.pid!, 'SIGINT')
-        }, 3000)
-      : undefined
-    const limit = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 110_000)
+    let interrupt: NodeJS.Timeout | undefined
+    const ctrlC = () => {
+      stillRunning = true
+      process.kill(-child.pid!, 'SIGINT')
+    }
+
+    const collect = (chunk: Buffer) => {
+      output += chunk
+      if (untilCtrlC && !interrupt) interrupt = setTimeout(ctrlC, 1000)
+    }
+
+    child.stdout.on('data', collect)
+    child.stderr.on('data', collect)
+    const limit = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 100_000)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(interrupt)
@@ -127,7 +137,7 @@ async function runShellBlock(block: DocBlock, dir: string, renames: Map<string, 
     const result = await runLine(renameNamespaces(line.replace(/^\$ /, ''), renames), dir, untilCtrlC)
     if (untilCtrlC) {
       // Ctrl-C ends it as a user ends it: exit 0, or 130 as the shell reports SIGINT; anything else is a failure.
-      expect(result.stillRunning, `${where}: \`${line}\` ended before Ctrl-C:\n${result.output}`).toBe(true)
+      expect(result.stillRunning, `${where}: \`${line}\` ended before Ctrl-C, or printed nothing:\n${result.output}`).toBe(true)
       expect([exitCode, 130], `${where}: \`${line}\` after Ctrl-C:\n${result.output}`).toContain(result.code)
     } else {
       expect(result.code, `${where}: \`${line}\`:\n${result.output}`).toBe(exitCode)
@@ -181,6 +191,25 @@ async function runBlock(block: DocBlock, dir: string, renames: Map<string, strin
   }
 }
 
+/** The names of the manifests a doc's runnable blocks and the examples give (`name: X`): the pods it may make. */
+function namesIn(blocks: DocBlock[]): Set<string> {
+  const texts = blocks.filter((block) => !block.notRun).map((block) => block.lines.join('\n'))
+  for (const name of readdirSync(join(ROOT, 'examples'))) texts.push(readFileSync(join(ROOT, 'examples', name), 'utf8'))
+  return new Set(texts.flatMap((text) => [...text.matchAll(/\bname: *["']?([a-z0-9][a-z0-9.-]*)/g)].map((match) => match[1])))
+}
+
+/**
+ * Sandboxes of the doc's pod names in namespace `default` made since `sinceMs`: an example that
+ * names no namespace would leave its pod there, out of the test's reach, so a doc must name one.
+ * (Only the doc's names: other files beside this one may run their own pods there.)
+ */
+async function leftInDefault(names: Set<string>, sinceMs: number): Promise<string[]> {
+  const {items} = await client.runtime('listPodSandbox', {filter: {labelSelector: {[PodLabel.namespace]: 'default'}}})
+  return items
+    .filter((pod) => names.has(pod.metadata?.name ?? '') && BigInt(String(pod.createdAt)) >= BigInt(sinceMs) * 1_000_000n)
+    .map((pod) => `${pod.metadata?.name} (${pod.id})`)
+}
+
 /** Kills every pod of the doc's namespaces (all the test's own) and proves none is left. */
 async function killPods(renames: Map<string, string>): Promise<void> {
   for (const namespace of renames.values()) {
@@ -197,6 +226,7 @@ describe.each(docFiles(ROOT))('%s', (doc) => {
   it('runs every example on the lab as written, or says why not', async () => {
     const renames = namespaceRenames(blocks)
     const dir = scratchFor(doc, renames)
+    const started = Date.now()
     try {
       for (const block of blocks) {
         if (block.notRun) {
@@ -213,6 +243,11 @@ describe.each(docFiles(ROOT))('%s', (doc) => {
     } finally {
       await killPods(renames)
     }
+
+    expect(
+      await leftInDefault(namesIn(blocks), started),
+      `${doc}: pods its examples left in namespace default: name a namespace (-n) in the example`,
+    ).toEqual([])
   })
 })
 
