@@ -29,6 +29,8 @@ const EXIT_POLL_MS = 200
 
 /** Streams the container's process to the user until it exits; resolves to its exit code. */
 export async function runDebugSession(client: CriClient, containerId: string, options: DebugSessionOptions): Promise<number> {
+  // Interrupted while the container started: no session at all.
+  throwIfInterrupted(options.signal)
   const container = await listed(client, containerId)
   // Not (or no longer) running, or not interactive: all it wrote, then what it writes until it exits.
   await (options.interactive && container.state === 'CONTAINER_RUNNING'
@@ -50,7 +52,12 @@ async function followOutput(client: CriClient, containerId: string, options: Deb
   if (logPath === '') return
   const reader = await LogFileReader.open(logPath)
   const writer = new OrderedWriter(options.output ?? {stdout: process.stdout, stderr: process.stderr})
-  await showLog(reader, writer, {follow: true, isRunning: containerLiveness(client, containerId), signal: options.signal})
+  try {
+    await showLog(reader, writer, {follow: true, isRunning: containerLiveness(client, containerId), signal: options.signal})
+  } finally {
+    await reader.close()
+  }
+
   throwIfInterrupted(options.signal)
 }
 
