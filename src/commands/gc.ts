@@ -32,7 +32,9 @@ image filesystem is at --image-gc-high-threshold or above, unused, unpinned imag
 --image-gc-low-threshold. podctl remembers when it first saw each image in a file beside the pod directories. \
 --dry-run says why each object would go and counts what is left alone; -o json has both (reasons, leftAlone). -n limits \
 containers, sandboxes and logs to one namespace; images are the node's (100 leaves them). A kubelet that uses the \
-runtime collects its own garbage: gc refuses to run beside one (exit 17) unless --force.`
+runtime collects its own garbage: gc refuses to run beside one (exit 17) unless --force. First of all, the debug \
+containers and debug pods of podctl debug sessions whose podctl is gone (SIGKILL, a lost SSH session) are removed: \
+only podctl's, and only when that process provably ended (docs/debugging.md); -o json has them under debugSessions.`
 
   static override examples = [
     example('Collect garbage now'),
