@@ -51,7 +51,7 @@ a killed podctl (SIGKILL, a lost SSH session) left behind carries that podctl's 
 debug and podctl gc remove it once that process is gone, and never a kept one, another tool's, or a live session's.
 
 --image defaults to $PODCTL_DEBUG_IMAGE; with neither, debug refuses (exit 2). Bad flags exit 2, an unknown pod or \
---target 5, a target that is not running 1; a pull that fails exits as run's does.`
+--target 5, a target that is not running 9; a pull that fails exits as run's does.`
 
   static override examples = [
     example('List the processes of container main of pod web (its image has no shell)', 'web --target main --image busybox:1.36 -- ps'),
