@@ -11,7 +11,6 @@ import {UsageError} from '../lib/errors.js'
 import {claimsRootFlag, podDirRootFlag, podLogsRootFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
 import {separateCommand, valueFlagSpellings} from '../lib/util/command-separator.js'
-import type {CriClient} from '../lib/cri/client.js'
 import type {DebugOutcome} from '../lib/debug/run-debug.js'
 
 const USAGE =
@@ -118,7 +117,7 @@ debug and podctl gc remove it once that process is gone, and never a kept one, a
     try {
       const outcome = node
         ? await debugNode(client, {...request, namespace: flags.namespace ?? 'default'}, {...roots, ...this.nodeRoots(), signal})
-        : await this.debugPod(client, ref, request, signal)
+        : await this.debugPod(ref, request, signal)
       if (outcome.kept) {
         const id = outcome.containerId.slice(0, 13)
         this.stderrLine(`Debug container ${id} of pod ${outcome.pod} kept; remove it with: podctl rm -f ${id}`)
@@ -132,8 +131,9 @@ debug and podctl gc remove it once that process is gone, and never a kept one, a
   }
 
   /** The debug container in the pod's newest ready sandbox. */
-  private async debugPod(client: CriClient, ref: string, request: DebugRequest, signal: AbortSignal): Promise<DebugOutcome> {
+  private async debugPod(ref: string, request: DebugRequest, signal: AbortSignal): Promise<DebugOutcome> {
     const {flags} = this
+    const client = await this.client()
     const [{debugInPod, readySandbox}, {resolvePodSandboxes}, {ImageManager}] = await Promise.all([
       import('../lib/debug/run-debug.js'),
       import('../lib/node/resolve.js'),

@@ -11,10 +11,10 @@ import type {CriClient} from '../cri/client.js'
 import {InterruptedError, RuntimeError} from '../errors.js'
 import type {EventSink} from '../kube/events.js'
 import {podFullName} from '../kube/helpers.js'
-import {loadManifestInput} from '../api/manifest-input.js'
 import type {PodModel} from '../manifest/model.js'
 import {nodeSettings} from '../kubelet/core/node-settings.js'
 import {podSandboxes} from '../kubelet/kuberuntime/sandbox.js'
+import {loadPodsToRun} from '../kubelet/volumes/pod-objects.js'
 import {runPods} from '../kubelet/run/run-pods.js'
 import {describeFailure} from '../kubelet/run/run-result.js'
 import {podWorkers} from '../kubelet/workers/pod-workers.js'
@@ -80,7 +80,10 @@ export function nodeDebugManifest(request: DebugNodeRequest, node = hostname()):
 
 /** Runs the debug pod until its container has started; rolled back (nothing left) when the start fails. */
 export async function startDebugPod(client: CriClient, request: DebugNodeRequest, settings: DebugNodeSettings): Promise<StartedDebugPod> {
-  const {pods} = await loadManifestInput(nodeDebugManifest(request), {claimsRoot: settings.claimsRoot})
+  // Through run -f's loader, as a manifest on stdin: the pod gets every default a manifest's pod gets.
+  const manifest = JSON.stringify(nodeDebugManifest(request))
+  const input = {stdin: async () => manifest, stdinSource: '<podctl debug node>'}
+  const {pods} = await loadPodsToRun({filename: ['-'], 'claims-root': settings.claimsRoot}, undefined, input)
   // Added after loading: session labels are not label values a manifest may hold (pid:[…]).
   const marks = debugMarks('node', request.description)
   const pod = {...pods[0], labels: {...pods[0].labels, ...marks.labels}, annotations: {...pods[0].annotations, ...marks.annotations}}
