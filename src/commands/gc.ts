@@ -12,6 +12,7 @@ import {outputFlag, podDirRootFlag, podLogsRootFlag} from '../lib/flags.js'
 import {shortId} from '../lib/kube/helpers.js'
 import {humanSize} from '../lib/output/format.js'
 import type {GcResult} from '../lib/kubelet/gc/collect.js'
+import type {ReapedDebug} from '../lib/debug/reap.js'
 import type {GcLeftAlone, GcReason} from '../lib/kubelet/gc/explain.js'
 import {imageGcFlags, imageGcPolicyFromFlags} from '../lib/kubelet/gc/flags.js'
 
@@ -31,7 +32,9 @@ image filesystem is at --image-gc-high-threshold or above, unused, unpinned imag
 --image-gc-low-threshold. podctl remembers when it first saw each image in a file beside the pod directories. \
 --dry-run says why each object would go and counts what is left alone; -o json has both (reasons, leftAlone). -n limits \
 containers, sandboxes and logs to one namespace; images are the node's (100 leaves them). A kubelet that uses the \
-runtime collects its own garbage: gc refuses to run beside one (exit 17) unless --force.`
+runtime collects its own garbage: gc refuses to run beside one (exit 17) unless --force. First of all, the debug \
+containers and debug pods of podctl debug sessions whose podctl is gone (SIGKILL, a lost SSH session) are removed: \
+only podctl's, and only when that process provably ended (docs/debugging.md); -o json has them under debugSessions.`
 
   static override examples = [
     example('Collect garbage now'),
@@ -50,7 +53,7 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
     output: outputFlag(['table', 'json', 'yaml']),
   }
 
-  public async run(): Promise<GcResult> {
+  public async run(): Promise<GcCommandResult> {
     const {flags} = this
     const images = imageGcPolicyFromFlags(flags)
     const client = await this.client()
@@ -66,16 +69,22 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
       import('../lib/kubelet/gc/collector.js'),
     ])
     const settings = {images, logsRoot: flags['pod-logs-root'], podDirRoot: flags['pod-dir-root'], namespace: flags.namespace}
+    // First what killed `podctl debug` sessions left: their containers then die and are collected below.
+    const {reapGoneDebugSessions} = await import('../lib/debug/reap.js')
+    const reap = {podDirRoot: settings.podDirRoot, podLogsRoot: settings.logsRoot, namespace: flags.namespace, dryRun: flags['dry-run']}
+    const debugSessions = await reapGoneDebugSessions(client, {...reap, requestedBy: 'podctl gc'})
     const imageRecords = new ImageRecords(imageRecordsFile(settings.podDirRoot, client.runtimeEndpoint))
-    const result = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords})
+    const collected = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords})
+    const result = {...collected, debugSessions}
     await this.emit(result, () => this.render(result))
     const shortfall = imageShortfall(result)
     if (shortfall) this.warnLine(shortfall)
-    this.reportFailures(result.failures.map(({object, message}) => new RuntimeError(`${object}: ${message}`)))
+    const failures = [...debugSessions.failures, ...result.failures]
+    this.reportFailures(failures.map(({object, message}) => new RuntimeError(`${object}: ${message}`)))
     return result
   }
 
-  private render(result: GcResult): string {
+  private render(result: GcCommandResult): string {
     const verb = result.dryRun ? 'would remove' : 'removed'
     // A dry run says why each object would go (from result.reasons, in the same order per kind).
     const why = (kind: GcReason['kind'], object: string) => {
@@ -83,7 +92,12 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
       return reason ? `\n  why: ${reason.why}` : ''
     }
 
+    const gone = (session: string) => `: its session, ${session}, is gone`
     const removals = [
+      ...result.debugSessions.containers.map(
+        (c) => `${verb} debug container ${c.name} (${shortId(c.id)}) of pod ${c.pod}${gone(c.session)}`,
+      ),
+      ...result.debugSessions.pods.map((p) => `${verb} debug pod ${p.pod}${gone(p.session)}`),
       ...result.containers.map((c) => {
         const log = c.logPath ? ` and its log ${c.logPath}` : ''
         const line = `${verb} container ${c.name} (attempt ${c.attempt}, ${shortId(c.id)})${c.pod ? ` of pod ${c.pod}` : ''}${log}`
@@ -107,6 +121,9 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
     return lines.join('\n')
   }
 }
+
+/** A round's result, and the debug sessions' leftovers removed before it. */
+export type GcCommandResult = GcResult & {debugSessions: ReapedDebug}
 
 /** "3 dead containers: not made by podctl (...)". */
 function describeLeftAlone(alone: GcLeftAlone): string {

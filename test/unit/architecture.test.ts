@@ -37,6 +37,7 @@ type Layer =
   | 'containerd'
   | 'cri'
   | 'crictl'
+  | 'debug'
   | 'entry'
   | 'errors'
   | 'generated'
@@ -97,6 +98,7 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   commands: [
     'api',
     'base',
+    'debug',
     'kubelet',
     'local-kubelet',
     'images',
@@ -132,6 +134,11 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
   // read side, streams and log reader as they do, never a command, base-command, oclif or the kubelet wing; no
   // command and not base-command imports it (issue 34: podctl's commands know nothing of crictl).
   crictl: ['node', 'images', 'streaming', 'logs', 'output', 'kube', 'cri', 'util', 'errors', 'generated'],
+  // `podctl debug` (issue 35): a debug container added to a pod, or a debug pod, through the kubelet wing (create's
+  // startContainer, run's pods, the workers' kill), the user's streams on it (streaming, the log follower, node's
+  // liveness) until it exits, and the reaper of killed sessions' leftovers. Commands (debug, gc) use it; it sits
+  // where they sit and imports no command, base or api.
+  debug: ['kubelet', 'images', 'node', 'streaming', 'manifest', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],
   kubelet: ['images', 'manifest', 'prober', 'logs', 'metrics', 'kube', 'cri', 'util', 'errors', 'generated'],
   images: ['kube', 'containerd', 'cri', 'util', 'errors', 'generated'],
   node: ['images', 'logs', 'kube', 'cri', 'util', 'errors', 'generated'],

@@ -219,6 +219,8 @@ export async function showLog(reader: LogFileReader, writer: OrderedWriter, opti
   // Flush after every read so a follower sees each line as soon as it is in the file.
   const stop = new AbortController()
   options.signal?.addEventListener('abort', () => stop.abort(), {once: true})
+  // A signal that fired while the lines above were read fires no event any more.
+  if (options.signal?.aborted) stop.abort()
   await followLog(reader, {...options, isRunning: options.isRunning, signal: stop.signal}, async (raws) => {
     for (const raw of raws) await print(raw)
     await writer.flush()
