@@ -121,3 +121,19 @@ spec:
     }
   }, 120_000)
 })
+
+describe("podctl unit on the lab's runtime", () => {
+  it('wants no unit for a runtime that runs outside systemd, though its socket is called containerd.sock, and says so', async () => {
+    const endpoint = lab().endpoint
+    const socket = endpoint.replace(/^unix:\/\//, '')
+    const printed = await podctl(['unit', '--all', '-n', namespace], {env})
+    expect(printed.code, printed.stderr).toBe(0)
+    // The lab's containerd is started by scripts/lab.sh, in no service; Debian's containerd.service listens elsewhere.
+    expect(unitValue(printed.stdout, 'Wants')).toBe('network-online.target')
+    expect(unitValue(printed.stdout, 'After')).toBe('network-online.target')
+    expect(printed.stderr).toMatch(
+      new RegExp(`^No Wants=/After= for the runtime at ${endpoint}: pid \\d+ listens on ${socket} outside any system service`),
+    )
+    expect(printed.stderr.trimEnd().split('\n')).toHaveLength(1)
+  })
+})
