@@ -28,6 +28,8 @@ const DEFAULT_SYNC_TIMEOUT_MS = 5 * 60_000
 const KUBELET_WAY = 'hand the pods to the kubelet (podctl run --static)'
 /** The pods a pass touches are known only as it goes: the OBJECT column fits a typical pod/container. */
 const TIMELINE = {kind: 'timeline', objects: ['x'.repeat(32)]} as const
+/** --watch runs for days: each event says when it happened, not how long after the supervisor started. */
+const SUPERVISOR_TIMELINE = {...TIMELINE, clock: 'time'} as const
 
 export default class Sync extends BaseCommand<typeof Sync> {
   static override summary = "Bring pods podctl made back to what their manifest says, the kubelet's way (SyncPod)."
@@ -140,7 +142,8 @@ runtime; 130 interrupted.`
     const check = {force: flags.force, instead: KUBELET_WAY, warn: (line: string) => this.warnLine(line)}
     const runtimeOwner = flags.filename && flags['dry-run'] ? undefined : await refuseBesideKubelet(await this.client(), check)
     const settings = await this.settings()
-    const events = flags.quiet ? discardEvents : this.printEvents(TIMELINE, this.machineOutput() ? 'stderr' : 'stdout')
+    const timeline = flags.watch ? SUPERVISOR_TIMELINE : TIMELINE
+    const events = flags.quiet ? discardEvents : this.printEvents(timeline, this.machineOutput() ? 'stderr' : 'stdout')
     const interruption = this.interruptSignal({
       notice: 'Interrupted: finishing the step in flight',
       exitAgain: 'Interrupted again: exiting',

@@ -111,6 +111,9 @@ spec:
 
       expect(await agent.stop(stopSignal), agent.output()).toBe(0)
       expect(agent.output()).toContain('Stopped watching; the pods keep running')
+      // The supervisor's log says when each event happened (not how long after the supervisor started).
+      expect(agent.output()).toMatch(/^TYPE +REASON +TIME +OBJECT +MESSAGE$/m)
+      expect(agent.output()).toMatch(/^Normal +Started +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +\S+ +Started container c$/m)
       const after = await status()
       expect(after.supervised).toBe(false)
       expect(after.containerStatuses[0]).toMatchObject({name: 'c', state: 'Running', restartCount: 1})
