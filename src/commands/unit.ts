@@ -10,7 +10,7 @@ import {besideKubeletFlag, claimsRootFlag, podDirRootFlag, podLogsRootFlag} from
 import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from '../lib/kube/helpers.js'
 import {parseListenAddress} from '../lib/metrics/address.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
-import {absoluteManifests, type AgentUnit, agentUnit, STOP_SIGNAL} from '../lib/local-kubelet/agent-unit.js'
+import {absoluteManifests, type AgentUnit, agentUnit, STOP_SIGNAL, type WatchSelection} from '../lib/local-kubelet/agent-unit.js'
 import {findRuntimeUnit} from '../lib/local-kubelet/runtime-unit.js'
 import {checkWatchedPaths} from '../lib/kubelet/config/manifest-source.js'
 import {validateSelection} from '../lib/node/select.js'
@@ -109,21 +109,7 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
       imageEndpoint: client.imageEndpoint,
       after: flags.after ?? [],
       runtimeUnit: runtime?.unit,
-      watch: {
-        pods: this.positional,
-        manifests,
-        namespace: flags.namespace,
-        labels,
-        all: flags.all,
-        parallel: flags.parallel,
-        podLogsRoot: flags['pod-logs-root'] === DEFAULT_POD_LOGS_ROOT ? undefined : flags['pod-logs-root'],
-        podDirRoot: flags['pod-dir-root'] === DEFAULT_POD_DIR_ROOT ? undefined : flags['pod-dir-root'],
-        claimsRoot: flags['claims-root'] === DEFAULT_CLAIMS_ROOT ? undefined : flags['claims-root'],
-        // A bad address is refused now, not in the journal at boot.
-        metricsAddress: flags['metrics-address'] === undefined ? undefined : checkedAddress(flags['metrics-address']),
-        quiet: flags.quiet,
-        force: flags.force,
-      },
+      watch: this.watchSelection(manifests, labels),
     })
     if (runtime && runtime.unit === undefined)
       this.stderrLine(
@@ -131,6 +117,26 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
       )
     if (!this.jsonEnabled()) process.stdout.write(unit.unit)
     return unit
+  }
+
+  /** The flags sync --watch gets, as given (agentUnit makes the paths absolute). */
+  private watchSelection(manifests: string[], labels: string[]): WatchSelection {
+    const {flags} = this
+    return {
+      pods: this.positional,
+      manifests,
+      namespace: flags.namespace,
+      labels,
+      all: flags.all,
+      parallel: flags.parallel,
+      podLogsRoot: flags['pod-logs-root'] === DEFAULT_POD_LOGS_ROOT ? undefined : flags['pod-logs-root'],
+      podDirRoot: flags['pod-dir-root'] === DEFAULT_POD_DIR_ROOT ? undefined : flags['pod-dir-root'],
+      claimsRoot: flags['claims-root'] === DEFAULT_CLAIMS_ROOT ? undefined : flags['claims-root'],
+      // A bad address is refused now, not in the journal at boot.
+      metricsAddress: flags['metrics-address'] === undefined ? undefined : checkedAddress(flags['metrics-address']),
+      quiet: flags.quiet,
+      force: flags.force,
+    }
   }
 }
 
