@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, example} from '../lib/base-command.js'
-import {outputFlag, stateFlag} from '../lib/flags.js'
+import {outputFlag, podDirRootFlag, stateFlag} from '../lib/flags.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {humanAge, truncateId} from '../lib/output/format.js'
 import {renderTableBytes} from '../lib/output/table.js'
@@ -10,6 +10,7 @@ import {listPods, type PodListEntry, type PodListFilters, podsNameHint, sandboxI
 import {runtimeHandlerLabel} from '../lib/node/runtime-handler.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 import {podBlock} from '../lib/output/verbose-blocks.js'
+import {readTermination} from '../lib/kubelet/config/termination.js'
 
 export interface PodsResult {
   items: PodSandbox[]
@@ -21,6 +22,8 @@ export default class Pods extends BaseCommand<typeof Pods> {
   static override description = `One ListPodSandbox call (and one ListContainers for the table's CONTAINERS column), \
 whatever the number of pods. \
 Name and namespace filters are exact unless they contain "*"; labels are matched by the runtime. \
+The table's STATE is Terminating for a ready pod whose kill podctl recorded and is under way (its grace period), \
+as kubectl shows it. \
 JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings).`
 
   static override examples = [
@@ -45,6 +48,7 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
       summary: 'One block per pod (ID, names, state, created, labels, annotations, runtime), as crictl pods -v.',
     }),
     'no-trunc': Flags.boolean({summary: 'Show full IDs.'}),
+    'pod-dir-root': podDirRootFlag,
     output: outputFlag(['table', 'wide', 'json', 'yaml', 'name'], {templates: true}),
   }
 
@@ -56,6 +60,8 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
       withStatus: wide,
       summaries: this.printsRows(),
       countContainers: this.drawsTable(),
+      // A kill under way is recorded in the pod's directory (one small read per pod): the table shows it Terminating.
+      killRecorded: this.drawsTable() ? (uid) => readTermination(flags['pod-dir-root'], uid) !== undefined : undefined,
     })
     const result: PodsResult = {items: entries.map((entry) => entry.sandbox)}
 
@@ -115,14 +121,14 @@ JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings
     const now = Date.now()
     const headers = ['POD ID', 'NAME', 'NAMESPACE', 'STATE', 'CONTAINERS', 'ATTEMPT', 'CREATED']
     if (wide) headers.push('UID', 'IP', 'RUNTIME')
-    const [readyCell, notReadyCell] = [chalk.green('Ready'), chalk.yellow('NotReady')]
-    const rows = entries.map(({sandbox, containers, status, runtimeHandler}) => {
+    const [readyCell, notReadyCell, terminatingCell] = [chalk.green('Ready'), chalk.yellow('NotReady'), chalk.yellow('Terminating')]
+    const rows = entries.map(({sandbox, containers, status, runtimeHandler, terminating}) => {
       const ready = sandbox.state === 'SANDBOX_READY'
       const row = [
         truncateId(sandbox.id, noTrunc),
         sandbox.metadata?.name ?? '',
         sandbox.metadata?.namespace ?? '',
-        ready ? readyCell : notReadyCell,
+        terminating ? terminatingCell : ready ? readyCell : notReadyCell,
         `${containers.running}/${containers.total}`,
         String(sandbox.metadata?.attempt ?? 0),
         humanAge(sandbox.createdAt, now),

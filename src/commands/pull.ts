@@ -45,8 +45,8 @@ export default class Pull extends BaseCommand<typeof Pull> {
   static override description = `Runs the kubelet's ensure-image flow for each IMAGE: ":latest" is added only when the \
 reference has neither tag nor digest (the name is not rewritten to docker.io/library/...; the runtime does that), \
 invalid references are refused before any runtime call, IfNotPresent and Never look at ImageStatus first, Always pulls \
-straight away. Events (Pulling, Pulled, Failed, BackOff, ...) use the kubelet's reasons and messages and go to stderr; \
-one result line per image goes to stdout.
+straight away. Events (Pulling, Failed, BackOff, ...) use the kubelet's reasons and messages and go to stderr; \
+one result line per image goes to stdout (so the kubelet's Pulled event, which would repeat it, is only in -o json).
 
 Credentials: --creds or --auth for every image, else the docker config files the kubelet reads \
 ($DOCKER_CONFIG/config.json, ~/.docker/config.json, /var/lib/kubelet/config.json, ~/.dockercfg), matched by registry \
@@ -182,7 +182,9 @@ attempted even when another fails; the exit code is that of the first failing im
       (event) => {
         // Events carry the requested image in `object`.
         pulls.get(event.object ?? '')?.events.push(event)
-        print(event)
+        // The result line on stdout (what scripts read) already says "Successfully pulled": the Pulled event
+        // would say it again on the same screen. It stays in -o json's events.
+        if (event.reason !== 'Pulled') print(event)
       },
       {
         parallel: flags.parallel,

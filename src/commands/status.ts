@@ -19,6 +19,7 @@ import {
 import {PodFailedError} from '../lib/kubelet/core/reasons.js'
 import type {PodConditions} from '../lib/kubelet/status/status-manager.js'
 import {describeContainerState} from '../lib/kubelet/status/container-status.js'
+import {readTermination, type TerminationIntent, terminationNote} from '../lib/kubelet/config/termination.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {
@@ -144,7 +145,9 @@ probe output).`
     const conditions = await podConditions(client, report, flags['pod-dir-root'], {probedReady})
     // "ready" is the Ready condition (readiness probes included), never more than the runtime's half of it.
     const shown = {...report, ready: conditions.conditions.some((c) => c.type === 'Ready' && c.status)}
-    await this.emit({...shown, ...conditions}, () => `${this.renderPod(shown)}\n\n${this.renderConditions(conditions)}`)
+    // A kill under way (recorded in the pod's directory) makes the pod Terminating, as kubectl shows it.
+    const killing = readTermination(flags['pod-dir-root'], report.uid)
+    await this.emit({...shown, ...conditions}, () => `${this.renderPod(shown, killing)}\n\n${this.renderConditions(conditions)}`)
     if (condition === 'completed' && report.phase === 'Failed') this.reportFailure(new PodFailedError(describePodFailure(report)))
     return shown
   }
@@ -155,7 +158,7 @@ probe output).`
     return result
   }
 
-  private renderPod(report: PodStatusReport): string {
+  private renderPod(report: PodStatusReport, killing?: TerminationIntent): string {
     const {chalk} = this
     const noTrunc = this.flags['no-trunc']
     const now = Date.now()
@@ -165,7 +168,7 @@ probe output).`
       ['Name', report.name],
       ['Namespace', report.namespace],
       ['UID', report.uid],
-      ['Phase', phaseColor[report.phase](report.phase) + (report.ready ? chalk.dim(' (ready)') : '')],
+      ['Phase', phaseColor[report.phase](report.phase) + (report.ready ? chalk.dim(' (ready)') : '') + terminationNote(killing)],
       ['IP', report.ips.join(', ') || '-'],
       ['Restart policy', report.restartPolicy],
     ])

@@ -26,8 +26,8 @@ export interface SyncResult {
 const DEFAULT_SYNC_TIMEOUT_MS = 5 * 60_000
 /** The way out of KubeletOwnsRuntime besides --force. */
 const KUBELET_WAY = 'hand the pods to the kubelet (podctl run --static)'
-/** The pods a pass touches are known only as it goes: the OBJECT column fits a typical pod/container. */
-const TIMELINE = {kind: 'timeline', objects: ['x'.repeat(32)]} as const
+/** OBJECT fits a typical pod/container (a pass's pods are known only as it goes); --watch, days long, gives each event's TIME. */
+const timelineOf = (watch: boolean) => ({kind: 'timeline', objects: ['x'.repeat(32)], clock: watch ? 'time' : 'age'}) as const
 
 export default class Sync extends BaseCommand<typeof Sync> {
   static override summary = "Bring pods podctl made back to what their manifest says, the kubelet's way (SyncPod)."
@@ -140,7 +140,7 @@ runtime; 130 interrupted.`
     const check = {force: flags.force, instead: KUBELET_WAY, warn: (line: string) => this.warnLine(line)}
     const runtimeOwner = flags.filename && flags['dry-run'] ? undefined : await refuseBesideKubelet(await this.client(), check)
     const settings = await this.settings()
-    const events = flags.quiet ? discardEvents : this.printEvents(TIMELINE, this.machineOutput() ? 'stderr' : 'stdout')
+    const events = flags.quiet ? discardEvents : this.printEvents(timelineOf(flags.watch), this.machineOutput() ? 'stderr' : 'stdout')
     const interruption = this.interruptSignal({
       notice: 'Interrupted: finishing the step in flight',
       exitAgain: 'Interrupted again: exiting',

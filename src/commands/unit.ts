@@ -10,7 +10,9 @@ import {besideKubeletFlag, claimsRootFlag, podDirRootFlag, podLogsRootFlag} from
 import {DEFAULT_CLAIMS_ROOT, DEFAULT_POD_DIR_ROOT, DEFAULT_POD_LOGS_ROOT} from '../lib/kube/helpers.js'
 import {parseListenAddress} from '../lib/metrics/address.js'
 import {metricsAddressFlag} from '../lib/metrics/flag.js'
-import {type AgentUnit, agentUnit, STOP_SIGNAL} from '../lib/local-kubelet/agent-unit.js'
+import {absoluteManifests, type AgentUnit, agentUnit, STOP_SIGNAL, type WatchSelection} from '../lib/local-kubelet/agent-unit.js'
+import {findRuntimeUnit} from '../lib/local-kubelet/runtime-unit.js'
+import {checkWatchedPaths} from '../lib/kubelet/config/manifest-source.js'
 import {validateSelection} from '../lib/node/select.js'
 import {parseLabelSelector} from '../lib/util/filters.js'
 import {UsageError} from '../lib/errors.js'
@@ -23,8 +25,10 @@ file for /etc/systemd/system. ExecStart names everything absolutely, resolved no
 invoked (the Node binary and bin/run.js, or the single executable), the -f manifests (a path that does not exist is \
 refused), the pod roots and the runtime endpoint podctl resolves (--runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT, the \
 crictl config, else the socket that answers). The service starts after, and wants, network-online.target and the \
-runtime's own service, read from the socket's path (containerd.service, crio.service, cri-docker.service); --after \
-names it instead. Restart=always every 10s without a start limit, as the kubelet's unit; exit 2 (a usage error) is \
+unit that runs the runtime: the systemd service of the process listening on the socket, or the .socket unit whose \
+ListenStream= is its path; when there is none (a runtime started outside systemd), it is left out and stderr says so. \
+--after names it instead. A manifest directory sync --watch would refuse (writable by others, another user's) is \
+refused now. Restart=always every 10s without a start limit, as the kubelet's unit; exit 2 (a usage error) is \
 not restarted.
 
 Stopping the service leaves the pods running, as stopping the kubelet does: systemd sends ${STOP_SIGNAL} to podctl \
@@ -91,8 +95,11 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
 
     // The mixes sync refuses (POD names with --all, ...) are refused now, not in the journal at boot.
     if (selects) validateSelection({refs: this.positional, namespace: flags.namespace, labels: parseLabelSelector(labels), all: flags.all})
+    // What sync --watch would refuse at every start (exit 2, never restarted) is refused now, by its own check.
+    await checkWatchedPaths(absoluteManifests(manifests, process.cwd()))
     // The endpoint podctl resolves; the sockets are probed only when nothing names one.
     const client = await this.client()
+    const runtime = flags.after ? undefined : findRuntimeUnit(client.runtimeEndpoint)
     const unit = agentUnit({
       name: flags.name,
       execPath: process.execPath,
@@ -101,24 +108,35 @@ Install: podctl unit -f DIR > /etc/systemd/system/podctl.service && systemctl da
       endpoint: client.runtimeEndpoint,
       imageEndpoint: client.imageEndpoint,
       after: flags.after ?? [],
-      watch: {
-        pods: this.positional,
-        manifests,
-        namespace: flags.namespace,
-        labels,
-        all: flags.all,
-        parallel: flags.parallel,
-        podLogsRoot: flags['pod-logs-root'] === DEFAULT_POD_LOGS_ROOT ? undefined : flags['pod-logs-root'],
-        podDirRoot: flags['pod-dir-root'] === DEFAULT_POD_DIR_ROOT ? undefined : flags['pod-dir-root'],
-        claimsRoot: flags['claims-root'] === DEFAULT_CLAIMS_ROOT ? undefined : flags['claims-root'],
-        // A bad address is refused now, not in the journal at boot.
-        metricsAddress: flags['metrics-address'] === undefined ? undefined : checkedAddress(flags['metrics-address']),
-        quiet: flags.quiet,
-        force: flags.force,
-      },
+      runtimeUnit: runtime?.unit,
+      watch: this.watchSelection(manifests, labels),
     })
+    if (runtime && runtime.unit === undefined)
+      this.stderrLine(
+        `No Wants=/After= for the runtime at ${client.runtimeEndpoint}: ${runtime.why}; name its unit with --after UNIT if it has one`,
+      )
     if (!this.jsonEnabled()) process.stdout.write(unit.unit)
     return unit
+  }
+
+  /** The flags sync --watch gets, as given (agentUnit makes the paths absolute). */
+  private watchSelection(manifests: string[], labels: string[]): WatchSelection {
+    const {flags} = this
+    return {
+      pods: this.positional,
+      manifests,
+      namespace: flags.namespace,
+      labels,
+      all: flags.all,
+      parallel: flags.parallel,
+      podLogsRoot: flags['pod-logs-root'] === DEFAULT_POD_LOGS_ROOT ? undefined : flags['pod-logs-root'],
+      podDirRoot: flags['pod-dir-root'] === DEFAULT_POD_DIR_ROOT ? undefined : flags['pod-dir-root'],
+      claimsRoot: flags['claims-root'] === DEFAULT_CLAIMS_ROOT ? undefined : flags['claims-root'],
+      // A bad address is refused now, not in the journal at boot.
+      metricsAddress: flags['metrics-address'] === undefined ? undefined : checkedAddress(flags['metrics-address']),
+      quiet: flags.quiet,
+      force: flags.force,
+    }
   }
 }
 

@@ -8,9 +8,10 @@ import {runtimeVersion, type VersionReport} from '../lib/node/runtime-info.js'
 export default class Version extends BaseCommand<typeof Version> {
   static override summary = "Show podctl's version and the runtime's (CRI Version call)."
 
-  static override description = `Prints the client version, then the runtime's answer to Version: the CRI version, \
-runtime name, runtime version and CRI API version. When the runtime cannot be reached the client version is still \
-printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client": {"version"}, "runtime": \
+  static override description = `Prints podctl's own version, then the runtime's answer to Version: its name, its \
+version, the CRI API version (v1) and the kubelet runtime API version the runtime reports (the first line of \
+\`crictl version\`, "Version:  0.1.0": not podctl's version). When the runtime cannot be reached podctl's version is \
+still printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client": {"version"}, "runtime": \
 {"version", "runtimeName", "runtimeVersion", "runtimeApiVersion"}}.`
 
   static override examples = [
@@ -42,13 +43,15 @@ printed and the exit code says why (3 unreachable, 4 deadline). JSON: {"client":
   }
 
   private render(report: VersionReport): string {
-    const fields: Array<[string, string]> = [['Client Version', report.client.version]]
+    // Each line says whose version it is: the runtime's VersionResponse.version (0.1.0 on containerd) is the kubelet
+    // runtime API version, which a bare "Version" or "CRI Version" beside podctl's own 0.1.0 read as podctl's.
+    const fields: Array<[string, string]> = [['podctl Version', report.client.version]]
     if (report.runtime) {
       fields.push(
         ['Runtime Name', report.runtime.runtimeName],
         ['Runtime Version', report.runtime.runtimeVersion],
         ['Runtime API Version', report.runtime.runtimeApiVersion],
-        ['CRI Version', report.runtime.version],
+        ['Kubelet API Version', report.runtime.version],
       )
     }
 

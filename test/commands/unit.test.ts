@@ -1,5 +1,5 @@
 /** `podctl unit`: what it prints and how it refuses, through the built binary (no runtime is called). */
-import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {chmodSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -12,6 +12,10 @@ import {splitExecStart, unitValue} from '../support/systemd-exec.js'
 const work = mkdtempSync(join(tmpdir(), 'podctl-unit-'))
 const manifests = join(work, 'manifests')
 mkdirSync(manifests)
+// A manifest directory anyone may write to: sync --watch refuses it, so unit does too.
+const shared = join(work, 'shared')
+mkdirSync(shared)
+chmodSync(shared, 0o777)
 afterAll(() => rmSync(work, {recursive: true, force: true}))
 
 const socket = join(work, 'containerd.sock')
@@ -20,10 +24,14 @@ const env = endpointEnv()
 const unit = (...args: string[]) => podctl(['unit', ...args], {env})
 
 describe('podctl unit', () => {
-  it('prints the unit: ExecStart through this node and bin/run.js, the endpoint given, after containerd.service', async () => {
+  it('prints the unit: ExecStart through this node and bin/run.js, the endpoint given; no runtime unit when nothing runs it', async () => {
     const result = await unit('-r', socket, '--all')
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toBe('')
+    // The socket's file is called containerd.sock, but no process listens there: containerd.service is not guessed.
+    expect(result.stderr).toBe(
+      `No Wants=/After= for the runtime at unix://${socket}: no process podctl can see listens on ${socket}, ` +
+        `and no systemd .socket unit has ListenStream=${socket}; name its unit with --after UNIT if it has one\n`,
+    )
     expect(splitExecStart(unitValue(result.stdout, 'ExecStart')!)).toEqual([
       process.execPath,
       BIN,
@@ -33,7 +41,8 @@ describe('podctl unit', () => {
       '--runtime-endpoint',
       `unix://${socket}`,
     ])
-    expect(unitValue(result.stdout, 'After')).toBe('network-online.target containerd.service')
+    expect(unitValue(result.stdout, 'After')).toBe('network-online.target')
+    expect(unitValue(result.stdout, 'Wants')).toBe('network-online.target')
     expect(unitValue(result.stdout, 'KillSignal')).toBe('SIGTERM')
     expect(result.stdout).toMatch(/^\[Install]\nWantedBy=multi-user\.target\n$/m)
   })
@@ -43,6 +52,8 @@ describe('podctl unit', () => {
       env: {...env, CONTAINER_RUNTIME_ENDPOINT: '/run/k3s/k3s.sock'},
     })
     expect(result.code, result.stderr).toBe(0)
+    // --after names the runtime's unit: nothing is looked up, nothing said.
+    expect(result.stderr).toBe('')
     expect(unitValue(result.stdout, 'Description')).toBe(
       'edge-agent: podctl node agent (sync --watch) for every pod podctl made of namespace edge',
     )
@@ -56,6 +67,12 @@ describe('podctl unit', () => {
       '--runtime-endpoint',
       'unix:///run/k3s/k3s.sock',
     ])
+  })
+
+  it('takes a manifest directory only its owner may write, as sync --watch does', async () => {
+    const result = await unit('-r', socket, '-f', manifests)
+    expect(result.code, result.stderr).toBe(0)
+    expect(splitExecStart(unitValue(result.stdout, 'ExecStart')!).slice(2, 6)).toEqual(['sync', '--watch', '-f', manifests])
   })
 
   it('--json gives the name, the install path, the command line and the unit text', async () => {
@@ -79,10 +96,7 @@ describe('podctl unit', () => {
       ['-r', socket, '--all', '--after', 'containerd'],
       '--after: "containerd" is not a unit name; give one with its type, e.g. --after containerd.service',
     ],
-    [
-      ['-r', '/run/other.sock', '--all'],
-      'cannot tell which systemd unit runs the runtime at unix:///run/other.sock; name it with --after UNIT',
-    ],
+    [['-r', socket, '-f', shared], `-f ${shared} is writable by users other than its owner (mode 0777); fix: chmod go-w ${shared}`],
   ])('refuses %j with exit 2 and one line naming the flag', async (args, message) => {
     const result = await unit(...args)
     expect(result.code).toBe(ExitCode.USAGE)

@@ -111,6 +111,9 @@ spec:
 
       expect(await agent.stop(stopSignal), agent.output()).toBe(0)
       expect(agent.output()).toContain('Stopped watching; the pods keep running')
+      // The supervisor's log says when each event happened (not how long after the supervisor started).
+      expect(agent.output()).toMatch(/^TYPE +REASON +TIME +OBJECT +MESSAGE$/m)
+      expect(agent.output()).toMatch(/^Normal +Started +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +\S+ +Started container c$/m)
       const after = await status()
       expect(after.supervised).toBe(false)
       expect(after.containerStatuses[0]).toMatchObject({name: 'c', state: 'Running', restartCount: 1})
@@ -120,4 +123,20 @@ spec:
       expect((await podctl(['kill', 'agent', '-n', namespace], {env})).code).toBe(0)
     }
   }, 120_000)
+})
+
+describe("podctl unit on the lab's runtime", () => {
+  it('wants no unit for a runtime that runs outside systemd, though its socket is called containerd.sock, and says so', async () => {
+    const endpoint = lab().endpoint
+    const socket = endpoint.replace(/^unix:\/\//, '')
+    const printed = await podctl(['unit', '--all', '-n', namespace], {env})
+    expect(printed.code, printed.stderr).toBe(0)
+    // The lab's containerd is started by scripts/lab.sh, in no service; Debian's containerd.service listens elsewhere.
+    expect(unitValue(printed.stdout, 'Wants')).toBe('network-online.target')
+    expect(unitValue(printed.stdout, 'After')).toBe('network-online.target')
+    expect(printed.stderr).toMatch(
+      new RegExp(`^No Wants=/After= for the runtime at ${endpoint}: pid \\d+ listens on ${socket} outside any system service`),
+    )
+    expect(printed.stderr.trimEnd().split('\n')).toHaveLength(1)
+  })
 })

@@ -1,9 +1,10 @@
 /**
  * `podctl unit`: the systemd service that keeps `podctl sync --watch` running on a node with no
  * control plane, as the kubelet's own unit keeps the kubelet (Restart=always, RestartSec=10, no start
- * limit, after the network and the runtime). Everything the service runs is spelled out absolutely:
- * the program as it was invoked, the manifests, the pod roots and the runtime endpoint, so the unit
- * does not depend on the working directory, PATH or the environment `unit` ran in.
+ * limit, after the network and the unit that runs the runtime, found by runtime-unit.ts). Everything
+ * the service runs is spelled out absolutely: the program as it was invoked, the manifests, the pod
+ * roots and the runtime endpoint, so the unit does not depend on the working directory, PATH or the
+ * environment `unit` ran in.
  *
  * The stop: systemd sends SIGTERM to podctl alone (KillMode=mixed). `sync --watch` takes SIGTERM as
  * Ctrl-C: every pod worker finishes its step in flight, the supervisor locks are released and podctl
@@ -31,6 +32,8 @@ export interface AgentUnitRequest {
   imageEndpoint?: string
   /** --after: units to order after and want instead of the runtime's own service. */
   after: readonly string[]
+  /** The unit that runs the runtime (runtime-unit.ts), when one was found: wanted unless --after is given. */
+  runtimeUnit?: string
   /** The flags `sync --watch` gets. */
   watch: WatchSelection
 }
@@ -76,7 +79,7 @@ export function agentUnit(request: AgentUnitRequest): AgentUnit {
     throw new UsageError(`--name: "${name}" is not a unit name; use letters, digits and ":-_." (e.g. --name podctl)`)
   }
 
-  const runtimeUnits = request.after.length > 0 ? checkedAfter(request.after) : [runtimeServiceOf(request.endpoint)]
+  const runtimeUnits = request.after.length > 0 ? checkedAfter(request.after) : request.runtimeUnit ? [request.runtimeUnit] : []
   const program = programOf(request.execPath, request.script)
   const watch = {...request.watch, manifests: absoluteManifests(request.watch.manifests, request.cwd)}
   const execStart = [...program, 'sync', '--watch', ...watchArgs(watch, request.cwd), ...endpointArgs(request)]
@@ -130,21 +133,6 @@ export function agentUnit(request: AgentUnitRequest): AgentUnit {
 export function programOf(execPath: string, script: string | undefined): string[] {
   if (!script || resolve(script) === execPath) return [execPath]
   return [execPath, resolve(script)]
-}
-
-/**
- * The systemd service of the runtime behind a socket, from the socket's path as the packages install
- * them: containerd (containerd.service), CRI-O (crio.service), cri-dockerd (cri-docker.service).
- */
-export function runtimeServiceOf(endpoint: string): string {
-  const path = endpoint.replace(/^unix:\/\//, '')
-  const words = path.split('/').flatMap((part) => part.split(/[.]/))
-  if (words.some((word) => word.startsWith('cri-dockerd'))) return 'cri-docker.service'
-  if (words.some((word) => word === 'crio' || word === 'cri-o')) return 'crio.service'
-  if (words.some((word) => word.startsWith('containerd'))) return 'containerd.service'
-  throw new UsageError(
-    `cannot tell which systemd unit runs the runtime at ${endpoint}; name it with --after UNIT (e.g. --after containerd.service)`,
-  )
 }
 
 /** Manifest paths made absolute; one that does not exist (or stdin) is refused, naming -f. */

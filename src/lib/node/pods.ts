@@ -28,6 +28,8 @@ export interface PodListEntry {
   containers: {running: number; total: number}
   /** Filled only when asked for (needs one PodSandboxStatus per pod). */
   status?: PodSandboxStatus
+  /** A ready pod whose kill is under way (options.killRecorded says so); only with that option. */
+  terminating?: boolean
   /**
    * With the status: the runtime handler ("" the default); undefined when the runtime does not say
    * (runtime-handler.ts: CRI-O reports it only in the verbose status, which is asked for on CRI-O alone).
@@ -45,6 +47,8 @@ export interface PodListOptions {
    * ListPodSandbox). True unless false: only a table shows the counts, so JSON, YAML, names and IDs skip it.
    */
   countContainers?: boolean
+  /** Whether a kill of the pod with this uid is recorded: a ready pod with one is marked terminating. */
+  killRecorded?: (uid: string) => boolean
 }
 
 /**
@@ -79,10 +83,21 @@ export async function listPods(client: CriClient, filters: PodListFilters, optio
 
   const entries: PodListEntry[] = pods.map((sandbox) => {
     const counts = containers.get(sandbox.id)
-    return {sandbox, containers: {running: counts?.matching ?? 0, total: counts?.total ?? 0}}
+    const entry: PodListEntry = {sandbox, containers: {running: counts?.matching ?? 0, total: counts?.total ?? 0}}
+    if (options.killRecorded) entry.terminating = killUnderWay(options.killRecorded, sandbox)
+    return entry
   })
   if (options.withStatus) await addStatuses(client, entries)
   return entries
+}
+
+/**
+ * A ready sandbox whose pod has a kill recorded: the kill is under way (its grace period running, or
+ * left for the next look to finish), so the pod is Terminating as kubectl shows it, not Ready.
+ */
+function killUnderWay(killRecorded: (uid: string) => boolean, sandbox: PodSandbox): boolean {
+  const uid = sandbox.metadata?.uid ?? ''
+  return sandbox.state === 'SANDBOX_READY' && uid !== '' && killRecorded(uid)
 }
 
 /** One PodSandboxStatus per pod; verbose only on CRI-O, whose handler is named there alone (a spec per pod). */

@@ -12,12 +12,19 @@ export interface TimelineOptions {
   stripPrefix?: string
   /** The run's start (ages are relative to it). */
   startedAt?: number
+  /**
+   * 'time': a TIME column with each event's own time (UTC, to the second) instead of its AGE since
+   * the start, for a supervisor's log: hours in, "183m2s since the supervisor started" tells nothing.
+   */
+  clock?: 'age' | 'time'
   colorWarning?: (text: string) => string
 }
 
 const TYPE_WIDTH = 9
 const REASON_WIDTH = 24
 const AGE_WIDTH = 7
+/** "2026-12-07T14:41:05Z" and a space. */
+const TIME_WIDTH = 21
 
 export class EventTimeline {
   private readonly objectWidth: number
@@ -31,7 +38,8 @@ export class EventTimeline {
   }
 
   header(): string {
-    const columns = 'TYPE'.padEnd(TYPE_WIDTH) + 'REASON'.padEnd(REASON_WIDTH) + 'AGE'.padEnd(AGE_WIDTH)
+    const when = this.options.clock === 'time' ? 'TIME'.padEnd(TIME_WIDTH) : 'AGE'.padEnd(AGE_WIDTH)
+    const columns = 'TYPE'.padEnd(TYPE_WIDTH) + 'REASON'.padEnd(REASON_WIDTH) + when
     return `${columns}${'OBJECT'.padEnd(this.objectWidth)}MESSAGE`
   }
 
@@ -40,13 +48,18 @@ export class EventTimeline {
     const row =
       event.type.padEnd(TYPE_WIDTH) +
       `${event.reason} `.padEnd(REASON_WIDTH) +
-      `${eventAge(event.at.getTime() - this.startedAt)} `.padEnd(AGE_WIDTH) +
+      this.when(event.at) +
       `${this.objectName(event.object ?? '')} `.padEnd(this.objectWidth) +
       event.message
     const line = event.type === 'Warning' && this.options.colorWarning ? this.options.colorWarning(row) : row
     if (this.headerPrinted) return line
     this.headerPrinted = true
     return `${this.header()}\n${line}`
+  }
+
+  private when(at: Date): string {
+    if (this.options.clock === 'time') return `${at.toISOString().slice(0, 19)}Z `.padEnd(TIME_WIDTH)
+    return `${eventAge(at.getTime() - this.startedAt)} `.padEnd(AGE_WIDTH)
   }
 
   private objectName(object: string): string {

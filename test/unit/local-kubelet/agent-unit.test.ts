@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {agentUnit, type AgentUnitRequest, programOf, runtimeServiceOf} from '../../../src/lib/local-kubelet/agent-unit.js'
+import {agentUnit, type AgentUnitRequest, programOf} from '../../../src/lib/local-kubelet/agent-unit.js'
 import {splitExecStart, unitValue} from '../../support/systemd-exec.js'
 
 // A package without README.md: no Documentation= line from it (the package's own is tested below).
@@ -25,6 +25,7 @@ function request(overrides: Partial<AgentUnitRequest> = {}): AgentUnitRequest {
     cwd: work,
     endpoint: 'unix:///run/containerd/containerd.sock',
     after: [],
+    runtimeUnit: 'containerd.service',
     watch: {...watch, manifests: ['my manifests']},
     ...overrides,
   }
@@ -126,6 +127,12 @@ WantedBy=multi-user.target
     expect(unitValue(unit, 'Wants')).toBe('network-online.target k3s.service data.mount')
   })
 
+  it('wants no runtime unit when none was found (a runtime outside systemd)', () => {
+    const {unit} = agentUnit(request({endpoint: 'unix:///run/podctl-lab/containerd.sock', runtimeUnit: undefined}))
+    expect(unitValue(unit, 'After')).toBe('network-online.target')
+    expect(unitValue(unit, 'Wants')).toBe('network-online.target')
+  })
+
   it('names the flag of what it refuses', () => {
     expect(() => agentUnit(request({watch: {...watch, manifests: ['nope']}}))).toThrow(
       `-f nope: no such file or directory (${join(work, 'nope')}); give an existing manifest file or directory`,
@@ -136,9 +143,6 @@ WantedBy=multi-user.target
     expect(() => agentUnit(request({name: 'my agent'}))).toThrow('--name: "my agent" is not a unit name')
     expect(() => agentUnit(request({after: ['containerd']}))).toThrow(
       '--after: "containerd" is not a unit name; give one with its type, e.g. --after containerd.service',
-    )
-    expect(() => agentUnit(request({endpoint: 'unix:///run/runtime.sock'}))).toThrow(
-      'cannot tell which systemd unit runs the runtime at unix:///run/runtime.sock; name it with --after UNIT',
     )
   })
 
@@ -156,15 +160,6 @@ WantedBy=multi-user.target
   it("links the package's README as Documentation", () => {
     const {unit} = agentUnit(request({script: join(process.cwd(), 'bin', 'run.js')}))
     expect(unitValue(unit, 'Documentation')).toBe(`file://${join(process.cwd(), 'README.md').replaceAll(' ', '%%20')}`)
-  })
-})
-
-describe('runtimeServiceOf', () => {
-  it('reads the runtime from the socket path', () => {
-    expect(runtimeServiceOf('unix:///run/containerd/containerd.sock')).toBe('containerd.service')
-    expect(runtimeServiceOf('unix:///run/podctl-lab/containerd.sock')).toBe('containerd.service')
-    expect(runtimeServiceOf('unix:///var/run/crio/crio.sock')).toBe('crio.service')
-    expect(runtimeServiceOf('unix:///var/run/cri-dockerd.sock')).toBe('cri-docker.service')
   })
 })
 

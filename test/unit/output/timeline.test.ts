@@ -26,4 +26,19 @@ describe('event timeline', () => {
     expect(second).toBe('Warning  FailedPostStartHook     12s    sidecar    PostStartHook failed')
     expect(eventAge(125_000)).toBe('2m5s')
   })
+
+  it("with clock 'time' (a supervisor's log), a TIME column with each event's own time, not its age since the start", () => {
+    const timeline = new EventTimeline({objects: ['web_shop'], startedAt: Date.parse('2026-12-07T09:00:00Z'), clock: 'time'})
+    const row = timeline.format({
+      type: 'Normal',
+      reason: 'Started',
+      message: 'Started container app',
+      object: 'web_shop',
+      at: new Date('2026-12-07T14:41:05.123Z'),
+    })
+    expect(row.split('\n')).toEqual([
+      'TYPE     REASON                  TIME                 OBJECT     MESSAGE',
+      'Normal   Started                 2026-12-07T14:41:05Z web_shop   Started container app',
+    ])
+  })
 })

@@ -64,6 +64,11 @@ function shorterOf(earlier: TerminationIntent, later: TerminationIntent): Termin
   return {...earlier, gracePeriodSeconds: grace}
 }
 
+/** ", Terminating: podctl kill asked at 2026-…" after a pod's phase while its kill is under way (kubectl's STATUS), else ''. */
+export function terminationNote(intent: TerminationIntent | undefined): string {
+  return intent ? `, Terminating: ${intent.requestedBy} asked at ${intent.requestedAt || 'an unknown time'}` : ''
+}
+
 /**
  * The recorded termination of pod `uid`, or undefined. Read synchronously: a supervisor asks it of
  * every pod it syncs, and the answer is almost always a missing file.
