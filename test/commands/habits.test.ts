@@ -83,12 +83,12 @@ describe('global flags before the command', () => {
   it("a command's own flags before it move behind it with their values: -r EP --name web -q pods", async () => {
     const [pods, unknown] = await Promise.all([
       podctl(['-r', socket, '--name', 'web', '-q', 'pods'], {env}),
-      podctl(['-r', socket, '--pod-dir-root', '/tmp', 'pods'], {env}),
+      podctl(['-r', socket, '--keep-on-failure', 'pods'], {env}),
     ])
     expect(pods).toMatchObject({code: 0, stdout: 'aaa111\n', stderr: ''})
     // A flag the command does not have is named, not taken for the command.
     expect(unknown.code).toBe(ExitCode.USAGE)
-    expect(unknown.stderr).toMatch(/^Error: Nonexistent flag: --pod-dir-root\b/)
+    expect(unknown.stderr).toMatch(/^Error: Nonexistent flag: --keep-on-failure\b/)
   })
 
   it('bin/dev.js reorders the same way', async () => {
