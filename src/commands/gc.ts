@@ -1,6 +1,6 @@
 /**
  * `podctl gc`: one garbage collection round the kubelet's way (kubelet/gc/collect.ts), on podctl's
- * own objects only: dead containers beyond one per pod and container name with their logs, empty
+ * own objects only: the library's pods whose session is gone, dead containers beyond one per pod and container name with their logs, empty
  * old sandboxes, log directories of deleted pods, and unused images podctl pulled when the image
  * filesystem is past the high threshold; --dry-run says why, and what it leaves alone.
  */
@@ -21,7 +21,9 @@ export default class Gc extends BaseCommand<typeof Gc> {
   static override description = `One round of the kubelet's garbage collection, on what podctl can prove it made on this \
 runtime: crictl's, a kubelet's and other runtimes' containers, sandboxes, log directories, links and images are never \
 removed (podctl's carry its io.podctl annotations, its log directories its .podctl-pod.json mark; its images are those \
-it pulled). Containers: podctl's containers that are not running, grouped by pod UID and container name, keep their \
+it pulled). Pods: first, pods the podctl library started whose test process is gone (SIGKILLed, crashed; its pid \
+and start time are on the pod) are killed with their grace period and logs, as the library's next connect() would. \
+Containers: podctl's containers that are not running, grouped by pod UID and container name, keep their \
 newest instance (MaxPerPodContainer 1); older ones are removed with their log file and /var/log/containers link. \
 Sandboxes: a pod's older sandboxes go once not ready and empty; its newest stays. Logs: a directory under \
 --pod-logs-root that podctl made goes when the runtime has no sandbox of its pod and no pod directory records it (and it \
@@ -84,6 +86,7 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
     }
 
     const removals = [
+      ...result.pods.map(({pod}) => `${verb} pod ${pod}${why('pod', pod)}`),
       ...result.containers.map((c) => {
         const log = c.logPath ? ` and its log ${c.logPath}` : ''
         const line = `${verb} container ${c.name} (attempt ${c.attempt}, ${shortId(c.id)})${c.pod ? ` of pod ${c.pod}` : ''}${log}`
@@ -111,6 +114,7 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
 /** "3 dead containers: not made by podctl (...)". */
 function describeLeftAlone(alone: GcLeftAlone): string {
   const nouns: Record<GcLeftAlone['kind'], [string, string]> = {
+    pod: ['pod', 'pods'],
     container: ['dead container', 'dead containers'],
     sandbox: ['stopped sandbox', 'stopped sandboxes'],
     'pod log directory': ["deleted pod's log directory", "deleted pods' log directories"],

@@ -60,7 +60,14 @@ export class GarbageCollector {
     const now = this.now()
     const images = this.lastImageRound === undefined || now - this.lastImageRound >= this.imagePeriodMs
     try {
-      const result = await collectGarbage(this.client, this.settings, {images, imageRecords: this.records, signal, now: this.now})
+      const requestedBy = 'the supervisor (garbage collection)'
+      const result = await collectGarbage(this.client, this.settings, {
+        images,
+        imageRecords: this.records,
+        signal,
+        now: this.now,
+        requestedBy,
+      })
       if (images) this.lastImageRound = now
       this.report(result)
       return result
@@ -88,6 +95,7 @@ export function gcSummary(result: GcResult): string {
   const count = (n: number, one: string, many = `${one}s`) => (n === 0 ? [] : [`${n} ${n === 1 ? one : many}`])
   const {images} = result
   const parts = [
+    ...count(result.pods.length, 'pod of a gone session', 'pods of gone sessions'),
     ...count(result.containers.length, 'dead container'),
     ...count(result.sandboxes.length, 'sandbox', 'sandboxes'),
     ...count(result.podLogDirectories.length, 'pod log directory', 'pod log directories'),

@@ -10,7 +10,15 @@ import type {CriClient} from '../../cri/client.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
 import {podFullName} from '../../kube/helpers.js'
 import {sandboxOwnership} from '../../kube/ownership.js'
-import {currentSession, currentVantage, isOrphaned, sessionAnnotations, sessionLabels} from '../../kube/session.js'
+import {
+  currentSession,
+  currentVantage,
+  describeSession,
+  isOrphaned,
+  sessionAnnotations,
+  sessionLabels,
+  sessionOf,
+} from '../../kube/session.js'
 import type {PodModel} from '../../manifest/model.js'
 import {podWorkers} from './pod-workers.js'
 
@@ -53,13 +61,27 @@ export interface ReapOptions {
   requestedBy: string
 }
 
+/**
+ * Kills one pod whose library session is gone, through its pod worker (its grace period, logs and
+ * directories with it): the one way every reaper (connect(), gc, a supervisor's collector) takes a pod.
+ */
+export async function reapPod(client: CriClient, fullName: string, sandboxes: readonly PodSandbox[], options: ReapOptions): Promise<void> {
+  const requestedBy = `${options.requestedBy}: its session is gone`
+  await podWorkers.terminate(client, fullName, sandboxes, {...options, requestedBy, forget: true, cleanup: true})
+}
+
+/** Whose the pod's session was, in words: `pid 1234 (podctl library, vitest-7)`. */
+export function goneSessionOf(sandboxes: readonly PodSandbox[]): string {
+  const session = sandboxes.map((sandbox) => sessionOf(sandbox)).find((found) => found !== undefined)
+  return session ? describeSession(session) : 'unknown'
+}
+
 /** Kills the pods whose library session is gone (their grace period, logs and directories with them); resolves to their names. */
 export async function reapGoneSessions(client: CriClient, options: ReapOptions): Promise<string[]> {
   const {items} = await client.runtime('listPodSandbox', {filter: undefined})
   const gone = goneSessionPods(items)
   const kills = [...gone].map(async ([fullName, sandboxes]) => {
-    const requestedBy = `${options.requestedBy}: its session is gone`
-    await podWorkers.terminate(client, fullName, sandboxes, {...options, requestedBy, forget: true, cleanup: true})
+    await reapPod(client, fullName, sandboxes, options)
     return fullName
   })
   const outcomes = await Promise.allSettled(kills)
