@@ -62,14 +62,16 @@ runtime collects its own garbage: gc refuses to run beside one (exit 17) unless 
       await refuseBesideKubelet(client, {force: flags.force, instead, warn: (line) => this.warnLine(line)})
     }
 
-    const [{collectGarbage}, {ImageRecords, imageRecordsFile}, {imageShortfall}] = await Promise.all([
+    const [{collectGarbage}, {ImageRecords, imageRecordsFile}, {imageShortfall}, {sessionReaper}] = await Promise.all([
       import('../lib/kubelet/gc/collect.js'),
       import('../lib/kubelet/gc/image-records.js'),
       import('../lib/kubelet/gc/collector.js'),
+      import('../lib/kubelet/workers/gone-sessions.js'),
     ])
     const settings = {images, logsRoot: flags['pod-logs-root'], podDirRoot: flags['pod-dir-root'], namespace: flags.namespace}
     const imageRecords = new ImageRecords(imageRecordsFile(settings.podDirRoot, client.runtimeEndpoint))
-    const result = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords})
+    const reapPod = sessionReaper(client, {podDirRoot: settings.podDirRoot, podLogsRoot: settings.logsRoot, requestedBy: 'podctl gc'})
+    const result = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords, reapPod})
     await this.emit(result, () => this.render(result))
     const shortfall = imageShortfall(result)
     if (shortfall) this.warnLine(shortfall)

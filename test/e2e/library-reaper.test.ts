@@ -120,10 +120,9 @@ describe("the library's reaper", () => {
     )
     try {
       await orphanPod('watched-orphan')
-      await until('the supervisor to reap the pod', async () => !(await podsLeft()).includes('watched-orphan'), {
-        timeoutMs: 30_000,
-        pollMs: 200,
-      })
+      // Its sandbox goes first, then its log directory.
+      const reaped = async () => !(await podsLeft()).includes('watched-orphan') && logDirectoriesOf('watched-orphan').length === 0
+      await until('the supervisor to reap the pod and its logs', reaped, {timeoutMs: 30_000, pollMs: 200})
       expect(logDirectoriesOf('watched-orphan')).toEqual([])
       await until('the GarbageCollected event', () => agent.output().includes('removed 1 pod of a gone session'), {timeoutMs: 10_000})
     } finally {

@@ -18,11 +18,11 @@ import {collectDeadLinks, collectPodLogDirectories, recordedPodUids} from './pod
 import {type ContainerGcPolicy, DEFAULT_CONTAINER_GC_POLICY, type ImageGcPolicy} from './policy.js'
 import {type GcFailure, type GcRound, newRound} from './round.js'
 import {type CollectedSandbox, collectSandboxes} from './sandbox-gc.js'
-import {collectGoneSessionPods, type ReapedPod} from './session-gc.js'
+import {collectGoneSessionPods, type PodReaper, type ReapedPod} from './session-gc.js'
 
 export type {ImageGcResult} from './image-gc.js'
 export type {GcFailure} from './round.js'
-export type {ReapedPod} from './session-gc.js'
+export type {PodReaper, ReapedPod} from './session-gc.js'
 
 export interface GcSettings {
   containers?: ContainerGcPolicy
@@ -42,8 +42,8 @@ export interface GcOptions extends ImageRoundOptions {
   dryRun?: boolean
   signal?: AbortSignal
   now?: () => number
-  /** Who collects, said with the kill of a gone session's pod (default "podctl gc"). */
-  requestedBy?: string
+  /** Kills a library pod whose session is gone (workers/gone-sessions.ts's sessionReaper); none: such pods are not looked for. */
+  reapPod?: PodReaper
 }
 
 export interface GcResult {
@@ -75,7 +75,7 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   const {signal} = options
   const {namespace, podDirRoot, logsRoot} = settings
   const round = newRound(client, {dryRun: Boolean(options.dryRun), signal, nowMs: (options.now ?? Date.now)(), namespace, podDirRoot})
-  const pods = await collectGoneSessionPods(round, {logsRoot, requestedBy: options.requestedBy ?? 'podctl gc'})
+  const pods = options.reapPod ? await collectGoneSessionPods(round, options.reapPod) : []
   const listed = (await client.runtime('listContainers', {filter: {}}, {signal})).containers
   const looked = new Set<string>()
   await readRecordsOf(

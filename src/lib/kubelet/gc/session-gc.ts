@@ -4,8 +4,15 @@
  * crashed, a timed-out worker) are killed through their pod workers, with their grace period, logs and
  * directories, exactly as the next connect() would; only pods podctl can prove it made are taken.
  */
+import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
+import {goneSessionOf, goneSessionPods} from '../../kube/library-session.js'
 import {type GcRound, inRoundNamespace, removeDecided} from './round.js'
-import {goneSessionOf, goneSessionPods, reapPod} from '../workers/gone-sessions.js'
+
+/**
+ * How a round kills a gone session's pod: the pod workers' kill (workers/gone-sessions.ts's
+ * sessionReaper), given by the caller, since garbage collection sits below the workers.
+ */
+export type PodReaper = (fullName: string, sandboxes: readonly PodSandbox[]) => Promise<void>
 
 export interface ReapedPod {
   /** name_namespace. */
@@ -15,17 +22,14 @@ export interface ReapedPod {
 }
 
 /** Kills (a dry run: lists) the library pods of the round's namespace whose session is gone. */
-export async function collectGoneSessionPods(round: GcRound, reaper: {logsRoot: string; requestedBy: string}): Promise<ReapedPod[]> {
+export async function collectGoneSessionPods(round: GcRound, reap: PodReaper): Promise<ReapedPod[]> {
   const {items} = await round.client.runtime('listPodSandbox', {filter: {}}, {signal: round.signal})
   const gone = goneSessionPods(items.filter(inRoundNamespace(round)))
-  const options = {podDirRoot: round.podDirRoot, podLogsRoot: reaper.logsRoot, requestedBy: reaper.requestedBy}
   const reaped = await Promise.all(
     [...gone].map(async ([pod, sandboxes]) => {
       const session = goneSessionOf(sandboxes)
       const why = `podctl's library pod (io.podctl.library.worker) whose session, ${session}, is gone`
-      const removed = await removeDecided(round, {kind: 'pod', object: pod, why, failureName: `pod ${pod}`}, () =>
-        reapPod(round.client, pod, sandboxes, options),
-      )
+      const removed = await removeDecided(round, {kind: 'pod', object: pod, why, failureName: `pod ${pod}`}, () => reap(pod, sandboxes))
       return removed ? [{pod, session}] : []
     }),
   )

@@ -8,22 +8,12 @@
  */
 import type {CriClient} from '../../cri/client.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {podFullName} from '../../kube/helpers.js'
-import {sandboxOwnership} from '../../kube/ownership.js'
-import {
-  currentSession,
-  currentVantage,
-  describeSession,
-  isOrphaned,
-  sessionAnnotations,
-  sessionLabels,
-  sessionOf,
-} from '../../kube/session.js'
+import {goneSessionPods, LIBRARY_SESSION_LABEL} from '../../kube/library-session.js'
+import {currentSession, sessionAnnotations, sessionLabels} from '../../kube/session.js'
 import type {PodModel} from '../../manifest/model.js'
 import {podWorkers} from './pod-workers.js'
 
-/** Marks a pod the library started; its value is the test runner's worker, when one is known (vitest, Jest). */
-export const LIBRARY_SESSION_LABEL = 'io.podctl.library.worker'
+export {goneSessionPods, LIBRARY_SESSION_LABEL} from '../../kube/library-session.js'
 
 /** The test runner's worker this process is: vitest's pool id, Jest's worker id; '' when neither runs it. */
 export function testWorkerId(env: NodeJS.ProcessEnv = process.env): string {
@@ -39,19 +29,6 @@ export function withLibrarySession(pods: readonly PodModel[], env: NodeJS.Proces
   const labels = {...sessionLabels(session), [LIBRARY_SESSION_LABEL]: worker}
   const annotations = sessionAnnotations(session)
   return pods.map((pod) => ({...pod, labels: {...pod.labels, ...labels}, annotations: {...pod.annotations, ...annotations}}))
-}
-
-/** Sandboxes of library pods whose session is gone, that podctl can prove it made, by pod (name_namespace). */
-export function goneSessionPods(sandboxes: readonly PodSandbox[]): Map<string, PodSandbox[]> {
-  const vantage = currentVantage()
-  const pods = new Map<string, PodSandbox[]>()
-  for (const sandbox of sandboxes) {
-    if (!(LIBRARY_SESSION_LABEL in sandbox.labels) || !sandboxOwnership(sandbox).ours || !isOrphaned(sandbox, vantage)) continue
-    const fullName = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
-    pods.set(fullName, [...(pods.get(fullName) ?? []), sandbox])
-  }
-
-  return pods
 }
 
 export interface ReapOptions {
@@ -70,10 +47,9 @@ export async function reapPod(client: CriClient, fullName: string, sandboxes: re
   await podWorkers.terminate(client, fullName, sandboxes, {...options, requestedBy, forget: true, cleanup: true})
 }
 
-/** Whose the pod's session was, in words: `pid 1234 (podctl library, vitest-7)`. */
-export function goneSessionOf(sandboxes: readonly PodSandbox[]): string {
-  const session = sandboxes.map((sandbox) => sessionOf(sandbox)).find((found) => found !== undefined)
-  return session ? describeSession(session) : 'unknown'
+/** The kill a garbage collection round (gc/session-gc.ts) makes of a gone session's pod: reapPod, for `options`. */
+export function sessionReaper(client: CriClient, options: ReapOptions) {
+  return async (fullName: string, sandboxes: readonly PodSandbox[]): Promise<void> => reapPod(client, fullName, sandboxes, options)
 }
 
 /** Kills the pods whose library session is gone (their grace period, logs and directories with them); resolves to their names. */
