@@ -147,6 +147,20 @@ describe('the library API against the lab', () => {
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
 
+  it('says its own options where the CLI says flags: timeoutMs, replace: true, no podctl command', async () => {
+    const unready = pod('unready', {command: ['sleep', '3600'], readinessProbe: {exec: {command: ['false']}, periodSeconds: 1}})
+    const late = await runtime.runPod(unready, {wait: 'ready', timeoutMs: 3000}).catch((error: unknown) => error)
+    expect(late).toBeInstanceOf(DeadlineExceededError)
+    expect((late as Error).message).toContain('timeoutMs')
+    expect((late as Error).message).not.toMatch(/--|podctl /)
+
+    await using first = await runtime.runPod(pod('twice', {command: ['sleep', '3600']}))
+    const again = await runtime.runPod(pod('twice', {command: ['sleep', '3600']})).catch((error: unknown) => error)
+    expect((again as PodctlError).code).toBe('AlreadyExists')
+    expect((again as Error).message).toMatch(/; pass replace: true to kill it and start a new one$/)
+    expect(first.name).toBe('twice')
+  }, 60_000)
+
   it('kills the pods a Runtime ran when it is disposed of', async () => {
     const own = await connect({runtimeEndpoint: lab().endpoint, podLogsRoot: lab().logRoot, podDirRoot, env: {}})
     await own.runPod(pod('leftover', {command: ['sleep', '3600']}))

@@ -60,7 +60,11 @@ export class Container {
     }
   }
 
-  /** The log lines written so far (of the previous attempt with previous: true). */
+  /**
+   * The log lines written so far (of the previous attempt with previous: true).
+   * @throws NotFoundError when the container is gone (or has no previous attempt); LogUnreadableError when
+   * this process may not read the log file.
+   */
   async logs(options: LogOptions & {previous?: boolean} = {}): Promise<LogLine[]> {
     const target = await containerLogTarget(this.context.client, await this.current(), {previous: options.previous})
     return readLog(target.path, options)
@@ -69,6 +73,7 @@ export class Container {
   /**
    * The log lines as they are written, until the container exits: `for await (const line of container.followLogs())`.
    * @yields each line once it is complete (the last one also when the container exits mid-line)
+   * @throws NotFoundError when the container is gone; LogUnreadableError when this process may not read the log file.
    */
   async *followLogs(options: FollowOptions = {}): AsyncGenerator<LogLine, void, undefined> {
     const container = await this.current()
@@ -103,7 +108,10 @@ export class Container {
     throw new RuntimeError(`container ${this.label} exited without writing ${wanted}`)
   }
 
-  /** The container as the kubelet's GetPodStatus reports it (state, exit code, reason, restarts as attempt). */
+  /**
+   * The container as the kubelet's GetPodStatus reports it (state, exit code, reason, restarts as attempt).
+   * @throws NotFoundError when the pod or the container is gone; RuntimeUnreachableError, RuntimeError.
+   */
   async status(): Promise<ContainerReport> {
     const {client} = this.context
     const sandboxes = (await sandboxesByFullName(client, [this.pod])).values().next().value ?? []
