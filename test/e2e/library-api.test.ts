@@ -89,6 +89,12 @@ describe('the library API against the lab', () => {
     expect(missing).toMatchObject({exitCode: 127, stdout: ''})
     expect(missing.stderr).toContain('"no-such-binary"')
     expect((await box.container().exec(['/etc/hosts'])).exitCode).toBe(126)
+    const slow = await box
+      .container()
+      .exec(['sleep', '9'], {timeoutMs: 1000})
+      .catch((error: unknown) => error)
+    expect(slow).toBeInstanceOf(DeadlineExceededError)
+    expect((slow as Error).message).toMatch(/\(timeoutMs\) and was stopped; raise timeoutMs to give it longer$/)
   })
 
   it('waits for a log line, and says when none comes in time or the container exits without it', async () => {

@@ -8,6 +8,7 @@ import {execInContainer} from '../node/exec.js'
 import {containerLogTarget} from '../node/container-logs.js'
 import {resolveContainer} from '../node/resolve.js'
 import type {ApiContext} from './context.js'
+import {rethrowInLibraryWords} from './library-words.js'
 import {followLog, type FollowOptions, type LogLine, type LogOptions, readLog} from './logs.js'
 
 export interface ExecOptions {
@@ -49,6 +50,10 @@ export class Container {
    * DeadlineExceededError when the command outlives timeoutMs; RuntimeUnreachableError, RuntimeError.
    */
   async exec(cmd: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+    return this.execInCliWords(cmd, options).catch(rethrowInLibraryWords)
+  }
+
+  private async execInCliWords(cmd: readonly string[], options: ExecOptions): Promise<ExecResult> {
     const container = await this.current()
     try {
       const outcome = await execInContainer(this.context.client, container, cmd, options)
@@ -67,7 +72,7 @@ export class Container {
    */
   async logs(options: LogOptions & {previous?: boolean} = {}): Promise<LogLine[]> {
     const target = await containerLogTarget(this.context.client, await this.current(), {previous: options.previous})
-    return readLog(target.path, options)
+    return readLog(target.path, options).catch(rethrowInLibraryWords)
   }
 
   /**

@@ -11,6 +11,8 @@ const WORDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/see its log with: podctl logs [^/\s]+\/(\S+) -n \S+/g, "see its log with: pod.container('$1').logs()"],
   [/, or remove it with: podctl kill \S+ -n \S+/g, ''],
   [/remove it with: podctl kill \S+ -n \S+/g, 'remove it with a run of its manifest with replace: true'],
+  [/usage: podctl exec CONTAINER -- CMD \[ARG\.\.\.\]/g, 'pass exec() the command and its arguments'],
+  [/run podctl as root/g, 'run the test process as root'],
   [/--timeout/g, 'timeoutMs'],
   [/--replace/g, 'replace: true'],
   [/--force\b/g, 'force: true'],

@@ -22,6 +22,12 @@ describe("the library's words", () => {
     expect(inLibraryWords('left behind pod web_ci (sandbox 0123); remove it with: podctl kill web -n ci')).toBe(
       'left behind pod web_ci (sandbox 0123); remove it with a run of its manifest with replace: true',
     )
+    expect(
+      inLibraryWords('command "sleep 9" did not finish within 1s (--timeout) and was stopped; raise --timeout to give it longer'),
+    ).toBe('command "sleep 9" did not finish within 1s (timeoutMs) and was stopped; raise timeoutMs to give it longer')
+    expect(inLibraryWords('no command given; usage: podctl exec CONTAINER -- CMD [ARG...]')).toBe(
+      'no command given; pass exec() the command and its arguments',
+    )
     expect(inLibraryWords('a kubelet uses this runtime; hand the pod to it, or run anyway with --force')).toBe(
       'a kubelet uses this runtime; hand the pod to it, or run anyway with force: true',
     )
