@@ -97,6 +97,25 @@ describe('the library API against the lab', () => {
     expect((slow as Error).message).toMatch(/\(timeoutMs\) and was stopped; raise timeoutMs to give it longer$/)
   })
 
+  it('exec with user, env and workdir enters from the host as podctl exec --user/-e/-w, its output collected', async () => {
+    await using box = await runtime.runPod(pod('entered', {command: ['sleep', '3600'], env: [{name: 'KEEP', value: 'kept'}]}))
+    const script = 'id -u; id -g; echo "$FOO $KEEP"; pwd; echo oops >&2; exit 3'
+    const result = await box.container().exec(['sh', '-c', script], {user: '1234:5678', env: {FOO: 'bar'}, workdir: '/etc'})
+    expect(result).toEqual({exitCode: 3, stdout: '1234\n5678\nbar kept\n/etc\n', stderr: 'oops\n'})
+    const nowhere = await box
+      .container()
+      .exec(['true'], {workdir: '/no/such/dir'})
+      .catch((error: unknown) => error)
+    expect(nowhere).toBeInstanceOf(PodctlError)
+    expect((nowhere as PodctlError).exitCode).toBe(2)
+    const slow = await box
+      .container()
+      .exec(['sleep', '9'], {user: '0', timeoutMs: 1000})
+      .catch((error: unknown) => error)
+    expect(slow).toBeInstanceOf(DeadlineExceededError)
+    expect((slow as Error).message).toContain('(timeoutMs) and was stopped')
+  })
+
   it('waits for a log line, and says when none comes in time or the container exits without it', async () => {
     const script = 'sleep 1; echo warming up; echo "listening on :8080"; sleep 2; echo bye >&2'
     await using server = await runtime.runPod(pod('server', {command: ['sh', '-c', script]}, {restartPolicy: 'Never'}), {wait: 'none'})
