@@ -1,6 +1,6 @@
 /**
  * `podctl gc`: one garbage collection round the kubelet's way (kubelet/gc/collect.ts), on podctl's
- * own objects only: dead containers beyond one per pod and container name with their logs, empty
+ * own objects only: the library's pods whose session is gone, dead containers beyond one per pod and container name with their logs, empty
  * old sandboxes, log directories of deleted pods, and unused images podctl pulled when the image
  * filesystem is past the high threshold; --dry-run says why, and what it leaves alone.
  */
@@ -22,7 +22,9 @@ export default class Gc extends BaseCommand<typeof Gc> {
   static override description = `One round of the kubelet's garbage collection, on what podctl can prove it made on this \
 runtime: crictl's, a kubelet's and other runtimes' containers, sandboxes, log directories, links and images are never \
 removed (podctl's carry its io.podctl annotations, its log directories its .podctl-pod.json mark; its images are those \
-it pulled). Containers: podctl's containers that are not running, grouped by pod UID and container name, keep their \
+it pulled). Pods: first, pods the podctl library started whose test process is gone (SIGKILLed, crashed; its pid \
+and start time are on the pod) are killed with their grace period and logs, as the library's next connect() would. \
+Containers: podctl's containers that are not running, grouped by pod UID and container name, keep their \
 newest instance (MaxPerPodContainer 1); older ones are removed with their log file and /var/log/containers link. \
 Sandboxes: a pod's older sandboxes go once not ready and empty; its newest stays. Logs: a directory under \
 --pod-logs-root that podctl made goes when the runtime has no sandbox of its pod and no pod directory records it (and it \
@@ -31,7 +33,7 @@ image filesystem is at --image-gc-high-threshold or above, unused, unpinned imag
 --minimum-image-ttl-duration ago, are removed, least recently used first, until usage would be at \
 --image-gc-low-threshold. podctl remembers when it first saw each image in a file beside the pod directories. \
 --dry-run says why each object would go and counts what is left alone; -o json has both (reasons, leftAlone). -n limits \
-containers, sandboxes and logs to one namespace; images are the node's (100 leaves them). A kubelet that uses the \
+pods, containers, sandboxes and logs to one namespace; images are the node's (100 leaves them). A kubelet that uses the \
 runtime collects its own garbage: gc refuses to run beside one (exit 17) unless --force. First of all, the debug \
 containers and debug pods of podctl debug sessions whose podctl is gone (SIGKILL, a lost SSH session) are removed: \
 only podctl's, and only when that process provably ended (docs/debugging.md); -o json has them under debugSessions.`
@@ -44,7 +46,7 @@ only podctl's, and only when that process provably ended (docs/debugging.md); -o
   ]
 
   static override flags = {
-    namespace: Flags.string({char: 'n', summary: 'Only the containers, sandboxes and log directories of this namespace.'}),
+    namespace: Flags.string({char: 'n', summary: 'Only the pods, containers, sandboxes and log directories of this namespace.'}),
     'dry-run': Flags.boolean({summary: 'List what would be removed and why, and what is left alone; remove nothing.'}),
     ...imageGcFlags,
     'pod-logs-root': podLogsRootFlag,
@@ -63,10 +65,11 @@ only podctl's, and only when that process provably ended (docs/debugging.md); -o
       await refuseBesideKubelet(client, {force: flags.force, instead, warn: (line) => this.warnLine(line)})
     }
 
-    const [{collectGarbage}, {ImageRecords, imageRecordsFile}, {imageShortfall}] = await Promise.all([
+    const [{collectGarbage}, {ImageRecords, imageRecordsFile}, {imageShortfall}, {sessionReaper}] = await Promise.all([
       import('../lib/kubelet/gc/collect.js'),
       import('../lib/kubelet/gc/image-records.js'),
       import('../lib/kubelet/gc/collector.js'),
+      import('../lib/kubelet/workers/gone-sessions.js'),
     ])
     const settings = {images, logsRoot: flags['pod-logs-root'], podDirRoot: flags['pod-dir-root'], namespace: flags.namespace}
     // First what killed `podctl debug` sessions left: their containers then die and are collected below.
@@ -74,7 +77,8 @@ only podctl's, and only when that process provably ended (docs/debugging.md); -o
     const reap = {podDirRoot: settings.podDirRoot, podLogsRoot: settings.logsRoot, namespace: flags.namespace, dryRun: flags['dry-run']}
     const debugSessions = await reapGoneDebugSessions(client, {...reap, requestedBy: 'podctl gc'})
     const imageRecords = new ImageRecords(imageRecordsFile(settings.podDirRoot, client.runtimeEndpoint))
-    const collected = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords})
+    const reapPod = sessionReaper(client, {podDirRoot: settings.podDirRoot, podLogsRoot: settings.logsRoot, requestedBy: 'podctl gc'})
+    const collected = await collectGarbage(client, settings, {dryRun: flags['dry-run'], imageRecords, reapPod})
     const result = {...collected, debugSessions}
     await this.emit(result, () => this.render(result))
     const shortfall = imageShortfall(result)
@@ -98,6 +102,7 @@ only podctl's, and only when that process provably ended (docs/debugging.md); -o
         (c) => `${verb} debug container ${c.name} (${shortId(c.id)}) of pod ${c.pod}${gone(c.session)}`,
       ),
       ...result.debugSessions.pods.map((p) => `${verb} debug pod ${p.pod}${gone(p.session)}`),
+      ...result.pods.map(({pod}) => `${verb} pod ${pod}${why('pod', pod)}`),
       ...result.containers.map((c) => {
         const log = c.logPath ? ` and its log ${c.logPath}` : ''
         const line = `${verb} container ${c.name} (attempt ${c.attempt}, ${shortId(c.id)})${c.pod ? ` of pod ${c.pod}` : ''}${log}`
@@ -128,6 +133,7 @@ export type GcCommandResult = GcResult & {debugSessions: ReapedDebug}
 /** "3 dead containers: not made by podctl (...)". */
 function describeLeftAlone(alone: GcLeftAlone): string {
   const nouns: Record<GcLeftAlone['kind'], [string, string]> = {
+    pod: ['pod', 'pods'],
     container: ['dead container', 'dead containers'],
     sandbox: ['stopped sandbox', 'stopped sandboxes'],
     'pod log directory': ["deleted pod's log directory", "deleted pods' log directories"],

@@ -190,13 +190,13 @@ runtime; 130 interrupted.`
       const {superviseSelection} = await import('../lib/kubelet/supervisor/supervisor.js')
       const select = async () => (await withLostPods(await selectSandboxesFromRuntime(client, selection), lost)).pods
       const own = ownSelection(select, {podDirRoot: settings.podDirRoot, runtime: client.runtimeEndpoint, events: deps.events})
-      const [{serveSupervisorMetrics}, {supervisorCollector}] = await Promise.all([
+      const [{serveSupervisorMetrics}, {supervisorGarbage}] = await Promise.all([
         import('../lib/kubelet/supervisor/metrics-endpoint.js'),
-        import('../lib/kubelet/gc/collector.js'),
+        import('../lib/kubelet/supervisor/supervisor-gc.js'),
       ])
       const say = {warn: (line: string) => this.warnLine(line), note: (line: string) => this.stderrLine(line)}
       const endpoint = await serveSupervisorMetrics(flags['metrics-address'], {needs: '--watch', given: true, ...say})
-      const garbage = supervisorCollector(client, flags, settings, deps.events)
+      const garbage = supervisorGarbage(client, flags, settings, deps.events)
       const superviseDeps = {...deps, runtimeOwner, metrics: endpoint?.metrics, garbage}
       const supervising = flags.filename
         ? this.watchFiles(settings, superviseDeps, selected ? own : undefined)

@@ -10,6 +10,8 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../src/lib/errors.js'
 import {PullRecords, pullRecordsDir} from '../../src/lib/images/pull-records.js'
+import {currentSession, currentVantage, sessionLabels} from '../../src/lib/kube/session.js'
+import {LIBRARY_SESSION_LABEL} from '../../src/lib/kubelet/workers/gone-sessions.js'
 import {type FakeContainer, FakePodRuntime} from '../support/fake-pod-runtime.js'
 import {endpointEnv, podctl, ROOT} from '../support/podctl.js'
 
@@ -292,5 +294,55 @@ describe('podctl gc: images', () => {
     expect(percent.code).toBe(ExitCode.USAGE)
     expect(percent.stderr).toBe('Error: --image-gc-high-threshold "120" is not a percentage; use a whole number 0 to 100\n')
     expect(fake.methods()).toEqual([])
+  })
+})
+
+describe('podctl gc: pods of library sessions that are gone', () => {
+  // A test process of this boot and pid namespace that is gone: no live pid has started 1 tick after boot.
+  const goneSession = {...sessionLabels({pid: 999_999, startTicks: 1, ...currentVantage()}), [LIBRARY_SESSION_LABEL]: 'vitest-3'}
+  const liveSession = {...sessionLabels(currentSession()), [LIBRARY_SESSION_LABEL]: ''}
+
+  function libraryPod(name: string, labels: Record<string, string>, maker: 'podctl' | 'crictl' = 'podctl') {
+    const container = addContainer({name, namespace: 'ci'}, 'app', 0, 'CONTAINER_RUNNING', maker)
+    Object.assign(fake.sandboxes.get(container.podSandboxId)!.labels, labels)
+    return container
+  }
+
+  it('--dry-run lists the pods whose session is gone and removes nothing; gc kills them, and leaves live and foreign ones', async () => {
+    const orphan = libraryPod('orphan', goneSession)
+    const live = libraryPod('live', liveSession)
+    const foreign = libraryPod('theirs', goneSession, 'crictl')
+
+    const dry = await run(...NO_IMAGES, '--dry-run')
+    expect(dry.code).toBe(0)
+    expect(dry.stdout.split('\n').slice(0, 2)).toEqual([
+      'would remove pod orphan_ci',
+      "  why: podctl's library pod (io.podctl.library.worker) whose session, pid 999999, is gone",
+    ])
+    expect(fake.methods().filter((method) => method.startsWith('stop') || method.startsWith('remove'))).toEqual([])
+
+    const result = await run(...NO_IMAGES, '-o', 'json')
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const document = JSON.parse(result.stdout)
+    expect(document.pods).toEqual([{pod: 'orphan_ci', session: 'pid 999999'}])
+    expect(document.reasons[0]).toEqual({
+      kind: 'pod',
+      object: 'orphan_ci',
+      why: "podctl's library pod (io.podctl.library.worker) whose session, pid 999999, is gone",
+    })
+    expect([...fake.sandboxes.keys()].sort()).toEqual([live.podSandboxId, foreign.podSandboxId].sort())
+    expect([...fake.containers.keys()].sort()).toEqual([live.id, foreign.id].sort())
+    expect(fake.containers.has(orphan.id)).toBe(false)
+    expect(existsSync(join(logsRoot, 'ci_orphan_uid-orphan'))).toBe(false)
+    expect(existsSync(live.logPath!)).toBe(true)
+  })
+
+  it('-n takes only that namespace', async () => {
+    libraryPod('orphan', goneSession)
+    const result = await run(...NO_IMAGES, '-n', 'other', '-o', 'json')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).pods).toEqual([])
+    expect(fake.sandboxes.size).toBe(1)
   })
 })

@@ -89,6 +89,31 @@ describe('the library API against the lab', () => {
     expect(missing).toMatchObject({exitCode: 127, stdout: ''})
     expect(missing.stderr).toContain('"no-such-binary"')
     expect((await box.container().exec(['/etc/hosts'])).exitCode).toBe(126)
+    const slow = await box
+      .container()
+      .exec(['sleep', '9'], {timeoutMs: 1000})
+      .catch((error: unknown) => error)
+    expect(slow).toBeInstanceOf(DeadlineExceededError)
+    expect((slow as Error).message).toMatch(/\(timeoutMs\) and was stopped; raise timeoutMs to give it longer$/)
+  })
+
+  it('exec with user, env and workdir enters from the host as podctl exec --user/-e/-w, its output collected', async () => {
+    await using box = await runtime.runPod(pod('entered', {command: ['sleep', '3600'], env: [{name: 'KEEP', value: 'kept'}]}))
+    const script = 'id -u; id -g; echo "$FOO $KEEP"; pwd; echo oops >&2; exit 3'
+    const result = await box.container().exec(['sh', '-c', script], {user: '1234:5678', env: {FOO: 'bar'}, workdir: '/etc'})
+    expect(result).toEqual({exitCode: 3, stdout: '1234\n5678\nbar kept\n/etc\n', stderr: 'oops\n'})
+    const nowhere = await box
+      .container()
+      .exec(['true'], {workdir: '/no/such/dir'})
+      .catch((error: unknown) => error)
+    expect(nowhere).toBeInstanceOf(PodctlError)
+    expect((nowhere as PodctlError).exitCode).toBe(2)
+    const slow = await box
+      .container()
+      .exec(['sleep', '9'], {user: '0', timeoutMs: 1000})
+      .catch((error: unknown) => error)
+    expect(slow).toBeInstanceOf(DeadlineExceededError)
+    expect((slow as Error).message).toContain('(timeoutMs) and was stopped')
   })
 
   it('waits for a log line, and says when none comes in time or the container exits without it', async () => {
@@ -146,6 +171,20 @@ describe('the library API against the lab', () => {
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(await sandboxesIn(client, namespace)).toEqual([])
   })
+
+  it('says its own options where the CLI says flags: timeoutMs, replace: true, no podctl command', async () => {
+    const unready = pod('unready', {command: ['sleep', '3600'], readinessProbe: {exec: {command: ['false']}, periodSeconds: 1}})
+    const late = await runtime.runPod(unready, {wait: 'ready', timeoutMs: 3000}).catch((error: unknown) => error)
+    expect(late).toBeInstanceOf(DeadlineExceededError)
+    expect((late as Error).message).toContain('timeoutMs')
+    expect((late as Error).message).not.toMatch(/--|podctl /)
+
+    await using first = await runtime.runPod(pod('twice', {command: ['sleep', '3600']}))
+    const again = await runtime.runPod(pod('twice', {command: ['sleep', '3600']})).catch((error: unknown) => error)
+    expect((again as PodctlError).code).toBe('AlreadyExists')
+    expect((again as Error).message).toMatch(/; pass replace: true to kill it and start a new one$/)
+    expect(first.name).toBe('twice')
+  }, 60_000)
 
   it('kills the pods a Runtime ran when it is disposed of', async () => {
     const own = await connect({runtimeEndpoint: lab().endpoint, podLogsRoot: lab().logRoot, podDirRoot, env: {}})

@@ -1,4 +1,4 @@
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -301,7 +301,9 @@ describe('podctl run', () => {
     expect(result.stderr).toContain(
       `Error: pod hooked_${namespace}: PostStartHookError: Exec lifecycle hook ([sh -c echo no >&2; exit 7]) for Container "app"`,
     )
-    expect(result.stderr).toContain('exited with 7: no (rolled back; container logs stay in')
+    // Neither container wrote a byte: an empty log directory is not kept, nor pointed at.
+    expect(result.stderr).toContain('exited with 7: no (rolled back)\n')
+    expect(readdirSync(lab().logRoot).filter((name) => name.startsWith(`${namespace}_hooked_`))).toEqual([])
     // The kubelet's order: the failure stops the pod before the next container is created.
     expect(result.stderr).not.toContain('Created container: later')
     const [pod] = JSON.parse(result.stdout).pods
@@ -554,6 +556,8 @@ describe('podctl run: a pull the registry refuses', () => {
     expect(result.stdout.match(/Normal\s+Pulling\s/g)).toHaveLength(1)
     expect(result.stdout).not.toMatch(/\bBackOff\b/)
     expect(await sandboxesIn(client, namespace)).toEqual([])
+    // Its log directory held nothing but podctl's mark: it went with the rollback.
+    expect(readdirSync(lab().logRoot).filter((name) => name.startsWith(`${namespace}_typo_`))).toEqual([])
   })
 
   it('--pull-retries 1 asks the registry once more, on the back-off', async () => {

@@ -5,15 +5,27 @@ import {DeadlineExceededError, NotFoundError, RuntimeError} from '../errors.js'
 import {type ContainerReport, getPodStatus} from '../kubelet/status/pod-status.js'
 import {sandboxesByFullName} from '../kubelet/kuberuntime/sandbox.js'
 import {execInContainer} from '../node/exec.js'
+import {execEnteredFromHost} from './host-exec.js'
 import {containerLogTarget} from '../node/container-logs.js'
 import {resolveContainer} from '../node/resolve.js'
 import type {ApiContext} from './context.js'
+import {rethrowInLibraryWords} from './library-words.js'
 import {followLog, type FollowOptions, type LogLine, type LogOptions, readLog} from './logs.js'
 
 export interface ExecOptions {
   /** The command's own time limit (whole seconds, rounded up); the runtime stops it then (DeadlineExceededError). */
   timeoutMs?: number
   signal?: AbortSignal
+  /**
+   * Run as this user: UID[:GID], or NAME[:GROUP] from the container's /etc/passwd. With user, env or
+   * workdir the command is entered from the host as `podctl exec --user/-e/-w` does (the CRI's exec has
+   * no such options): it needs root on the node, and works on images without a shell.
+   */
+  user?: string
+  /** Variables set over the container's environment (as exec -e). */
+  env?: Readonly<Record<string, string>>
+  /** The working directory in the container (as exec -w). */
+  workdir?: string
 }
 
 export interface WaitForLogOptions {
@@ -46,10 +58,20 @@ export class Container {
    * and output. A non-zero exit is a result, and so is a command the runtime cannot start, as a shell
    * reports it: 127 when it is not found, 126 when it cannot be run, the runtime's reason on stderr.
    * @throws NotFoundError when the container is gone; ContainerNotRunningError when it does not run;
-   * DeadlineExceededError when the command outlives timeoutMs; RuntimeUnreachableError, RuntimeError.
+   * DeadlineExceededError when the command outlives timeoutMs; with user, env or workdir: UsageError for a
+   * user, group or directory the container lacks, HostAccessError when this process cannot enter it (not
+   * root); RuntimeUnreachableError, RuntimeError.
    */
   async exec(cmd: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+    return this.execInCliWords(cmd, options).catch(rethrowInLibraryWords)
+  }
+
+  private async execInCliWords(cmd: readonly string[], options: ExecOptions): Promise<ExecResult> {
     const container = await this.current()
+    if (options.user !== undefined || options.env !== undefined || options.workdir !== undefined) {
+      return execEnteredFromHost(this.context.client, container, cmd, options)
+    }
+
     try {
       const outcome = await execInContainer(this.context.client, container, cmd, options)
       return {exitCode: outcome.exitCode, stdout: outcome.stdout.toString('utf8'), stderr: outcome.stderr.toString('utf8')}
@@ -60,15 +82,20 @@ export class Container {
     }
   }
 
-  /** The log lines written so far (of the previous attempt with previous: true). */
+  /**
+   * The log lines written so far (of the previous attempt with previous: true).
+   * @throws NotFoundError when the container is gone (or has no previous attempt); LogUnreadableError when
+   * this process may not read the log file.
+   */
   async logs(options: LogOptions & {previous?: boolean} = {}): Promise<LogLine[]> {
     const target = await containerLogTarget(this.context.client, await this.current(), {previous: options.previous})
-    return readLog(target.path, options)
+    return readLog(target.path, options).catch(rethrowInLibraryWords)
   }
 
   /**
    * The log lines as they are written, until the container exits: `for await (const line of container.followLogs())`.
    * @yields each line once it is complete (the last one also when the container exits mid-line)
+   * @throws NotFoundError when the container is gone; LogUnreadableError when this process may not read the log file.
    */
   async *followLogs(options: FollowOptions = {}): AsyncGenerator<LogLine, void, undefined> {
     const container = await this.current()
@@ -103,7 +130,10 @@ export class Container {
     throw new RuntimeError(`container ${this.label} exited without writing ${wanted}`)
   }
 
-  /** The container as the kubelet's GetPodStatus reports it (state, exit code, reason, restarts as attempt). */
+  /**
+   * The container as the kubelet's GetPodStatus reports it (state, exit code, reason, restarts as attempt).
+   * @throws NotFoundError when the pod or the container is gone; RuntimeUnreachableError, RuntimeError.
+   */
   async status(): Promise<ContainerReport> {
     const {client} = this.context
     const sandboxes = (await sandboxesByFullName(client, [this.pod])).values().next().value ?? []

@@ -25,7 +25,10 @@ export interface PortForward extends AsyncDisposable {
   readonly address: string
   readonly localPort: number
   readonly remotePort: number
-  /** Stops listening and ends the session. */
+  /**
+   * Stops listening and ends the session.
+   * @throws nothing
+   */
   close(): Promise<void>
 }
 
@@ -66,7 +69,10 @@ export class Pod implements AsyncDisposable {
     this.containers = result.containers.map((container) => new Container(context, this, container.name, container.type))
   }
 
-  /** A container by name; without a name, the pod's only app container. */
+  /**
+   * A container by name; without a name, the pod's only app container.
+   * @throws NotFoundError when the pod has no such container, or several app containers and no name is given.
+   */
   container(name?: string): Container {
     const apps = this.containers.filter((container) => container.type === 'app')
     const found = name === undefined ? (apps.length === 1 ? apps[0] : undefined) : this.containers.find((c) => c.name === name)
@@ -76,12 +82,19 @@ export class Pod implements AsyncDisposable {
     throw new NotFoundError(`pod ${this.label} has no container "${name}"; it has ${names}`)
   }
 
-  /** The kubelet's GetPodStatus for the pod: phase, readiness, IP, sandboxes and containers. */
+  /**
+   * The kubelet's GetPodStatus for the pod: phase, readiness, IP, sandboxes and containers.
+   * @throws NotFoundError when the pod was killed; RuntimeUnreachableError, RuntimeError.
+   */
   async status(): Promise<PodStatusReport> {
     return getPodStatus(this.context.client, await this.sandboxes())
   }
 
-  /** Listens on a local port and forwards each connection to the pod's remotePort. */
+  /**
+   * Listens on a local port and forwards each connection to the pod's remotePort.
+   * @throws NotFoundError when the pod was killed; RuntimeError when it does not run; UsageError when the
+   * local port cannot be listened on; StreamingUnavailableError when the runtime serves no streams.
+   */
   async portForward(remotePort: number, options: PortForwardOptions = {}): Promise<PortForward> {
     const ready = (await this.sandboxes()).find((sandbox) => sandbox.state === 'SANDBOX_READY')
     if (!ready) throw new RuntimeError(`pod ${this.label} is not running; port-forward needs a running pod`)
@@ -110,6 +123,8 @@ export class Pod implements AsyncDisposable {
   /**
    * Kills the pod the kubelet's way (preStop hooks, stop, remove) and removes its directory and logs, as
    * `podctl kill` does. Killing twice is safe; a pod already gone resolves to undefined.
+   * @throws PodctlError with the code of the first step the runtime refused (and what was done, in its
+   * result); a later kill() tries again. RuntimeUnreachableError when the runtime does not answer.
    */
   kill(options: KillOptions = {}): Promise<KillPodResult | undefined> {
     // A kill that failed may be tried again.
@@ -120,6 +135,10 @@ export class Pod implements AsyncDisposable {
     return this.killing
   }
 
+  /**
+   * kill(), for `await using pod = ...`.
+   * @throws what kill() throws
+   */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.kill()
   }

@@ -20,6 +20,7 @@ import type {ApiContext} from './context.js'
 import {reapGoneSessions, withLibrarySession} from '../kubelet/workers/gone-sessions.js'
 import {LIBRARY_GRACE_PERIOD_SECONDS, LIBRARY_SETTLE_MS, withDefaultGrace} from './library-defaults.js'
 import {loadManifestInput, type LoadOptions, type ManifestInput} from './manifest-input.js'
+import {inLibraryWords, rethrowInLibraryWords} from './library-words.js'
 import {Pod} from './pod.js'
 
 export interface ConnectOptions {
@@ -91,7 +92,10 @@ export class Runtime implements AsyncDisposable {
   /** @internal */
   constructor(private readonly context: ApiContext) {}
 
-  /** The runtime endpoint in use, e.g. unix:///run/containerd/containerd.sock. */
+  /**
+   * The runtime endpoint in use, e.g. unix:///run/containerd/containerd.sock.
+   * @throws nothing
+   */
   get endpoint(): string {
     return this.context.client.runtimeEndpoint
   }
@@ -99,10 +103,22 @@ export class Runtime implements AsyncDisposable {
   /**
    * Runs every pod of the manifest as `podctl run` does and returns their handles once each has reached
    * `wait`. When one pod fails, the others are killed too and the run rejects with the pod's error.
+   * @throws ManifestError when the manifest is not valid; UsageError for options that do not fit it;
+   * ErrImagePullError, UnauthorizedError, ErrImageNeverPullError or InvalidImageNameError (ImageError) when an
+   * image cannot be had (ImagePullBackOffError with pullRetries: 'kubelet'); PodFailedError when a container
+   * fails to start, crash-loops or a hook fails (with its exit code and last log lines); AlreadyExistsError when
+   * a pod of the same name runs (pass replace: true); DeadlineExceededError when timeoutMs runs out;
+   * InterruptedError when signal aborts; KubeletOwnsRuntimeError beside a kubelet (pass force: true);
+   * RuntimeUnreachableError, RuntimeError for the runtime's own failures.
    */
   async run(manifest: ManifestInput, options: RunOptions = {}): Promise<Pod[]> {
+    return this.runInCliWords(manifest, options).catch(rethrowInLibraryWords)
+  }
+
+  /** run() as `podctl run` says it; run() maps its words. */
+  private async runInCliWords(manifest: ManifestInput, options: RunOptions): Promise<Pod[]> {
     const {client, podLogsRoot: logsRoot, podDirRoot, claimsRoot} = this.context
-    const warn = options.onWarning ?? (() => {})
+    const warn = options.onWarning ? (line: string) => options.onWarning!(inLibraryWords(line)) : () => {}
     const loaded = await loadManifestInput(manifest, {...options, claimsRoot})
     for (const line of loaded.warnings) warn(line)
     const graced = withDefaultGrace(loaded.pods, options.defaultGracePeriodSeconds ?? LIBRARY_GRACE_PERIOD_SECONDS)
@@ -142,7 +158,10 @@ export class Runtime implements AsyncDisposable {
     throw describeFailure(failed)
   }
 
-  /** run() for a manifest that holds exactly one pod. */
+  /**
+   * run() for a manifest that holds exactly one pod.
+   * @throws what run() throws; UsageError when the manifest makes several pods (they are killed).
+   */
   async runPod(manifest: ManifestInput, options: RunOptions = {}): Promise<Pod> {
     const pods = await this.run(manifest, options)
     if (pods.length === 1) return pods[0]
@@ -150,12 +169,18 @@ export class Runtime implements AsyncDisposable {
     throw new UsageError(`manifest: it makes ${pods.length} pods; runPod() runs one, use run() for several`)
   }
 
-  /** Closes the connection; pods keep running. */
+  /**
+   * Closes the connection; pods keep running.
+   * @throws nothing
+   */
   close(): void {
     this.context.client.close()
   }
 
-  /** Kills the pods this Runtime ran that are still there, then closes the connection. */
+  /**
+   * Kills the pods this Runtime ran that are still there, then closes the connection.
+   * @throws nothing: a kill that fails leaves its pod to the next connect()'s reaper once this process ends
+   */
   async [Symbol.asyncDispose](): Promise<void> {
     try {
       await Promise.allSettled([...this.running].map((pod) => pod.kill()))
@@ -171,7 +196,11 @@ export class Runtime implements AsyncDisposable {
   }
 }
 
-/** The runtime the CLI would talk to with the same flags, environment and crictl config; it answers Version first. */
+/**
+ * The runtime the CLI would talk to with the same flags, environment and crictl config; it answers Version first.
+ * @throws RuntimeUnreachableError when no runtime answers at the endpoint; DeadlineExceededError when it does
+ * not answer within connectTimeoutMs; UsageError for an endpoint or crictl config file that is not valid.
+ */
 export async function connect(options: ConnectOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env
   const config = await loadConfig(locateConfig(options.configFile, env))

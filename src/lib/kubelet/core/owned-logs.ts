@@ -8,7 +8,7 @@
  * when it is a symbolic link into a log directory podctl can prove its own: marked for this
  * runtime, or named by a record of this runtime (ownership.ts).
  */
-import {lstat, readFile, readlink, writeFile} from 'node:fs/promises'
+import {lstat, readdir, readFile, readlink, rm, writeFile} from 'node:fs/promises'
 import {basename, dirname, isAbsolute, join, relative, resolve, sep} from 'node:path'
 
 import {buildPodLogsDirectory} from '../../kube/helpers.js'
@@ -97,4 +97,29 @@ export async function containerLogLinkOwnership(link: string, scope: LinkScope):
 
   const owner = await podLogDirectoryOwnership(path, parsed.podUid, scope.runtime)
   return owner.ours ? {...owner, why: `points into ${basename(path)}, ${owner.why}`} : owner
+}
+
+/**
+ * Removes a pod log directory podctl made for pod `uid` when it holds nothing but podctl's own mark
+ * (no container wrote a byte: a pull that failed, a container that never started); resolves to
+ * whether it went. A directory with any log content, or that podctl cannot prove it made, stays.
+ */
+export async function removeEmptyPodLogDirectory(directory: string, uid: string, runtime: string): Promise<boolean> {
+  if (!(await podLogDirectoryOwnership(directory, uid, runtime)).ours) return false
+  if (await holdsContent(directory, true)) return false
+  await rm(directory, {recursive: true, force: true})
+  return true
+}
+
+/** Whether a file under `directory` (the mark at its top aside) holds a byte; a directory that cannot be read counts as content. */
+async function holdsContent(directory: string, top: boolean): Promise<boolean> {
+  const entries = await readdir(directory, {withFileTypes: true}).catch(() => undefined)
+  if (!entries) return true
+  for (const entry of entries) {
+    if (top && entry.name === POD_LOGS_MARK) continue
+    const path = join(directory, entry.name)
+    if (entry.isDirectory() ? await holdsContent(path, false) : !entry.isFile() || (await lstat(path)).size > 0) return true
+  }
+
+  return false
 }

@@ -1,5 +1,6 @@
 /**
- * One garbage collection round, the kubelet's order: dead containers (container-gc.ts), then
+ * One garbage collection round: first the library's pods whose session is gone (session-gc.ts), then,
+ * the kubelet's order: dead containers (container-gc.ts), then
  * sandboxes left empty (sandbox-gc.ts), then log directories of deleted pods and dead log links
  * (pod-logs-gc.ts), then, when asked, images (image-gc.ts). Unlike the kubelet, which owns its
  * node, every step removes only what podctl can prove it made on this runtime (core/ownership.ts,
@@ -17,9 +18,11 @@ import {collectDeadLinks, collectPodLogDirectories, recordedPodUids} from './pod
 import {type ContainerGcPolicy, DEFAULT_CONTAINER_GC_POLICY, type ImageGcPolicy} from './policy.js'
 import {type GcFailure, type GcRound, newRound} from './round.js'
 import {type CollectedSandbox, collectSandboxes} from './sandbox-gc.js'
+import {collectGoneSessionPods, type PodReaper, type ReapedPod} from './session-gc.js'
 
 export type {ImageGcResult} from './image-gc.js'
 export type {GcFailure} from './round.js'
+export type {PodReaper, ReapedPod} from './session-gc.js'
 
 export interface GcSettings {
   containers?: ContainerGcPolicy
@@ -39,10 +42,14 @@ export interface GcOptions extends ImageRoundOptions {
   dryRun?: boolean
   signal?: AbortSignal
   now?: () => number
+  /** Kills a library pod whose session is gone (workers/gone-sessions.ts's sessionReaper); none: such pods are not looked for. */
+  reapPod?: PodReaper
 }
 
 export interface GcResult {
   dryRun: boolean
+  /** The library's pods whose session (test process) is gone, killed with their grace period. */
+  pods: ReapedPod[]
   containers: CollectedContainer[]
   sandboxes: CollectedSandbox[]
   podLogDirectories: string[]
@@ -68,6 +75,7 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   const {signal} = options
   const {namespace, podDirRoot, logsRoot} = settings
   const round = newRound(client, {dryRun: Boolean(options.dryRun), signal, nowMs: (options.now ?? Date.now)(), namespace, podDirRoot})
+  const pods = options.reapPod ? await collectGoneSessionPods(round, options.reapPod) : []
   const listed = (await client.runtime('listContainers', {filter: {}}, {signal})).containers
   const looked = new Set<string>()
   await readRecordsOf(
@@ -97,6 +105,7 @@ export async function collectGarbage(client: CriClient, settings: GcSettings, op
   const images = await collectImages(round, settings.images, options)
   return {
     dryRun: round.dryRun,
+    pods,
     containers,
     sandboxes,
     podLogDirectories: logs.directories,

@@ -9,7 +9,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {CriClient} from '../../cri/client.js'
 import {asPodctlError} from '../../errors.js'
 import {discardEvents, type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
-import {collectGarbage, type GcResult, type GcSettings} from './collect.js'
+import {collectGarbage, type GcResult, type GcSettings, type PodReaper} from './collect.js'
 import {imageGcPolicyFromFlags} from './flags.js'
 import {ImageRecords, imageRecordsFile} from './image-records.js'
 import {CONTAINER_GC_PERIOD_MS, IMAGE_GC_PERIOD_MS} from './policy.js'
@@ -24,6 +24,8 @@ export interface GarbageCollectorOptions {
   imagePeriodMs?: number
   events?: EventSink
   now?: () => number
+  /** Kills the library's pods whose session is gone, first in each round; none: they are not looked for. */
+  reapPod?: PodReaper
 }
 
 export class GarbageCollector {
@@ -31,6 +33,7 @@ export class GarbageCollector {
   private readonly imagePeriodMs: number
   private readonly events: EventSink
   private readonly now: () => number
+  private readonly reapPod?: PodReaper
   private readonly records: ImageRecords
   private lastImageRound?: number
 
@@ -43,6 +46,7 @@ export class GarbageCollector {
     this.imagePeriodMs = options.imagePeriodMs ?? IMAGE_GC_PERIOD_MS
     this.events = options.events ?? discardEvents
     this.now = options.now ?? Date.now
+    this.reapPod = options.reapPod
     this.records = new ImageRecords(imageRecordsFile(settings.podDirRoot, client.runtimeEndpoint))
   }
 
@@ -60,7 +64,8 @@ export class GarbageCollector {
     const now = this.now()
     const images = this.lastImageRound === undefined || now - this.lastImageRound >= this.imagePeriodMs
     try {
-      const result = await collectGarbage(this.client, this.settings, {images, imageRecords: this.records, signal, now: this.now})
+      const options = {images, imageRecords: this.records, signal, now: this.now, reapPod: this.reapPod}
+      const result = await collectGarbage(this.client, this.settings, options)
       if (images) this.lastImageRound = now
       this.report(result)
       return result
@@ -88,6 +93,7 @@ export function gcSummary(result: GcResult): string {
   const count = (n: number, one: string, many = `${one}s`) => (n === 0 ? [] : [`${n} ${n === 1 ? one : many}`])
   const {images} = result
   const parts = [
+    ...count(result.pods.length, 'pod of a gone session', 'pods of gone sessions'),
     ...count(result.containers.length, 'dead container'),
     ...count(result.sandboxes.length, 'sandbox', 'sandboxes'),
     ...count(result.podLogDirectories.length, 'pod log directory', 'pod log directories'),
@@ -114,15 +120,16 @@ function megabytes(bytes: number): string {
 
 /**
  * The supervisor's collector from its flags: node-wide as the kubelet's, or only the namespace of
- * `sync --watch -n NAMESPACE`; none with --gc-period 0.
+ * `sync --watch -n NAMESPACE`; none with --gc-period 0. Each round kills first, with `reapPod`, the
+ * library's pods whose test process is gone.
  */
 export function supervisorCollector(
   client: CriClient,
   flags: Parameters<typeof imageGcPolicyFromFlags>[0] & {'gc-period': number; namespace?: string},
   settings: {logsRoot: string; podDirRoot: string},
-  events: EventSink,
+  {events, reapPod}: {events: EventSink; reapPod: PodReaper},
 ): GarbageCollector | undefined {
   if (flags['gc-period'] <= 0) return undefined
   const gcSettings = {images: imageGcPolicyFromFlags(flags), ...settings, namespace: flags.namespace}
-  return new GarbageCollector(client, gcSettings, {periodMs: flags['gc-period'], events})
+  return new GarbageCollector(client, gcSettings, {periodMs: flags['gc-period'], events, reapPod})
 }

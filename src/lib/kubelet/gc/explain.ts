@@ -6,7 +6,7 @@
  * `reasons` and `leftAlone`.
  */
 /** What a round collects, in its order. */
-const KINDS = ['container', 'sandbox', 'pod log directory', 'log link', 'image'] as const
+const KINDS = ['pod', 'container', 'sandbox', 'pod log directory', 'log link', 'image'] as const
 
 export type GcKind = (typeof KINDS)[number]
 

@@ -15,6 +15,7 @@ import {removePodDirectory} from '../volumes/pod-dirs.js'
 import {sandboxOwnership} from '../../kube/ownership.js'
 import {PodFailedError, withMessage} from '../core/reasons.js'
 import {podSandboxes} from './sandbox.js'
+import {removeEmptyPodLogDirectory} from '../core/owned-logs.js'
 
 /** How long a rollback keeps trying: a runtime that just started a container may refuse to remove it for seconds. */
 export const ROLLBACK_BUDGET_MS = 30_000
@@ -92,8 +93,13 @@ export function formatSeconds(ms: number): string {
 export interface RollBackOptions extends RemovalOptions {
   /** The sandbox the failed run made, when RunPodSandbox answered (named when the rollback cannot finish). */
   sandboxId?: string
-  /** Where the pod's container logs are, when it created containers (they stay). */
+  /** Where the pod's container logs are, when it created containers (they stay, unless empty: emptyLogDirectory). */
   logDirectory?: string
+  /**
+   * The pod's log directory, to remove when podctl made it and it holds nothing but podctl's mark (a
+   * failed pull, a container that never wrote): an empty directory is no log to keep.
+   */
+  emptyLogDirectory?: string
   /** A failed recreation: the attempts of the stopped sandboxes the pod keeps, with its volumes. */
   keptAttempts?: readonly number[]
 }
@@ -130,8 +136,15 @@ export async function rollBackPod(
 
   if (rolledBack) {
     const retried = removal.attempts > 1 ? ` after ${removal.attempts} attempts in ${formatSeconds(removal.ms)}` : ''
-    const logPath = failure instanceof PodFailedError ? failure.logPath : undefined
-    const logs = logPath ? `; its log stays in ${logPath}` : options.logDirectory ? `; container logs stay in ${options.logDirectory}` : ''
+    const emptied = options.emptyLogDirectory
+      ? await removeEmptyPodLogDirectory(options.emptyLogDirectory, pod.uid, client.runtimeEndpoint).catch(() => false)
+      : false
+    const logPath = failure instanceof PodFailedError && !emptied ? failure.logPath : undefined
+    const logs = logPath
+      ? `; its log stays in ${logPath}`
+      : options.logDirectory && !emptied
+        ? `; container logs stay in ${options.logDirectory}`
+        : ''
     message += ` (rolled back${retried}${logs})`
   }
 

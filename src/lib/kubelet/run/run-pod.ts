@@ -310,6 +310,7 @@ async function rollBack(ctx: SyncContext, run: PodRunState, error: unknown): Pro
       podDirRoot: settings.podDirRoot,
       sandboxId: run.sandboxId,
       logDirectory,
+      emptyLogDirectory: podLogDirectory(pod, settings.logsRoot),
       podLogsRoot: removeLogs ? settings.logsRoot : undefined,
     })
     failure = rollBack.failure

@@ -8,14 +8,12 @@
  */
 import type {CriClient} from '../../cri/client.js'
 import type {PodSandbox} from '../../../generated/runtime/v1/api.js'
-import {podFullName} from '../../kube/helpers.js'
-import {sandboxOwnership} from '../../kube/ownership.js'
-import {currentSession, currentVantage, isOrphaned, sessionAnnotations, sessionLabels} from '../../kube/session.js'
+import {goneSessionPods, LIBRARY_SESSION_LABEL} from '../../kube/library-session.js'
+import {currentSession, sessionAnnotations, sessionLabels} from '../../kube/session.js'
 import type {PodModel} from '../../manifest/model.js'
 import {podWorkers} from './pod-workers.js'
 
-/** Marks a pod the library started; its value is the test runner's worker, when one is known (vitest, Jest). */
-export const LIBRARY_SESSION_LABEL = 'io.podctl.library.worker'
+export {goneSessionPods, LIBRARY_SESSION_LABEL} from '../../kube/library-session.js'
 
 /** The test runner's worker this process is: vitest's pool id, Jest's worker id; '' when neither runs it. */
 export function testWorkerId(env: NodeJS.ProcessEnv = process.env): string {
@@ -33,19 +31,6 @@ export function withLibrarySession(pods: readonly PodModel[], env: NodeJS.Proces
   return pods.map((pod) => ({...pod, labels: {...pod.labels, ...labels}, annotations: {...pod.annotations, ...annotations}}))
 }
 
-/** Sandboxes of library pods whose session is gone, that podctl can prove it made, by pod (name_namespace). */
-export function goneSessionPods(sandboxes: readonly PodSandbox[]): Map<string, PodSandbox[]> {
-  const vantage = currentVantage()
-  const pods = new Map<string, PodSandbox[]>()
-  for (const sandbox of sandboxes) {
-    if (!(LIBRARY_SESSION_LABEL in sandbox.labels) || !sandboxOwnership(sandbox).ours || !isOrphaned(sandbox, vantage)) continue
-    const fullName = podFullName(sandbox.metadata?.name ?? '', sandbox.metadata?.namespace ?? '')
-    pods.set(fullName, [...(pods.get(fullName) ?? []), sandbox])
-  }
-
-  return pods
-}
-
 export interface ReapOptions {
   podDirRoot: string
   podLogsRoot: string
@@ -53,13 +38,26 @@ export interface ReapOptions {
   requestedBy: string
 }
 
+/**
+ * Kills one pod whose library session is gone, through its pod worker (its grace period, logs and
+ * directories with it): the one way every reaper (connect(), gc, a supervisor's collector) takes a pod.
+ */
+export async function reapPod(client: CriClient, fullName: string, sandboxes: readonly PodSandbox[], options: ReapOptions): Promise<void> {
+  const requestedBy = `${options.requestedBy}: its session is gone`
+  await podWorkers.terminate(client, fullName, sandboxes, {...options, requestedBy, forget: true, cleanup: true})
+}
+
+/** The kill a garbage collection round (gc/session-gc.ts) makes of a gone session's pod: reapPod, for `options`. */
+export function sessionReaper(client: CriClient, options: ReapOptions) {
+  return async (fullName: string, sandboxes: readonly PodSandbox[]): Promise<void> => reapPod(client, fullName, sandboxes, options)
+}
+
 /** Kills the pods whose library session is gone (their grace period, logs and directories with them); resolves to their names. */
 export async function reapGoneSessions(client: CriClient, options: ReapOptions): Promise<string[]> {
   const {items} = await client.runtime('listPodSandbox', {filter: undefined})
   const gone = goneSessionPods(items)
   const kills = [...gone].map(async ([fullName, sandboxes]) => {
-    const requestedBy = `${options.requestedBy}: its session is gone`
-    await podWorkers.terminate(client, fullName, sandboxes, {...options, requestedBy, forget: true, cleanup: true})
+    await reapPod(client, fullName, sandboxes, options)
     return fullName
   })
   const outcomes = await Promise.allSettled(kills)

@@ -16,6 +16,7 @@ import {
   parsePodLogsDirectoryName,
   POD_LOGS_MARK,
   podLogDirectoryOwnership,
+  removeEmptyPodLogDirectory,
 } from '../../../../src/lib/kubelet/core/owned-logs.js'
 
 const A = 'unix:///run/a/containerd.sock'
@@ -73,6 +74,29 @@ describe('pod log directories', () => {
     mkdirSync(directory, {recursive: true})
     writeFileSync(join(directory, POD_LOGS_MARK), JSON.stringify({uid: 'u5', runtimeEndpoint: A}))
     expect((await podLogDirectoryOwnership(directory, 'u5', A)).ours).toBe(false)
+  })
+})
+
+describe("a rolled-back pod's log directory", () => {
+  it('goes when it holds nothing but the mark and empty log files; one with a byte of log, or not podctl’s, stays', async () => {
+    const empty = await madeByPodctl('ci_pulled_u10', 'u10')
+    mkdirSync(join(empty, 'app'))
+    writeFileSync(join(empty, 'app', '0.log'), '')
+    expect(await removeEmptyPodLogDirectory(empty, 'u10', A)).toBe(true)
+    expect(existsSync(empty)).toBe(false)
+
+    const written = await madeByPodctl('ci_crashed_u11', 'u11')
+    mkdirSync(join(written, 'app'))
+    writeFileSync(join(written, 'app', '0.log'), '2026-12-07T14:00:00Z stderr F boom\n')
+    expect(await removeEmptyPodLogDirectory(written, 'u11', A)).toBe(false)
+    expect(existsSync(join(written, 'app', '0.log'))).toBe(true)
+
+    const theirs = join(logsRoot, 'ci_theirs_u12')
+    mkdirSync(theirs, {recursive: true})
+    expect(await removeEmptyPodLogDirectory(theirs, 'u12', A)).toBe(false)
+    const otherRuntime = await madeByPodctl('ci_other_u13', 'u13', B)
+    expect(await removeEmptyPodLogDirectory(otherRuntime, 'u13', A)).toBe(false)
+    expect([existsSync(theirs), existsSync(otherRuntime)]).toEqual([true, true])
   })
 })
 

@@ -12,6 +12,8 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {GarbageCollector} from '../../../../src/lib/kubelet/gc/collector.js'
+import {currentVantage, sessionLabels} from '../../../../src/lib/kube/session.js'
+import {LIBRARY_SESSION_LABEL, sessionReaper} from '../../../../src/lib/kubelet/workers/gone-sessions.js'
 import type {GcSettings} from '../../../../src/lib/kubelet/gc/collect.js'
 import {PullRecords, pullRecordsDir} from '../../../../src/lib/images/pull-records.js'
 import {type FakeContainer, FakePodRuntime} from '../../../support/fake-pod-runtime.js'
@@ -70,10 +72,17 @@ const count = (method: string) => fake.methods().filter((name) => name === metho
 /** Three rounds of a collector every 20 ms (images once), and the events they sent. */
 async function threeRounds(): Promise<PodEvent[]> {
   const events: PodEvent[] = []
-  const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, imagePeriodMs: 60_000, events: (e) => events.push(e)})
+  const reapPod = sessionReaper(fake.client, {podDirRoot: settings.podDirRoot, podLogsRoot: settings.logsRoot, requestedBy: 'a test'})
+  const collector = new GarbageCollector(fake.client, settings, {
+    periodMs: 20,
+    imagePeriodMs: 60_000,
+    events: (e) => events.push(e),
+    reapPod,
+  })
   const controller = new AbortController()
   const loop = collector.start(controller.signal)
-  await until('three rounds', () => count('listPodSandbox') >= 3)
+  // One ListContainers per round (the gone sessions' step and the sandboxes' each list sandboxes).
+  await until('three rounds', () => count('listContainers') >= 3)
   controller.abort()
   await loop
   return events
@@ -88,6 +97,27 @@ describe('GarbageCollector', () => {
     expect([...fake.containers.values()].map((container) => container.metadata.attempt)).toEqual([1])
     expect(events.filter((event) => event.type === 'Normal').map((event) => [event.reason, event.message, event.object])).toEqual([
       ['GarbageCollected', 'removed 1 dead container', 'node'],
+    ])
+  })
+
+  it('kills the library pods whose session is gone, and says so', async () => {
+    const orphan = fake.addSandbox(
+      {name: 'orphan', namespace: 'ci', uid: 'uid-orphan', attempt: 0},
+      {
+        'io.podctl.restartPolicy': 'Always',
+        'io.podctl.podDirectory': join(settings.podDirRoot, 'uid-orphan'),
+      },
+    )
+    // A test process of this boot and pid namespace that is gone: no live pid started 1 tick after boot.
+    Object.assign(orphan.labels, sessionLabels({pid: 999_999, startTicks: 1, ...currentVantage()}), {[LIBRARY_SESSION_LABEL]: ''})
+    const events: PodEvent[] = []
+    const reapPod = sessionReaper(fake.client, {podDirRoot: settings.podDirRoot, podLogsRoot: settings.logsRoot, requestedBy: 'a test'})
+    const collector = new GarbageCollector(fake.client, settings, {events: (e) => events.push(e), reapPod})
+    const result = await collector.round()
+    expect(result?.pods).toEqual([{pod: 'orphan_ci', session: 'pid 999999'}])
+    expect(fake.sandboxes.size).toBe(0)
+    expect(events.filter((event) => event.type === 'Normal').map((event) => [event.reason, event.message, event.object])).toEqual([
+      ['GarbageCollected', 'removed 1 pod of a gone session', 'node'],
     ])
   })
 
@@ -106,7 +136,7 @@ describe('GarbageCollector', () => {
     const collector = new GarbageCollector(fake.client, settings, {periodMs: 20, events: (e) => events.push(e)})
     const controller = new AbortController()
     const loop = collector.start(controller.signal)
-    await until('a round after the failure', () => count('listPodSandbox') >= 1)
+    await until('a round after the failure', () => count('listContainers') >= 2)
     controller.abort()
     await loop
     expect(events[0]).toMatchObject({type: 'Warning', reason: 'ContainerGCFailed', object: 'node'})
