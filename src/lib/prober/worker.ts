@@ -121,7 +121,9 @@ export class ProbeWorker {
 
   private async doProbe(): Promise<void> {
     if (!this.containerRunning || this.onHold) return
-    const sinceStart = Math.floor((this.hooks.now() - this.hooks.startedAtMs) / 1000)
+    // Whole seconds toward zero, as the kubelet's int32(time.Since(startedAt).Seconds()): a start a
+    // moment ahead of this clock (the runtime's, or the same millisecond) counts as 0, not -1.
+    const sinceStart = Math.trunc((this.hooks.now() - this.hooks.startedAtMs) / 1000)
     if (sinceStart < this.spec.initialDelaySeconds) return
     const started = this.hooks.started()
     // Startup probes stop once the container started; the others wait for it.

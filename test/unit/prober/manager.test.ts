@@ -120,6 +120,17 @@ describe('ProbeManager', () => {
     await probes.stop()
   })
 
+  it('probes at once a container whose start the runtime puts a moment ahead of this clock (no initialDelaySeconds)', async () => {
+    const script = scripted({readiness: ['success']})
+    const probes = manager(script.run)
+    // The kubelet truncates the time since the start toward zero: 0.4 s ahead is 0 s, not -1 s.
+    const p = pod({readinessProbe: exec({periodSeconds: 10})})
+    probes.addContainer({pod: p, podSandboxId: 's', containerName: 'app', containerId: 'c1', startedAtMs: T0 + 400})
+    await vi.advanceTimersByTimeAsync(100)
+    expect(script.calls.map((call) => call.at - T0)).toEqual([0])
+    await probes.stop()
+  })
+
   it('holds liveness and readiness until the startup probe succeeds, then probes readiness at once', async () => {
     const script = scripted({startup: ['failure', 'failure', 'success'], readiness: ['success']})
     const probes = manager(script.run)
