@@ -216,7 +216,9 @@ describe('a watched manifest directory', () => {
         'the three files to be said',
         () => said('is empty') + said('larger than 3 MiB') + said('is not a Kubernetes manifest') >= 3,
         wait,
-      )
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; the supervisor said:\n${agent.output()}`)
+      })
       // Still responsive: a new file's pod runs within seconds.
       const dropped = Date.now()
       writeFileSync(join(manifests, 'later.yaml'), podYaml('later', LOOP), {mode: 0o644})
