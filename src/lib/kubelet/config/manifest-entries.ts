@@ -35,33 +35,56 @@ export function unsafeToRead(path: string, info: {mode: number; uid: number}): s
 export async function listWatched(path: string, into: Listing): Promise<void> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => error)
   if (info instanceof Error) {
-    into.unreadable.set(
-      path,
-      info.code === 'ENOENT' ? `${path}: no such file or directory (moved away or removed?)` : cannotRead(path, info),
-    )
+    into.unreadable.set(path, info.code === 'ENOENT' ? movedAway(path) : cannotRead(path, info))
     return
   }
 
   const refused = unsafeToRead(path, info)
   if (refused) into.unreadable.set(path, refused)
-  else if (info.isDirectory()) await listDirectory(path, into)
+  else if (info.isDirectory()) await listDirectory(path, info, into)
   else note(path, entryOf(path, info), into)
 }
 
-async function listDirectory(path: string, into: Listing): Promise<void> {
+async function listDirectory(path: string, directory: Stats, into: Listing): Promise<void> {
   const names = await readdir(path).catch((error: NodeJS.ErrnoException) => error)
   if (names instanceof Error) {
     into.unreadable.set(path, `${path}: the directory cannot be listed (${names.code ?? names.message})`)
     return
   }
 
+  const listed: Listing = {found: new Map(), unreadable: new Map()}
+  let vanished = false
   for (const name of names.filter((candidate) => isManifestName(candidate)).sort()) {
     const file = join(path, name)
+    const entry = await lstat(file).catch(() => undefined)
+    const info = entry && (await stat(file).catch((error: NodeJS.ErrnoException) => error))
     // Gone between the listing and this look: as if it had not been listed.
-    if (!(await lstat(file).catch(() => undefined))) continue
-    const info = await stat(file).catch((error: NodeJS.ErrnoException) => error)
-    note(file, info instanceof Error ? {why: brokenLink(file, info)} : entryOf(file, info), into)
+    if (!entry || (info instanceof Error && info.code === 'ENOENT' && !entry.isSymbolicLink())) {
+      vanished = true
+      continue
+    }
+
+    note(file, info instanceof Error ? {why: brokenLink(file, info)} : entryOf(file, info!), listed)
   }
+
+  // Files gone mid-look may be the whole directory moved away meanwhile: its pods are then kept as
+  // for a directory found gone, not killed as for files removed from it.
+  if (vanished && !(await isSameDirectory(path, directory))) {
+    into.unreadable.set(path, movedAway(path))
+    return
+  }
+
+  for (const [file, signature] of listed.found) into.found.set(file, signature)
+  for (const [file, why] of listed.unreadable) into.unreadable.set(file, why)
+}
+
+async function isSameDirectory(path: string, before: Stats): Promise<boolean> {
+  const now = await stat(path).catch(() => undefined)
+  return now !== undefined && now.isDirectory() && now.ino === before.ino && now.dev === before.dev
+}
+
+function movedAway(path: string): string {
+  return `${path}: no such file or directory (moved away or removed?)`
 }
 
 function note(file: string, entry: {signature: string} | {why: string}, into: Listing): void {
