@@ -178,7 +178,10 @@ function markSeen(pod: PodModel, view: View, seen: Set<string>, handOver = false
     const exited = status?.state === 'Exited'
     const done = exited && status.exitCode === 0 && restartPolicy !== 'Always'
     const restarted = exited && handOver && restartPolicy !== 'Never'
-    if (status?.state === 'Running' || done || restarted) seen.add(container.name)
+    // Started and already gone between two looks (CRI-O reports an exit at once): the settle window
+    // judges it as one seen running, instead of the run restarting it with the back-off until --timeout.
+    const crashedAtStart = exited && status.startedAtMs !== null && restartPolicy !== 'Never'
+    if (status?.state === 'Running' || done || restarted || crashedAtStart) seen.add(container.name)
   }
 }
 
