@@ -106,7 +106,7 @@ async function passes(ctx: RunSyncContext, wait: WaitMode, ready: ReadinessWatch
     const passAnnounced = due && (await pass(ctx).catch(orCrashLoop)).backOffUntil !== undefined
     const view = await look(ctx).catch(orCrashLoop)
     last = view
-    markSeen(ctx.pod, view, seen, ctx.handOver)
+    markSeen(ctx.pod, view, seen, {handOver: ctx.handOver, settles: (ctx.settleMs ?? DEFAULT_SETTLE_MS) > 0})
     throwIfFailed(ctx, view.newest, wait, seen)
     const blocked = inBackOff(ctx, view.actions, view.now)
     if (passAnnounced) for (const {previous} of blocked) announced.add(previous.id)
@@ -172,7 +172,7 @@ async function look(ctx: RunSyncContext): Promise<View> {
  * (handed over to a supervisor) exited under a policy that restarts them, which is its to do with the
  * crash back-off. A failure under restartPolicy Never is never restarted: that stays the run's failure.
  */
-function markSeen(pod: PodModel, view: View, seen: Set<string>, handOver = false): void {
+function markSeen(pod: PodModel, view: View, seen: Set<string>, {handOver = false, settles = false}): void {
   for (const {container, type, restartPolicy} of longRunningContainers(pod)) {
     const status = view.newest(container.name, type)
     const exited = status?.state === 'Exited'
@@ -180,7 +180,8 @@ function markSeen(pod: PodModel, view: View, seen: Set<string>, handOver = false
     const restarted = exited && handOver && restartPolicy !== 'Never'
     // Started and already gone between two looks (CRI-O reports an exit at once): the settle window
     // judges it as one seen running, instead of the run restarting it with the back-off until --timeout.
-    const crashedAtStart = exited && status.startedAtMs !== null && restartPolicy !== 'Never'
+    // Without a settle window (--settle 0) the run restarts it until it is seen running, as before.
+    const crashedAtStart = settles && exited && status.startedAtMs !== null && restartPolicy !== 'Never'
     if (status?.state === 'Running' || done || restarted || crashedAtStart) seen.add(container.name)
   }
 }
