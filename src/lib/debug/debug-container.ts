@@ -14,6 +14,7 @@ import type {Container, PodSandbox} from '../../generated/runtime/v1/api.js'
 import {podFullName, shortId} from '../kube/helpers.js'
 import {containerName} from '../kube/labels.js'
 import type {ContainerModel, NamespaceOptionsModel} from '../manifest/model.js'
+import {DEFAULT_TERMINATION_MESSAGE_PATH} from '../manifest/pod-fields.js'
 import {addContainer, type AddContainerSettings, type AddedContainer} from '../kubelet/run/add-container.js'
 import {removeOneContainer} from '../kubelet/kuberuntime/container-ops.js'
 import {removeContainerLogLinks} from '../kubelet/kuberuntime/container-logs-links.js'
@@ -77,7 +78,7 @@ export function debugContainerModel(request: DebugContainerRequest, targetId?: s
     resources: {limits: {}, requests: {}},
     lifecycle: {},
     volumeMounts: [],
-    terminationMessagePath: '/dev/termination-log',
+    terminationMessagePath: DEFAULT_TERMINATION_MESSAGE_PATH,
     terminationMessagePolicy: 'File',
     // stdinOnce: the process sees the end of its stdin when the attach ends, as kubectl debug -i has it.
     stdin: request.interactive,
