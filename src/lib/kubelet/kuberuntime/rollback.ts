@@ -102,6 +102,8 @@ export interface RollBackOptions extends RemovalOptions {
   emptyLogDirectory?: string
   /** A failed recreation: the attempts of the stopped sandboxes the pod keeps, with its volumes. */
   keptAttempts?: readonly number[]
+  /** The pod's termination was recorded before the rollback (pod-workers.ts): what is left is finished by its next sync. */
+  terminationRecorded?: boolean
 }
 
 /**
@@ -129,9 +131,13 @@ export async function rollBackPod(
         : options.sandboxId
           ? shortId(options.sandboxId)
           : 'unknown'
+    // A supervisor keeps pods whose termination is recorded selected (sync --watch finishes them once the runtime answers).
+    const finisher = options.terminationRecorded
+      ? '; its termination is recorded, so a supervisor or podctl sync of it finishes it once the runtime answers, or remove it with'
+      : '; remove it with'
     message +=
       `; rolling back failed for ${formatSeconds(removal.ms)} (${removal.error.message}): ` +
-      `left behind pod ${object} (sandbox ${left}); remove it with: podctl kill ${pod.name} -n ${pod.namespace}`
+      `left behind pod ${object} (sandbox ${left})${finisher}: podctl kill ${pod.name} -n ${pod.namespace}`
   }
 
   if (rolledBack) {

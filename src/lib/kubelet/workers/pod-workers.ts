@@ -124,12 +124,13 @@ export class PodWorkers {
     options: RollBackOptions,
   ): Promise<{failure: PodctlError; rolledBack: boolean}> {
     return this.serially(podFullName(pod.name, pod.namespace), async () => {
+      let terminationRecorded = false
       if (options.fromAttempt === undefined) {
         const intent = {requestedAt: new Date().toISOString(), requestedBy: 'a rollback of a failed start'}
-        await recordTermination(options.podDirRoot, pod.uid, client.runtimeEndpoint, intent).catch(() => false)
+        terminationRecorded = await recordTermination(options.podDirRoot, pod.uid, client.runtimeEndpoint, intent).catch(() => false)
       }
 
-      return rollBackPod(client, pod, failure, options)
+      return rollBackPod(client, pod, failure, {...options, terminationRecorded})
     })
   }
 

@@ -412,7 +412,8 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
       const sandbox = [...fake.sandboxes.keys()][0]
       expect(outcome.result.rolledBack).toBe(false)
       expect(outcome.failure!.message).toContain(
-        `left behind pod web_shop (sandbox ${sandbox.slice(0, 13)}); remove it with: podctl kill web -n shop`,
+        `left behind pod web_shop (sandbox ${sandbox.slice(0, 13)}); its termination is recorded, so a supervisor or ` +
+          'podctl sync of it finishes it once the runtime answers, or remove it with: podctl kill web -n shop',
       )
       expect(outcome.failure!.message).toContain('rolling back failed for')
     } finally {
