@@ -157,6 +157,27 @@ describe('/var/log/containers links', () => {
     expect(existsSync(link)).toBe(false)
     expect(readdirSync(links).filter((name) => name.startsWith(`links_${namespace}_`))).toEqual([])
   })
+
+  it('rm of a container removes its link with its log file', async () => {
+    const path = manifest(
+      'unlinked',
+      `  - name: app
+    image: BUSYBOX
+    command: [sh, -c, "echo hello; exec sleep 3600"]
+`,
+    )
+    const run = await podctl(['run', '-f', path, '-q', '-o', 'json'], {env})
+    expect(run.code).toBe(0)
+    const [pod] = JSON.parse(run.stdout).pods
+    const id = pod.containers[0].id
+    const link = join(links, `unlinked_${namespace}_app-${id}.log`)
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    const logFile = readlinkSync(link)
+    expect(await podctl(['rm', '-f', id.slice(0, 12)], {env})).toMatchObject({code: 0, stdout: `${id}\n`})
+    expect(existsSync(logFile), 'the log file').toBe(false)
+    expect(lstatSync(link, {throwIfNoEntry: false}), 'the link').toBeUndefined()
+    expect((await podctl(['kill', 'unlinked', '-n', namespace], {env})).code).toBe(0)
+  })
 })
 
 describe('sync --watch', () => {

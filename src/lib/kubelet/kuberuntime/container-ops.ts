@@ -17,6 +17,8 @@ import {settleLimit} from '../../util/concurrency.js'
 import {runPostStartHook} from '../lifecycle/hooks.js'
 import {killContainer} from './kill.js'
 import {PodFailedError, PodFailureReason} from '../core/reasons.js'
+import {isPodctlContainer} from '../../kube/ownership.js'
+import {removeContainerLogLinks} from './container-logs-links.js'
 
 export interface ContainerOutcome<T> {
   items: T[]
@@ -178,6 +180,8 @@ export async function removeOneContainer(
   }
 
   const logsRemoved = logPath ? await removeLogFiles(logPath) : []
+  // Its /var/log/containers link, as the kubelet's removeContainer removes it; only podctl's: a kubelet's links are its own.
+  if (isPodctlContainer(container)) await removeContainerLogLinks([container])
   return {containerId: container.id, name, stopped, logsRemoved}
 }
 

@@ -17,7 +17,6 @@ import {podDescription, podFullName, shortId, stableKey} from '../../kube/helper
 import type {ContainerModel, PodModel} from '../../manifest/model.js'
 import {sleep} from '../../util/concurrency.js'
 import {nanosToMs} from '../../util/time.js'
-import {removeContainerLogLinks} from './container-logs-links.js'
 import {ensureImageOptions, type ImageEnsurer, restartCountFromLogs, startContainer} from './container.js'
 import {removeOneContainer} from './container-ops.js'
 import {readBackOff, writeBackOff} from '../config/desired-state.js'
@@ -341,12 +340,7 @@ async function pruneOlder(ctx: PassContext, sandboxId: string, name: string, kee
     .filter((container) => container.metadata?.name === name && container.id !== keepId && container.state === 'CONTAINER_EXITED')
     .sort((a, b) => Number(BigInt(b.createdAt) - BigInt(a.createdAt)))
     .slice(1)
-  await Promise.all(
-    exited.map(async (container) => {
-      await removeOneContainer(client, container)
-      await removeContainerLogLinks([container])
-    }),
-  ).catch(() => {})
+  await Promise.all(exited.map(async (container) => removeOneContainer(client, container))).catch(() => {})
 }
 
 async function waitForInitByName(ctx: PassContext, sandboxId: string, name: string): Promise<void> {
