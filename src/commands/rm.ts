@@ -19,10 +19,12 @@ export default class Rm extends BaseCommand<typeof Rm> {
 
   static override description = `RemoveContainer for each container. A running container is refused (exit 9) unless \
 --force, which kills it at once first (StopContainer with timeout 0, as crictl rm -f; use podctl stop first for its preStop \
-hook and grace period). The container's log file and its rotations are deleted unless --keep-logs; its \
-/var/log/containers link always goes with it, as the kubelet removes it. --all removes every container podctl made (of \
---namespace when given): crictl's, a kubelet's and other tools' containers are left alone (counted on stderr; name one \
-to remove it). The sandbox stays: remove a whole pod with podctl rmp or podctl kill. Each ID is printed once removed; every failure is reported, the exit code is the first's.`
+hook and grace period). \
+The container's log file and its rotations are deleted unless --keep-logs; its /var/log/containers link always goes \
+with it, as the kubelet removes it. --all removes every container podctl made (of --namespace when given): crictl's, a \
+kubelet's and other tools' containers are left alone (counted on stderr; name one to remove it). The sandbox stays: \
+remove a whole pod with podctl rmp or podctl kill. Each ID is printed once removed; every failure is reported, the \
+exit code is the first's.`
 
   static override examples = [
     example('Remove a stopped container', '4f2a9c'),
