@@ -176,7 +176,7 @@ interrupted; with --wait completed, the container's own exit code.`
     await this.emit(result, () => renderRunTable(result.pods, this.chalk))
     const failures = outcomes.flatMap((outcome) => (outcome.failure ? [describeFailure(outcome)] : []))
     this.reportFailures(failures, (failure) => !(failure instanceof InterruptedError))
-    if (flags.supervise && failures.length === 0 && !interrupted) await this.supervise(result.pods, node)
+    if (flags.supervise && failures.length === 0 && !interrupted) await this.supervise(pods, result.pods, node)
     if (interrupted) {
       const rolledBack = outcomes.some((outcome) => outcome.result.rolledBack)
       throw new InterruptedError(`run interrupted${rolledBack ? '; the pods it was starting were rolled back' : ''}`)
@@ -222,9 +222,10 @@ interrupted; with --wait completed, the container's own exit code.`
   }
 
   /** --supervise: sync --watch on the pods just started, until Ctrl-C; then they are killed. */
-  private async supervise(pods: PodRunResult[], node: Omit<SyncSettings, 'deadline'>): Promise<void> {
+  private async supervise(models: readonly PodModel[], pods: PodRunResult[], node: Omit<SyncSettings, 'deadline'>): Promise<void> {
     const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
-    const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline([]), this.machineOutput() ? 'stderr' : 'stdout')
+    const timeline = podTimeline(models, {supervisor: true})
+    const events = this.flags.quiet ? discardEvents : this.printEvents(timeline, this.machineOutput() ? 'stderr' : 'stdout')
     const {superviseRunPods} = await import('../lib/kubelet/supervisor/run-supervise.js')
     // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
     const client = (await this.client()).withoutCommandDeadline()

@@ -286,6 +286,16 @@ describe('run --supervise', () => {
     }
 
     expect(stdout).toContain('killing the supervised pods')
+    // The supervision's own table: each event's time (it is read hours in), its columns lined up under the header.
+    const table = stdout.slice(stdout.lastIndexOf('TYPE '))
+    const [header, ...rows] = table.split('\n').filter((line) => /^(TYPE|Normal|Warning) /.test(line))
+    expect(header).toMatch(/^TYPE +REASON +TIME +OBJECT +MESSAGE$/)
+    expect(rows.length).toBeGreaterThan(3)
+    for (const row of rows) {
+      expect(row).toMatch(/^(Normal|Warning) +\S+ +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ /)
+      expect(row.slice(header.indexOf('MESSAGE') - 1, header.indexOf('MESSAGE')), row).toBe(' ')
+    }
+
     expect(await sandboxesIn(client, namespace)).not.toContain(expect.stringContaining('owned'))
     const left = (await client.runtime('listPodSandbox', {})).items.filter((sandbox) => sandbox.metadata?.name === 'owned')
     expect(left.filter((sandbox) => sandbox.metadata?.namespace === namespace)).toEqual([])

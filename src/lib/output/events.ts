@@ -44,12 +44,16 @@ export interface TimelinePod {
   containers: ReadonlyArray<{name: string}>
 }
 
-/** `run`'s timeline: every pod and container an event may name sizes the OBJECT column; "web_default/" is left out for one pod. */
-export function podTimeline(pods: readonly TimelinePod[]): EventStyle {
+/**
+ * `run`'s timeline: every pod and container an event may name sizes the OBJECT column; "web_default/" is left out for one pod.
+ * A supervisor's (`run --supervise`) names itself too and gives each event's time: its log is read hours in.
+ */
+export function podTimeline(pods: readonly TimelinePod[], {supervisor = false} = {}): EventStyle {
   const objects = pods.flatMap((pod) => {
     const name = podFullName(pod.name, pod.namespace)
     return [name, ...[...pod.initContainers, ...pod.containers].map((container) => `${name}/${container.name}`)]
   })
   const stripPrefix = pods.length === 1 ? `${podFullName(pods[0].name, pods[0].namespace)}/` : undefined
-  return {kind: 'timeline', objects, stripPrefix}
+  if (!supervisor) return {kind: 'timeline', objects, stripPrefix}
+  return {kind: 'timeline', objects: [...objects, 'supervisor'], stripPrefix, clock: 'time'}
 }
