@@ -195,4 +195,24 @@ describe.skipIf(!REFERENCE)('side by side with the reference crictl v1.37.0', ()
       })
     }
   })
+
+  it("the config schemas of run, create, runp and pull jsonschema (and run's usage without a flag): the same bytes", async () => {
+    const forms = [
+      ['runp', 'jsonschema'],
+      ['pull', 'js'],
+      ['run', 'jsonschema'],
+      ['run', 'js', '-p'],
+      ['create', 'jsonschema', '-pc'],
+    ]
+    for (const args of forms) {
+      const [ours, theirs] = [await crictl(...args), reference(...args)]
+      expect({args, code: ours.code, stderr: ours.stderr, stdout: ours.stdout}).toEqual({
+        args,
+        code: theirs.status,
+        stderr: theirs.stderr,
+        stdout: theirs.stdout,
+      })
+      expect(theirs.stdout.length).toBeGreaterThan(0)
+    }
+  })
 })
