@@ -35,8 +35,6 @@
  * - CrictlRemovePauseImages removes registry.k8s.io/pause images; the fresh runtime's sandbox image
  *   is the lab's pause (localhost:5000/podctl/pause), and the runtime goes with the spec anyway;
  * - events: a sandbox proves the stream open; containerd 1.6 has no GetContainerEvents (see that spec);
- * - pull: "should succeed to generate the JSON schema" runs only against another crictl
- *   (PODCTL_E2E_CRICTL): podctl has no `jsonschema` (see that spec);
  * - tracing (tracing_test.go) is left out: it needs an OTLP/gRPC trace collector, and podctl as
  *   crictl accepts --enable-tracing/--tracing-endpoint but exports no spans, so the port would only
  *   record that difference (see the report of branch crictl-specs).
@@ -625,12 +623,7 @@ describe('crictl: pull', () => {
     await crictlExpectSuccess(endpoint(), 'pull -h', 'Pull an image')
   })
 
-  /**
-   * A real difference left open: crictl v1.37 prints a JSON schema it reflects from its Go types;
-   * podctl as crictl refuses `pull jsonschema` with a one-line error. Run against the reference
-   * crictl only, until podctl can print the CRI's schema.
-   */
-  it.skipIf(!process.env.PODCTL_E2E_CRICTL)('should succeed to generate the JSON schema', async () => {
+  it('should succeed to generate the JSON schema', async () => {
     await crictlExpectSuccess(endpoint(), 'pull jsonschema', 'PodSandboxConfig')
   })
 

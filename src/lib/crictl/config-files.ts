@@ -62,10 +62,12 @@ function message(type: string, document: Record<string, unknown>, path: string):
   const fields = PROTOJSON_MESSAGES[type] ?? []
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(document)) {
-    const field = fields.find(([name]) => snake(name) === key.toLowerCase())
+    // The key is matched with the field's json tag, its .proto name (`CDI_devices`, which snake_case
+    // of the JSON name `CDIDevices` would miss), and named so in errors, as encoding/json does.
+    const field = fields.find((candidate) => candidate[3].toLowerCase() === key.toLowerCase())
     if (!field || value === null) continue
-    const [name, fieldType, shape] = field
-    const at = `${path}.${snake(name)}`
+    const [name, fieldType, shape, protoName] = field
+    const at = `${path}.${protoName}`
     if (shape === 'list') {
       if (!Array.isArray(value)) throw typeError(value, at, `[]*v1.${fieldType}`)
       out[name] = value.map((item) => convert(fieldType, item, at))

@@ -1,5 +1,6 @@
 /**
- * crictl config, completion and the jsonschema subcommands (config.go, completion.go, pkg/common/file.go).
+ * crictl config, completion and the jsonschema subcommands (config.go, completion.go, pkg/common/file.go,
+ * util.go printJSONSchema).
  * config reads and writes crictl's config file as crictl does: a missing file is created with all
  * seven keys, --set and `config KEY VALUE` write every key back in crictl's order (comments and the
  * order of a flat file kept), --list prints them behind the clear-screen sequence.
@@ -9,6 +10,7 @@ import {dirname} from 'node:path'
 
 import {APP, commandNames, GLOBAL_FLAGS} from '../command-spec.js'
 import {CRICTL_COMMANDS} from '../command-table.js'
+import {configJsonSchema} from '../json-schema.js'
 import {info} from '../log.js'
 import {tabwrite} from '../tabwriter.js'
 import {CLEAR_SCREEN} from '../stats-text.js'
@@ -207,8 +209,17 @@ async function completion(session: CrictlSession): Promise<void> {
   throw new CrictlError('only bash, zsh or fish are supported')
 }
 
-async function jsonschema(): Promise<void> {
-  throw new CrictlError("jsonschema is not supported by podctl's crictl: the CRI's JSON schema comes from crictl's Go types")
+/**
+ * The config schemas (container.go, sandbox.go, image.go): runp's and pull's print the pod's; run's
+ * and create's print the pod's with --pod, then the container's with --container, and their usage
+ * without either.
+ */
+async function jsonschema(session: CrictlSession): Promise<void> {
+  const parent = session.invocation.parent?.name
+  if (parent === 'runp' || parent === 'pull') return session.out(configJsonSchema('PodSandboxConfig'))
+  if (!session.isSet('pod') && !session.isSet('container')) session.usage()
+  if (session.isSet('pod')) session.out(configJsonSchema('PodSandboxConfig'))
+  if (session.isSet('container')) session.out(configJsonSchema('ContainerConfig'))
 }
 
 export const ACTIONS = {config, completion, jsonschema}
