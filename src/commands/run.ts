@@ -221,13 +221,12 @@ interrupted; with --wait completed, the container's own exit code.`
     }
   }
 
-  /** --supervise: sync --watch on the pods just started, until Ctrl-C; then they are killed. */
+  /** --supervise: sync --watch on the pods just started, until Ctrl-C, then killed; --timeout bounded the start, not its calls. */
   private async supervise(models: readonly PodModel[], pods: PodRunResult[], node: Omit<SyncSettings, 'deadline'>): Promise<void> {
     const interruption = this.interruptSignal({notice: 'Stopping: killing the supervised pods'})
-    const timeline = podTimeline(models, {supervisor: true})
-    const events = this.flags.quiet ? discardEvents : this.printEvents(timeline, this.machineOutput() ? 'stderr' : 'stdout')
+    const to = this.machineOutput() ? 'stderr' : 'stdout'
+    const events = this.flags.quiet ? discardEvents : this.printEvents(podTimeline(models, {supervisor: true}), to)
     const {superviseRunPods} = await import('../lib/kubelet/supervisor/run-supervise.js')
-    // --timeout bounded the start; supervision lasts until Ctrl-C, each call with its own deadline.
     const client = (await this.client()).withoutCommandDeadline()
     const deps = {events, signal: interruption.signal, parallel: this.flags.parallel, runtimeOwner: this.runtimeOwner}
     await superviseRunPods(client, pods, node, {...deps, metrics: this.metrics}).finally(() => interruption.release())
