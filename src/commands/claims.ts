@@ -1,5 +1,5 @@
 /**
- * `podctl claims`: the PersistentVolumeClaims' local directories (kubelet/kuberuntime/claim-list.ts)
+ * `podctl claims`: the PersistentVolumeClaims' local directories (kubelet/claims/claim-list.ts)
  * — size, request, the running pod using each — and, with --delete, the explicit removal of named
  * claims' data.
  */
@@ -9,7 +9,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {claimsRootFlag, outputFlag, podDirRootFlag} from '../lib/flags.js'
 import {DEFAULT_NAMESPACE} from '../lib/kube/helpers.js'
-import {type ClaimRow, claimRows, deleteNamedClaims} from '../lib/kubelet/kuberuntime/claim-list.js'
+import {type ClaimRow, claimRows, deleteNamedClaims} from '../lib/kubelet/claims/claim-list.js'
 import {humanSize} from '../lib/output/format.js'
 import {renderTable} from '../lib/output/table.js'
 

@@ -173,6 +173,9 @@ const LAYERS: Record<Layer, readonly Layer[]> = {
  * - `lifecycle`: admission and container lifecycle hooks (pkg/kubelet/lifecycle).
  * - `config`: the pod source — the recorded desired pod, its objects, and the one lock on a pod's record (pkg/kubelet/config).
  * - `kuberuntime`: SyncPod (observe → computePodActions → act), sandboxes, containers, kill, clean-up (pkg/kubelet/kuberuntime).
+ * - `records`: the records of pods the runtime no longer has (a reboot, crictl behind podctl's back): which count, and
+ *   their removal by `kill`.
+ * - `claims`: the PersistentVolumeClaims' local directories: their users, `podctl claims`, `kill --delete-claims`.
  * - `status`: the status manager and GetPodStatus's phase, conditions and readiness (pkg/kubelet/status).
  * - `workers`: the pod workers (pod_workers.go), the one way to act on a pod: SyncPod and a pod's termination go through
  *   workers/pod-workers.ts and nowhere else; `sync` of several pods, `sync -f`'s apply, kill of several pods, and the
@@ -187,11 +190,13 @@ const WING_LAYERS = {
   lifecycle: ['core'],
   config: ['core', 'volumes'],
   kuberuntime: ['core', 'volumes', 'lifecycle', 'config'],
+  records: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
+  claims: ['core', 'volumes', 'lifecycle', 'config'],
   status: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
   gc: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime'],
-  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status'],
-  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'workers'],
-  supervisor: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'status', 'gc', 'workers', 'run'],
+  workers: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'records', 'status'],
+  run: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'records', 'status', 'workers'],
+  supervisor: ['core', 'volumes', 'lifecycle', 'config', 'kuberuntime', 'records', 'status', 'gc', 'workers', 'run'],
 } as const satisfies Record<string, readonly string[]>
 type WingFolder = keyof typeof WING_LAYERS
 const WING = 'src/lib/kubelet/'

@@ -10,7 +10,7 @@ import {type EventSink, normalEvent} from '../../kube/events.js'
 import {podFullName} from '../../kube/helpers.js'
 import type {PodModel} from '../../manifest/model.js'
 import {rollouts} from '../config/superseded.js'
-import {recordsOfRuntime} from '../kuberuntime/gone-pods.js'
+import {recordsOfRuntime} from '../records/gone-pods.js'
 import {sandboxesByFullName} from '../kuberuntime/sandbox.js'
 import {killPods} from '../workers/kill-pods.js'
 

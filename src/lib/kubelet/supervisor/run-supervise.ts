@@ -15,7 +15,7 @@ import type {RuntimeOwnerCheck} from './runtime-owner-watch.js'
 import {superviseSelection} from './supervisor.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
 import {desiredPodPath, readDesiredPod} from '../config/desired-state.js'
-import {removePodRecord} from '../kuberuntime/gone-pods.js'
+import {removePodRecord} from '../records/gone-pods.js'
 import type {SyncTarget} from '../workers/sync-pods.js'
 import type {SupervisorMetrics} from '../workers/supervisor-metrics.js'
 

@@ -5,8 +5,8 @@
  * on every listing) brings such a pod back in a new sandbox with attempt + 1 and its pod directory,
  * disk emptyDirs and claims kept (kuberuntime/sync-pod.ts lostPodSuccessor). Only `podctl kill` removes a record.
  */
-import {recordsMissingFrom} from '../kuberuntime/gone-pods.js'
-import {matchRecords, type RecordSelection} from '../kuberuntime/kill-records.js'
+import {recordsMissingFrom} from '../records/gone-pods.js'
+import {matchRecords, type RecordSelection} from '../records/kill-records.js'
 import type {SyncTarget} from './sync-pods.js'
 
 export interface Selected {

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
-import {goneFromRuntime, recordsOfRuntime, removePodRecord} from '../../../../src/lib/kubelet/kuberuntime/gone-pods.js'
+import {goneFromRuntime, recordsOfRuntime, removePodRecord} from '../../../../src/lib/kubelet/records/gone-pods.js'
 import {markPodLogDirectory} from '../../../../src/lib/kubelet/core/owned-logs.js'
 import type {PodSandbox} from '../../../../src/generated/runtime/v1/api.js'
 

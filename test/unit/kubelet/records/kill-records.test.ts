@@ -12,7 +12,7 @@ import {
   matchRecords,
   type RecordSelection,
   removeGoneRecords,
-} from '../../../../src/lib/kubelet/kuberuntime/kill-records.js'
+} from '../../../../src/lib/kubelet/records/kill-records.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 
 const A = 'unix:///run/a/containerd.sock'

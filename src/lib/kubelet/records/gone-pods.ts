@@ -13,8 +13,8 @@ import {readPodRecord} from '../config/desired-state.js'
 import {podLogDirectoryOwnership} from '../core/owned-logs.js'
 import {recordedRuntimeIn, recordOwner} from '../core/record-owner.js'
 import {DESIRED_POD_FILE, podDirectory, removePodDirectory} from '../volumes/pod-dirs.js'
-import {containerLogsDir} from './container-logs-links.js'
-import {podLogDirectory} from './sandbox.js'
+import {containerLogsDir} from '../kuberuntime/container-logs-links.js'
+import {podLogDirectory} from '../kuberuntime/sandbox.js'
 
 /**
  * The pods recorded under `podDirRoot` for `runtime`. A record of another runtime, or one that

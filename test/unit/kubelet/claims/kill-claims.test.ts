@@ -6,8 +6,8 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
-import {claimRows, deleteNamedClaims} from '../../../../src/lib/kubelet/kuberuntime/claim-list.js'
-import {claimsOfPods, deleteClaims} from '../../../../src/lib/kubelet/kuberuntime/kill-claims.js'
+import {claimRows, deleteNamedClaims} from '../../../../src/lib/kubelet/claims/claim-list.js'
+import {claimsOfPods, deleteClaims} from '../../../../src/lib/kubelet/claims/kill-claims.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 
 const A = 'unix:///run/a/containerd.sock'

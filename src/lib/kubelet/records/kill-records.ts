@@ -11,7 +11,7 @@ import type {PodModel} from '../../manifest/model.js'
 import {nameMatcher} from '../../util/filters.js'
 import {lockPods, type PodLockOptions} from '../config/pod-lock.js'
 import {goneFromRuntime, recordsOfRuntime, removePodRecord} from './gone-pods.js'
-import type {KillPodResult} from './kill.js'
+import type {KillPodResult} from '../kuberuntime/kill.js'
 
 /** kill's selection as far as records can answer it: they know names, namespaces and labels, not sandbox IDs. */
 export interface RecordSelection {
