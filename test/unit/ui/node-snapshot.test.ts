@@ -108,7 +108,9 @@ describe('a refresh of podctl ui', () => {
     const held = runtime.holdNext('podSandboxStatus')
     const started = performance.now()
     const first = await sampler.sample()
-    expect(performance.now() - started).toBeLessThan(1000)
+    // The held call is released only below: any answer shows the sample did not wait for it. The bound is under
+    // the fake's 5 s call deadline, so waiting that out fails too, and a loaded machine (1.2 s seen in CI) does not.
+    expect(performance.now() - started).toBeLessThan(4000)
     await held.arrived
     expect(first.pods).toHaveLength(PODS)
     // The held sandbox's IP is not known yet: '-' in the view, never a wrong one.
