@@ -181,16 +181,21 @@ describe('sync --watch and a kubelet that comes later', () => {
     const watch = background(['sync', '--watch', '--all', '-n', namespace])
     try {
       await until('the watch to start', () => watch.output().includes('Watching pods'), {timeoutMs: 20_000})
+      // What the watch said, when it did not do what was waited for.
+      const withOutput = (error: Error) => {
+        throw new Error(`${error.message}:\n${watch.output()}`)
+      }
+
       for (let round = 0; round < 3; round++) {
         const ready = await until(`sandbox ${round + 1}`, async () => (await readySandboxes('fought'))[0], {timeoutMs: 30_000})
         await client.runtime('stopPodSandbox', {podSandboxId: ready})
         if (round < 2)
           await until(`recreation ${round + 1}`, async () => (await readySandboxes('fought')).some((id) => id !== ready), {
             timeoutMs: 30_000,
-          })
+          }).catch(withOutput)
       }
 
-      await until('the watch to give up', () => watch.output().includes('StoppedOutside'), {timeoutMs: 30_000})
+      await until('the watch to give up', () => watch.output().includes('StoppedOutside'), {timeoutMs: 30_000}).catch(withOutput)
       // Given up at the third: no fourth sandbox, however many listings pass.
       await sleep(3000)
       expect(await readySandboxes('fought')).toEqual([])

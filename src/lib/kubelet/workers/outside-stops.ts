@@ -6,6 +6,7 @@
  * the pod and keeps watching, instead of fighting for as long as it runs.
  */
 import {type EventSink, warningEvent} from '../../kube/events.js'
+import type {ObservedSandbox} from '../kuberuntime/pod-actions.js'
 
 export const OUTSIDE_STOPS = 3
 export const OUTSIDE_STOPS_WINDOW_MS = 60_000
@@ -13,19 +14,27 @@ export const OUTSIDE_STOPS_WINDOW_MS = 60_000
 export class OutsideStops {
   /** The worker gave up on the pod: it is not recreated again. */
   gaveUp = false
-  private readonly deaths: number[] = []
+  /** When each dead sandbox (by ID) was first found dead. */
+  private readonly deaths = new Map<string, number>()
 
   constructor(
     private readonly pod: string,
     private readonly events: EventSink,
   ) {}
 
-  /** Asked before a dead sandbox is recreated (at `now`): false, and one warning, once it died too often. */
-  mayRecreate(now: number): boolean {
+  /**
+   * Asked before a sandbox is recreated, at `now`, with the sandboxes the pass found: a recreation for a change
+   * (one is still ready) is not a death. Else the newest one died: false, and one warning, once sandboxes died
+   * too often. A death counts once: a recreation that failed and is tried again (a loaded runtime's
+   * RunPodSandbox past its deadline) is not another stop from outside.
+   */
+  mayRecreate(now: number, found: readonly ObservedSandbox[]): boolean {
+    if (found.some((sandbox) => sandbox.ready)) return true
     if (this.gaveUp) return false
-    this.deaths.push(now)
-    while (now - this.deaths[0] > OUTSIDE_STOPS_WINDOW_MS) this.deaths.shift()
-    if (this.deaths.length < OUTSIDE_STOPS) return true
+    const dead = newestId(found)
+    if (!this.deaths.has(dead)) this.deaths.set(dead, now)
+    for (const [id, at] of this.deaths) if (now - at > OUTSIDE_STOPS_WINDOW_MS) this.deaths.delete(id)
+    if (this.deaths.size < OUTSIDE_STOPS) return true
     this.gaveUp = true
     const message =
       `The pod's sandbox was stopped from outside podctl ${OUTSIDE_STOPS} times within ${OUTSIDE_STOPS_WINDOW_MS / 1000}s ` +
@@ -34,4 +43,11 @@ export class OutsideStops {
     this.events(warningEvent('StoppedOutside', message, this.pod))
     return false
   }
+}
+
+/** The newest sandbox's ID ('' when none is left, e.g. removed by crictl rmp). */
+function newestId(found: readonly ObservedSandbox[]): string {
+  let newest: ObservedSandbox | undefined
+  for (const sandbox of found) if (!newest || sandbox.createdAtMs > newest.createdAtMs) newest = sandbox
+  return newest?.id ?? ''
 }

@@ -279,7 +279,7 @@ export class PodWorker {
       // A sandbox the pass found dead (not one recreated for a change) was stopped by someone else. The
       // pass's own finding, not the listing that woke the worker: a sandbox stopped after that listing
       // still shows ready there.
-      mayRecreate: (found) => found.some((sandbox) => sandbox.ready) || this.outsideStops.mayRecreate(now),
+      mayRecreate: (found) => this.outsideStops.mayRecreate(now, found),
     })
     if (result.failure instanceof InterruptedError) return
     if (result.terminated) return terminationDone(state, result, {fullName: this.fullName, events: deps.events})

@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {PodEvent as KubeEvent} from '../../../../src/lib/kube/events.js'
 import {OUTSIDE_STOPS_WINDOW_MS, OutsideStops} from '../../../../src/lib/kubelet/workers/outside-stops.js'
+import type {ObservedSandbox} from '../../../../src/lib/kubelet/kuberuntime/pod-actions.js'
 import {OWNER_CHECK_MS, RuntimeOwnerWatch} from '../../../../src/lib/kubelet/supervisor/runtime-owner-watch.js'
 
 describe('RuntimeOwnerWatch', () => {
@@ -56,25 +57,40 @@ describe('RuntimeOwnerWatch', () => {
 })
 
 describe('OutsideStops', () => {
+  /** A pass's finding: the sandbox `id`, dead, made at `createdAtMs`. */
+  const dead = (id: string, createdAtMs = 0): ObservedSandbox => ({id, attempt: 0, ready: false, hasIp: true, createdAtMs})
+
   it('lets a dead sandbox be recreated twice within the window and gives up at the third death, with one warning', () => {
     const events: KubeEvent[] = []
     const stops = new OutsideStops('web_default', (event) => events.push(event))
-    expect([stops.mayRecreate(0), stops.mayRecreate(1000), stops.mayRecreate(2000), stops.mayRecreate(3000)]).toEqual([
-      true,
-      true,
-      false,
-      false,
-    ])
+    const asked = [0, 1000, 2000, 3000].map((at, index) => stops.mayRecreate(at, [dead(`s${index}`)]))
+    expect(asked).toEqual([true, true, false, false])
     expect(stops.gaveUp).toBe(true)
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({type: 'Warning', reason: 'StoppedOutside', object: 'web_default'})
   })
 
+  it('counts one death once, however often its recreation is tried again', () => {
+    const stops = new OutsideStops('web_default', () => {})
+    // The first sandbox dies; its recreation fails twice (RunPodSandbox past its deadline) and is tried again.
+    for (const at of [0, 1000, 2000]) expect(stops.mayRecreate(at, [dead('first')])).toBe(true)
+    // The second dies: the newest of the two is the one that counts.
+    expect(stops.mayRecreate(3000, [dead('first', 0), dead('second', 2500)])).toBe(true)
+    expect(stops.gaveUp).toBe(false)
+    expect(stops.mayRecreate(4000, [dead('first', 0), dead('second', 2500), dead('third', 3500)])).toBe(false)
+  })
+
+  it('never counts a recreation for a change, while a sandbox is still ready', () => {
+    const stops = new OutsideStops('web_default', () => {})
+    for (const at of [0, 1000, 2000, 3000]) expect(stops.mayRecreate(at, [{...dead(`s${at}`), ready: true}])).toBe(true)
+    expect(stops.gaveUp).toBe(false)
+  })
+
   it('forgets deaths older than the window', () => {
     const stops = new OutsideStops('web_default', () => {})
-    expect(stops.mayRecreate(0)).toBe(true)
-    expect(stops.mayRecreate(1000)).toBe(true)
-    expect(stops.mayRecreate(OUTSIDE_STOPS_WINDOW_MS + 500)).toBe(true)
+    expect(stops.mayRecreate(0, [dead('a')])).toBe(true)
+    expect(stops.mayRecreate(1000, [dead('b')])).toBe(true)
+    expect(stops.mayRecreate(OUTSIDE_STOPS_WINDOW_MS + 500, [dead('c')])).toBe(true)
     expect(stops.gaveUp).toBe(false)
   })
 })
