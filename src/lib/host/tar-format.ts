@@ -75,7 +75,7 @@ function ustarBlock(header: TarHeader, typeFlag: string, name: {name: string; pr
   writeOctal(block, 116, 8, header.gid <= MAX_OCTAL_7 ? header.gid : 0)
   writeOctal(block, 124, 12, header.size <= MAX_OCTAL_11 ? header.size : 0)
   writeOctal(block, 136, 12, Math.min(Math.max(0, Math.floor(header.mtime)), MAX_OCTAL_11))
-  block[156] = typeFlag.charCodeAt(0)
+  block[156] = typeFlag.codePointAt(0)!
   if (Buffer.byteLength(header.linkname) <= 100) writeString(block, 157, 100, header.linkname)
   block.write('ustar\u000000', 257, 8, 'ascii')
   writeString(block, 345, 155, name.prefix)
@@ -146,9 +146,13 @@ function readNumber(block: Buffer, offset: number, length: number, field: string
     return value
   }
 
-  const text = block.toString('latin1', offset, offset + length).replace(/\0.*$/s, '').trim()
+  const text = block
+    .toString('latin1', offset, offset + length)
+    .replace(/\0.*$/s, '')
+    .trim()
   if (text === '') return 0
-  if (!/^[0-7]+$/.test(text)) throw new UsageError(`the tar header at byte ${at} has a ${field} that is not a number (${JSON.stringify(text)})`)
+  if (!/^[0-7]+$/.test(text))
+    throw new UsageError(`the tar header at byte ${at} has a ${field} that is not a number (${JSON.stringify(text)})`)
   return Number.parseInt(text, 8)
 }
 
@@ -176,7 +180,7 @@ export function decodeHeader(block: Buffer, at: number): RawHeader {
   const name = readString(block, 0, 100)
   return {
     name: prefix === '' ? name : `${prefix}/${name}`,
-    typeFlag: block[156] === 0 ? '0' : String.fromCharCode(block[156]),
+    typeFlag: block[156] === 0 ? '0' : String.fromCodePoint(block[156]),
     mode: readNumber(block, 100, 8, 'mode', at) & 0o7777,
     uid: readNumber(block, 108, 8, 'uid', at),
     gid: readNumber(block, 116, 8, 'gid', at),

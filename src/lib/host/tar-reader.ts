@@ -5,7 +5,7 @@
  * archive or a damaged header is a UsageError naming the byte where it went wrong.
  */
 import {UsageError} from '../errors.js'
-import {BLOCK, decodeHeader, isZeroBlock, paddingOf, parsePax, type TarHeader, typeOf} from './tar-format.js'
+import {BLOCK, decodeHeader, isZeroBlock, paddingOf, parsePax, type RawHeader, type TarHeader, typeOf} from './tar-format.js'
 
 /** Extended headers and long names are held in memory: more than this is no honest archive. */
 const MAX_METADATA_BYTES = 1 << 20
@@ -91,35 +91,19 @@ export class TarReader {
   /** The next entry, or undefined at the end of the archive (two zero blocks, or the stream's end between entries). */
   async next(): Promise<TarEntry | undefined> {
     await this.skip(this.unread)
-    let pax = new Map<string, string>()
-    let longName: string | undefined
-    let longLink: string | undefined
+    const extended: Extended = {pax: new Map()}
     for (;;) {
       const at = this.source.position
       const block = await this.source.read(BLOCK)
       if (block.length === 0 || isZeroBlock(block)) return undefined
       if (block.length < BLOCK) throw this.truncated('a header')
       const raw = decodeHeader(block, at)
-      if (['x', 'g', 'L', 'K'].includes(raw.typeFlag)) {
-        const body = await this.metadata(raw.size, at)
-        if (raw.typeFlag === 'x') pax = parsePax(body, at)
-        else if (raw.typeFlag === 'L') longName = body.toString('utf8').replace(/\0.*$/s, '')
-        else if (raw.typeFlag === 'K') longLink = body.toString('utf8').replace(/\0.*$/s, '')
+      if (EXTENDED_FLAGS.has(raw.typeFlag)) {
+        applyExtended(extended, raw.typeFlag, await this.metadata(raw.size, at), at)
         continue
       }
 
-      const name = pax.get('path') ?? longName ?? raw.name
-      const size = paxNumber(pax, 'size', at) ?? raw.size
-      const header: TarHeader = {
-        name: name.replace(/\/+$/, ''),
-        type: typeOf(raw.typeFlag, name),
-        mode: raw.mode,
-        uid: paxNumber(pax, 'uid', at) ?? raw.uid,
-        gid: paxNumber(pax, 'gid', at) ?? raw.gid,
-        size: raw.typeFlag === '5' || raw.typeFlag === '2' || raw.typeFlag === '1' ? 0 : size,
-        mtime: Math.floor(Number(pax.get('mtime') ?? raw.mtime)) || 0,
-        linkname: pax.get('linkpath') ?? longLink ?? raw.linkname,
-      }
+      const header = entryHeader(raw, extended, at)
       this.unread = header.size + paddingOf(header.size)
       return {header, typeFlag: raw.typeFlag, body: () => this.body(header.size)}
     }
@@ -145,7 +129,7 @@ export class TarReader {
   }
 
   private async skip(length: number): Promise<void> {
-    for (let left = length; left > 0; ) {
+    for (let left = length; left > 0;) {
       const chunk = await this.source.readSome(left)
       if (chunk.length === 0) throw this.truncated('an entry')
       left -= chunk.length
@@ -156,6 +140,40 @@ export class TarReader {
 
   private truncated(what: string): UsageError {
     return new UsageError(`the tar archive ends in the middle of ${what}, at byte ${this.source.position}: it is truncated`)
+  }
+}
+
+/** What extended headers said of the entry that follows them. */
+interface Extended {
+  pax: Map<string, string>
+  longName?: string
+  longLink?: string
+}
+
+/** pax extended ('x') and global ('g', skipped) headers, and GNU's long name ('L') and long link ('K'). */
+const EXTENDED_FLAGS = new Set(['g', 'K', 'L', 'x'])
+
+function applyExtended(extended: Extended, typeFlag: string, body: Buffer, at: number): void {
+  const text = () => body.toString('utf8').replace(/\0.*$/s, '')
+  if (typeFlag === 'x') extended.pax = parsePax(body, at)
+  if (typeFlag === 'L') extended.longName = text()
+  if (typeFlag === 'K') extended.longLink = text()
+}
+
+/** The entry's header: its block's fields, overridden by the pax records and long names before it. */
+function entryHeader(raw: RawHeader, {pax, longName, longLink}: Extended, at: number): TarHeader {
+  const name = pax.get('path') ?? longName ?? raw.name
+  const type = typeOf(raw.typeFlag, name)
+  return {
+    name: name.replace(/\/+$/, ''),
+    type,
+    mode: raw.mode,
+    uid: paxNumber(pax, 'uid', at) ?? raw.uid,
+    gid: paxNumber(pax, 'gid', at) ?? raw.gid,
+    // Directories and links have no content whatever their size field says (GNU tar reads them so).
+    size: ['directory', 'hardlink', 'symlink'].includes(type) ? 0 : (paxNumber(pax, 'size', at) ?? raw.size),
+    mtime: Math.floor(Number(pax.get('mtime') ?? raw.mtime)) || 0,
+    linkname: pax.get('linkpath') ?? longLink ?? raw.linkname,
   }
 }
 

@@ -126,7 +126,10 @@ describe('tar writer and reader', () => {
       const entries = await readAll(reader(archive, 333))
       const file = entries.find((entry) => entry.name === `./${LONG_NAME}`)
       expect(file, format).toMatchObject({type: 'file', content: 'from gnu tar', size: 12})
-      expect(entries.find((entry) => entry.name === './longlink'), format).toMatchObject({type: 'symlink', linkname: `../${'x'.repeat(140)}`})
+      expect(
+        entries.find((entry) => entry.name === './longlink'),
+        format,
+      ).toMatchObject({type: 'symlink', linkname: `../${'x'.repeat(140)}`})
     }
   })
 })
@@ -145,7 +148,9 @@ describe('damaged archives', () => {
   })
 
   it('refuses an archive cut in the middle of a file', async () => {
-    const archive = await written(async (writer) => writer.file({...base, name: 'big', size: 2000}, fromString('x'.repeat(2000))))
+    const archive = await written(async (writer) => {
+      await writer.file({...base, name: 'big', size: 2000}, fromString('x'.repeat(2000)))
+    })
     await expect(readAll(reader(archive.subarray(0, 1500)))).rejects.toMatchObject({
       exitCode: 2,
       message: "the tar archive ends in the middle of an entry's content (988 of 2000 bytes there), at byte 1500: it is truncated",
@@ -154,7 +159,7 @@ describe('damaged archives', () => {
 
   it('refuses an extended header too large to hold, and text where a number belongs', async () => {
     const huge = encodeHeader({...base, name: 'PaxHeader/x', type: 'file', size: 64 << 20, linkname: ''})
-    huge[156] = 'x'.charCodeAt(0)
+    huge[156] = 'x'.codePointAt(0)!
     fixChecksum(huge)
     await expect(readAll(reader(Buffer.concat([huge, endOfArchive()])))).rejects.toThrow(
       'the extended header at byte 0 is 67108864 bytes, more than podctl reads',
