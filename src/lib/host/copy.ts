@@ -203,8 +203,12 @@ export async function copy(client: CriClient, from: string, to: string, options:
   const {owners} = opened
   if (source.kind === 'stream' || destination.kind === 'stream') {
     if (!options.streams) throw new UsageError('cp -: no stream to read or write here')
-    if (source.kind === 'stream') return extractIntoRoot(root, options.streams.input, remote.path, owners, container.id)
-    return tarFromRoot(root, remote.path, options.streams.output, owners, container.id)
+    // Awaited before returning: `using` closes the root on return, and the stream needs it until it is done.
+    const streamed =
+      source.kind === 'stream'
+        ? await extractIntoRoot(root, options.streams.input, remote.path, owners, container.id)
+        : await tarFromRoot(root, remote.path, options.streams.output, owners, container.id)
+    return streamed
   }
 
   if (source.kind === 'container') return copyFromRoot(root, source.path, to, container.id)
