@@ -7,6 +7,7 @@ import {DeadlineExceededError, NotFoundError, RuntimeError, UsageError} from '..
 import type {ContainerRoot} from '../host/container-root.js'
 import {copyFromRoot, copyIntoRoot, type CopyResult, openForCopy, type Owners} from '../host/copy.js'
 import {extractIntoRoot, tarFromRoot} from '../host/copy-tar.js'
+import {readingNow} from '../host/tar-reader.js'
 import {streamSink} from '../host/tar-writer.js'
 import {type ContainerReport, getPodStatus} from '../kubelet/status/pod-status.js'
 import {sandboxesByFullName} from '../kubelet/kuberuntime/sandbox.js'
@@ -169,7 +170,8 @@ export class Container {
    * (its message names it), and as copyIn.
    */
   async copyArchiveIn(archive: AsyncIterable<Uint8Array>, directory: string): Promise<CopyResult> {
-    return this.withRoot(directory, async (root, owners, id) => extractIntoRoot(root, archive, directory, owners, id))
+    const reading = readingNow(archive)
+    return this.withRoot(directory, async (root, owners, id) => extractIntoRoot(root, reading, directory, owners, id))
   }
 
   /**

@@ -66,6 +66,24 @@ class ByteSource {
   }
 }
 
+/**
+ * `stream`, its reading started now rather than at the first use: a child process's stdout that no
+ * one reads by the time the child exits is resumed by Node and its data dropped, so a caller that
+ * awaits something (finding the container) between spawning `tar -c` and reading would get nothing.
+ */
+export function readingNow(stream: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  const iterator = stream[Symbol.asyncIterator]()
+  let first: Promise<IteratorResult<Uint8Array>> | undefined = iterator.next()
+  first.catch(() => {}) // rejected later where it is awaited
+  const next = async () => {
+    const pending = first
+    first = undefined
+    return pending ?? iterator.next()
+  }
+
+  return {[Symbol.asyncIterator]: () => ({next})}
+}
+
 export interface TarEntry {
   header: TarHeader
   /** The archive's own type flag, for what podctl does not extract ('3' a character device, '6' a FIFO…). */

@@ -3,7 +3,8 @@
  * podctl reading what GNU tar writes (its default gnu format with long names, and pax), and damaged
  * archives refused with one line naming the byte.
  */
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
+import {once} from 'node:events'
 import {mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -12,7 +13,7 @@ import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {encodeHeader, endOfArchive, type TarHeader} from '../../../src/lib/host/tar-format.js'
-import {TarReader} from '../../../src/lib/host/tar-reader.js'
+import {readingNow, TarReader} from '../../../src/lib/host/tar-reader.js'
 import {TarWriter} from '../../../src/lib/host/tar-writer.js'
 
 const LONG_DIR = `${'d'.repeat(120)}/${'e'.repeat(90)}`
@@ -131,6 +132,18 @@ describe('tar writer and reader', () => {
         format,
       ).toMatchObject({type: 'symlink', linkname: `../${'x'.repeat(140)}`})
     }
+  })
+})
+
+describe('reading now', () => {
+  it("keeps a child's archive that exits before it is read (Node drops unread stdio at exit)", async () => {
+    const dir = scratch()
+    writeFileSync(join(dir, 'kept.txt'), 'kept')
+    const tar = spawn('tar', ['-cf', '-', '-C', dir, 'kept.txt'])
+    const archive = readingNow(tar.stdout)
+    await once(tar, 'exit')
+    const entries = await readAll(new TarReader(archive))
+    expect(entries.map((entry) => [entry.name, entry.content])).toEqual([['kept.txt', 'kept']])
   })
 })
 
