@@ -11,23 +11,16 @@ export type TarSink = (chunk: Buffer) => Promise<void>
 
 const CHUNK = 1 << 20
 
-/** A sink on a Node stream (stdout, a file, a socket): waits for 'drain' when the stream is full, rejects on its error. */
+/**
+ * A sink on a Node stream (stdout, a file, a socket): each write resolves once the stream has taken
+ * it (so a slow reader slows the archive down, nothing piles up) and rejects with the stream's error
+ * (a full disk, a closed pipe), which would otherwise be thrown at nobody once the write returned.
+ */
 export function streamSink(stream: Writable): TarSink {
+  if (stream.listenerCount('error') === 0) stream.on('error', () => {}) // each write's callback has it
   return async (chunk) =>
     new Promise<void>((resolve, reject) => {
-      const failed = (error: Error) => {
-        stream.off('drain', drained)
-        reject(error)
-      }
-
-      const drained = () => {
-        stream.off('error', failed)
-        resolve()
-      }
-
-      stream.once('error', failed)
-      if (stream.write(chunk)) drained()
-      else stream.once('drain', drained)
+      stream.write(chunk, (error) => (error ? reject(error) : resolve()))
     })
 }
 
