@@ -1,7 +1,14 @@
-/** A handle on one container of a pod the API ran: exec, logs and status, each asking the runtime afresh. */
+/** A handle on one container of a pod the API ran: exec, logs, copies and status, each asking the runtime afresh. */
+import type {Writable} from 'node:stream'
+
 import type {Container as CriContainer} from '../../generated/runtime/v1/api.js'
 import type {ContainerType} from '../kube/labels.js'
-import {DeadlineExceededError, NotFoundError, RuntimeError} from '../errors.js'
+import {DeadlineExceededError, NotFoundError, RuntimeError, UsageError} from '../errors.js'
+import type {ContainerRoot} from '../host/container-root.js'
+import {copyFromRoot, copyIntoRoot, type CopyResult, openForCopy, type Owners} from '../host/copy.js'
+import {extractIntoRoot, tarFromRoot} from '../host/copy-tar.js'
+import {readingNow} from '../host/tar-reader.js'
+import {streamSink} from '../host/tar-writer.js'
 import {type ContainerReport, getPodStatus} from '../kubelet/status/pod-status.js'
 import {sandboxesByFullName} from '../kubelet/kuberuntime/sandbox.js'
 import {execInContainer} from '../node/exec.js'
@@ -131,6 +138,54 @@ export class Container {
   }
 
   /**
+   * Copies a local file or directory into the container, through its root as the node sees it (so the
+   * image needs no shell or tar; the process must run as root on the node), as `podctl cp` does: into
+   * `path` when it is a directory there, else to that name. Directories whole, symlinks as symlinks,
+   * the local modes and owners kept (mapped into the container's user namespace).
+   * @throws UsageError when `path` is not absolute; NotFoundError when the local file, the container or
+   * the directory `path` is in is missing; HostAccessError when the container is not running, this
+   * process cannot reach its root (not root), or `path` leads out of the container's root through a symlink.
+   */
+  async copyIn(localPath: string, path: string): Promise<CopyResult> {
+    return this.withRoot(path, (root, owners, id) => copyIntoRoot(root, localPath, path, owners, id))
+  }
+
+  /**
+   * Copies the container's file or directory `path` to `localPath` (into it when it is a directory), as
+   * `podctl cp` does: files owned by this process's user with the container's modes.
+   * @throws UsageError when `path` is not absolute or a directory would be merged into an existing one;
+   * NotFoundError when `path` or the container is missing; HostAccessError as copyIn.
+   */
+  async copyOut(path: string, localPath: string): Promise<CopyResult> {
+    return this.withRoot(path, (root, _owners, id) => copyFromRoot(root, path, localPath, id))
+  }
+
+  /**
+   * Extracts a tar archive (pax, ustar or GNU; a Readable or any async iterable of bytes, read as it
+   * comes) into the container's directory `directory`, as `podctl cp - POD:DIR`: the archive's modes,
+   * mtimes and owners. Only under `directory`: an entry with an absolute name, a `..` or a path through
+   * a symlink is refused. What was extracted before a failure stays; the error says what.
+   * @throws UsageError when the archive is damaged or truncated, or `directory` is not absolute;
+   * NotFoundError when `directory` is missing or not a directory; HostAccessError for a refused entry
+   * (its message names it), and as copyIn.
+   */
+  async copyArchiveIn(archive: AsyncIterable<Uint8Array>, directory: string): Promise<CopyResult> {
+    const reading = readingNow(archive)
+    return this.withRoot(directory, async (root, owners, id) => extractIntoRoot(root, reading, directory, owners, id))
+  }
+
+  /**
+   * Writes the container's file or directory `path` as a tar archive to `destination` (a file, a
+   * socket, a PassThrough), chunk by chunk as it takes them, as `podctl cp POD:PATH -`: entries named
+   * from `path`'s last component, with the container's modes, mtimes and owners. `destination` is not ended.
+   * @throws NotFoundError when `path` or the container is missing; HostAccessError as copyIn; the
+   * destination's own error when writing to it fails.
+   */
+  async copyArchiveOut(path: string, destination: Writable): Promise<CopyResult> {
+    return this.withRoot(path, async (root, owners, id) => tarFromRoot(root, path, streamSink(destination), owners, id))
+  }
+
+  /**
    * The container as the kubelet's GetPodStatus reports it (state, exit code, reason, restarts as attempt).
    * @throws NotFoundError when the pod or the container is gone; RuntimeUnreachableError, RuntimeError.
    */
@@ -142,6 +197,19 @@ export class Container {
     const found = report.containers.find((container) => container.name === this.name)
     if (!found) throw this.gone()
     return found
+  }
+
+  /** Runs a copy through the running container's root (closed afterwards), its errors in the library's words. */
+  private async withRoot<T>(path: string, copy: (root: ContainerRoot, owners: Owners, containerId: string) => Promise<T> | T): Promise<T> {
+    try {
+      if (!path.startsWith('/')) throw new UsageError(`${path}: the path in container ${this.label} must be absolute`)
+      const container = await this.current()
+      const opened = await openForCopy(this.context.client, container)
+      using root = opened.root
+      return await copy(root, opened.owners, container.id)
+    } catch (error) {
+      return rethrowInLibraryWords(error)
+    }
   }
 
   /** The newest attempt of the container: a restart makes a new container ID. */

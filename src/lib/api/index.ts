@@ -3,6 +3,7 @@ export {
   AmbiguousError,
   DeadlineExceededError,
   ExitCode,
+  HostAccessError,
   InterruptedError,
   KubeletOwnsRuntimeError,
   NotFoundError,
@@ -15,6 +16,7 @@ export {
   UnimplementedError,
   UsageError,
 } from '../errors.js'
+export type {CopyResult} from '../host/copy-result.js'
 export {
   ErrImageNeverPullError,
   ErrImagePullError,

@@ -13,6 +13,7 @@ const WORDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/remove it with: podctl kill \S+ -n \S+/g, 'remove it with a run of its manifest with replace: true'],
   [/usage: podctl exec CONTAINER -- CMD \[ARG\.\.\.\]/g, 'pass exec() the command and its arguments'],
   [/run podctl as root/g, 'run the test process as root'],
+  [/podctl cp (refuses|extracts|does not)/g, 'the copy $1'],
   [/--timeout/g, 'timeoutMs'],
   [/--replace/g, 'replace: true'],
   [/--force\b/g, 'force: true'],

@@ -8,7 +8,19 @@
  * lead the host's root user to the host's files: one that climbs above the container's root is
  * refused (a `..` in a path the user gave stops at the root, as in the container).
  */
-import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readlinkSync, type Stats, symlinkSync, unlinkSync} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  type Stats,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs'
 
 import {HostAccessError, NotFoundError, PodctlError} from '../errors.js'
 
@@ -213,6 +225,20 @@ export class ContainerRoot {
     this.removeNonDirectory(directory, name)
     try {
       symlinkSync(target, `/proc/self/fd/${directory.fd}/${name}`)
+    } catch (error) {
+      throw this.failure(error, joinPath(directory.path, name))
+    }
+  }
+
+  /**
+   * A hard link `name` in `directory` to `fromName` in `fromDirectory` (replacing a file or symlink
+   * there). link(2) never follows the last component, so a symlink put at `fromName` meanwhile is
+   * linked itself, not what it points at.
+   */
+  createHardLink(fromDirectory: RootEntry, fromName: string, directory: RootEntry, name: string): void {
+    this.removeNonDirectory(directory, name)
+    try {
+      linkSync(`/proc/self/fd/${fromDirectory.fd}/${fromName}`, `/proc/self/fd/${directory.fd}/${name}`)
     } catch (error) {
       throw this.failure(error, joinPath(directory.path, name))
     }

@@ -30,23 +30,17 @@ import type {Container} from '../../generated/runtime/v1/api.js'
 import {resolveContainer, resolvePodSandboxes} from '../node/resolve.js'
 import {containerProcess, processLabel} from './container-process.js'
 import {ContainerRoot, type RootEntry} from './container-root.js'
-import {idOutside, type IdRange, readIdMap} from './proc.js'
+import {type CopyResult, emptyResult, type Owners} from './copy-result.js'
+import {extractIntoRoot, tarFromRoot} from './copy-tar.js'
+import {idOutside, readIdMap} from './proc.js'
+import type {TarSink} from './tar-writer.js'
+
+export type {CopyResult, Owners} from './copy-result.js'
 
 const CHUNK = 1 << 20
 
-/** One side of `cp`: a local path, or a path in a container (`POD[/CONTAINER]:PATH`). */
-export type CopyEnd = {kind: 'local'; path: string} | {kind: 'container'; ref: string; path: string}
-
-export interface CopyResult {
-  direction: 'in' | 'out'
-  containerId: string
-  files: number
-  directories: number
-  symlinks: number
-  bytes: number
-  /** What was not copied (devices, sockets, FIFOs), by its path. */
-  skipped: string[]
-}
+/** One side of `cp`: a local path, a path in a container (`POD[/CONTAINER]:PATH`), or `-`: a tar stream on stdin or stdout. */
+export type CopyEnd = {kind: 'local'; path: string} | {kind: 'container'; ref: string; path: string} | {kind: 'stream'}
 
 /**
  * kubectl cp's reading of an argument: `POD:PATH` (or `POD/CONTAINER:PATH`) names a container's
@@ -54,6 +48,7 @@ export interface CopyResult {
  * starts with "/" or "." is always local.
  */
 export function parseCopyEnd(argument: string): CopyEnd {
+  if (argument === '-') return {kind: 'stream'}
   const colon = argument.indexOf(':')
   if (colon <= 0 || argument.startsWith('/') || argument.startsWith('.')) return {kind: 'local', path: argument}
   const ref = argument.slice(0, colon)
@@ -61,10 +56,6 @@ export function parseCopyEnd(argument: string): CopyEnd {
   if (ref.split('/').length > 2) return {kind: 'local', path: argument}
   if (path === '') throw new UsageError(`${argument}: no path after ":"; give POD[/CONTAINER]:PATH`)
   return {kind: 'container', ref, path}
-}
-
-function emptyResult(direction: 'in' | 'out', containerId: string): CopyResult {
-  return {direction, containerId, files: 0, directories: 0, symlinks: 0, bytes: 0, skipped: []}
 }
 
 function pump(from: number, to: number): number {
@@ -107,11 +98,6 @@ function copyOut(root: ContainerRoot, entry: RootEntry, destination: string, res
       }
     }
   } else result.skipped.push(entry.path)
-}
-
-export interface Owners {
-  uid: IdRange[]
-  gid: IdRange[]
 }
 
 /** Copies the local `source` into `directory` of the container as `name`. */
@@ -173,26 +159,60 @@ function localExists(path: string): ReturnType<typeof statSync> | undefined {
   }
 }
 
-/** `podctl cp SOURCE DESTINATION`: exactly one side in a container. */
-export async function copy(
+/** The streams of `-`: the tar archive read for `cp - POD:DIR`, and where the archive of `cp POD:PATH -` goes. */
+export interface CopyStreams {
+  input: AsyncIterable<Uint8Array>
+  output: TarSink
+}
+
+export interface CopyOptions {
+  namespace?: string
+  signal?: AbortSignal
+  streams?: CopyStreams
+}
+
+/** A running container's root as the host sees it, and its id maps: what every copy goes through. Close the root. */
+export async function openForCopy(
   client: CriClient,
-  from: string,
-  to: string,
-  options: {namespace?: string; signal?: AbortSignal} = {},
-): Promise<CopyResult> {
+  container: Container,
+  signal?: AbortSignal,
+): Promise<{root: ContainerRoot; owners: Owners}> {
+  const target = await containerProcess(client, container, signal)
+  const root = ContainerRoot.open(target.root, processLabel(target))
+  return {root, owners: {uid: readIdMap(target.pid, 'uid'), gid: readIdMap(target.pid, 'gid')}}
+}
+
+function sides(from: string, to: string): {source: CopyEnd; destination: CopyEnd; remote: Extract<CopyEnd, {kind: 'container'}>} {
   const source = parseCopyEnd(from)
   const destination = parseCopyEnd(to)
-  if (source.kind === destination.kind) {
+  const remote = [source, destination].find((end) => end.kind === 'container')
+  if (!remote || source.kind === destination.kind) {
     throw new UsageError('cp copies between a container and this host: give exactly one side as POD[/CONTAINER]:PATH')
   }
 
-  const remote = source.kind === 'container' ? source : (destination as Extract<CopyEnd, {kind: 'container'}>)
   if (!remote.path.startsWith('/')) throw new UsageError(`${remote.ref}:${remote.path}: the path in the container must be absolute`)
+  return {source, destination, remote}
+}
+
+/** `podctl cp SOURCE DESTINATION`: exactly one side in a container; `-` on the other side for a tar stream. */
+export async function copy(client: CriClient, from: string, to: string, options: CopyOptions = {}): Promise<CopyResult> {
+  const {source, destination, remote} = sides(from, to)
   const container = await containerOf(client, remote.ref, options.namespace)
-  const target = await containerProcess(client, container, options.signal)
-  using root = ContainerRoot.open(target.root, processLabel(target))
+  const opened = await openForCopy(client, container, options.signal)
+  using root = opened.root
+  const {owners} = opened
+  if (source.kind === 'stream' || destination.kind === 'stream') {
+    if (!options.streams) throw new UsageError('cp -: no stream to read or write here')
+    // Awaited before returning: `using` closes the root on return, and the stream needs it until it is done.
+    const streamed =
+      source.kind === 'stream'
+        ? await extractIntoRoot(root, options.streams.input, remote.path, owners, container.id)
+        : await tarFromRoot(root, remote.path, options.streams.output, owners, container.id)
+    return streamed
+  }
+
   if (source.kind === 'container') return copyFromRoot(root, source.path, to, container.id)
-  return copyIntoRoot(root, from, remote.path, {uid: readIdMap(target.pid, 'uid'), gid: readIdMap(target.pid, 'gid')}, container.id)
+  return copyIntoRoot(root, from, remote.path, owners, container.id)
 }
 
 /** The container's `path` (followed inside its root) to the local `local`: into it when it is a directory. */
