@@ -7,12 +7,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import type {CriClient} from '../../../../src/lib/cri/client.js'
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
 import {SupervisorLocks, supervisorOf} from '../../../../src/lib/kubelet/config/supervisor-lock.js'
-import {
-  findGoneRecords,
-  matchRecords,
-  type RecordSelection,
-  removeGoneRecords,
-} from '../../../../src/lib/kubelet/records/kill-records.js'
+import {findGoneRecords, matchRecords, type RecordSelection, removeGoneRecords} from '../../../../src/lib/kubelet/records/kill-records.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 
 const A = 'unix:///run/a/containerd.sock'
