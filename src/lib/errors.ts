@@ -23,6 +23,7 @@ export const ExitCode = {
   STREAMING_UNAVAILABLE: 16,
   KUBELET_OWNS_RUNTIME: 17,
   HOST_ACCESS: 18,
+  OUTPUT_FAILED: 19,
   INTERRUPTED: 130,
 } as const
 
@@ -76,6 +77,11 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
     'HostAccessFailed',
     'podctl could not reach into the container from the host (cp, top, exec --user/-e/-w): not root, no /proc, ' +
       "no nsenter, the container's process gone, or a path that leads out of its root",
+  ],
+  [
+    ExitCode.OUTPUT_FAILED,
+    'OutputFailed',
+    "podctl's own output could not be written (stdout to a full disk or a failing device); what was written before stays",
   ],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]

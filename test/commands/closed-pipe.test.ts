@@ -1,9 +1,11 @@
 /** A reader that closes podctl's output early (`| head -1`): every command ends quietly with exit 0. */
+import {spawn} from 'node:child_process'
+import {closeSync, openSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {podctl} from '../support/podctl.js'
+import {BIN, podctl} from '../support/podctl.js'
 import {socketDir, startFakeRuntime, versionHandler} from '../support/fake-runtime.js'
 
 const dir = socketDir()
@@ -65,5 +67,25 @@ describe('a closed output pipe', () => {
   it('ends ps -o json quietly with exit 0', async () => {
     const result = await closedAfterFirstChunk(['ps', '-o', 'json'])
     expect(result).toMatchObject({code: 0, stderr: ''})
+  })
+})
+
+describe('an output that cannot be written', () => {
+  it('is one line on stderr and exit 19 (OutputFailed), not a stack trace: stdout on a full disk', async () => {
+    const full = openSync('/dev/full', 'w')
+    try {
+      const child = spawn('node', [BIN, '-r', socket, 'ps', '--no-trunc'], {
+        stdio: ['ignore', full, 'pipe'],
+        env: {...process.env, CONTAINER_RUNTIME_ENDPOINT: '', CRI_CONFIG_FILE: ''},
+      })
+      let stderr = ''
+      child.stderr!.on('data', (chunk) => (stderr += chunk))
+      const code = await new Promise((resolve) => {
+        child.on('close', resolve)
+      })
+      expect({code, stderr}).toEqual({code: 19, stderr: 'Error: writing to stdout failed: ENOSPC: no space left on device, write\n'})
+    } finally {
+      closeSync(full)
+    }
   })
 })

@@ -1,17 +1,42 @@
+import {ExitCode} from '../errors.js'
+
 /**
  * A reader that closes its end of podctl's output (`podctl ps | head -1`, `podctl exec C -- cat f |
  * head -1`, `podctl logs -f C | grep -m1 x`) has seen enough. Every command ends then at once with
  * exit 0 and no message, whether stdout or stderr was closed: the one rule, installed by both
  * entries before any command runs (EXIT_CODE_DOCS documents it). Exit 0 rather than the 141 a
  * shell shows for a program killed by SIGPIPE, so `set -o pipefail` scripts that cut output short
- * do not fail; Node never dies of SIGPIPE, so this is the only path.
+ * do not fail; Node never dies of SIGPIPE, so this is the only path. Any other failure to write
+ * (stdout redirected to a full disk: `podctl cp POD:/big - > /full/x`) is one line on stderr, while
+ * it can still be written, and exit 19 (OutputFailed), never Node's stack trace.
  */
 export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   for (const stream of streams) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- end now, even while streaming or following
-      if (error.code === 'EPIPE') process.exit(0)
-      throw error
+      process.exit(exitCodeFor(stream, error))
     })
   }
+
+  // A write to a file fails at once but says so on the next tick: a command that exits right after its
+  // last write would end 0 with its output lost. The failure is recorded on the stream by then.
+  process.on('exit', () => {
+    for (const stream of streams) {
+      const error = stream.errored as NodeJS.ErrnoException | null
+      if (error) process.exitCode = exitCodeFor(stream, error)
+    }
+  })
+}
+
+const told = new Set<NodeJS.WriteStream>()
+
+/** 0 for a closed pipe; else OutputFailed, said once on stderr when stdout failed. */
+function exitCodeFor(stream: NodeJS.WriteStream, error: NodeJS.ErrnoException): number {
+  if (error.code === 'EPIPE') return ExitCode.OK
+  if (stream !== process.stderr && !told.has(stream)) {
+    told.add(stream)
+    process.stderr.write(`Error: writing to stdout failed: ${error.message}\n`)
+  }
+
+  return ExitCode.OUTPUT_FAILED
 }
