@@ -105,7 +105,10 @@ export async function recreatePodSandbox(
 
   recreation.sandbox = await createSandboxForPod(client, pod, attempt, settings, {
     ...options,
-    onCreated: (id) => (recreation.sandboxId = id),
+    onCreated: (id) => {
+      recreation.sandboxId = id
+      options.onCreated?.(id)
+    },
   })
   return {recreation, sandboxes: await podSandboxes(client, pod)}
 }

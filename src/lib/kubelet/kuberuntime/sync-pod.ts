@@ -73,6 +73,8 @@ export interface SyncDeps {
    * listing had them): false leaves the pod as it is (a supervisor gave up on a pod someone keeps stopping).
    */
   mayRecreate?: (found: readonly ObservedSandbox[]) => boolean
+  /** Told when a recreation made a sandbox (RunPodSandbox answered), even if the pass then rolls it back. */
+  onSandboxMade?: (sandboxId: string) => void
   /** The sandbox `run` just made (its IPs and node, for env and hooks): the containers are started in it. */
   sandbox?: SandboxContext
   /** What the pass is doing now (for a spinner). */
@@ -246,6 +248,7 @@ async function recreate(ctx: PassContext, sandboxes: PodSandbox[]): Promise<PodS
     step: deps.onStep,
     backOff: ctx.backOff,
     podDirRoot: settings.podDirRoot,
+    onCreated: deps.onSandboxMade,
   })
   ctx.recreation = made.recreation
   ctx.pod = made.recreation.pod

@@ -14,27 +14,33 @@ export const OUTSIDE_STOPS_WINDOW_MS = 60_000
 export class OutsideStops {
   /** The worker gave up on the pod: it is not recreated again. */
   gaveUp = false
-  /** When each dead sandbox (by ID) was first found dead. */
-  private readonly deaths = new Map<string, number>()
+  private readonly deaths: number[] = []
+  /** A sandbox was made since the last death counted: its death is a new one. */
+  private madeSinceDeath = true
 
   constructor(
     private readonly pod: string,
     private readonly events: EventSink,
   ) {}
 
+  /** Told when a pass made a sandbox for the pod (RunPodSandbox answered), even one rolled back later. */
+  made(): void {
+    this.madeSinceDeath = true
+  }
+
   /**
    * Asked before a sandbox is recreated, at `now`, with the sandboxes the pass found: a recreation for a change
-   * (one is still ready) is not a death. Else the newest one died: false, and one warning, once sandboxes died
-   * too often. A death counts once: a recreation that failed and is tried again (a loaded runtime's
-   * RunPodSandbox past its deadline) is not another stop from outside.
+   * (one is still ready) is not a death. Else a sandbox died: false, and one warning, once sandboxes died too
+   * often. A death counts once: a recreation that failed before it made a sandbox (a loaded runtime's
+   * RunPodSandbox past its deadline) and is tried again is not another stop from outside.
    */
   mayRecreate(now: number, found: readonly ObservedSandbox[]): boolean {
     if (found.some((sandbox) => sandbox.ready)) return true
     if (this.gaveUp) return false
-    const dead = newestId(found)
-    if (!this.deaths.has(dead)) this.deaths.set(dead, now)
-    for (const [id, at] of this.deaths) if (now - at > OUTSIDE_STOPS_WINDOW_MS) this.deaths.delete(id)
-    if (this.deaths.size < OUTSIDE_STOPS) return true
+    if (this.madeSinceDeath) this.deaths.push(now)
+    this.madeSinceDeath = false
+    while (this.deaths.length > 0 && now - this.deaths[0] > OUTSIDE_STOPS_WINDOW_MS) this.deaths.shift()
+    if (this.deaths.length < OUTSIDE_STOPS) return true
     this.gaveUp = true
     const message =
       `The pod's sandbox was stopped from outside podctl ${OUTSIDE_STOPS} times within ${OUTSIDE_STOPS_WINDOW_MS / 1000}s ` +
@@ -43,11 +49,4 @@ export class OutsideStops {
     this.events(warningEvent('StoppedOutside', message, this.pod))
     return false
   }
-}
-
-/** The newest sandbox's ID ('' when none is left, e.g. removed by crictl rmp). */
-function newestId(found: readonly ObservedSandbox[]): string {
-  let newest: ObservedSandbox | undefined
-  for (const sandbox of found) if (!newest || sandbox.createdAtMs > newest.createdAtMs) newest = sandbox
-  return newest?.id ?? ''
 }

@@ -280,6 +280,7 @@ export class PodWorker {
       // pass's own finding, not the listing that woke the worker: a sandbox stopped after that listing
       // still shows ready there.
       mayRecreate: (found) => this.outsideStops.mayRecreate(now, found),
+      onSandboxMade: () => this.outsideStops.made(),
     })
     if (result.failure instanceof InterruptedError) return
     if (result.terminated) return terminationDone(state, result, {fullName: this.fullName, events: deps.events})

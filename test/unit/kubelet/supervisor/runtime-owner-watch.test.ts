@@ -57,40 +57,52 @@ describe('RuntimeOwnerWatch', () => {
 })
 
 describe('OutsideStops', () => {
-  /** A pass's finding: the sandbox `id`, dead, made at `createdAtMs`. */
-  const dead = (id: string, createdAtMs = 0): ObservedSandbox => ({id, attempt: 0, ready: false, hasIp: true, createdAtMs})
+  /** A pass's finding: the sandbox `id`, dead. */
+  const dead = (id: string): ObservedSandbox => ({id, attempt: 0, ready: false, hasIp: true, createdAtMs: 0})
 
   it('lets a dead sandbox be recreated twice within the window and gives up at the third death, with one warning', () => {
     const events: KubeEvent[] = []
     const stops = new OutsideStops('web_default', (event) => events.push(event))
-    const asked = [0, 1000, 2000, 3000].map((at, index) => stops.mayRecreate(at, [dead(`s${index}`)]))
+    const asked = [0, 1000, 2000, 3000].map((at, index) => {
+      const may = stops.mayRecreate(at, [dead(`s${index}`)])
+      stops.made()
+      return may
+    })
     expect(asked).toEqual([true, true, false, false])
     expect(stops.gaveUp).toBe(true)
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({type: 'Warning', reason: 'StoppedOutside', object: 'web_default'})
   })
 
-  it('counts one death once, however often its recreation is tried again', () => {
+  it('counts one death once while its recreation fails before making a sandbox and is tried again', () => {
     const stops = new OutsideStops('web_default', () => {})
-    // The first sandbox dies; its recreation fails twice (RunPodSandbox past its deadline) and is tried again.
-    for (const at of [0, 1000, 2000]) expect(stops.mayRecreate(at, [dead('first')])).toBe(true)
-    // The second dies: the newest of the two is the one that counts.
-    expect(stops.mayRecreate(3000, [dead('first', 0), dead('second', 2500)])).toBe(true)
+    // RunPodSandbox past its deadline three times: no sandbox made, one death.
+    for (const at of [0, 1000, 2000, 3000]) expect(stops.mayRecreate(at, [dead('first')])).toBe(true)
+    stops.made()
+    expect(stops.mayRecreate(4000, [dead('first'), dead('second')])).toBe(true)
     expect(stops.gaveUp).toBe(false)
-    expect(stops.mayRecreate(4000, [dead('first', 0), dead('second', 2500), dead('third', 3500)])).toBe(false)
+    // A sandbox made and then rolled back (its containers failed in it) died too: its death counts.
+    stops.made()
+    expect(stops.mayRecreate(5000, [dead('first'), dead('second')])).toBe(false)
   })
 
   it('never counts a recreation for a change, while a sandbox is still ready', () => {
     const stops = new OutsideStops('web_default', () => {})
-    for (const at of [0, 1000, 2000, 3000]) expect(stops.mayRecreate(at, [{...dead(`s${at}`), ready: true}])).toBe(true)
+    for (const at of [0, 1000, 2000, 3000]) {
+      expect(stops.mayRecreate(at, [{...dead(`s${at}`), ready: true}])).toBe(true)
+      stops.made()
+    }
+
     expect(stops.gaveUp).toBe(false)
   })
 
   it('forgets deaths older than the window', () => {
     const stops = new OutsideStops('web_default', () => {})
-    expect(stops.mayRecreate(0, [dead('a')])).toBe(true)
-    expect(stops.mayRecreate(1000, [dead('b')])).toBe(true)
-    expect(stops.mayRecreate(OUTSIDE_STOPS_WINDOW_MS + 500, [dead('c')])).toBe(true)
+    for (const at of [0, 1000, OUTSIDE_STOPS_WINDOW_MS + 500]) {
+      expect(stops.mayRecreate(at, [dead(`s${at}`)])).toBe(true)
+      stops.made()
+    }
+
     expect(stops.gaveUp).toBe(false)
   })
 })
