@@ -105,7 +105,7 @@ export async function recreatePodSandbox(
 
   recreation.sandbox = await createSandboxForPod(client, pod, attempt, settings, {
     ...options,
-    onCreated: (id) => {
+    onCreated(id) {
       recreation.sandboxId = id
       options.onCreated?.(id)
     },
