@@ -1,4 +1,3 @@
-import {PodctlAnnotation} from '../kube/labels.js'
 import {BufferReader, type SlicingBuffer} from './buffer-reader.js'
 import type {GroupCount} from './count-states.js'
 
@@ -16,9 +15,19 @@ import type {GroupCount} from './count-states.js'
  * metadata's name and attempt, state, created_at and two annotation keys are read; the rest
  * (labels, other annotations' values, images) is stepped over.
  */
-export function countCurrentContainers(buffer: Uint8Array, runningState: number): Map<string, GroupCount> {
+/**
+ * The annotations that say what kind a container is: podctl writes io.podctl.containerType (init|app)
+ * and io.podctl.sidecar (kube/labels.ts, which cri may not import: the caller passes them).
+ */
+export interface ContainerKindKeys {
+  type: string
+  init: string
+  sidecar: string
+}
+
+export function countCurrentContainers(buffer: Uint8Array, runningState: number, keys: ContainerKindKeys): Map<string, GroupCount> {
   const bytes = (Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength)) as SlicingBuffer
-  const table = newTable(bytes, countItems(bytes), runningState)
+  const table = newTable(bytes, countItems(bytes), runningState, keys)
   // Each sandbox's current containers, as a list through table.next from its first one.
   const firsts = new Map<string, number>()
   const {length} = bytes
@@ -63,6 +72,10 @@ interface Table {
   bytes: Buffer
   /** The state enum's number for CONTAINER_RUNNING. */
   runningState: number
+  /** The kind's annotation keys and init value, as bytes. */
+  typeKey: Buffer
+  sidecarKey: Buffer
+  initValue: Buffer
   nameStart: Int32Array
   nameEnd: Int32Array
   attempt: Uint32Array
@@ -72,10 +85,13 @@ interface Table {
   next: Int32Array
 }
 
-function newTable(bytes: Buffer, capacity: number, runningState: number): Table {
+function newTable(bytes: Buffer, capacity: number, runningState: number, keys: ContainerKindKeys): Table {
   return {
     bytes,
     runningState,
+    typeKey: Buffer.from(keys.type),
+    sidecarKey: Buffer.from(keys.sidecar),
+    initValue: Buffer.from(keys.init),
     nameStart: new Int32Array(capacity),
     nameEnd: new Int32Array(capacity),
     attempt: new Uint32Array(capacity),
@@ -120,15 +136,12 @@ function keepNewest(firsts: Map<string, number>, sandbox: string, table: Table, 
   table.next[previous] = i
 }
 
-// Container's fields (CRI v1) as tags, and the two annotation keys that say what kind of container it is.
+// Container's fields (CRI v1) as tags.
 const SANDBOX_ID_TAG = (2 << 3) | 2
 const METADATA_TAG = (3 << 3) | 2
 const STATE_TAG = 6 << 3
 const CREATED_AT_TAG = 7 << 3
 const ANNOTATION_TAG = (9 << 3) | 2
-const CONTAINER_TYPE_KEY = Buffer.from(PodctlAnnotation.containerType)
-const SIDECAR_KEY = Buffer.from(PodctlAnnotation.sidecar)
-const INIT_VALUE = Buffer.from('init')
 
 /** Where the container just read names its sandbox (set by readContainer, for the caller: no object per container). */
 let sandboxStart = 0
@@ -175,10 +188,10 @@ function readContainer(table: Table, i: number, pos: number, to: number): boolea
       sandboxStart = pos
       sandboxEnd = end
     } else if (tag === METADATA_TAG) readMetadata(table, i, pos, end)
-    else if (tag === ANNOTATION_TAG && isWantedKeyLength(bytes[pos + 1])) {
-      const key = annotationKey(bytes, pos, end)
-      if (key === CONTAINER_TYPE_KEY) init = entryValueIs(bytes, after, end, INIT_VALUE)
-      else if (key === SIDECAR_KEY) sidecar = true
+    else if (tag === ANNOTATION_TAG && isWantedKeyLength(table, bytes[pos + 1])) {
+      const key = annotationKey(table, pos, end)
+      if (key === table.typeKey) init = entryValueIs(bytes, after, end, table.initValue)
+      else if (key === table.sidecarKey) sidecar = true
     }
 
     pos = end
@@ -189,8 +202,8 @@ function readContainer(table: Table, i: number, pos: number, to: number): boolea
 }
 
 /** Most annotation keys differ from both wanted ones in length: an entry's one-byte key length decides without more reading. */
-function isWantedKeyLength(length: number): boolean {
-  return length === CONTAINER_TYPE_KEY.length || length === SIDECAR_KEY.length
+function isWantedKeyLength(table: Table, length: number): boolean {
+  return length === table.typeKey.length || length === table.sidecarKey.length
 }
 
 /** ContainerMetadata: name = 1, attempt = 2. */
@@ -217,14 +230,15 @@ function readMetadata(table: Table, i: number, pos: number, to: number): void {
  * Which of the two wanted keys an annotations entry [pos, to) has (its key is field 1, first, as
  * every encoder writes a map entry), leaving `after` past the key; undefined for any other key.
  */
-function annotationKey(bytes: Buffer, pos: number, to: number): Buffer | undefined {
+function annotationKey(table: Table, pos: number, to: number): Buffer | undefined {
+  const {bytes} = table
   if (bytes[pos] !== 10) return undefined
   const end = varint(bytes, pos + 1) + after
   if (!(end <= to)) throw new RangeError('premature EOF')
   const start = after
   after = end
-  if (sameBytes(bytes, start, end, CONTAINER_TYPE_KEY)) return CONTAINER_TYPE_KEY
-  return sameBytes(bytes, start, end, SIDECAR_KEY) ? SIDECAR_KEY : undefined
+  if (sameBytes(bytes, start, end, table.typeKey)) return table.typeKey
+  return sameBytes(bytes, start, end, table.sidecarKey) ? table.sidecarKey : undefined
 }
 
 /** Whether the entry's value (field 2, from pos) is exactly these bytes. */

@@ -7,7 +7,7 @@ import type * as api from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
 import {type ContainerColumns, readContainerColumns} from './container-columns.js'
 import {countStates, type GroupCount, type StateCounts} from './count-states.js'
-import {countCurrentContainers} from './current-containers.js'
+import {type ContainerKindKeys, countCurrentContainers} from './current-containers.js'
 import {decodeContainerSummaries, decodeSandboxSummaries} from './summaries.js'
 
 type ApiModule = typeof api
@@ -72,9 +72,9 @@ export function stateCounter(generated: ApiModule, method: 'listContainers' | 'l
  * ListContainers' answer counted by sandbox (pod_sandbox_id) as kubectl's READY counts a pod: its
  * current containers (newest attempt of each, init containers left out, sidecars in), and those running.
  */
-export function runningBySandboxCounter(generated: ApiModule): (buffer: Buffer) => Map<string, GroupCount> {
+export function runningBySandboxCounter(generated: ApiModule, keys: ContainerKindKeys): (buffer: Buffer) => Map<string, GroupCount> {
   const running = generated.containerStateToNumber(generated.ContainerState.CONTAINER_RUNNING)
-  return (buffer) => countCurrentContainers(buffer, running)
+  return (buffer) => countCurrentContainers(buffer, running, keys)
 }
 
 /** How many items a List answer holds. */

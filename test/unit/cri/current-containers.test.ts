@@ -8,10 +8,12 @@ import {describe, expect, it} from 'vitest'
 
 import * as api from '../../../src/generated/runtime/v1/api.js'
 import {runningBySandboxCounter} from '../../../src/lib/cri/decoders.js'
+import {PodctlAnnotation} from '../../../src/lib/kube/labels.js'
 
 const POD = 'p'.repeat(64)
 const OTHER_POD = 'q'.repeat(64)
-const count = runningBySandboxCounter(api)
+// The keys `pods` passes (node/pods.ts): podctl's annotations of kube/labels.ts.
+const count = runningBySandboxCounter(api, {type: PodctlAnnotation.containerType, init: 'init', sidecar: PodctlAnnotation.sidecar})
 
 interface Made {
   name: string
