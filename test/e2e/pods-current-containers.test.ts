@@ -56,12 +56,7 @@ describe('podctl pods: CONTAINERS counts the current containers', () => {
     const [sandboxId] = await sandboxesIn(client, namespace)
     const {containers} = await client.runtime('listContainers', {filter: {podSandboxId: sandboxId}})
     const held = containers.map((c) => `${c.metadata?.name}#${c.metadata?.attempt} ${c.state}`).sort()
-    expect(held).toEqual([
-      'app#0 CONTAINER_EXITED',
-      'app#1 CONTAINER_RUNNING',
-      'log#0 CONTAINER_RUNNING',
-      'setup#0 CONTAINER_EXITED',
-    ])
+    expect(held).toEqual(['app#0 CONTAINER_EXITED', 'app#1 CONTAINER_RUNNING', 'log#0 CONTAINER_RUNNING', 'setup#0 CONTAINER_EXITED'])
 
     const result = await podctl(['pods', '-n', namespace], {env})
     expect(result.code, result.stderr).toBe(0)
