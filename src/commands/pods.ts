@@ -22,6 +22,10 @@ export default class Pods extends BaseCommand<typeof Pods> {
   static override description = `One ListPodSandbox call (and one ListContainers for the table's CONTAINERS column), \
 whatever the number of pods. \
 Name and namespace filters are exact unless they contain "*"; labels are matched by the runtime. \
+CONTAINERS counts a pod's current containers as kubectl's READY does (running/total): the newest attempt of each, \
+sidecars (restartable init containers) included, init containers and earlier attempts left out; \
+running stands for ready, as no readiness probe runs in a listing (status POD --wait-for ready runs them). \
+A pod still in its init containers counts only the containers made so far. \
 The table's STATE is Terminating for a ready pod whose kill podctl recorded and is under way (its grace period), \
 as kubectl shows it. \
 JSON and YAML carry the CRI PodSandbox objects (camelCase keys, int64 as strings).`

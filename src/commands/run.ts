@@ -65,11 +65,12 @@ pod that already exists is refused (exit 8) unless --replace (new sandbox, attem
 each pod into its static pod directory (or --static-dir) and the kubelet runs it as NAME-<node>.
 
 --timeout is the deadline of the whole run (default 5m, 0 for none); with --supervise it bounds the start, not the supervision, where \
-every pod syncs on its own and --parallel bounds only the pulls. A pull the registry refuses (not found, unauthorized) fails at once in \
-its words (exit 10, 13) unless --pull-retries N or --supervise; one that cannot reach the registry is retried on the back-off. \
+every pod syncs on its own and --parallel bounds only the pulls. A pull the registry refuses (not found, unauthorized) fails at once \
+in its words (exit 10, 13) unless --pull-retries N or --supervise; one that cannot reach the registry is retried on the back-off. \
 --dry-run prints the CRI requests (credentials and Secret values redacted), the admission verdict and the ignored fields, and makes no \
-runtime call. ConfigMaps and Secrets in the input feed env, envFrom, volumes and imagePullSecrets; workloads run the pods their \
-controllers make (spec.replicas or --replicas N; StatefulSet pods in order, each once the one before is ready). Claims \
+runtime call: as YAML with each pod's sandbox config once (the calls that resend it refer to it) and default fields left out, or with \
+-o json|yaml every request whole. ConfigMaps and Secrets in the input feed env, envFrom, volumes and imagePullSecrets; workloads run \
+the pods their controllers make (spec.replicas or --replicas N; StatefulSet pods in order, each once the one before is ready). Claims \
 (PersistentVolumeClaim documents, claim volumes, volumeClaimTemplates) are directories under --claims-root/<namespace>/<claim>, kept \
 across kill and run. Volumes, the managed /etc/hosts and termination files live under --pod-dir-root/<uid>.
 
@@ -242,9 +243,8 @@ interrupted; with --wait completed, the container's own exit code.`
   }
 
   private async dryRun(pods: PodModel[], settings: PlanSettings): Promise<DryRunResult> {
-    const {planPodRuns} = await import('../lib/kubelet/run/run-plan.js')
-    const result: DryRunResult = {dryRun: true, pods: await planPodRuns(pods, settings)}
-    await this.emit(result, undefined, {as: {kind: this.output.kind === 'json' ? 'json' : 'yaml'}})
+    const {result, shown, format} = await (await import('../lib/kubelet/run/dry-run.js')).planDryRun(pods, settings, this.output.kind)
+    await this.emit(shown, undefined, {as: {kind: format}})
     return result
   }
 }

@@ -5,6 +5,7 @@ import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
 import type {GroupCount, StateCounts} from './count-states.js'
+import type {ContainerKindKeys} from './current-containers.js'
 import type {ContainerListing, MethodDef} from './decoders.js'
 import {waitConnected} from './connectivity.js'
 import {socketPath} from './endpoint.js'
@@ -160,10 +161,10 @@ export class CriClient {
     return this.call('RuntimeService', this.runtimeEndpoint, method, request, {}, decode) as Promise<RuntimeResponse<M>>
   }
 
-  /** ListContainers counted by sandbox, all and running, without decoding the containers. */
-  async countContainersBySandbox(request: RuntimeRequest<'listContainers'>): Promise<Map<string, GroupCount>> {
+  /** ListContainers counted by sandbox, not decoded: each pod's current containers and those running (current-containers.ts). */
+  async countContainersBySandbox(request: RuntimeRequest<'listContainers'>, keys: ContainerKindKeys): Promise<Map<string, GroupCount>> {
     const {api, decoders} = await loadModules()
-    const decode = decoders.runningBySandboxCounter(api)
+    const decode = decoders.runningBySandboxCounter(api, keys)
     return this.call('RuntimeService', this.runtimeEndpoint, 'listContainers', request, {}, decode) as Promise<Map<string, GroupCount>>
   }
 

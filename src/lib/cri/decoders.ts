@@ -6,7 +6,8 @@
 import type * as api from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
 import {type ContainerColumns, readContainerColumns} from './container-columns.js'
-import {countGroups, countStates, type GroupCount, type StateCounts} from './count-states.js'
+import {countStates, type GroupCount, type StateCounts} from './count-states.js'
+import {type ContainerKindKeys, countCurrentContainers} from './current-containers.js'
 import {decodeContainerSummaries, decodeSandboxSummaries} from './summaries.js'
 
 type ApiModule = typeof api
@@ -18,9 +19,8 @@ export interface MethodDef {
   responseDeserialize: (value: Buffer) => unknown
 }
 
-/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`), and a container's sandbox. */
+/** Where the state is in a Container and a PodSandbox message (CRI v1: `state = 6`, `state = 3`). */
 const CONTAINER_STATE_FIELD = 6
-const CONTAINER_SANDBOX_FIELD = 2
 const SANDBOX_STATE_FIELD = 3
 
 type Decoder = {decode(reader: BufferReader): unknown}
@@ -68,10 +68,13 @@ export function stateCounter(generated: ApiModule, method: 'listContainers' | 'l
   return (buffer) => countStates(buffer, state)
 }
 
-/** ListContainers' answer counted by sandbox (pod_sandbox_id): its containers, and those running. */
-export function runningBySandboxCounter(generated: ApiModule): (buffer: Buffer) => Map<string, GroupCount> {
+/**
+ * ListContainers' answer counted by sandbox (pod_sandbox_id) as kubectl's READY counts a pod: its
+ * current containers (newest attempt of each, init containers left out, sidecars in), and those running.
+ */
+export function runningBySandboxCounter(generated: ApiModule, keys: ContainerKindKeys): (buffer: Buffer) => Map<string, GroupCount> {
   const running = generated.containerStateToNumber(generated.ContainerState.CONTAINER_RUNNING)
-  return (buffer) => countGroups(buffer, CONTAINER_SANDBOX_FIELD, {field: CONTAINER_STATE_FIELD, value: running})
+  return (buffer) => countCurrentContainers(buffer, running, keys)
 }
 
 /** How many items a List answer holds. */

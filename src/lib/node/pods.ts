@@ -4,6 +4,7 @@ import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {exactFilters, exactNameHint, nameMatcher, prefixGlobs, takeNewest} from '../util/filters.js'
 import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {newestFirst} from '../kube/helpers.js'
+import {PodctlAnnotation} from '../kube/labels.js'
 import {epochNanos} from '../util/time.js'
 import {CRIO_RUNTIME_NAME, runtimeHandlerFromInfo} from './runtime-handler.js'
 
@@ -59,12 +60,15 @@ export interface PodListOptions {
  */
 const NO_COUNTS: ReadonlyMap<string, GroupCount> = new Map()
 
+/** Where `run` records a container's kind: init containers are left out of the counts, sidecars kept. */
+const CONTAINER_KIND_KEYS = {type: PodctlAnnotation.containerType, init: 'init', sidecar: PodctlAnnotation.sidecar}
+
 export async function listPods(client: CriClient, filters: PodListFilters, options: PodListOptions = {}): Promise<PodListEntry[]> {
   const state = filters.state === undefined ? undefined : {state: filters.state === 'ready' ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY'}
   const request = {filter: {labelSelector: filters.labels ?? {}, state: state as {state: PodSandbox['state']} | undefined}}
   const [sandboxes, containers] = await Promise.all([
     options.summaries ? client.listSummaries('listPodSandbox', request) : client.runtime('listPodSandbox', request),
-    options.countContainers === false ? NO_COUNTS : client.countContainersBySandbox({filter: {}}),
+    options.countContainers === false ? NO_COUNTS : client.countContainersBySandbox({filter: {}}, CONTAINER_KIND_KEYS),
   ])
 
   // CRI-O 1.26 may send a sandbox's created_at in seconds (epochNanos reads it by its magnitude).
