@@ -23,30 +23,8 @@ export interface StateField {
  */
 export function countStates(buffer: Uint8Array, state?: StateField): StateCounts {
   const counts: StateCounts = {total: 0, byState: new Map()}
-  readItems(buffer, state, undefined, (value) => add(counts, state, value))
+  readItems(buffer, state, (value) => add(counts, state, value))
   return counts
-}
-
-/** How many items share a group field's value, and how many of those hold one state. */
-export interface GroupCount {
-  total: number
-  matching: number
-}
-
-/**
- * Items counted per value of a string field (ListContainers' pod_sandbox_id = 2), and per group those
- * whose state is `state.value`: what `pods` shows (running/total) for thousands of sandboxes, with
- * one small object per group rather than a map of state names each.
- */
-export function countGroups(buffer: Uint8Array, groupField: number, state: {field: number; value: number}): Map<string, GroupCount> {
-  const groups = new Map<string, GroupCount>()
-  readItems(buffer, state, groupField, (value, group) => {
-    let counts = groups.get(group)
-    if (!counts) groups.set(group, (counts = {total: 0, matching: 0}))
-    counts.total++
-    if (value === state.value) counts.matching++
-  })
-  return groups
 }
 
 function add(counts: StateCounts, state: StateField | undefined, value: number): void {
@@ -56,13 +34,8 @@ function add(counts: StateCounts, state: StateField | undefined, value: number):
   counts.byState.set(name, (counts.byState.get(name) ?? 0) + 1)
 }
 
-/** Visits each item of repeated field 1 with its state (0 when absent) and its group field ('' when absent). */
-function readItems(
-  buffer: Uint8Array,
-  state: {field: number} | undefined,
-  groupField: number | undefined,
-  visit: (state: number, group: string) => void,
-): void {
+/** Visits each item of repeated field 1 with its state (0 when absent). */
+function readItems(buffer: Uint8Array, state: {field: number} | undefined, visit: (state: number) => void): void {
   const reader = new BufferReader(Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength))
   while (reader.pos < reader.len) {
     const tag = reader.uint32()
@@ -73,25 +46,18 @@ function readItems(
 
     const end = reader.fieldEnd()
     let value = 0
-    let group = ''
-    // Once both fields were read, the item's rest (a container's labels and annotations, most of its
-    // bytes) is stepped over whole: only a repeat of a field, which no runtime's encoder writes, could change them.
+    // Once the state was read, the item's rest (a container's labels and annotations, most of its
+    // bytes) is stepped over whole: only a repeat of the field, which no runtime's encoder writes, could change it.
     let needState = state !== undefined
-    let needGroup = groupField !== undefined
-    while (reader.pos < end && (needState || needGroup)) {
+    while (reader.pos < end && needState) {
       const field = reader.uint32()
-      const number = field >>> 3
-      const wire = field & 7
-      if (state && number === state.field && wire === WireType.Varint) {
+      if (state && field >>> 3 === state.field && (field & 7) === WireType.Varint) {
         value = reader.int32()
         needState = false
-      } else if (number === groupField && wire === WireType.LengthDelimited) {
-        group = reader.string()
-        needGroup = false
       } else reader.skipField(field)
     }
 
     reader.pos = end
-    visit(value, group)
+    visit(value)
   }
 }

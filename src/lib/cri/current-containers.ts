@@ -1,5 +1,10 @@
 import {BufferReader, type SlicingBuffer} from './buffer-reader.js'
-import type {GroupCount} from './count-states.js'
+
+/** A pod's count: its current containers, and how many of them run. */
+export interface GroupCount {
+  total: number
+  matching: number
+}
 
 /**
  * The `pods` table's CONTAINERS cell, counted as kubectl's READY column counts a pod (printPod in

@@ -6,8 +6,8 @@
 import type * as api from '../../generated/runtime/v1/api.js'
 import {BufferReader} from './buffer-reader.js'
 import {type ContainerColumns, readContainerColumns} from './container-columns.js'
-import {countStates, type GroupCount, type StateCounts} from './count-states.js'
-import {type ContainerKindKeys, countCurrentContainers} from './current-containers.js'
+import {countStates, type StateCounts} from './count-states.js'
+import {type ContainerKindKeys, countCurrentContainers, type GroupCount} from './current-containers.js'
 import {decodeContainerSummaries, decodeSandboxSummaries} from './summaries.js'
 
 type ApiModule = typeof api

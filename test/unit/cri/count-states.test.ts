@@ -7,7 +7,7 @@ import {
   ListPodSandboxResponse,
   podSandboxStateFromJSON,
 } from '../../../src/generated/runtime/v1/api.js'
-import {countGroups, countStates} from '../../../src/lib/cri/count-states.js'
+import {countStates} from '../../../src/lib/cri/count-states.js'
 
 const labels = {'io.kubernetes.pod.name': 'web', ünïcode: 'värde ✓'}
 
@@ -60,23 +60,5 @@ describe('countStates: a List answer counted without decoding it', () => {
     ).finish()
     expect(countStates(bytes).total).toBe(3)
     expect(countStates(new Uint8Array()).total).toBe(0)
-  })
-
-  it('counts containers per sandbox, and those in one state, a container without a sandbox ID under ""', () => {
-    const message = ListContainersResponse.fromPartial({
-      containers: [
-        {id: 'a', podSandboxId: 'p1', state: 'CONTAINER_RUNNING' as never, labels},
-        {id: 'b', podSandboxId: 'p1', state: 'CONTAINER_EXITED' as never},
-        {id: 'c', podSandboxId: 'p2', state: 'CONTAINER_RUNNING' as never},
-        {id: 'd'},
-      ],
-    })
-    const groups = countGroups(ListContainersResponse.encode(message).finish(), 2, {field: 6, value: 1})
-    expect([...groups.keys()]).toEqual(['p1', 'p2', ''])
-    expect(groups.get('p1')).toEqual({total: 2, matching: 1})
-    expect(groups.get('p2')).toEqual({total: 1, matching: 1})
-    // No state field is CONTAINER_CREATED (0), as proto3 encodes it.
-    expect(groups.get('')).toEqual({total: 1, matching: 0})
-    expect(countGroups(ListContainersResponse.encode(message).finish(), 2, {field: 6, value: 0}).get('')).toEqual({total: 1, matching: 1})
   })
 })
