@@ -1,5 +1,5 @@
 import {CRI_CLIENT_VERSION, type CriClient} from '../cri/client.js'
-import type {GroupCount} from '../cri/count-states.js'
+import type {GroupCount} from '../cri/current-containers.js'
 import {mapLimit, RUNTIME_CALLS_IN_FLIGHT} from '../util/concurrency.js'
 import {exactFilters, exactNameHint, nameMatcher, prefixGlobs, takeNewest} from '../util/filters.js'
 import type {PodSandbox, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
