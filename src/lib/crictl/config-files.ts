@@ -22,12 +22,21 @@ function typeError(value: unknown, path: string, goType: string): CrictlError {
   )
 }
 
+/**
+ * A value where text is wanted: sigs.k8s.io/yaml writes a YAML bool or number into a string field as its
+ * text (`namespace: n` is YAML 1.1's false, and crictl sends "false"; `count: 12` sends "12").
+ */
+function textOf(value: unknown, path: string): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'boolean' || typeof value === 'number') return String(value)
+  throw typeError(value, path, 'string')
+}
+
 /** One value of a field, as the ts-proto request object wants it. */
 function convert(type: string, value: unknown, path: string): unknown {
   switch (type) {
     case 'string':
-      if (typeof value !== 'string') throw typeError(value, path, 'string')
-      return value
+      return textOf(value, path)
     case 'bool':
       if (typeof value !== 'boolean') throw typeError(value, path, 'bool')
       return value
@@ -43,8 +52,7 @@ function convert(type: string, value: unknown, path: string): unknown {
       return value
     case 'bytes':
       // cri-api's KeyValue takes its value as a plain string (api_json.go).
-      if (typeof value !== 'string') throw typeError(value, path, 'string')
-      return Buffer.from(value)
+      return Buffer.from(textOf(value, path))
     default:
       if (type in PROTOJSON_ENUMS) {
         const names = PROTOJSON_ENUMS[type]

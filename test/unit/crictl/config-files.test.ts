@@ -9,7 +9,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {loadContainerConfig} from '../../../src/lib/crictl/config-files.js'
+import {loadContainerConfig, loadPodSandboxConfig} from '../../../src/lib/crictl/config-files.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'crictl-config-files-'))
 const write = (name: string, text: string) => {
@@ -31,5 +31,19 @@ describe('crictl container config: CDI_devices', () => {
       'error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field ' +
         'ContainerConfig.CDI_devices of type []*v1.CDIDevice',
     )
+  })
+})
+
+describe('crictl config: a YAML word or number where text is wanted', () => {
+  // As the reference crictl v1.37 sent them on the lab: sigs.k8s.io/yaml writes a YAML 1.1 bool or a number
+  // into a string field as its text ("false", "12", "1000"), not as a type error.
+  it('is sent as its text, as crictl sends it', async () => {
+    const pod = await loadPodSandboxConfig(
+      write('words.yaml', 'metadata:\n  name: p\n  namespace: n\n  uid: 1.5\nlabels:\n  flag: on\n  count: 12\n  big: 1e3\n'),
+    )
+    expect(pod.metadata).toMatchObject({name: 'p', namespace: 'false', uid: '1.5'})
+    expect(pod.labels).toEqual({flag: 'true', count: '12', big: '1000'})
+    const container = await loadContainerConfig(write('env.yaml', `${CONTAINER}envs:\n- key: DEBUG\n  value: yes\n`))
+    expect(container.envs.map((env) => [env.key, Buffer.from(env.value as never).toString()])).toEqual([['DEBUG', 'true']])
   })
 })
