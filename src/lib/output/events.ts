@@ -46,7 +46,8 @@ export interface TimelinePod {
 
 /**
  * `run`'s timeline: every pod and container an event may name sizes the OBJECT column; "web_default/" is left out for one pod.
- * A supervisor's (`run --supervise`) names itself too and gives each event's time: its log is read hours in.
+ * A supervisor's (`run --supervise`) names itself too, gives each event's time and names each object whole, as
+ * `sync --watch` does: its log is read hours in, and grepped for a pod's name.
  */
 export function podTimeline(pods: readonly TimelinePod[], {supervisor = false} = {}): EventStyle {
   const objects = pods.flatMap((pod) => {
@@ -55,5 +56,5 @@ export function podTimeline(pods: readonly TimelinePod[], {supervisor = false} =
   })
   const stripPrefix = pods.length === 1 ? `${podFullName(pods[0].name, pods[0].namespace)}/` : undefined
   if (!supervisor) return {kind: 'timeline', objects, stripPrefix}
-  return {kind: 'timeline', objects: [...objects, 'supervisor'], stripPrefix, clock: 'time'}
+  return {kind: 'timeline', objects: [...objects, 'supervisor'], clock: 'time'}
 }
