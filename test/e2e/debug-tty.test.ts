@@ -2,7 +2,7 @@
  * `podctl debug … -it -- sh` as a person uses it (issue 35): on an 80x24 pseudo-terminal, a shell in a
  * debug container beside the static app sees the app's processes and has a terminal of the user's size;
  * `exit 3` ends podctl with 3 and the terminal back in its normal mode; Ctrl-C goes to the shell, not to
- * podctl; and when the session ends no debug container or pod stays.
+ * podctl; and whether the session ends or its terminal is closed, no debug container or pod stays.
  * debug.test.ts covers the same commands without a terminal.
  */
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
@@ -111,6 +111,17 @@ describe('debug POD -it', () => {
     await typeAndWait(session, 'true', 'alive-5')
     session.press('exit\r')
     expect(await session.ended(60_000)).toEqual({code: 0, echo: true, canonical: true, normalScreen: true})
+    expect(await containersIn()).toEqual(ONLY_THE_APP)
+  }, 120_000)
+
+  it('removes the debug container when the terminal is closed (a lost SSH session)', async () => {
+    const args = ['debug', '-n', namespace, 'web', '--image', image, '--container', 'hangup', '-it', '--', 'sh']
+    session = podctlOnPty(args, env)
+    await promptOf(session, /^\/ #/)
+    expect(await containersIn()).toEqual([...ONLY_THE_APP, 'web/hangup CONTAINER_RUNNING'])
+    // podctl gets SIGHUP, and every write to the terminal fails from then on (EIO).
+    session.kill()
+    await until('the debug container to be removed', async () => (await containersIn()).length === 1, {timeoutMs: 60_000, pollMs: 200})
     expect(await containersIn()).toEqual(ONLY_THE_APP)
   }, 120_000)
 })
