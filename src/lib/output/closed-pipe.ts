@@ -3,6 +3,16 @@ import {ExitCode} from '../errors.js'
 /** The work that holds podctl's exit on a failed write (holdExitOnOutputFailure). */
 const holds = new Set<AbortController>()
 
+/** A hold's abort reason when a write failed: the exit code the rule gives it. */
+class OutputFailed extends Error {
+  constructor(
+    readonly exitCode: number,
+    override readonly cause: Error,
+  ) {
+    super(cause.message)
+  }
+}
+
 /**
  * A reader that closes its end of podctl's output (`podctl ps | head -1`, `podctl exec C -- cat f |
  * head -1`, `podctl logs -f C | grep -m1 x`) has seen enough. Every command ends then at once with
@@ -24,7 +34,7 @@ export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = 
       }
 
       process.exitCode = code
-      for (const hold of holds) hold.abort(error)
+      for (const hold of holds) hold.abort(new OutputFailed(code, error))
     })
   }
 
@@ -43,13 +53,15 @@ const told = new Set<NodeJS.WriteStream>()
 export interface OutputFailureHold {
   /** Aborted when podctl's stdout or stderr can no longer be written, or when `interrupted` is. */
   readonly signal: AbortSignal
+  /** The work is done (cleaned up): if a write failed meanwhile, podctl ends now, as it would have then. */
   release(): void
 }
 
 /**
  * Until released, a failed write to podctl's stdout or stderr does not end podctl at once: it aborts
  * `signal`, so the work can still undo what it made (a closed terminal, which fails every write with
- * EIO, must not leave a debug container behind). podctl then exits with the code a failed write gets.
+ * EIO, must not leave a debug container behind). release() then ends podctl with the code and the
+ * silence of a failed write (0 for a closed pipe), not with the aborted work's error.
  * `interrupted` (Ctrl-C, SIGTERM, SIGHUP) aborts the same signal: the work watches one.
  */
 export function holdExitOnOutputFailure(interrupted?: AbortSignal): OutputFailureHold {
@@ -63,6 +75,9 @@ export function holdExitOnOutputFailure(interrupted?: AbortSignal): OutputFailur
     release() {
       holds.delete(controller)
       interrupted?.removeEventListener('abort', onInterrupted)
+      const reason: unknown = controller.signal.reason
+      // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- the exit the failed write would have made, deferred
+      if (reason instanceof OutputFailed) process.exit(reason.exitCode)
     },
   }
 }
