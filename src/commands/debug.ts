@@ -10,6 +10,7 @@ import {BaseCommand, example} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {claimsRootFlag, podDirRootFlag, podLogsRootFlag, streamImageEndpointFlag} from '../lib/flags.js'
 import {discardEvents} from '../lib/kube/events.js'
+import {holdExitOnOutputFailure} from '../lib/output/closed-pipe.js'
 import {separateCommand, valueFlagSpellings} from '../lib/util/command-separator.js'
 import type {DebugOutcome} from '../lib/debug/run-debug.js'
 
@@ -113,7 +114,9 @@ debug and podctl gc remove it once that process is gone, and never a kept one, a
     const roots = {podDirRoot: flags['pod-dir-root'], logsRoot: flags['pod-logs-root']}
     await reapBeforeDebug(client, {podDirRoot: roots.podDirRoot, podLogsRoot: roots.logsRoot})
     const interruption = this.interruptSignal({notice: `Interrupted: removing the debug ${node ? 'pod' : 'container'}`})
-    const {signal} = interruption
+    // A closed terminal (a lost SSH session) fails every write with EIO: end the session as on SIGHUP, still removing it.
+    const outputFailure = holdExitOnOutputFailure(interruption.signal)
+    const {signal} = outputFailure
     try {
       const outcome = node
         ? await debugNode(client, {...request, namespace: flags.namespace ?? 'default'}, {...roots, ...this.nodeRoots(), signal})
@@ -127,6 +130,7 @@ debug and podctl gc remove it once that process is gone, and never a kept one, a
       return outcome
     } finally {
       interruption.release()
+      outputFailure.release()
     }
   }
 

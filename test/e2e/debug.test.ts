@@ -201,6 +201,19 @@ describe('nothing left behind', () => {
     expect(await containersIn()).toEqual([{name: 'main', state: 'CONTAINER_RUNNING', pod: 'app'}])
   }, 240_000)
 
+  it('removes the debug container when its reader closes the pipe (| head -1), and exits 0 quietly', async () => {
+    const writer = ['sh', '-c', 'while :; do echo line; sleep 0.1; done']
+    const args = ['debug', '-n', namespace, 'app', '--image', image, '--container', 'piped', '--', ...writer]
+    // The reader takes the first chunk and closes its end, as head -1 does.
+    const result = await podctl(args, {
+      env,
+      timeoutMs: 60_000,
+      onSpawn: (child) => child.stdout!.once('data', () => child.stdout!.destroy()),
+    })
+    expect(result).toMatchObject({code: 0, stderr: ''})
+    expect(await containersIn()).toEqual([{name: 'main', state: 'CONTAINER_RUNNING', pod: 'app'}])
+  }, 120_000)
+
   it('removes the debug container on SIGINT (Ctrl-C) with exit 130', async () => {
     let child: ChildProcess | undefined
     const args = ['debug', '-n', namespace, 'app', '--image', image, '--container', 'interrupted', '--', 'sleep', '3600']

@@ -1,4 +1,5 @@
 import {type FileHandle, open, stat} from 'node:fs/promises'
+import type {Writable} from 'node:stream'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {ExitCode, NotFoundError, PodctlError} from '../errors.js'
@@ -157,11 +158,26 @@ export class OrderedWriter {
     if (!this.target || this.buffered === '') return
     const [target, text] = [this.target, this.buffered]
     this.buffered = ''
-    if (!target.write(text))
-      await new Promise<void>((resolve) => {
-        target.once('drain', resolve)
-      })
+    if (!target.write(text)) await drainedOrFailed(target)
   }
+}
+
+/**
+ * Waits until `target` takes more writes. One that failed (a closed pipe, a hung-up terminal) never
+ * drains: waiting for 'drain' alone would hang the follower forever, and with nothing else pending
+ * Node would end podctl there, before a debug session removed its container.
+ */
+async function drainedOrFailed(target: NodeJS.WritableStream): Promise<void> {
+  const writable = target as NodeJS.WritableStream & Partial<Pick<Writable, 'destroyed' | 'writableNeedDrain'>>
+  if (writable.destroyed === true || writable.writableNeedDrain === false) return
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close']) target.off(event, done)
+      resolve()
+    }
+
+    for (const event of ['drain', 'error', 'close']) target.once(event, done)
+  })
 }
 
 export interface ShowLogOptions extends LogSelection {

@@ -1,5 +1,18 @@
 import {ExitCode} from '../errors.js'
 
+/** The work that holds podctl's exit on a failed write (holdExitOnOutputFailure). */
+const holds = new Set<AbortController>()
+
+/** A hold's abort reason when a write failed: the exit code the rule gives it. */
+class OutputFailed extends Error {
+  constructor(
+    readonly exitCode: number,
+    override readonly cause: Error,
+  ) {
+    super(cause.message)
+  }
+}
+
 /**
  * A reader that closes its end of podctl's output (`podctl ps | head -1`, `podctl exec C -- cat f |
  * head -1`, `podctl logs -f C | grep -m1 x`) has seen enough. Every command ends then at once with
@@ -9,12 +22,19 @@ import {ExitCode} from '../errors.js'
  * do not fail; Node never dies of SIGPIPE, so this is the only path. Any other failure to write
  * (stdout redirected to a full disk: `podctl cp POD:/big - > /full/x`) is one line on stderr, while
  * it can still be written, and exit 19 (OutputFailed), never Node's stack trace.
+ * Work that must not be cut short (removing a debug container) holds the exit: see holdExitOnOutputFailure.
  */
 export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   for (const stream of streams) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- end now, even while streaming or following
-      process.exit(exitCodeFor(stream, error))
+      const code = exitCodeFor(stream, error)
+      if (holds.size === 0) {
+        // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- end now, even while streaming or following
+        process.exit(code)
+      }
+
+      process.exitCode = code
+      for (const hold of holds) hold.abort(new OutputFailed(code, error))
     })
   }
 
@@ -29,6 +49,38 @@ export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = 
 }
 
 const told = new Set<NodeJS.WriteStream>()
+
+export interface OutputFailureHold {
+  /** Aborted when podctl's stdout or stderr can no longer be written, or when `interrupted` is. */
+  readonly signal: AbortSignal
+  /** The work is done (cleaned up): if a write failed meanwhile, podctl ends now, as it would have then. */
+  release(): void
+}
+
+/**
+ * Until released, a failed write to podctl's stdout or stderr does not end podctl at once: it aborts
+ * `signal`, so the work can still undo what it made (a closed terminal, which fails every write with
+ * EIO, must not leave a debug container behind). release() then ends podctl with the code and the
+ * silence of a failed write (0 for a closed pipe), not with the aborted work's error.
+ * `interrupted` (Ctrl-C, SIGTERM, SIGHUP) aborts the same signal: the work watches one.
+ */
+export function holdExitOnOutputFailure(interrupted?: AbortSignal): OutputFailureHold {
+  const controller = new AbortController()
+  const onInterrupted = () => controller.abort(interrupted?.reason)
+  if (interrupted?.aborted) onInterrupted()
+  else interrupted?.addEventListener('abort', onInterrupted, {once: true})
+  holds.add(controller)
+  return {
+    signal: controller.signal,
+    release() {
+      holds.delete(controller)
+      interrupted?.removeEventListener('abort', onInterrupted)
+      const reason: unknown = controller.signal.reason
+      // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- the exit the failed write would have made, deferred
+      if (reason instanceof OutputFailed) process.exit(reason.exitCode)
+    },
+  }
+}
 
 /** 0 for a closed pipe; else OutputFailed, said once on stderr when stdout failed. */
 function exitCodeFor(stream: NodeJS.WriteStream, error: NodeJS.ErrnoException): number {

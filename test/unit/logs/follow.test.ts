@@ -1,7 +1,7 @@
 import {appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {PassThrough} from 'node:stream'
+import {PassThrough, Writable} from 'node:stream'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {NotFoundError} from '../../../src/lib/errors.js'
@@ -152,5 +152,23 @@ describe('showLog', () => {
     )
     expect(text().stderr).toBe('2024-05-01T10:00:04.000000001Z bye\n')
     expect(checks).toBeGreaterThan(1)
+  })
+})
+
+describe('OrderedWriter', () => {
+  it('goes on when its output failed (a closed pipe) instead of waiting forever for a drain', async () => {
+    const closedPipe = new Writable({
+      highWaterMark: 1,
+      write: (_chunk, _encoding, done) => done(Object.assign(new Error('write EPIPE'), {code: 'EPIPE'})),
+    })
+    let failures = 0
+    closedPipe.on('error', () => failures++)
+    const writer = new OrderedWriter({stdout: closedPipe, stderr: closedPipe})
+    await writer.write('stdout', 'first\n')
+    await writer.flush()
+    await writer.write('stdout', 'second\n')
+    await writer.flush()
+    expect(failures).toBe(1)
+    expect(closedPipe.destroyed).toBe(true)
   })
 })
