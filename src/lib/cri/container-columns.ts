@@ -6,6 +6,7 @@
  * holds (annotations, other labels) is stepped over, as in summaries.ts.
  */
 import type {SlicingBuffer} from './buffer-reader.js'
+import {after, high, skip, varint, varint64} from './wire-scan.js'
 
 /** The strings of a container a table may print or filter on, each a span of the message. */
 export const Span = {
@@ -40,75 +41,11 @@ export interface ContainerColumns {
   createdLow: Uint32Array
 }
 
-/**
- * The scan keeps its position in a local and reads one-byte varints (nearly every tag and length)
- * inline: it runs once per listing, mostly in the interpreter, where a method call and a property
- * write per varint cost more than the rest of the loop. Longer varints take varint() below, which
- * leaves the position after them in `after` and a value's high 32 bits in `high`.
- */
-let after = 0
-let high = 0
-
-/** A varint's low 32 bits (unsigned), from `pos`. */
-function varint(bytes: Buffer, pos: number): number {
-  let low = 0
-  let byte = 0
-  for (let shift = 0; shift < 28; shift += 7) {
-    byte = bytes[pos++]
-    low |= (byte & 0x7f) << shift
-    if (byte < 0x80) {
-      high = 0
-      after = pos
-      return low >>> 0
-    }
-  }
-
-  byte = bytes[pos++]
-  low |= (byte & 0x0f) << 28
-  let word = (byte & 0x7f) >> 4
-  for (let shift = 3; byte >= 0x80 && shift <= 31; shift += 7) {
-    byte = bytes[pos++]
-    word |= (byte & 0x7f) << shift
-  }
-
-  if (byte >= 0x80 || pos > bytes.length) throw new RangeError('invalid varint')
-  high = word
-  after = pos
-  return low >>> 0
-}
-
-/** Where a field of this tag, whose value starts at `pos`, ends; the message ends at `to`. */
-function skip(bytes: Buffer, tag: number, pos: number, to: number): number {
-  let end: number
-  switch (tag & 7) {
-    case 0: {
-      varint(bytes, pos)
-      end = after
-      break
-    }
-
-    case 1: {
-      end = pos + 8
-      break
-    }
-
-    case 2: {
-      end = varint(bytes, pos) + after
-      break
-    }
-
-    case 5: {
-      end = pos + 4
-      break
-    }
-
-    default:
-      throw new RangeError(`cannot skip wire type ${tag & 7}`)
-  }
-
-  if (!(end <= to)) throw new RangeError('premature EOF')
-  return end
-}
+// The scan keeps its position in a local and reads one-byte varints (nearly every tag and length)
+// inline: it runs once per listing, mostly in the interpreter, where a method call and a property
+// write per varint cost more than the rest of the loop. Longer varints take wire-scan.ts's varint(),
+// which leaves the position after them in `after`; created_at, an int64, takes varint64(), which
+// also leaves its high 32 bits in `high`.
 
 /**
  * Reads ListContainersResponse (repeated Container containers = 1) into columns, with the values of
@@ -164,7 +101,7 @@ export function readContainerColumns(bytes: Buffer, labelKeys: readonly string[]
       }
 
       if (tag === 56) {
-        createdLow[count] = varint(bytes, pos)
+        createdLow[count] = varint64(bytes, pos)
         createdHigh[count] = high
         pos = after
         continue

@@ -1,4 +1,5 @@
 import {BufferReader, type SlicingBuffer} from './buffer-reader.js'
+import {after, skip, varint} from './wire-scan.js'
 
 /** A pod's count: its current containers, and how many of them run. */
 export interface GroupCount {
@@ -195,7 +196,7 @@ function readContainer(table: Table, i: number, pos: number, to: number): boolea
     } else if (tag === METADATA_TAG) readMetadata(table, i, pos, end)
     else if (tag === ANNOTATION_TAG && isWantedKeyLength(table, bytes[pos + 1])) {
       const key = annotationKey(table, pos, end)
-      if (key === table.typeKey) init = entryValueIs(bytes, after, end, table.initValue)
+      if (key === table.typeKey) init = entryValueIs(bytes, keyEnd, end, table.initValue)
       else if (key === table.sidecarKey) sidecar = true
     }
 
@@ -231,9 +232,12 @@ function readMetadata(table: Table, i: number, pos: number, to: number): void {
   }
 }
 
+/** Where the annotation key just read ends (set by annotationKey, for the caller: no object per entry). */
+let keyEnd = 0
+
 /**
  * Which of the two wanted keys an annotations entry [pos, to) has (its key is field 1, first, as
- * every encoder writes a map entry), leaving `after` past the key; undefined for any other key.
+ * every encoder writes a map entry), leaving `keyEnd` past the key; undefined for any other key.
  */
 function annotationKey(table: Table, pos: number, to: number): Buffer | undefined {
   const {bytes} = table
@@ -241,7 +245,7 @@ function annotationKey(table: Table, pos: number, to: number): Buffer | undefine
   const end = varint(bytes, pos + 1) + after
   if (!(end <= to)) throw new RangeError('premature EOF')
   const start = after
-  after = end
+  keyEnd = end
   if (sameBytes(bytes, start, end, table.typeKey)) return table.typeKey
   return sameBytes(bytes, start, end, table.sidecarKey) ? table.sidecarKey : undefined
 }
@@ -277,66 +281,4 @@ function isNewer(table: Table, candidate: number, seen: number): boolean {
 function createdAt(table: Table, i: number): bigint {
   const at = table.createdAt[i]
   return at < 0 ? 0n : BigInt(new BufferReader(table.bytes.subarray(at)).int64())
-}
-
-/**
- * The scan keeps its position in locals, as container-columns.ts does (one pass over megabytes in a
- * one-shot process, mostly interpreted): varint() returns a varint's low 32 bits (unsigned) and
- * leaves the position after it in `after`; no count here needs more bits.
- */
-let after = 0
-
-function varint(bytes: Buffer, pos: number): number {
-  let byte = bytes[pos++]
-  if (byte < 0x80) {
-    after = pos
-    return byte
-  }
-
-  let value = byte & 0x7f
-  for (let shift = 7; shift < 64; shift += 7) {
-    byte = bytes[pos++]
-    if (shift < 32) value |= (byte & 0x7f) << shift
-    if (byte < 0x80) {
-      after = pos
-      return value >>> 0
-    }
-  }
-
-  throw new RangeError('invalid varint')
-}
-
-/** Where a field of this tag, whose value starts at `pos`, ends; the message ends at `to`. */
-function skip(bytes: Buffer, tag: number, pos: number, to: number): number {
-  const wire = tag & 7
-  let end: number
-  switch (wire) {
-    case 0: {
-      varint(bytes, pos)
-      end = after
-
-      break
-    }
-
-    case 1: {
-      end = pos + 8
-      break
-    }
-
-    case 2: {
-      end = varint(bytes, pos) + after
-      break
-    }
-
-    case 5: {
-      end = pos + 4
-      break
-    }
-
-    default:
-      throw new RangeError(`cannot skip wire type ${wire}`)
-  }
-
-  if (!(end <= to)) throw new RangeError('premature EOF')
-  return end
 }
