@@ -138,20 +138,26 @@ describe('status of a pod nothing supervises', () => {
 })
 
 describe('/var/log/containers links', () => {
-  it('links each container log while the container exists and removes the links with the pod', async () => {
+  /** Runs pod `name` with one container, app, running `script`: the pod's result, the container's ID and its link. */
+  async function runLinked(name: string, script: string) {
     const path = manifest(
-      'links',
+      name,
       `  - name: app
     image: BUSYBOX
-    command: [sh, -c, "echo hello; trap 'exit 0' TERM; while true; do sleep 1; done"]
+    command: [sh, -c, "${script}"]
 `,
     )
     const run = await podctl(['run', '-f', path, '-q', '-o', 'json'], {env})
     expect(run.code).toBe(0)
     const [pod] = JSON.parse(run.stdout).pods
-    const id = pod.containers[0].id
-    const link = join(links, `links_${namespace}_app-${id}.log`)
+    const id: string = pod.containers[0].id
+    const link = join(links, `${name}_${namespace}_app-${id}.log`)
     expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    return {pod, id, link}
+  }
+
+  it('links each container log while the container exists and removes the links with the pod', async () => {
+    const {pod, link} = await runLinked('links', "echo hello; trap 'exit 0' TERM; while true; do sleep 1; done")
     expect(readlinkSync(link)).toBe(join(work, 'logs', `${namespace}_links_${pod.uid}`, 'app', '0.log'))
     expect((await podctl(['kill', 'links', '-n', namespace], {env})).code).toBe(0)
     expect(existsSync(link)).toBe(false)
@@ -159,19 +165,7 @@ describe('/var/log/containers links', () => {
   })
 
   it('rm of a container removes its link with its log file', async () => {
-    const path = manifest(
-      'unlinked',
-      `  - name: app
-    image: BUSYBOX
-    command: [sh, -c, "echo hello; exec sleep 3600"]
-`,
-    )
-    const run = await podctl(['run', '-f', path, '-q', '-o', 'json'], {env})
-    expect(run.code).toBe(0)
-    const [pod] = JSON.parse(run.stdout).pods
-    const id = pod.containers[0].id
-    const link = join(links, `unlinked_${namespace}_app-${id}.log`)
-    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    const {id, link} = await runLinked('unlinked', 'echo hello; exec sleep 3600')
     const logFile = readlinkSync(link)
     expect(await podctl(['rm', '-f', id.slice(0, 12)], {env})).toMatchObject({code: 0, stdout: `${id}\n`})
     expect(existsSync(logFile), 'the log file').toBe(false)

@@ -8,6 +8,16 @@ export interface GroupCount {
 }
 
 /**
+ * The annotations that say what kind a container is: podctl writes io.podctl.containerType (init|app)
+ * and io.podctl.sidecar (kube/labels.ts, which cri may not import: the caller passes them).
+ */
+export interface ContainerKindKeys {
+  type: string
+  init: string
+  sidecar: string
+}
+
+/**
  * The `pods` table's CONTAINERS cell, counted as kubectl's READY column counts a pod (printPod in
  * kubectl's printers): the pod's containers, not every container the runtime still holds for it.
  * - Only the newest attempt of each container name counts: a restarted container's exited attempts
@@ -21,16 +31,6 @@ export interface GroupCount {
  * metadata's name and attempt, state, created_at and two annotation keys are read; the rest
  * (labels, other annotations' values, images) is stepped over.
  */
-/**
- * The annotations that say what kind a container is: podctl writes io.podctl.containerType (init|app)
- * and io.podctl.sidecar (kube/labels.ts, which cri may not import: the caller passes them).
- */
-export interface ContainerKindKeys {
-  type: string
-  init: string
-  sidecar: string
-}
-
 export function countCurrentContainers(buffer: Uint8Array, runningState: number, keys: ContainerKindKeys): Map<string, GroupCount> {
   const bytes = (Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength)) as SlicingBuffer
   const table = newTable(bytes, countItems(bytes), runningState, keys)
