@@ -91,6 +91,25 @@ wrapper.call(bundleModule.exports, bundleModule.exports, require, bundleModule, 
   ]
 }
 
+/** The least any Node client can do for one unary CRI call: node:http2 alone, the gRPC framing written by hand. */
+function http2Floor() {
+  const socket = JSON.stringify(env.CONTAINER_RUNTIME_ENDPOINT.replace(/^unix:\/\//, ''))
+  return script(
+    'http2-floor.cjs',
+    `const http2 = require('http2'), net = require('net')
+const session = http2.connect('http://localhost', {createConnection: () => net.connect(${socket})})
+const path = '/runtime.v1.RuntimeService/ListPodSandbox'
+const call = session.request({':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers'})
+call.on('data', () => {})
+call.on('trailers', (trailers) => {
+  if (trailers['grpc-status'] !== '0') process.exitCode = 1
+  session.close()
+})
+call.end(Buffer.alloc(5))
+`,
+  )
+}
+
 /** Runs the cases paired: each round runs every case once, starting one case later than the round before. */
 function pairedSamples(cases, extraEnv) {
   const samples = Object.fromEntries(cases.map(({name}) => [name, []]))
@@ -122,6 +141,7 @@ function startupReport() {
       name: 'grpc-js and one ListPodSandbox (bench/floor-list.mjs)',
       argv: [node, `${ROOT}bench/floor-list.mjs`, env.CONTAINER_RUNTIME_ENDPOINT],
     },
+    {name: 'node:http2 and one ListPodSandbox, no grpc-js', argv: http2Floor()},
     ...(crictl ? [{name: 'crictl pods (Go)', argv: [crictl, 'pods']}] : []),
   ]
   if (existsSync(binary)) cases.push({name: 'single binary: pods', argv: [binary, 'pods'], against: 'podctl pods', bound: 1})
