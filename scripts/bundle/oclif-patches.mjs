@@ -35,6 +35,9 @@ export const COMPARE_IDS = `function __podctlCompareIds(a, b) {
 }
 `
 
+/** What oclif's help template function returns for text t: ejs's rendering, or t itself when t has no ejs delimiter. */
+export const RENDER_HELP_TEXT = `t.includes("<%") || t.includes("%>") ? ejs_1.default.render(t, context) : t`
+
 /** file (below @oclif/core/lib/) → [exact text, replacement] pairs. */
 export const PATCHES = {
   // The engines warning loads semver (18 ms) to test ">=18.0.0"; a major-version test is the same.
@@ -104,6 +107,11 @@ function __podctlSilentDebug(namespace) {
     if (config.pjson.oclif?.helpClass) {`,
     ],
   ],
+  // Help passes every summary, description and flag text through ejs, which compiles a template function for each
+  // (ejs caches nothing by default): about a tenth of a `--help` start. Every ejs delimiter holds "<%" or "%>" (a
+  // closing one alone is dropped), so text with neither is rendered as it is; only such text skips ejs, and ejs
+  // still loads (lazily, below) for text with a tag. test/unit/bundle/oclif-patches.test.ts holds the equivalence.
+  'help/util.js': [[`        return ejs_1.default.render(t, context);`, `        return ${RENDER_HELP_TEXT};`]],
   // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
   'performance.js': [
     [

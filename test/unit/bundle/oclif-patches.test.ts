@@ -4,12 +4,20 @@ import {dirname, join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMPARE_IDS, LAZY_MODULE, LAZY_REQUIRES, lazyRequire, PATCHES} from '../../../scripts/bundle/oclif-patches.mjs'
+import ejs from 'ejs'
+
+import {COMPARE_IDS, LAZY_MODULE, LAZY_REQUIRES, lazyRequire, PATCHES, RENDER_HELP_TEXT} from '../../../scripts/bundle/oclif-patches.mjs'
 
 // eslint-disable-next-line no-new-func -- the test evaluates the exact source text the bundle patch injects
 const compareIds = new Function(`${COMPARE_IDS}\nreturn __podctlCompareIds`)() as (a: string, b: string) => number
 // eslint-disable-next-line no-new-func -- likewise for the lazy-module helper
 const lazyModule = new Function(`${LAZY_MODULE}\nreturn __podctlLazyModule`)() as <T extends object>(load: () => T) => T
+// eslint-disable-next-line no-new-func -- likewise for the help template's render
+const renderHelpText = new Function('ejs_1', 'context', 't', `return ${RENDER_HELP_TEXT}`) as (
+  ejs_1: {default: typeof ejs},
+  context: object,
+  t: string,
+) => string
 const oclifLib = join(dirname(createRequire(import.meta.url).resolve('@oclif/core/package.json')), 'lib')
 
 describe("the bundle's oclif patches", () => {
@@ -71,5 +79,37 @@ describe("the bundle's oclif patches", () => {
   it('leave any other id to localeCompare', () => {
     expect(compareIds('Pods', 'pods')).toBe(Math.sign('Pods'.localeCompare('pods')))
     expect(compareIds('é', 'f')).toBe(Math.sign('é'.localeCompare('f')))
+  })
+
+  it('render help text exactly as ejs does, calling ejs only for text with a delimiter in it', () => {
+    const context = {config: {bin: 'podctl'}}
+    let calls = 0
+    const counting = {default: {...ejs, render: (t: string, data: object) => (calls++, ejs.render(t, data))}} as unknown as {
+      default: typeof ejs
+    }
+    const alphabet = ['<', '%', '>', '-', '_', '=', '#', ' ', 'a', '\\', '`', '$', '{', '}', '"', "'", '\n']
+    let seed = 4242
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+    let skipped = 0
+    for (let i = 0; i < 5000; i++) {
+      const text = Array.from({length: Math.floor(random() * 12)}, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
+      let expected: string | Error
+      try {
+        expected = ejs.render(text, context)
+      } catch (error) {
+        expected = error as Error
+      }
+
+      const before = calls
+      if (expected instanceof Error) expect(() => renderHelpText(counting, context, text), JSON.stringify(text)).toThrow()
+      else expect(renderHelpText(counting, context, text), JSON.stringify(text)).toBe(expected)
+      if (calls === before) skipped++
+    }
+
+    // A closing delimiter alone is dropped by ejs ("a %> b" is "a  b"): such text must still go through ejs.
+    expect(renderHelpText(counting, context, 'a %> b')).toBe('a  b')
+    expect(renderHelpText(counting, context, 'see <%= config.bin %> pods')).toBe('see podctl pods')
+    expect(renderHelpText(counting, context, 'CPU % of a core\n  100% busy')).toBe('CPU % of a core\n  100% busy')
+    expect(skipped).toBeGreaterThan(1000)
   })
 })
