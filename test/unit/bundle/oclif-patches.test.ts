@@ -4,14 +4,16 @@ import {dirname, join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import ejs from 'ejs'
-
 import {COMPARE_IDS, LAZY_MODULE, LAZY_REQUIRES, lazyRequire, PATCHES, RENDER_HELP_TEXT} from '../../../scripts/bundle/oclif-patches.mjs'
 
 // eslint-disable-next-line no-new-func -- the test evaluates the exact source text the bundle patch injects
 const compareIds = new Function(`${COMPARE_IDS}\nreturn __podctlCompareIds`)() as (a: string, b: string) => number
 // eslint-disable-next-line no-new-func -- likewise for the lazy-module helper
 const lazyModule = new Function(`${LAZY_MODULE}\nreturn __podctlLazyModule`)() as <T extends object>(load: () => T) => T
+// ejs is oclif's dependency, not podctl's: the one oclif's help loads.
+const ejs = createRequire(createRequire(import.meta.url).resolve('@oclif/core/package.json'))('ejs') as {
+  render(template: string, data: object): string
+}
 // eslint-disable-next-line no-new-func -- likewise for the help template's render
 const renderHelpText = new Function('ejs_1', 'context', 't', `return ${RENDER_HELP_TEXT}`) as (
   ejs_1: {default: typeof ejs},
@@ -84,7 +86,15 @@ describe("the bundle's oclif patches", () => {
   it('render help text exactly as ejs does, calling ejs only for text with a delimiter in it', () => {
     const context = {config: {bin: 'podctl'}}
     let calls = 0
-    const counting = {default: {...ejs, render: (t: string, data: object) => (calls++, ejs.render(t, data))}} as unknown as {
+    const counting = {
+      default: {
+        ...ejs,
+        render(t: string, data: object) {
+          calls++
+          return ejs.render(t, data)
+        },
+      },
+    } as unknown as {
       default: typeof ejs
     }
     const alphabet = ['<', '%', '>', '-', '_', '=', '#', ' ', 'a', '\\', '`', '$', '{', '}', '"', "'", '\n']
