@@ -14,6 +14,7 @@ import type {EndpointSource} from './cri/endpoint.js'
 import {ExitCode, PodctlError, UsageError} from './errors.js'
 import {checkCredentialArgv, durationFlag, outputChoicesOf, showUsage, withoutStdin} from './flags.js'
 import type {EventSink} from './kube/events.js'
+import {holdExitIfChangingTheNode, type OutputFailureHold} from './output/closed-pipe.js'
 import {makeChalk, wantsColor} from './output/color.js'
 import {spinnerWanted} from './output/spinner-choice.js'
 import {eventLines, type EventStyle} from './output/events.js'
@@ -99,6 +100,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private crictlConfigFile?: Promise<CrictlConfig | undefined>
   private activeSpinner?: Spinner
   private readonly interruptions = new Set<Interruption>()
+  private outputHold?: OutputFailureHold
 
   /**
    * Set by commands that take credentials (--creds/--auth): what may follow a credential's value.
@@ -109,6 +111,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   public override async init(): Promise<void> {
     await super.init()
+    this.outputHold = holdExitIfChangingTheNode(this.id)
     // A parse failure is reported by catch(); mark parsing as attempted so oclif's development
     // check (NODE_ENV=test/development) does not add a misleading warning under the error.
     this.parsed = true
@@ -314,6 +317,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     for (const interruption of this.interruptions) interruption.release()
     if (this.criClient) (await this.criClient.catch(() => undefined))?.close()
     await super.finally(error)
+    if (error) this.outputHold?.drop()
+    else this.outputHold?.release()
   }
 
   /**

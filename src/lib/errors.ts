@@ -33,7 +33,8 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [
     ExitCode.OK,
     'Success',
-    'the command did what was asked; also when the reader of its output closed the pipe early (head -1): it stops quietly',
+    'the command did what was asked; also when the reader of its output closed the pipe early (head -1): it stops quietly ' +
+      '(a command that changes the node, such as run or kill, finishes its work first)',
   ],
   [ExitCode.INTERNAL, 'InternalError', 'a bug in podctl; rerun with --debug and report it'],
   [
@@ -81,7 +82,8 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[number, string, string]> = [
   [
     ExitCode.OUTPUT_FAILED,
     'OutputFailed',
-    "podctl's own output could not be written (stdout to a full disk or a failing device); what was written before stays",
+    "podctl's own output could not be written (stdout to a full disk or a failing device); what was written before stays " +
+      '(a command that changes the node finishes its work first)',
   ],
   [ExitCode.INTERRUPTED, 'Interrupted', 'stopped by SIGINT/SIGTERM'],
 ]

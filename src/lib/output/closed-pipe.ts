@@ -55,6 +55,8 @@ export interface OutputFailureHold {
   readonly signal: AbortSignal
   /** The work is done (cleaned up): if a write failed meanwhile, podctl ends now, as it would have then. */
   release(): void
+  /** The work failed: the hold ends without ending podctl, and the work's own error sets the exit code. */
+  drop(): void
 }
 
 /**
@@ -73,11 +75,14 @@ export function holdExitOnOutputFailure(interrupted?: AbortSignal): OutputFailur
   return {
     signal: controller.signal,
     release() {
-      holds.delete(controller)
-      interrupted?.removeEventListener('abort', onInterrupted)
+      this.drop()
       const reason: unknown = controller.signal.reason
       // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- the exit the failed write would have made, deferred
       if (reason instanceof OutputFailed) process.exit(reason.exitCode)
+    },
+    drop() {
+      holds.delete(controller)
+      interrupted?.removeEventListener('abort', onInterrupted)
     },
   }
 }
@@ -91,4 +96,35 @@ function exitCodeFor(stream: NodeJS.WriteStream, error: NodeJS.ErrnoException): 
   }
 
   return ExitCode.OUTPUT_FAILED
+}
+
+/** The commands that change the node (debug holds its exit in its own way). */
+const CHANGING_THE_NODE = new Set([
+  'run',
+  'runp',
+  'create',
+  'start',
+  'stop',
+  'stopp',
+  'kill',
+  'rm',
+  'rmp',
+  'rmi',
+  'pull',
+  'sync',
+  'gc',
+  'update',
+  'resize',
+  'checkpoint',
+  'claims',
+])
+
+/**
+ * A reader that closes the output of a command that changes the node (`run -f app.yaml | head -1`)
+ * must not end it half-way, leaving half-created pods: such a command finishes (or rolls back)
+ * first, then ends as the failed write would have (exit 0 for a closed pipe); its own failure keeps
+ * its exit code (drop the hold). Undefined for any other command, which ends at once.
+ */
+export function holdExitIfChangingTheNode(commandId: string | undefined): OutputFailureHold | undefined {
+  return commandId !== undefined && CHANGING_THE_NODE.has(commandId) ? holdExitOnOutputFailure() : undefined
 }
