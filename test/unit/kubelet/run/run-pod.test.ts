@@ -290,6 +290,16 @@ describe('runPod (SyncPod against the in-process fake runtime)', () => {
     expect(fake.sandboxes.size).toBe(0)
   })
 
+  it('--wait none returns with an app container that already exited under restartPolicy Never: its status, not a failure', async () => {
+    // A command that ends at once (debug node's) can exit before the check on a loaded node: the result must not depend on that race.
+    fake.appExitCode = 4
+    const manifest = await pod()
+    const outcome = await runPod({...manifest, restartPolicy: 'Never'}, [], settings({wait: 'none'}), deps())
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome.result.rolledBack).toBe(false)
+    expect(fake.sandboxes.size).toBe(1)
+  })
+
   it('--wait none still fails an init container that fails under restartPolicy Never (Init:Error), and rolls back', async () => {
     fake.initExitCode = 1
     const manifest = await pod()
