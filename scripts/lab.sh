@@ -150,7 +150,12 @@ crictl_() { "$CRICTL" --config "$RT_RUN/crictl.yaml" "$@"; }
 runtime_version() { crictl_ version 2>/dev/null | awk '$1 == "RuntimeVersion:" { print $2 }'; }
 runtime_name() { crictl_ version 2>/dev/null | awk '$1 == "RuntimeName:" { print $2 }'; }
 
-# The sandbox image, ready before the first pod.
+# The sandbox image, ready before the first pod, pulled through the CRI as the kubelet pulls it. Not
+# with `ctr images pull`, which the lab used before it ran three runtimes: Debian's ctr 1.6 shows pull
+# progress from a goroutine whose context is cancelled as the pull ends (ShowProgress in
+# containerd's cmd/ctr/commands/content/fetch.go, v1.6.20 lines 169-283), and a poll in flight then
+# prints `level=error msg="active check failed"` (or "failed to get content info")
+# error="context canceled" on stderr: harmless, but it was the one error line of the quick start.
 prepull() {
   crictl_ inspecti "$PAUSE_IMAGE" >/dev/null 2>&1 && return 0
   log "pulling $PAUSE_IMAGE into $RT"

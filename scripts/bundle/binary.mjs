@@ -11,12 +11,12 @@
 // the cache on); see docs/single-binary.md.
 import {spawnSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {basename, dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {rolldown} from 'rolldown'
 
+import {injectBlob} from './inject.mjs'
 import {CACHE_GROUPS, cacheFile, trainCaches} from './train.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -79,12 +79,17 @@ writeFileSync(
 )
 run(node, ['--experimental-sea-config', config], {cwd: BUILD})
 
-// 4. A copy of node with the blob injected at the fuse.
+// 4. A copy of node with the blob injected at the fuse (postject's known harmless warnings left out:
+// see inject.mjs). A failed injection leaves no plain copy of node behind under the binary's name.
 rmSync(out, {force: true})
 copyFileSync(node, out)
 chmodSync(out, 0o755)
-const {inject} = createRequire(import.meta.url)('postject')
-await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), {sentinelFuse: SENTINEL})
+try {
+  await injectBlob(out, readFileSync(blob), SENTINEL)
+} catch (error) {
+  rmSync(out, {force: true})
+  throw error
+}
 
 // 5. Licenses: podctl's third-party notices, then Node.js's own (it is embedded too).
 const nodeLicense = [join(dirname(node), '..', 'share', 'doc', 'nodejs', 'LICENSE'), join(dirname(node), '..', 'LICENSE')].find((path) =>
