@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 node scripts/proto-from-wire.mjs "${1:-../shared/reference/cri-v1-wire.json}"
 rm -rf src/generated
-PATH="$PWD/node_modules/.bin:$PATH" buf generate
+PATH="$PWD/node_modules/.bin:$PATH" buf generate --template buf.gen.runtime.yaml --path proto/runtime
+PATH="$PWD/node_modules/.bin:$PATH" buf generate --template buf.gen.yaml --path proto/containerd
 node scripts/protojson-schema-from-wire.mjs "${1:-../shared/reference/cri-v1-wire.json}"

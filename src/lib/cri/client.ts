@@ -1,19 +1,18 @@
-import {stat} from 'node:fs/promises'
-
-import {DeadlineExceededError, formatMs, fromGrpcError, type GrpcFailure, RuntimeUnreachableError, UnimplementedError} from '../errors.js'
+import {DeadlineExceededError, fromGrpcError, type GrpcFailure, UnimplementedError} from '../errors.js'
 import type * as api from '../../generated/runtime/v1/api.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
 import type {StateCounts} from './count-states.js'
 import type {ContainerKindKeys, GroupCount} from './current-containers.js'
 import type {ContainerListing, MethodDef} from './decoders.js'
-import {waitConnected} from './connectivity.js'
-import {socketPath} from './endpoint.js'
+import {ChannelPool, MAX_RECEIVE_MESSAGE_BYTES} from './channels.js'
+import {GrpcStatusError, Status, statusName} from './grpc-status.js'
+
+export {MAX_RECEIVE_MESSAGE_BYTES} from './channels.js'
 
 /** The CRI version podctl speaks, sent in VersionRequest as the kubelet does. */
 export const CRI_CLIENT_VERSION = '0.1.0'
 
-type GrpcModule = typeof import('@grpc/grpc-js')
 type ApiModule = typeof import('../../generated/runtime/v1/api.js')
 type RuntimeDef = typeof api.RuntimeServiceService
 type ImageDef = typeof api.ImageServiceService
@@ -28,8 +27,6 @@ export type RuntimeResponse<M extends RuntimeMethod> = ResponseOf<RuntimeDef, M>
 export type ImageRequest<M extends ImageMethod> = api.DeepPartial<RequestOf<ImageDef, M>>
 export type ImageResponse<M extends ImageMethod> = ResponseOf<ImageDef, M>
 
-/** crictl failed at gRPC's 4 MiB default on big nodes (cri-tools#872); lists can be large. */
-export const MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024 * 1024
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000
 
@@ -74,26 +71,19 @@ export interface CallOptions {
   cleanup?: boolean
 }
 
-interface Channel {
-  endpoint: string
-  client: InstanceType<GrpcModule['Client']>
-  /** Resolves once connected; rejects with the RuntimeUnreachableError the connect failed with. */
-  ready: Promise<void>
-}
-
 interface Modules {
-  grpc: GrpcModule
   api: ApiModule
   decoders: typeof import('./decoders.js')
 }
 
 let modules: Promise<Modules> | undefined
 
-/** grpc-js and the generated code are the heaviest imports; only commands that call the runtime load them. */
+/** The generated code is the heaviest import; only commands that call the runtime load it (grpc-js only streams do). */
 function loadModules(): Promise<Modules> {
-  modules ??= Promise.all([import('@grpc/grpc-js'), import('../../generated/runtime/v1/api.js'), import('./decoders.js')]).then(
-    ([grpc, api, decoders]) => ({grpc, api, decoders}),
-  )
+  modules ??= Promise.all([import('../../generated/runtime/v1/api.js'), import('./decoders.js')]).then(([api, decoders]) => ({
+    api,
+    decoders,
+  }))
   return modules
 }
 
@@ -109,7 +99,7 @@ export class CriClient {
   readonly commandDeadline?: number
   private readonly commandTimeoutMs?: number
   private readonly debug?: (line: string) => void
-  private channels = new Map<string, Promise<Channel>>()
+  private channels: ChannelPool
 
   constructor(options: ClientOptions) {
     this.runtimeEndpoint = options.runtimeEndpoint
@@ -119,6 +109,7 @@ export class CriClient {
     this.commandDeadline = options.commandDeadline
     this.commandTimeoutMs = options.commandTimeoutMs
     this.debug = options.debug
+    this.channels = new ChannelPool(this.connectTimeoutMs, (label, started, status) => this.trace(label, started, status))
   }
 
   /**
@@ -204,14 +195,14 @@ export class CriClient {
     onMessage: (message: RuntimeResponse<M>) => void,
     options: {signal?: AbortSignal; onOpen?: () => void} = {},
   ): Promise<void> {
-    const {grpc, api} = await loadModules()
+    const [{api}, grpc] = await Promise.all([loadModules(), import('@grpc/grpc-js')])
     const def = (api.RuntimeServiceService as unknown as Record<string, MethodDef>)[method]
     const rpcName = def.path.slice(def.path.lastIndexOf('/') + 1)
     // GetContainerEvents takes a GetEventsRequest: the request type is not always named after the RPC.
     const types = api as unknown as Record<string, {fromPartial(v: unknown): unknown} | undefined>
     const requestType = types[`${rpcName}Request`] ?? types[`${rpcName.replace(/^GetContainer/, 'Get')}Request`]
     const {signal} = options
-    const channel = await this.channel(this.runtimeEndpoint)
+    const channel = await this.channels.stream(this.runtimeEndpoint)
     await channel.ready
     // Aborted while connecting: an abort listener added now would never fire, and the stream would never end.
     if (signal?.aborted) return
@@ -232,7 +223,7 @@ export class CriClient {
       call.on('error', () => {})
       call.on('status', (status: GrpcFailure & {code: number}) => {
         signal?.removeEventListener('abort', onAbort)
-        this.trace(`RuntimeService/${rpcName}`, started, grpcCodeName(grpc, status.code))
+        this.trace(`RuntimeService/${rpcName}`, started, statusName(status.code))
         if (signal?.aborted || status.code === grpc.status.OK) resolve()
         else reject(fromGrpcError(status, {method: `RuntimeService/${rpcName}`, endpoint: this.runtimeEndpoint, timeoutMs: 0}))
       })
@@ -243,16 +234,12 @@ export class CriClient {
   /** Waits until the runtime (or the given, e.g. the image) channel is connected, bounded by the connect timeout. */
   async connect(endpoint: string = this.runtimeEndpoint): Promise<void> {
     await (
-      await this.channel(endpoint)
+      await this.channels.unary(endpoint)
     ).ready
   }
 
   close(): void {
-    for (const pending of this.channels.values()) {
-      pending.then((channel) => channel.client.close()).catch(() => {})
-    }
-
-    this.channels.clear()
+    this.channels.close()
   }
 
   /** The deadline (ms from now) of one call: its override or the default with its floor, within the command deadline. */
@@ -271,7 +258,7 @@ export class CriClient {
     options: CallOptions = {},
     decode?: (buffer: Buffer) => unknown,
   ): Promise<unknown> {
-    const {grpc, api, decoders} = await loadModules()
+    const {api, decoders} = await loadModules()
     const definition = (service === 'RuntimeService' ? api.RuntimeServiceService : api.ImageServiceService) as unknown as Record<
       string,
       MethodDef
@@ -290,101 +277,27 @@ export class CriClient {
     const cutShort = timeoutMs < this.deadlineFor(method, options.timeoutMs, true)
     const reportedMs = cutShort && this.commandTimeoutMs !== undefined ? this.commandTimeoutMs : timeoutMs
     const started = monotonicMs()
-    const channel = await this.channel(endpoint)
-
-    // The call is made while the connection is still being set up, as a plain grpc-js client does:
-    // grpc-js holds it until the channel is ready and sends it at once. If the connection fails,
-    // the call is cancelled and fails with the connect error, exactly as if it had waited.
-    return new Promise((resolve, reject) => {
-      let connectFailure: unknown
-      const call = channel.client.makeUnaryRequest(
-        def.path,
-        (value: unknown) => (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(value)),
-        decode ?? decoders.responseDecoder(api, rpcName, def),
-        request,
-        new grpc.Metadata(),
-        {deadline: Date.now() + timeoutMs},
-        (error: (Error & GrpcFailure) | null, response?: unknown) => {
-          options.signal?.removeEventListener('abort', onAbort)
-          if (!error) {
-            this.trace(label, started, 'OK')
-            resolve(response)
-            return
-          }
-
-          // A call that failed before the channel was up reports why the channel is not up.
-          channel.ready.then(
-            () => {
-              this.trace(label, started, grpcCodeName(grpc, error.code))
-              reject(fromGrpcError(error, {method: label, endpoint, timeoutMs: reportedMs}))
-            },
-            (error_: unknown) => reject(connectFailure ?? error_),
-          )
-        },
-      )
-      const onAbort = () => call.cancel()
-      options.signal?.addEventListener('abort', onAbort, {once: true})
-      channel.ready.catch((error: unknown) => {
-        connectFailure = error
-        call.cancel()
-      })
-    })
-  }
-
-  private channel(endpoint: string): Promise<Channel> {
-    const known = this.channels.get(endpoint)
-    if (known) return known
-    const opened = this.open(endpoint)
-    this.channels.set(endpoint, opened)
-    // Forgotten if it never connects: a caller that keeps asking (ui, a supervisor) reaches a runtime that comes back.
-    opened.then((channel) => channel.ready).catch(() => this.channels.get(endpoint) === opened && this.channels.delete(endpoint))
-    return opened
-  }
-
-  private async open(endpoint: string): Promise<Channel> {
-    const started = monotonicMs()
-    const path = socketPath(endpoint)
-    // A missing socket is the common mistake; say so at once instead of waiting for a timeout.
+    const link = await this.channels.unary(endpoint)
+    const message = (def.requestSerialize as (v: unknown) => Buffer)(requestType.fromPartial(request))
+    // Sent while the connection is still being set up; if the connection fails, so does the call.
     try {
-      const info = await stat(path)
-      if (!info.isSocket()) throw new RuntimeUnreachableError(`${path} is not a socket; point --runtime-endpoint at the runtime's socket`)
+      const bytes = await link.channel.call({
+        path: def.path,
+        message,
+        timeoutMs,
+        signal: options.signal,
+        maxMessageBytes: MAX_RECEIVE_MESSAGE_BYTES,
+      })
+      const response = decodeResponse(decode ?? decoders.responseDecoder(api, rpcName, def), bytes)
+      this.trace(label, started, 'OK')
+      return response
     } catch (error) {
-      if (error instanceof RuntimeUnreachableError) throw error
-      const code = (error as NodeJS.ErrnoException).code
-      const why = code === 'ENOENT' ? 'no socket at' : code === 'EACCES' ? 'permission denied on' : `cannot use (${code})`
-      throw new RuntimeUnreachableError(
-        `${why} ${path}: is the runtime running? ` +
-          'Set --runtime-endpoint, CONTAINER_RUNTIME_ENDPOINT or runtime-endpoint in /etc/crictl.yaml',
-      )
+      // A call that failed before the channel was up reports why the channel is not up.
+      await link.ready
+      const failure = error as GrpcStatusError
+      this.trace(label, started, statusName(failure.code))
+      throw fromGrpcError(failure, {method: label, endpoint, timeoutMs: reportedMs})
     }
-
-    const {grpc} = await loadModules()
-    const client = new grpc.Client(endpoint, grpc.credentials.createInsecure(), {
-      'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
-      'grpc.max_send_message_length': MAX_RECEIVE_MESSAGE_BYTES,
-      'grpc.default_authority': 'localhost',
-      // One shot per command: no background retries or keepalive pings that would hold the process open.
-      'grpc.enable_retries': 0,
-      // HTTP/2's 64 KiB start window made a big listing (8 MB at 10 000 containers) wait a round trip per 64 KiB.
-      'grpc-node.flow_control_window': 16 * 1024 * 1024,
-    })
-    const ready = waitConnected(grpc, client, Date.now() + clampTimerMs(this.connectTimeoutMs)).then((outcome) => {
-      if (outcome !== 'READY') {
-        client.close()
-        this.trace(`connect ${endpoint}`, started, outcome)
-        throw new RuntimeUnreachableError(
-          outcome === 'REFUSED'
-            ? `runtime at ${endpoint} refused the connection (stale socket?); check that the runtime is running`
-            : `runtime at ${endpoint} did not accept a connection within ${formatMs(this.connectTimeoutMs)}; ` +
-                'check that it is running and healthy (--connect-timeout to wait longer)',
-        )
-      }
-
-      this.trace(`connect ${endpoint}`, started, 'OK')
-    })
-    // Calls and connect() observe it; never an unhandled rejection of its own.
-    ready.catch(() => {})
-    return {endpoint, client, ready}
   }
 
   private trace(label: string, started: number, status: string): void {
@@ -393,7 +306,11 @@ export class CriClient {
   }
 }
 
-function grpcCodeName(grpc: GrpcModule, code: number | undefined): string {
-  if (code === undefined) return 'ERROR'
-  return (grpc.status as unknown as Record<number, string>)[code] ?? `CODE_${code}`
+/** An answer that does not decode is the runtime's fault, reported as grpc-js reported it (INTERNAL). */
+function decodeResponse(decode: (buffer: Buffer) => unknown, bytes: Buffer): unknown {
+  try {
+    return decode(bytes)
+  } catch (error) {
+    throw new GrpcStatusError(Status.INTERNAL, `Response message parsing error: ${(error as Error).message}`)
+  }
 }
