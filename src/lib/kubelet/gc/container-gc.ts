@@ -106,8 +106,10 @@ export async function removeDeadContainer(
 
   if (container.state === 'CONTAINER_UNKNOWN')
     await client.runtime('stopContainer', {containerId: container.id, timeout: '0'}, {signal}).catch(ignoreGone)
+  // The kubelet's order (removeContainer): the log first. A log that cannot be removed keeps its container for the
+  // next round, and a container gone from the runtime's list never leaves its log behind.
+  if (logPath) await removeLogFiles(logPath)
   await client.runtime('removeContainer', {containerId: container.id}, {signal}).catch(ignoreGone)
-  if (logPath) await removeLogFiles(logPath).catch(() => [])
   await removeContainerLogLinks([container])
   return describeContainer(container, logPath)
 }

@@ -173,13 +173,14 @@ export async function removeOneContainer(
   }
 
   const logPath = options.keepLogs ? undefined : await logPathOf(client, container)
+  // The log first, as the kubelet's removeContainer: a log that cannot be removed keeps the container (the error says why).
+  const logsRemoved = logPath ? await removeLogFiles(logPath) : []
   try {
     await client.runtime('removeContainer', {containerId: container.id})
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error
   }
 
-  const logsRemoved = logPath ? await removeLogFiles(logPath) : []
   // Its /var/log/containers link, as the kubelet's removeContainer removes it; only podctl's: a kubelet's links are its own.
   if (isPodctlContainer(container)) await removeContainerLogLinks([container])
   return {containerId: container.id, name, stopped, logsRemoved}

@@ -3,7 +3,7 @@
  * at start and one per period, images only every image period, events for what went and what
  * failed, and a failing round that never ends the loop.
  */
-import {mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -12,6 +12,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import type {PodEvent} from '../../../../src/lib/kube/events.js'
 import {GarbageCollector} from '../../../../src/lib/kubelet/gc/collector.js'
+import {removeDeadContainer} from '../../../../src/lib/kubelet/gc/container-gc.js'
 import {currentVantage, sessionLabels} from '../../../../src/lib/kube/session.js'
 import {LIBRARY_SESSION_LABEL, sessionReaper} from '../../../../src/lib/kubelet/workers/gone-sessions.js'
 import type {GcSettings} from '../../../../src/lib/kubelet/gc/collect.js'
@@ -163,5 +164,24 @@ describe('GarbageCollector', () => {
   it('does nothing with a period of 0', async () => {
     await new GarbageCollector(fake.client, settings, {periodMs: 0}).start(new AbortController().signal)
     expect(fake.methods()).toEqual([])
+  })
+})
+
+describe('removeDeadContainer', () => {
+  it('removes the log first, as the kubelet does: a log that cannot go keeps its container for the next round', async () => {
+    const container = exited(1)
+    // A directory where the log file should be: removing it as a file fails, as a permission problem would.
+    const stuck = join(work, 'stuck', '1.log')
+    mkdirSync(join(stuck, 'in-the-way'), {recursive: true})
+    await expect(removeDeadContainer(fake.client, container, stuck)).rejects.toThrow()
+    expect(fake.containers.has(container.id)).toBe(true)
+    expect(count('removeContainer')).toBe(0)
+
+    const log = join(work, 'fine', '1.log')
+    mkdirSync(join(work, 'fine'), {recursive: true})
+    writeFileSync(log, 'last words\n')
+    await removeDeadContainer(fake.client, container, log)
+    expect(existsSync(log)).toBe(false)
+    expect(fake.containers.has(container.id)).toBe(false)
   })
 })
