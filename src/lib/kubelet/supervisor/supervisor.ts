@@ -29,7 +29,7 @@ import type {ContainerProbes, StatusProber} from '../status/status-manager.js'
 import {SupervisorLocks} from '../config/supervisor-lock.js'
 import type {SyncTarget} from '../workers/sync-pods.js'
 import {type RuntimeOwnerCheck, RuntimeOwnerWatch} from './runtime-owner-watch.js'
-import {keepYoungGenerationSmall} from './young-generation.js'
+import {keepSupervisorHeapSmall} from './heap-flags.js'
 import type {SupervisorMetrics} from '../workers/supervisor-metrics.js'
 import type {GarbageCollector} from '../gc/collector.js'
 
@@ -85,8 +85,8 @@ export async function superviseSelection(
   deps: SuperviseDeps,
 ): Promise<void> {
   const {client, events, signal, metrics} = deps
-  // A supervisor's process does little else for as long as it runs (young-generation.ts).
-  keepYoungGenerationSmall()
+  // A supervisor's process does little else for as long as it runs (heap-flags.ts).
+  keepSupervisorHeapSmall()
   const pollMs = deps.pollMs ?? WATCH_POLL_MS
   const relistMs = deps.relistMs ?? EVENTS_RELIST_MS
   const locks = deps.locks ?? new SupervisorLocks(settings.podDirRoot, 'podctl sync --watch')

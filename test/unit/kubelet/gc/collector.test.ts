@@ -173,14 +173,14 @@ describe('removeDeadContainer', () => {
     // A directory where the log file should be: removing it as a file fails, as a permission problem would.
     const stuck = join(work, 'stuck', '1.log')
     mkdirSync(join(stuck, 'in-the-way'), {recursive: true})
-    await expect(removeDeadContainer(fake.client, container, stuck)).rejects.toThrow()
+    await expect(removeDeadContainer(fake.client, container as never, stuck)).rejects.toThrow()
     expect(fake.containers.has(container.id)).toBe(true)
     expect(count('removeContainer')).toBe(0)
 
     const log = join(work, 'fine', '1.log')
     mkdirSync(join(work, 'fine'), {recursive: true})
     writeFileSync(log, 'last words\n')
-    await removeDeadContainer(fake.client, container, log)
+    await removeDeadContainer(fake.client, container as never, log)
     expect(existsSync(log)).toBe(false)
     expect(fake.containers.has(container.id)).toBe(false)
   })
