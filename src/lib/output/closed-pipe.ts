@@ -72,18 +72,20 @@ export function holdExitOnOutputFailure(interrupted?: AbortSignal): OutputFailur
   if (interrupted?.aborted) onInterrupted()
   else interrupted?.addEventListener('abort', onInterrupted, {once: true})
   holds.add(controller)
+  const drop = () => {
+    holds.delete(controller)
+    interrupted?.removeEventListener('abort', onInterrupted)
+  }
+
   return {
     signal: controller.signal,
     release() {
-      this.drop()
+      drop()
       const reason: unknown = controller.signal.reason
       // eslint-disable-next-line n/no-process-exit, unicorn/no-process-exit -- the exit the failed write would have made, deferred
       if (reason instanceof OutputFailed) process.exit(reason.exitCode)
     },
-    drop() {
-      holds.delete(controller)
-      interrupted?.removeEventListener('abort', onInterrupted)
-    },
+    drop,
   }
 }
 
