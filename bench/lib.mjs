@@ -1,4 +1,4 @@
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -109,4 +109,17 @@ const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() 
 export function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) / TICKS
+}
+
+/**
+ * Starts bench/fake-cri.mjs answering `pods` kubelet-like pods on `socket`; resolves with the server
+ * process once it is listening (its first line). The caller kills it.
+ */
+export async function startFakeCri(socket, pods) {
+  const server = spawn(process.execPath, [`${ROOT}bench/fake-cri.mjs`, socket, String(pods)], {stdio: ['ignore', 'pipe', 'inherit']})
+  await new Promise((resolve, reject) => {
+    server.stdout.once('data', resolve)
+    server.once('exit', (code) => reject(new Error(`bench/fake-cri.mjs exited ${code}`)))
+  })
+  return server
 }

@@ -9,13 +9,13 @@
 // Then big nodes (issue 23): the listings against bench/fake-cri.mjs answering 1000 and 5000 kubelet-like
 // pods (2 containers each) from pre-encoded bytes, so the runtime's own time is out of the picture.
 //   FAKE_PODS=1000,5000 (the sizes; empty for none)   FAKE_ONLY=1 (skip the lab rows)
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {CriClient} from '../dist/lib/cri/client.js'
-import {compare, labEnv, PODCTL, ROOT, table} from './lib.mjs'
+import {compare, labEnv, PODCTL, ROOT, startFakeCri, table} from './lib.mjs'
 
 const rounds = Number(process.env.ROUNDS ?? 15)
 const env = labEnv()
@@ -124,12 +124,9 @@ async function removePods(ids) {
 async function measureFake(pods) {
   const dir = mkdtempSync(join(tmpdir(), 'podctl-bench-fake-'))
   const socket = join(dir, 'cri.sock')
-  const server = spawn(node, [`${ROOT}bench/fake-cri.mjs`, socket, String(pods)], {stdio: ['ignore', 'pipe', 'inherit']})
+  let server
   try {
-    await new Promise((resolve, reject) => {
-      server.stdout.once('data', resolve)
-      server.once('exit', (code) => reject(new Error(`bench/fake-cri.mjs exited ${code}`)))
-    })
+    server = await startFakeCri(socket, pods)
     const endpoint = `unix://${socket}`
     const fakeFloor = (method, window) => [node, `${ROOT}bench/floor-list.mjs`, endpoint, method, ...(window ? [window] : [])]
     // The same floors with podctl's 16 MiB HTTP/2 window (cri/client.ts), and for `pods` both of the calls it
@@ -158,7 +155,7 @@ async function measureFake(pods) {
       ]),
     ]
   } finally {
-    server.kill()
+    server?.kill()
     rmSync(dir, {recursive: true, force: true})
   }
 }

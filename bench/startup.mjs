@@ -11,13 +11,13 @@
 // processes (no instrumentation inside podctl): Node itself, Node's built-in modules that podctl
 // pods loads (read from its process.moduleLoadList), reading and compiling the bundle with its
 // trained code cache, evaluating the bundle, and then the command itself (oclif, grpc-js, the calls).
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {labEnv, median, PODCTL, ROOT, table, timeOnce} from './lib.mjs'
+import {labEnv, median, PODCTL, ROOT, startFakeCri, table, timeOnce} from './lib.mjs'
 
 const rounds = Number(process.env.ROUNDS ?? 30)
 const fakePods = Number(process.env.FAKE_PODS ?? 5000)
@@ -128,8 +128,7 @@ const ratio = (samples, name, base) => median(samples[name].map((ms, round) => m
 const difference = (samples, name, base) => median(samples[name].map((ms, round) => ms - samples[base][round]))
 const verdict = (value, bound) => (value <= bound ? `within ${bound}` : `OVER ${bound}`)
 
-function startupReport() {
-  const crictl = referenceCrictl()
+function startupReport(crictl) {
   const stageCases = stages()
   const cases = [
     ...stageCases,
@@ -173,12 +172,8 @@ function startupReport() {
 /** podctl's listings against the reference crictl's on bench/fake-cri.mjs with `pods` kubelet-like pods. */
 async function fakeReport(pods, crictl) {
   const socket = join(work, 'cri.sock')
-  const server = spawn(node, [`${ROOT}bench/fake-cri.mjs`, socket, String(pods)], {stdio: ['ignore', 'pipe', 'inherit']})
+  const server = await startFakeCri(socket, pods)
   try {
-    await new Promise((resolve, reject) => {
-      server.stdout.once('data', resolve)
-      server.once('exit', (code) => reject(new Error(`bench/fake-cri.mjs exited ${code}`)))
-    })
     const cases = [
       {name: 'crictl pods', argv: [crictl, 'pods']},
       {name: 'crictl ps -a', argv: [crictl, 'ps', '-a']},
@@ -200,9 +195,9 @@ async function fakeReport(pods, crictl) {
 
 try {
   console.log(`podctl start-up against Node's own (issue 37), ${rounds} paired rounds, node ${process.version}\n`)
-  const [rows, breakdown] = startupReport()
-  console.log(`${table(rows)}\n\n${table(breakdown)}\n`)
   const crictl = referenceCrictl()
+  const [rows, breakdown] = startupReport(crictl)
+  console.log(`${table(rows)}\n\n${table(breakdown)}\n`)
   if (fakePods > 0 && crictl) console.log(`${table(await fakeReport(fakePods, crictl))}\n`)
   else if (fakePods > 0) console.log('no reference crictl: the big listing was not compared (set PODCTL_REFERENCE_CRICTL)\n')
 } finally {
