@@ -59,7 +59,7 @@ function script(name, text) {
 
 /** The stages: each adds one step of a `podctl pods` start to the one before. */
 function stages() {
-  const bundle = JSON.stringify(`${ROOT}dist/bundle/podctl.cjs`)
+  const bundle = JSON.stringify(`${ROOT}dist/bundle/podctl.quick.cjs`)
   const cache = JSON.stringify(`${ROOT}dist/bundle/podctl.pods.cache`)
   const compile = `const fs = require('fs'), vm = require('vm')
 const source = fs.readFileSync(${bundle}, 'latin1')

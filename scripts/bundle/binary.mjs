@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run build:binary: a single executable, podctl-linux-<arch>, for nodes without Node.js. It is
-// this machine's Node binary with Node's single-executable-application support: the bundle from
-// `npm run build` and its code caches are embedded as assets and started by sea-main.js. A cache
+// this machine's Node binary with Node's single-executable-application support: the bundles from
+// `npm run build` and their code caches are embedded as assets and started by sea-main.js. A cache
 // must come from the very Node binary that is embedded (V8 rejects any other), so they are trained
 // again here with that binary.
 //
@@ -39,8 +39,9 @@ const node = option('node', process.execPath)
 const arch = run(node, ['-p', 'process.arch']).trim()
 const nodeVersion = run(node, ['-p', 'process.version']).trim()
 const out = option('out', join(ROOT, `podctl-linux-${arch}`))
-const bundle = join(ROOT, 'dist', 'bundle', 'podctl.cjs')
-if (!existsSync(bundle)) throw new Error('dist/bundle/podctl.cjs is missing: run npm run build first')
+const bundles = Object.fromEntries(['podctl.cjs', 'podctl.quick.cjs'].map((name) => [name, join(ROOT, 'dist', 'bundle', name)]))
+for (const [name, file] of Object.entries(bundles))
+  if (!existsSync(file)) throw new Error(`dist/bundle/${name} is missing: run npm run build first`)
 if (!readFileSync(node).includes(SENTINEL))
   throw new Error(`${node} has no single-executable fuse (${SENTINEL}); use an official Node.js >= 20.12 build`)
 
@@ -49,7 +50,7 @@ rmSync(BUILD, {recursive: true, force: true})
 mkdirSync(BUILD, {recursive: true})
 
 // 1. The caches, trained by the Node binary being embedded.
-trainCaches({bundle, outDir: BUILD, node})
+trainCaches({full: bundles['podctl.cjs'], quick: bundles['podctl.quick.cjs'], outDir: BUILD, node})
 const cacheFiles = [undefined, ...CACHE_GROUPS].map((group) => cacheFile(BUILD, group))
 const caches = Object.fromEntries(cacheFiles.map((file) => [basename(file), file]))
 
@@ -59,7 +60,7 @@ const launcher = await rolldown({input: join(ROOT, 'scripts', 'bundle', 'sea-mai
 await launcher.write({file: main, format: 'cjs', codeSplitting: false})
 await launcher.close()
 
-// 3. The blob: launcher, bundle and caches; no experimental-feature warning on stderr.
+// 3. The blob: launcher, bundles and caches; no experimental-feature warning on stderr.
 const config = join(BUILD, 'sea-config.json')
 const blob = join(BUILD, 'sea-prep.blob')
 writeFileSync(
@@ -71,7 +72,7 @@ writeFileSync(
       disableExperimentalSEAWarning: true,
       useCodeCache: false,
       useSnapshot: false,
-      assets: {'podctl.cjs': bundle, ...caches},
+      assets: {...bundles, ...caches},
     },
     null,
     2,
@@ -106,7 +107,7 @@ const check = spawnSync(out, ['--version'], {
   encoding: 'utf8',
   env: {...process.env, PODCTL_CODE_CACHE_DEBUG: '1', HOME: BUILD, XDG_CACHE_HOME: BUILD},
 })
-if (check.status !== 0 || !check.stderr.includes('podctl code cache: shipped help accepted')) {
+if (check.status !== 0 || !check.stderr.includes('podctl code cache: podctl.quick.cjs shipped help accepted')) {
   throw new Error(`the executable does not start from its embedded cache (exit ${check.status}):\n${check.stdout}${check.stderr}`)
 }
 

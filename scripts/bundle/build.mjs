@@ -20,6 +20,7 @@ import {listCommands} from './commands.mjs'
 import {grpcPatches} from './grpc-patches.mjs'
 import {buildLibraryCjs} from './library-cjs.mjs'
 import {oclifPatches} from './oclif-patches.mjs'
+import {leaveOutCrictlActions, leftOutModule, quickContents} from './quick.mjs'
 import {writeNotices} from './notices.mjs'
 import {trainCaches} from './train.mjs'
 import {uiViewOutside, writeUiViewLoader} from './ui-view.mjs'
@@ -27,29 +28,35 @@ import {uiViewOutside, writeUiViewLoader} from './ui-view.mjs'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const OUT_DIR = join(ROOT, 'dist', 'bundle')
 export const BUNDLE = join(OUT_DIR, 'podctl.cjs')
+export const QUICK_BUNDLE = join(OUT_DIR, 'podctl.quick.cjs')
 
 // oclif (read-tsconfig) and grpc-js (channelz, orca) `require` these inside try/catch or only when
 // a feature is used; inlined they would triple the bundle. Left as plain requires: absent in the
 // single executable, where those code paths are never taken.
 const EXTERNAL = ['typescript', '@grpc/proto-loader']
 
-/** Virtual modules: the lazy command map, and package.json and the manifest embedded as data. */
-function embedded() {
+/**
+ * Virtual modules: the lazy command map, package.json and the manifest embedded as data, and
+ * podctl:left-out (quick.mjs). With `keep` (the quick bundle's commands), the map's getters of the
+ * other commands throw leftOut.
+ */
+function embedded({leftOutKey, keep}) {
   const modules = {
     'podctl:commands'() {
-      const lines = ['const commands = {};']
+      const lines = ["import {leftOut} from 'podctl:left-out';", 'const commands = {};']
       for (const {id, dist} of listCommands(ROOT)) {
         const file = join(ROOT, dist)
         if (!existsSync(file)) throw new Error(`${dist} is missing: run tsc first (npm run build)`)
         // require (not import) so that the command's modules are evaluated on first access only.
-        lines.push(
-          `Object.defineProperty(commands, ${JSON.stringify(id)}, ` +
-            `{enumerable: true, get: () => require(${JSON.stringify(file)}).default});`,
-        )
+        const load = !keep || keep.has(id) ? `require(${JSON.stringify(file)}).default` : `leftOut(${JSON.stringify(`the command ${id}`)})`
+        lines.push(`Object.defineProperty(commands, ${JSON.stringify(id)}, {enumerable: true, get: () => ${load}});`)
       }
 
       lines.push('export default commands;')
       return lines.join('\n')
+    },
+    'podctl:left-out'() {
+      return leftOutModule(leftOutKey)
     },
     'podctl:manifest'() {
       const path = join(ROOT, 'oclif.manifest.json')
@@ -104,13 +111,36 @@ function lazyBuiltins() {
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {\n'
 const WRAP_TAIL = '\n})'
 
-export async function buildBundle() {
+/**
+ * Builds both bundles (src/launch.ts): podctl.cjs with every command, podctl.quick.cjs with only
+ * the quick groups' commands, each with its own id.
+ */
+export async function buildBundles() {
   const started = performance.now()
+  const quick = await quickContents(ROOT)
+  rmSync(OUT_DIR, {recursive: true, force: true})
+  mkdirSync(OUT_DIR, {recursive: true})
+  const full = await buildBundle(BUNDLE, [embedded({leftOutKey: quick.leftOutKey}), uiViewOutside(ROOT)])
+  const quickBundle = await buildBundle(QUICK_BUNDLE, [
+    embedded({leftOutKey: quick.leftOutKey, keep: quick.commands}),
+    uiViewOutside(ROOT, {required: false}),
+    leaveOutCrictlActions(ROOT, quick.crictlActions),
+  ])
+  writeUiViewLoader(OUT_DIR)
+  writeNotices(full.modules, join(OUT_DIR, 'THIRD_PARTY_NOTICES'), join(ROOT, 'THIRD_PARTY_NOTICES'))
+  const ms = performance.now() - started
+  const size = (bundle) => `${relative(ROOT, bundle.file)} (${bundle.modules.length} modules, ${(bundle.bytes / 1e6).toFixed(2)} MB)`
+  console.error(`bundled ${size(full)} and ${size(quickBundle)} in ${ms.toFixed(0)} ms`)
+  return {full, quick: quickBundle}
+}
+
+/** One bundle: the entry with these plugins before the shared ones, written to file. */
+async function buildBundle(file, plugins) {
   const bundle = await rolldown({
     input: join(ROOT, 'scripts', 'bundle', 'entry.js'),
     platform: 'node',
     external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-    plugins: [embedded(), uiViewOutside(ROOT), lazyBuiltins(), oclifPatches(), grpcPatches()],
+    plugins: [...plugins, lazyBuiltins(), oclifPatches(), grpcPatches()],
     logLevel: 'warn',
     onLog(level, log, handler) {
       // Circular imports inside dependencies and eval in them are theirs to keep; everything else is shown.
@@ -140,21 +170,12 @@ export async function buildBundle() {
   const nonAscii = /[^\u0000-\u007F]/.exec(body)
   if (nonAscii)
     throw new Error(
-      `the bundle has a non-ASCII character at offset ${nonAscii.index}: ` +
+      `${relative(ROOT, file)} has a non-ASCII character at offset ${nonAscii.index}: ` +
         JSON.stringify(body.slice(nonAscii.index - 40, nonAscii.index + 40)),
     )
   const id = createHash('sha256').update(body).digest('hex').slice(0, 32)
-  rmSync(OUT_DIR, {recursive: true, force: true})
-  mkdirSync(OUT_DIR, {recursive: true})
-  writeFileSync(BUNDLE, `// podctl-bundle ${id}\n${body}`)
-  writeUiViewLoader(OUT_DIR)
-  writeNotices(chunk.moduleIds, join(OUT_DIR, 'THIRD_PARTY_NOTICES'), join(ROOT, 'THIRD_PARTY_NOTICES'))
-  const ms = performance.now() - started
-  console.error(
-    `bundled ${chunk.moduleIds.length} modules into ${relative(ROOT, BUNDLE)} ` +
-      `(${(body.length / 1e6).toFixed(2)} MB) in ${ms.toFixed(0)} ms`,
-  )
-  return {id, modules: chunk.moduleIds}
+  writeFileSync(file, `// podctl-bundle ${id}\n${body}`)
+  return {file, id, modules: chunk.moduleIds, bytes: body.length}
 }
 
 export const LAUNCHER = join(OUT_DIR, 'launch.cjs')
@@ -173,8 +194,8 @@ export async function buildLauncher() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await buildBundle()
+  await buildBundles()
   await buildLauncher()
   await buildLibraryCjs()
-  trainCaches({bundle: BUNDLE, outDir: OUT_DIR})
+  trainCaches({full: BUNDLE, quick: QUICK_BUNDLE, outDir: OUT_DIR})
 }

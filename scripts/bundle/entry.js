@@ -1,5 +1,6 @@
-// Entry of the one-file CommonJS bundle (dist/podctl.cjs) that bin/run.js and the single
-// executable load. Built by scripts/bundle/build.mjs; never loaded unbundled.
+// Entry of the one-file CommonJS bundles (dist/bundle/podctl.cjs, and podctl.quick.cjs with fewer
+// commands: scripts/bundle/quick.mjs) that bin/run.js and the single executable load. Built by
+// scripts/bundle/build.mjs; never loaded unbundled.
 //
 // oclif normally reads package.json and oclif.manifest.json from disk and loads each command
 // through its module loader. Here both files are embedded at build time and the root plugin gets
@@ -11,6 +12,7 @@ import {flush, handle, run as oclifRun, Plugin} from '@oclif/core'
 import commands from 'podctl:commands'
 import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
+import {isLeftOut, LEFT_OUT} from 'podctl:left-out'
 
 import {choosePersonality} from '../../dist/lib/crictl/personality.js'
 import {endQuietlyOnClosedPipe} from '../../dist/lib/output/closed-pipe.js'
@@ -53,13 +55,17 @@ export async function run(argv, root, program) {
   )
 }
 
-/** Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. */
+/**
+ * Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. In the
+ * quick bundle, a command it left out resolves LEFT_OUT, with nothing printed: the launcher then
+ * runs the full bundle (src/launch.ts).
+ */
 export function execute(argv, root, program) {
   return run(argv, root, program).then(
     (result) => {
       flush()
       return result
     },
-    (error) => handle(error),
+    (error) => (isLeftOut(error) ? LEFT_OUT : handle(error)),
   )
 }

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Trains the bundle's V8 code caches: runs commands in one process against the fake runtime
+// Trains the bundles' V8 code caches: runs commands in one process against the fake runtime
 // (test/support/training.ts), then asks V8 for a cache of everything that was compiled
 // (Script#createCachedData). A cache made right after compiling holds little, because V8 compiles
 // functions lazily; one made after running holds what a real start needs.
 //
-// One cache per group of common commands (CACHE_GROUPS: podctl.<group>.cache, trained in a fresh
-// process on that group's runs alone, so it holds only what they compile), and podctl.cache,
-// trained on all of them, for every other command. src/launch.ts picks one by the invocation.
+// One cache per group of common commands (CACHE_GROUPS: podctl.<group>.cache, trained on the quick
+// bundle in a fresh process on that group's runs alone, so it holds only what they compile), and
+// podctl.cache, trained on the full bundle with all of them, for every other command. src/launch.ts
+// picks the bundle and the cache by the invocation.
 //
-//   node scripts/bundle/train.mjs [--bundle FILE] [--out-dir DIR]
+//   node scripts/bundle/train.mjs [--full FILE] [--quick FILE] [--out-dir DIR]
 //
 // Must run on the Node binary that will load the caches (the single executable embeds this very
 // binary), and without any Node/V8 option: V8 rejects a cache made under other flags.
@@ -54,7 +55,7 @@ async function loadTrainingSupport(dir) {
 }
 
 async function train(bundleFile, out, group) {
-  const {compileBundle, cacheHeader} = await import(pathToFileURL(join(ROOT, 'dist', 'launch.js')).href)
+  const {compileBundle, cacheHeader, LEFT_OUT} = await import(pathToFileURL(join(ROOT, 'dist', 'launch.js')).href)
   // Next to the bundle (not in /tmp) so the compiled support code resolves grpc-js from node_modules.
   const work = join(ROOT, 'dist', 'bundle', `.train-${group ?? 'all'}`)
   rmSync(work, {recursive: true, force: true})
@@ -82,7 +83,8 @@ async function train(bundleFile, out, group) {
   try {
     for (const argv of group ? trainingGroups(socket)[group] : trainingRuns(socket)) {
       process.exitCode = undefined
-      await bundle.exports.execute(argv, ROOT)
+      const result = await bundle.exports.execute(argv, ROOT)
+      if (result === LEFT_OUT) failures.push(`podctl ${argv.join(' ')} needs a command ${basename(bundleFile)} left out`)
       // oclif's flush waits for 'drain' on a stream that never needs one here; drop the listener.
       process.stdout.removeAllListeners('drain')
       if (Boolean(process.exitCode) !== expectedToFail(argv)) failures.push(`podctl ${argv.join(' ')} exited ${process.exitCode ?? 0}`)
@@ -118,19 +120,22 @@ function trainOne({bundle, out, node, group}) {
   return readFileSync(out).length
 }
 
-/** Trains every cache into outDir: podctl.cache and podctl.<group>.cache for each of CACHE_GROUPS. */
-export function trainCaches({bundle, outDir = dirname(bundle), node = process.execPath}) {
+/**
+ * Trains every cache into outDir: podctl.cache on the full bundle, and podctl.<group>.cache for each
+ * of CACHE_GROUPS on the quick bundle, which those groups run from (src/launch.ts).
+ */
+export function trainCaches({full, quick, outDir = dirname(full), node = process.execPath}) {
   const started = performance.now()
   const sizes = [undefined, ...CACHE_GROUPS].map((group) => {
     const out = cacheFile(outDir, group)
-    return `${basename(out)} ${(trainOne({bundle, out, node, group}) / 1e6).toFixed(2)} MB`
+    return `${basename(out)} ${(trainOne({bundle: group ? quick : full, out, node, group}) / 1e6).toFixed(2)} MB`
   })
   console.error(`trained ${sizes.join(', ')} in ${(performance.now() - started).toFixed(0)} ms`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const bundle = option('bundle', join(ROOT, 'dist', 'bundle', 'podctl.cjs'))
   if (process.argv.includes('--child')) {
+    const bundle = option('bundle', join(ROOT, 'dist', 'bundle', 'podctl.cjs'))
     if (process.execArgv.length > 0)
       throw new Error(`train without Node options (got ${process.execArgv.join(' ')}): V8 rejects caches made under other flags`)
     const group = option('group', undefined)
@@ -139,7 +144,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     // grpc-js keeps timers; the cache is written, so end now.
     exit0()
   } else {
-    trainCaches({bundle, outDir: option('out-dir', dirname(bundle))})
+    const full = option('full', join(ROOT, 'dist', 'bundle', 'podctl.cjs'))
+    const quick = option('quick', join(ROOT, 'dist', 'bundle', 'podctl.quick.cjs'))
+    trainCaches({full, quick, outDir: option('out-dir', dirname(full))})
   }
 }
 

@@ -166,15 +166,36 @@ describe('the code cache', () => {
   const cacheDebug = (extraEnv: Record<string, string> = {}) =>
     podctl(['pods', ...r(), '-q'], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1', ...extraEnv}})
 
-  it('bin/run.js starts from the cache shipped for the command, else from the general one', async () => {
+  it('bin/run.js starts the quick bundle with the cache shipped for the command, else the full one with the general cache', async () => {
     const result = await cacheDebug()
     expect(result.code).toBe(0)
-    expect(result.stderr).toBe('podctl code cache: shipped pods accepted\n')
+    expect(result.stderr).toBe('podctl code cache: podctl.quick.cjs shipped pods accepted\n')
     const help = await podctl(['help', 'ps'], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
-    expect(help.stderr).toBe('podctl code cache: shipped help accepted\n')
-    // inspect has no cache of its own: the general one, trained on every common command.
+    expect(help.stderr).toBe('podctl code cache: podctl.quick.cjs shipped help accepted\n')
+    // inspect has no cache of its own: the full bundle, with the general cache trained on every common command.
     const other = await podctl(['inspect', 'pod', 'nosuch', ...r()], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
-    expect(other.stderr.split('\n').at(-2)).toBe('podctl code cache: shipped accepted')
+    expect(other.stderr.split('\n').at(-2)).toBe('podctl code cache: podctl.cjs shipped accepted')
+    // Help on a command the quick bundle does not hold needs that command's class: the full bundle, at once.
+    const runHelp = await podctl(['run', '--help'], {env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
+    expect(runHelp.stderr).toBe('podctl code cache: podctl.cjs shipped accepted\n')
+  })
+
+  it('when the quick bundle was the wrong guess, the full one runs the command line with nothing printed twice', async () => {
+    // crictl's --tracing-endpoint takes a value that the launcher (which knows podctl's global flags) reads as
+    // the command: it guesses `pods`, and crictl's pull is not in the quick bundle.
+    const argv = [...r(), '--tracing-endpoint', 'pods', 'pull', 'nosuch.invalid/x']
+    const debug = {...env, PODCTL_CODE_CACHE_DEBUG: '1'}
+    const guessed = await podctl(argv, {entry: join(ROOT, 'bin', 'crictl'), env: debug})
+    expect(guessed.stderr).toMatch(/^podctl code cache: podctl\.quick\.cjs shipped pods accepted$/m)
+    expect(guessed.stderr).toMatch(/^podctl code cache: podctl\.cjs shipped accepted$/m)
+    const direct = await podctl([...r(), 'pull', 'nosuch.invalid/x'], {entry: join(ROOT, 'bin', 'crictl'), env})
+    const withoutDebug = guessed.stderr.replaceAll(/^podctl code cache: .*\n/gm, '')
+    expect({code: guessed.code, stdout: guessed.stdout, stderr: withoutDebug.replaceAll(/time="[^"]*"/g, '')}).toEqual({
+      code: direct.code,
+      stdout: direct.stdout,
+      stderr: direct.stderr.replaceAll(/time="[^"]*"/g, ''),
+    })
+    expect(direct.code).not.toBe(0)
   })
 
   it('when V8 rejects the shipped cache, the first start writes a per-user cache and the next one uses it', async () => {
@@ -182,9 +203,9 @@ describe('the code cache', () => {
     // Any V8 flag makes V8 reject a cache made without it, as another Node version would.
     const flagged = {NODE_OPTIONS: '--max-semi-space-size=8', XDG_CACHE_HOME: cacheHome}
     const first = await cacheDebug(flagged)
-    expect(first.stderr).toBe('podctl code cache: shipped pods rejected, wrote user cache\n')
+    expect(first.stderr).toBe('podctl code cache: podctl.quick.cjs shipped pods rejected, wrote user cache\n')
     const second = await cacheDebug(flagged)
-    expect(second.stderr).toBe('podctl code cache: user accepted\n')
+    expect(second.stderr).toBe('podctl code cache: podctl.quick.cjs user accepted\n')
     expect(second.stdout).toBe(first.stdout)
   })
 
@@ -192,13 +213,13 @@ describe('the code cache', () => {
     const cacheHome = mkdtempSync(join(work, 'cache-'))
     const result = await cacheDebug({PODCTL_CODE_CACHE: '0', XDG_CACHE_HOME: cacheHome, NODE_OPTIONS: '--max-semi-space-size=8'})
     expect(result.code).toBe(0)
-    expect(result.stderr).toBe('podctl code cache: none off\n')
+    expect(result.stderr).toBe('podctl code cache: podctl.quick.cjs none off\n')
     expect(existsSync(join(cacheHome, 'podctl'))).toBe(false)
   })
 
   it.runIf(existsSync(BINARY))('the single executable starts from its embedded cache', async () => {
     const result = await podctl(['pods', ...r(), '-q'], {entry: BINARY, env: {...env, PODCTL_CODE_CACHE_DEBUG: '1'}})
     expect(result.code).toBe(0)
-    expect(result.stderr).toBe('podctl code cache: shipped pods accepted\n')
+    expect(result.stderr).toBe('podctl code cache: podctl.quick.cjs shipped pods accepted\n')
   })
 })

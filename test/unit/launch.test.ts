@@ -1,13 +1,20 @@
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 
 import {
   bundleId,
+  type BundleSource,
   cacheGroup,
   cacheHeader,
   compileBundle,
+  FULL_BUNDLE,
   GLOBAL_VALUE_FLAGS,
+  launch,
+  LEFT_OUT_KEY,
   parseCache,
+  QUICK_BUNDLE,
+  QUICK_GROUPS,
   shippedCacheName,
+  startsQuick,
   userCacheDir,
 } from '../../src/launch.js'
 import {GLOBAL_FLAGS} from '../../src/lib/util/argv.js'
@@ -77,6 +84,53 @@ describe('launch: the bundle and its code caches', () => {
     // The build writes each cache under the name the launcher reads.
     for (const group of [undefined, ...CACHE_GROUPS])
       expect(cacheFile('/dist/bundle', group)).toBe(`/dist/bundle/${shippedCacheName(group)}`)
+  })
+
+  it('starts from the quick bundle for the quick groups, and for help on no command or on one of theirs', () => {
+    expect([...QUICK_GROUPS].sort()).toEqual([...CACHE_GROUPS].sort())
+    for (const argv of Object.values(trainingGroups('/run/fixture.sock')).flat()) expect(startsQuick(argv), argv.join(' ')).toBe(true)
+    const quick = [['pods', '-o', 'json'], ['-r', 'unix:///x', 'ps', '-a'], ['--help'], ['help'], ['help', 'images'], ['status', '-h'], []]
+    for (const argv of quick) expect(startsQuick(argv), argv.join(' ')).toBe(true)
+    // Every command's help loads its class (flags with computed help): only the full bundle has run's.
+    const full = [
+      ['run', '-f', 'pod.yaml'],
+      ['run', '--help'],
+      ['help', 'run'],
+      ['h', 'inspect'],
+      ['inspect', 'pod', 'x'],
+      ['-r', 'pods', 'run'],
+    ]
+    for (const argv of full) expect(startsQuick(argv), argv.join(' ')).toBe(false)
+  })
+
+  it('runs the full bundle when the quick one answers that it left the command out, and only then', async () => {
+    const ran: string[] = []
+    const fake = (name: string, leftOut: string[]) => ({
+      filename: `/opt/podctl/${name}`,
+      source: `// podctl-bundle ${name === QUICK_BUNDLE ? 'aaaa' : 'bbbb'}
+(function (exports) {
+  exports.execute = async (argv) => {
+    if (${JSON.stringify(leftOut)}.includes(argv[0])) return Symbol.for(${JSON.stringify(LEFT_OUT_KEY)})
+    globalThis.launchTestRuns.push(${JSON.stringify(name)} + ' ' + argv.join(' '))
+  }
+  exports.run = exports.execute
+})`,
+    })
+    const bundles: Record<string, BundleSource> = {[QUICK_BUNDLE]: fake(QUICK_BUNDLE, ['version']), [FULL_BUNDLE]: fake(FULL_BUNDLE, [])}
+    Object.assign(globalThis, {launchTestRuns: ran})
+    const exit = vi.spyOn(process, 'exit').mockImplementation(() => undefined as never)
+    try {
+      const start = (argv: string[]) =>
+        launch({readBundle: (name) => bundles[name], root: '/opt/podctl', argv, env: {PODCTL_CODE_CACHE: '0'}})
+      await start(['pods', '-q'])
+      await start(['run', '-f', 'pod.yaml'])
+      // A guess that was wrong: the quick bundle left version out, so the full one runs it.
+      await start(['version'])
+    } finally {
+      exit.mockRestore()
+    }
+
+    expect(ran).toEqual([`${QUICK_BUNDLE} pods -q`, `${FULL_BUNDLE} run -f pod.yaml`, `${FULL_BUNDLE} version`])
   })
 
   it('keeps per-user caches under XDG_CACHE_HOME, else ~/.cache', () => {

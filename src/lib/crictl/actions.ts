@@ -20,7 +20,8 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   tools: async () => (await import('./actions/tools.js')).ACTIONS,
 }
 
-const GROUP_OF: Record<string, keyof typeof GROUPS> = {
+/** The module (GROUPS) of each crictl command; the quick bundle keeps those its commands use (scripts/bundle/quick.mjs). */
+export const ACTION_GROUP_OF: Record<string, keyof typeof GROUPS> = {
   pods: 'lists',
   ps: 'lists',
   images: 'lists',
@@ -61,7 +62,7 @@ const GROUP_OF: Record<string, keyof typeof GROUPS> = {
 /** The Action of a command (a subcommand's is found under its own name). */
 export async function loadAction(invocation: CrictlInvocation): Promise<Action> {
   const name = invocation.parent ? `${invocation.parent.name} ${invocation.command.name}` : invocation.command.name
-  const group = GROUP_OF[invocation.command.name]
+  const group = ACTION_GROUP_OF[invocation.command.name]
   const actions = await GROUPS[group]()
   const action = actions[name] ?? actions[invocation.command.name]
   if (!action) throw new Error(`crictl ${name}: no action`)

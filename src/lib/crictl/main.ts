@@ -15,6 +15,9 @@ import {loadAction} from './actions.js'
 /** Runs one crictl command line; the process's exit code is set, never thrown. */
 export async function runCrictl(argv: readonly string[], program: string | undefined, podctlVersion: string): Promise<void> {
   const outcome = decide(argv, podctlVersion)
+  // Loaded before anything is read or printed: in podctl's quick bundle an action it left out
+  // throws here, and the full bundle then runs the same command line from the start (src/launch.ts).
+  const action = outcome.kind === 'run' ? await loadAction(outcome.invocation) : undefined
   let settings
   if (outcome.before) {
     try {
@@ -44,8 +47,7 @@ export async function runCrictl(argv: readonly string[], program: string | undef
 
   const session = new CrictlSession(outcome.invocation, settings!)
   try {
-    const action = await loadAction(outcome.invocation)
-    await action(session)
+    await action!(session)
   } catch (error) {
     endWith(session, error)
   } finally {
