@@ -5,7 +5,7 @@
  */
 import type {ContainerState, PodSandboxStatus} from '../../generated/runtime/v1/api.js'
 import {compareNanosDesc} from '../util/time.js'
-import {cutToBytes, NAME_MAX} from '../util/file-names.js'
+import {cutToBytes, NAME_MAX} from '../util/path-component.js'
 import {containerHash} from './labels.js'
 
 /** A pod's identity, as every message and key names it. */

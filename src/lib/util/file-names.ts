@@ -7,8 +7,7 @@
  */
 import {createHash} from 'node:crypto'
 
-/** NAME_MAX of ext4, xfs, btrfs and tmpfs: the most bytes one path component may have. */
-export const NAME_MAX = 255
+import {cutToBytes, NAME_MAX} from './path-component.js'
 
 /** How long the digest that keeps two cut names apart is (hex characters of sha256). */
 const DIGEST_LENGTH = 16
@@ -21,16 +20,4 @@ export function fittedFileName(name: string, suffix = '', max = NAME_MAX): strin
   if (Buffer.byteLength(name + suffix) <= max) return name + suffix
   const digest = createHash('sha256').update(name).digest('hex').slice(0, DIGEST_LENGTH)
   return `${cutToBytes(name, max - Buffer.byteLength(suffix) - DIGEST_LENGTH - 1)}~${digest}${suffix}`
-}
-
-/** The longest start of `text` of at most `bytes` bytes in UTF-8 (never half a character). */
-export function cutToBytes(text: string, bytes: number): string {
-  if (Buffer.byteLength(text) <= bytes) return text
-  let out = ''
-  for (const char of text) {
-    if (Buffer.byteLength(out + char) > bytes) break
-    out += char
-  }
-
-  return out
 }

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {cutToBytes, fittedFileName, NAME_MAX} from '../../../src/lib/util/file-names.js'
+import {fittedFileName} from '../../../src/lib/util/file-names.js'
+import {cutToBytes, NAME_MAX} from '../../../src/lib/util/path-component.js'
 
 /** A valid pod name of the most characters Kubernetes allows (a DNS subdomain of 253). */
 const LONGEST = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`

@@ -9,7 +9,8 @@ import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {DeadlineExceededError, InterruptedError} from '../../errors.js'
-import {fittedFileName, NAME_MAX} from '../../util/file-names.js'
+import {fittedFileName} from '../../util/file-names.js'
+import {NAME_MAX} from '../../util/path-component.js'
 import {forgetOnExit, LOCK_TEMPORARY_SUFFIX_BYTES, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
 
 export const LOCK_POLL_MS = 100

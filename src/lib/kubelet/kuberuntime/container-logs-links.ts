@@ -9,7 +9,7 @@ import {join} from 'node:path'
 
 import type {Container} from '../../../generated/runtime/v1/api.js'
 import {containerName, PodLabel} from '../../kube/labels.js'
-import {cutToBytes, NAME_MAX} from '../../util/file-names.js'
+import {cutToBytes, NAME_MAX} from '../../util/path-component.js'
 
 export const DEFAULT_CONTAINER_LOGS_DIR = '/var/log/containers'
 
