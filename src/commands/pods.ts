@@ -10,7 +10,7 @@ import {listPods, type PodListEntry, type PodListFilters, podsNameHint, sandboxI
 import {runtimeHandlerLabel} from '../lib/node/runtime-handler.js'
 import type {PodSandbox} from '../generated/runtime/v1/api.js'
 import {podBlock} from '../lib/output/verbose-blocks.js'
-import {readTermination} from '../lib/kubelet/config/termination.js'
+import {readTermination} from '../lib/kubelet/config/termination-record.js'
 
 export interface PodsResult {
   items: PodSandbox[]

@@ -15,7 +15,7 @@ import {chooseProgressView, SpinnerProgressView} from '../lib/images/progress-vi
 import {applyDefaultImageTag} from '../lib/images/reference.js'
 import {discardEvents, type PodEvent} from '../lib/kube/events.js'
 import {PULL_POLICIES, type PullPolicy} from '../lib/kube/labels.js'
-import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
+import {podDirRootFromEnv} from '../lib/kubelet/core/pod-directory.js'
 
 export interface PulledImage extends Partial<EnsureImageResult> {
   /** The image exactly as given on the command line. */

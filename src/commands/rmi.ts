@@ -16,7 +16,7 @@ import {
   removedNames,
   removeImages,
 } from '../lib/images/removal-plan.js'
-import {podDirRootFromEnv} from '../lib/kubelet/volumes/pod-dirs.js'
+import {podDirRootFromEnv} from '../lib/kubelet/core/pod-directory.js'
 import {truncateId} from '../lib/output/format.js'
 
 export interface RmiResult {

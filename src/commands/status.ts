@@ -19,7 +19,7 @@ import {
 import {PodFailedError} from '../lib/kubelet/core/reasons.js'
 import type {PodConditions} from '../lib/kubelet/status/status-manager.js'
 import {describeContainerState} from '../lib/kubelet/status/container-status.js'
-import {readTermination, type TerminationIntent, terminationNote} from '../lib/kubelet/config/termination.js'
+import {readTermination, type TerminationIntent, terminationNote} from '../lib/kubelet/config/termination-record.js'
 
 /** What `status POD --wait-for deleted` returns once the pod is gone. */
 export interface PodDeletedResult {

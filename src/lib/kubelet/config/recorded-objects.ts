@@ -12,7 +12,7 @@ import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises'
 import type {ConfigMapObject, InputObjects, PodModel, SecretObject} from '../../manifest/model.js'
 import {ObjectStore} from '../../manifest/objects.js'
 import {liveObjects, makeEnvironmentVariables, PLACEHOLDER_NODE} from '../core/env.js'
-import {podDirectory} from '../volumes/pod-dirs.js'
+import {podDirectory} from '../core/pod-directory.js'
 import {mountsUnder, mountTmpfs, volumePayload} from '../volumes/volumes.js'
 
 const OBJECTS_DIR = 'objects'

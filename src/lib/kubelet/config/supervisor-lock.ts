@@ -8,7 +8,7 @@
  * after one short re-read is stale and is taken over.
  */
 import {forgetOnExit, liveHolder, type LockClaim, type LockHolder, newHolder, releaseLock, releaseOnExit, takeLock} from './lock-file.js'
-import {podDirectory} from '../volumes/pod-dirs.js'
+import {podDirectory} from '../core/pod-directory.js'
 import {currentSignature} from '../../util/file-signature.js'
 
 export const SUPERVISOR_LOCK_FILE = 'supervisor.lock'

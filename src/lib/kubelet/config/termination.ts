@@ -9,29 +9,12 @@
  * Only a pod podctl recorded for this runtime (its pod.json: record-owner.ts) gets the record: a pod
  * another tool made has no directory of podctl's to keep it in, and is killed once, as asked.
  */
-import {existsSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, renameSync, writeFileSync} from 'node:fs'
 
-import {podDirectory} from '../volumes/pod-dirs.js'
 import {recordOwner} from '../core/record-owner.js'
 import type {PodModel} from '../../manifest/model.js'
 import {readPodRecord} from './desired-state.js'
-
-const TERMINATION_FILE = 'terminating.json'
-
-export interface TerminationIntent {
-  /** RFC 3339: when the kill was asked for. */
-  requestedAt: string
-  /** Who asked: `podctl kill`, "its manifest was removed", "podctl run --rm", ... */
-  requestedBy: string
-  /** The grace period asked for (--grace-period); absent: each container's own. */
-  gracePeriodSeconds?: number
-  /** --force: no preStop, no grace period. */
-  force?: boolean
-}
-
-export function terminationPath(root: string, uid: string): string {
-  return `${podDirectory(root, uid)}/${TERMINATION_FILE}`
-}
+import {readTermination, type TerminationIntent, terminationPath} from './termination-record.js'
 
 /**
  * Records that pod `uid` is to be terminated, when its pod.json is this runtime's (or names no
@@ -62,37 +45,6 @@ function shorterOf(earlier: TerminationIntent, later: TerminationIntent): Termin
   const grace = later.gracePeriodSeconds
   if (grace === undefined || (earlier.gracePeriodSeconds !== undefined && earlier.gracePeriodSeconds <= grace)) return earlier
   return {...earlier, gracePeriodSeconds: grace}
-}
-
-/** ", Terminating: podctl kill asked at 2026-…" after a pod's phase while its kill is under way (kubectl's STATUS), else ''. */
-export function terminationNote(intent: TerminationIntent | undefined): string {
-  return intent ? `, Terminating: ${intent.requestedBy} asked at ${intent.requestedAt || 'an unknown time'}` : ''
-}
-
-/**
- * The recorded termination of pod `uid`, or undefined. Read synchronously: a supervisor asks it of
- * every pod it syncs, and the answer is almost always a missing file.
- */
-export function readTermination(root: string, uid: string): TerminationIntent | undefined {
-  let text: string
-  try {
-    text = readFileSync(terminationPath(root, uid), 'utf8')
-  } catch {
-    return undefined
-  }
-
-  try {
-    const json = JSON.parse(text) as Partial<TerminationIntent>
-    return {
-      requestedAt: typeof json.requestedAt === 'string' ? json.requestedAt : '',
-      requestedBy: typeof json.requestedBy === 'string' ? json.requestedBy : 'podctl',
-      ...(typeof json.gracePeriodSeconds === 'number' ? {gracePeriodSeconds: json.gracePeriodSeconds} : {}),
-      ...(json.force === true ? {force: true} : {}),
-    }
-  } catch {
-    // Half a record is still a request to kill: never a reason to keep the pod.
-    return {requestedAt: '', requestedBy: 'podctl'}
-  }
 }
 
 /**

@@ -15,7 +15,7 @@ import {newPodAnnotations, newPodLabels, podDirectoryOf, PodLabel} from '../../k
 import {kernelHostname, podHostnameAndDomain} from '../../manifest/pod-spec.js'
 import type {NodeDownward} from '../core/env.js'
 import {markPodLogDirectory} from '../core/owned-logs.js'
-import {podDirectory} from '../volumes/pod-dirs.js'
+import {podDirectory} from '../core/pod-directory.js'
 import {asPodFailure, PodFailedError, PodFailureReason} from '../core/reasons.js'
 import {linuxResources, resourceListValues, sandboxResources} from '../core/resources.js'
 import {sandboxSecurityContext} from '../core/security-context.js'

@@ -15,7 +15,7 @@ import {mkdir} from 'node:fs/promises'
 
 import type {PodModel} from '../../manifest/model.js'
 import type {NamespaceMode, UserNamespace} from '../../../generated/runtime/v1/api.js'
-import {podDirectory} from '../volumes/pod-dirs.js'
+import {podDirectory} from '../core/pod-directory.js'
 
 /** userNsLength: the IDs each pod gets. */
 export const USER_NAMESPACE_LENGTH = 65_536

@@ -11,7 +11,7 @@ import {basename, dirname, isAbsolute, join} from 'node:path'
 
 import type {HostPathType, PodModel, VolumeModel} from '../../manifest/model.js'
 import {podHostnameAndDomain} from '../../manifest/pod-spec.js'
-import {DEFAULT_POD_DIR_ROOT} from '../../kube/helpers.js'
+import {podDirectory, podDirRootFromEnv} from '../core/pod-directory.js'
 import {podDirectoryOf} from '../../kube/labels.js'
 import {setVolumeOwnership, writeAtomically} from './atomic-writer.js'
 import {claimHostPath, isClaimVolume, provisionClaim} from './claims.js'
@@ -29,15 +29,6 @@ import {
   volumePayload,
   volumePluginDir,
 } from './volumes.js'
-
-/** The configured root when no flag names one: $PODCTL_POD_DIR_ROOT (what run's --pod-dir-root reads too), else the default. */
-export function podDirRootFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PODCTL_POD_DIR_ROOT || DEFAULT_POD_DIR_ROOT
-}
-
-export function podDirectory(root: string, uid: string): string {
-  return `${root.replace(/\/+$/, '')}/${uid}`
-}
 
 /** Host path of every volume, by name (pure: what the mounts will point at); an image volume has none (the runtime mounts it). */
 export function volumeHostPaths(pod: PodModel, root: string): Map<string, string> {

@@ -5,7 +5,7 @@
  * not let it, or at once when the runtime is back.
  */
 import {type EventSink, normalEvent, warningEvent} from '../../kube/events.js'
-import {readTermination} from '../config/termination.js'
+import {readTermination} from '../config/termination-record.js'
 import type {PodSyncResult} from '../kuberuntime/sync-pod.js'
 
 /** A recorded termination the runtime did not let finish is asked again this often. */

@@ -5,7 +5,8 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {recordDesiredPod} from '../../../../src/lib/kubelet/config/desired-state.js'
-import {readTermination, recordTermination, terminatingPods, terminationPath} from '../../../../src/lib/kubelet/config/termination.js'
+import {recordTermination, terminatingPods} from '../../../../src/lib/kubelet/config/termination.js'
+import {readTermination, terminationPath} from '../../../../src/lib/kubelet/config/termination-record.js'
 import type {PodModel} from '../../../../src/lib/manifest/model.js'
 
 const THIS = 'unix:///run/podctl-test/this.sock'

@@ -5,12 +5,8 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {DEFAULT_POD_DIR_ROOT} from '../../../../src/lib/kube/helpers.js'
-import {
-  checkHostPath,
-  managedHostsFile,
-  podDirRootFromEnv,
-  removeRecordedPodDirectory,
-} from '../../../../src/lib/kubelet/volumes/pod-dirs.js'
+import {podDirRootFromEnv} from '../../../../src/lib/kubelet/core/pod-directory.js'
+import {checkHostPath, managedHostsFile, removeRecordedPodDirectory} from '../../../../src/lib/kubelet/volumes/pod-dirs.js'
 
 describe('removeRecordedPodDirectory', () => {
   const base = mkdtempSync(join(tmpdir(), 'podctl-poddirs-'))
