@@ -1,6 +1,5 @@
 /** Bounded concurrency and abortable waiting for bulk runtime calls. */
 import {availableParallelism} from 'node:os'
-import {setTimeout as delay} from 'node:timers/promises'
 
 import {InterruptedError} from '../errors.js'
 
@@ -101,6 +100,8 @@ export class Limiter {
 
 /** Waits `ms`, or rejects with InterruptedError as soon as `signal` aborts (also when it already has). */
 export async function sleep(ms: number, signal?: AbortSignal, interruptedMessage = 'interrupted'): Promise<void> {
+  // Loaded on the first wait, not with the module: the listings import this module for mapLimit and never wait.
+  const {setTimeout: delay} = await import('node:timers/promises')
   try {
     await delay(ms, undefined, {signal})
   } catch (error) {

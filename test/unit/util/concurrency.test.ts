@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {InterruptedError} from '../../../src/lib/errors.js'
-import {Limiter, mapLimit} from '../../../src/lib/util/concurrency.js'
+import {Limiter, mapLimit, sleep} from '../../../src/lib/util/concurrency.js'
 
 /** A promise and the function that settles it, to drive tasks step by step. */
 function gate(): {promise: Promise<void>; open: () => void} {
@@ -106,5 +106,24 @@ describe('mapLimit', () => {
       return ms
     })
     expect(result).toEqual([30, 10, 20])
+  })
+})
+
+describe('sleep', () => {
+  it('resolves once the time is up', async () => {
+    await expect(sleep(1)).resolves.toBeUndefined()
+    await expect(sleep(1, new AbortController().signal)).resolves.toBeUndefined()
+  })
+
+  it('rejects with InterruptedError and the given message when the signal aborts, also before it starts', async () => {
+    const early = new AbortController()
+    early.abort()
+    await expect(sleep(60_000, early.signal, 'stopped early')).rejects.toEqual(new InterruptedError('stopped early'))
+    const late = new AbortController()
+    const waiting = sleep(60_000, late.signal)
+    await tick()
+    late.abort()
+    await expect(waiting).rejects.toBeInstanceOf(InterruptedError)
+    await expect(waiting).rejects.toThrow('interrupted')
   })
 })
