@@ -4,15 +4,19 @@
  * a long name answers at once), unanchored as regexp.MatchString is. A pattern Go rejects is
  * crictl's error, `invalid regular expression "PAT": error parsing regexp: …`.
  */
-import {RE2JS} from 're2js'
+import type {RE2JS} from 're2js'
 
 export class GoRegexpError extends Error {}
 
-/** regexp.Compile: a matcher (find anywhere), or Go's error text. */
-export function compileGoRegexp(pattern: string): (value: string) => boolean {
+/**
+ * regexp.Compile: a matcher (find anywhere), or Go's error text. re2js is loaded with the first
+ * pattern, not with the module: it is a large module and most listings filter by no name.
+ */
+export async function compileGoRegexp(pattern: string): Promise<(value: string) => boolean> {
+  const re2js = await import('re2js')
   let compiled: RE2JS
   try {
-    compiled = RE2JS.compile(pattern)
+    compiled = re2js.RE2JS.compile(pattern)
   } catch (error) {
     throw new GoRegexpError((error as Error).message)
   }
@@ -21,10 +25,10 @@ export function compileGoRegexp(pattern: string): (value: string) => boolean {
 }
 
 /** crictl's compileRegex: no filter for an empty pattern, else the pattern or `invalid regular expression "…": …`. */
-export function crictlRegex(pattern: string | undefined): (value: string) => boolean {
+export async function crictlRegex(pattern: string | undefined): Promise<(value: string) => boolean> {
   if (!pattern) return () => true
   try {
-    return compileGoRegexp(pattern)
+    return await compileGoRegexp(pattern)
   } catch (error) {
     throw new GoRegexpError(`invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`)
   }

@@ -25,9 +25,9 @@ export function crictlLabels(values: readonly string[]): Record<string, string> 
   return labels
 }
 
-function regex(pattern: string | undefined): (value: string) => boolean {
+async function regex(pattern: string | undefined): Promise<(value: string) => boolean> {
   try {
-    return crictlRegex(pattern)
+    return await crictlRegex(pattern)
   } catch (error) {
     throw new CrictlError((error as Error).message)
   }
@@ -62,8 +62,8 @@ export async function listCrictlPods(client: CriClient, filters: CrictlPodFilter
     throw wrap('call list sandboxes RPC', error)
   }
 
-  const name = regex(filters.name)
-  const namespace = regex(filters.namespace)
+  const name = await regex(filters.name)
+  const namespace = await regex(filters.namespace)
   const selected = items.filter((pod) => pod.metadata && name(pod.metadata.name) && namespace(pod.metadata.namespace))
   return truncateCount(newestFirst(selected), filters)
 }
@@ -129,8 +129,8 @@ export async function listCrictlContainers(
     throw wrap('call list containers RPC', error)
   }
 
-  const name = regex(filters.name)
-  const namespace = regex(filters.namespace)
+  const name = await regex(filters.name)
+  const namespace = await regex(filters.namespace)
   const status = imageStatusCache(image)
   const selected: Container[] = []
   for (const container of containers) {
@@ -159,14 +159,14 @@ export async function listCrictlImages(client: CriClient, nameFilter: string, co
   const sorted = byImageRef(images)
   if (conditions.length === 0 || sorted.length === 0) return sorted
   try {
-    return filterImages(sorted, conditions)
+    return await filterImages(sorted, conditions)
   } catch (error) {
     throw new CrictlError(`filter images: ${(error as Error).message}`)
   }
 }
 
 /** filterImagesList: each condition in turn. */
-function filterImages(images: readonly Image[], conditions: readonly string[]): Image[] {
+async function filterImages(images: readonly Image[], conditions: readonly string[]): Promise<Image[]> {
   let filtered = [...images]
   for (const condition of conditions) {
     if (condition.startsWith('before=')) filtered = byBeforeSince(condition.slice(7), [...filtered].reverse()).reverse()
@@ -175,7 +175,7 @@ function filterImages(images: readonly Image[], conditions: readonly string[]): 
       filtered = filtered.filter(
         (image) => (value === 'true' && image.repoTags.length === 0) || (value === 'false' && image.repoTags.length > 0),
       )
-    } else if (condition.startsWith('reference=')) filtered = byReference(condition.slice(10), filtered)
+    } else if (condition.startsWith('reference=')) filtered = await byReference(condition.slice(10), filtered)
     else if (condition.startsWith('since=')) filtered = byBeforeSince(condition.slice(6), filtered)
     else throw new Error(`unknown filter flag: ${condition}`)
   }
@@ -209,10 +209,10 @@ function byBeforeSince(value: string, images: readonly Image[]): Image[] {
   return out
 }
 
-function byReference(value: string, images: readonly Image[]): Image[] {
+async function byReference(value: string, images: readonly Image[]): Promise<Image[]> {
   let matches: (text: string) => boolean
   try {
-    matches = compileGoRegexp(value)
+    matches = await compileGoRegexp(value)
   } catch (error) {
     if (error instanceof GoRegexpError) throw new Error(error.message)
     throw error
