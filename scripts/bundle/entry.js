@@ -8,7 +8,9 @@
 // modules are evaluated only when it runs, and nothing outside the bundle is read. Plugin#_manifest
 // and Plugin#loadCommandsFromTarget are oclif internals (stable across 4.x, not public): @oclif/core
 // is pinned to a minor version and test/e2e/parity.test.ts compares this path with bin/dev.js.
-import {flush, handle, run as oclifRun, Plugin} from '@oclif/core'
+//
+// @oclif/core is imported when a podctl command runs, not with the bundle: the crictl personality
+// never runs oclif, and evaluating oclif costs it about 5 ms of a 70 ms start.
 import commands from 'podctl:commands'
 import manifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
@@ -19,16 +21,21 @@ import {endQuietlyOnClosedPipe} from '../../dist/lib/output/closed-pipe.js'
 import {commandWords, normalizeArgv} from '../../dist/lib/util/argv.js'
 import {reportUnknownCommand} from '../../dist/lib/util/suggest.js'
 
-class BundledPlugin extends Plugin {
-  async _manifest() {
-    this.hasManifest = true
-    this.commandIDs = Object.keys(manifest.commands)
-    return manifest
+/** oclif's root plugin with the embedded manifest and the bundled command map. */
+function bundledPlugin(Plugin, options) {
+  class BundledPlugin extends Plugin {
+    async _manifest() {
+      this.hasManifest = true
+      this.commandIDs = Object.keys(manifest.commands)
+      return manifest
+    }
+
+    async loadCommandsFromTarget() {
+      return commands
+    }
   }
 
-  async loadCommandsFromTarget() {
-    return commands
-  }
+  return new BundledPlugin(options)
 }
 
 /**
@@ -46,9 +53,10 @@ export async function run(argv, root, program) {
     return runCrictl(argv, program, pjson.version)
   }
 
+  const {Plugin, run: oclifRun} = await import('@oclif/core')
   const words = commandWords(manifest)
   const args = normalizeArgv(argv, words)
-  const plugin = new BundledPlugin({isRoot: true, pjson: structuredClone(pjson), root})
+  const plugin = bundledPlugin(Plugin, {isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
   return oclifRun(args, {pjson: plugin.pjson, plugins: new Map([[plugin.name, plugin]]), root}).catch((error) =>
     reportUnknownCommand(error, words),
@@ -58,14 +66,16 @@ export async function run(argv, root, program) {
 /**
  * Like oclif's `execute`: flushes stdout on success, prints the error and exits on failure. In the
  * quick bundle, a command it left out resolves LEFT_OUT, with nothing printed: the launcher then
- * runs the full bundle (src/launch.ts).
+ * runs the full bundle (src/launch.ts). oclif's flush only waits when stdout's buffer is full (its
+ * write('') returns false), so with nothing waiting to drain oclif is not loaded for it (the crictl
+ * personality's usual end).
  */
 export function execute(argv, root, program) {
   return run(argv, root, program).then(
     (result) => {
-      flush()
+      if (process.stdout.writableNeedDrain) import('@oclif/core').then(({flush}) => flush())
       return result
     },
-    (error) => (isLeftOut(error) ? LEFT_OUT : handle(error)),
+    (error) => (isLeftOut(error) ? LEFT_OUT : import('@oclif/core').then(({handle}) => handle(error))),
   )
 }
