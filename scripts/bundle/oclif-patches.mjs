@@ -112,6 +112,15 @@ function __podctlSilentDebug(namespace) {
   // closing one alone is dropped), so text with neither is rendered as it is; only such text skips ejs, and ejs
   // still loads (lazily, below) for text with a tag. test/unit/bundle/oclif-patches.test.ts holds the equivalence.
   'help/util.js': [[`        return ejs_1.default.render(t, context);`, `        return ${RENDER_HELP_TEXT};`]],
+  // Config.load reads the user's theme.json on every start; node:fs's own readFile reads it as
+  // fs/promises' does (same contents, same errors) without loading fs/promises (lazy below).
+  'util/fs.js': [
+    [
+      `const contents = await (0, promises_1.readFile)(path, 'utf8');`,
+      `const contents = await new Promise((resolve, reject) =>
+        (0, node_fs_1.readFile)(path, 'utf8', (error, text) => (error ? reject(error) : resolve(text))));`,
+    ],
+  ],
   // perf_hooks is needed only when oclif's performance tracing is on (OCLIF_PERFORMANCE / DEBUG).
   'performance.js': [
     [
@@ -144,6 +153,11 @@ export const LAZY_REQUIRES = {
   'config/plugin-loader.js': ['minimatch'],
   'util/read-pjson.js': ['lilconfig'],
   'module-loader.js': ['get-package-type'],
+  // fs/promises (about 20 of Node's internal modules) only for the helpers that read plugins' files
+  // and find their TypeScript sources.
+  'util/fs.js': ['node:fs/promises'],
+  'config/ts-path.js': ['node:fs/promises'],
+  'util/read-tsconfig.js': ['node:fs/promises'],
   'ux/index.js': ['./action/spinner'],
 }
 

@@ -1,10 +1,19 @@
-import {readFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMPARE_IDS, LAZY_MODULE, LAZY_REQUIRES, lazyRequire, PATCHES, RENDER_HELP_TEXT} from '../../../scripts/bundle/oclif-patches.mjs'
+import {
+  COMPARE_IDS,
+  LAZY_MODULE,
+  LAZY_REQUIRES,
+  lazyRequire,
+  oclifPatches,
+  PATCHES,
+  RENDER_HELP_TEXT,
+} from '../../../scripts/bundle/oclif-patches.mjs'
 
 // eslint-disable-next-line no-new-func -- the test evaluates the exact source text the bundle patch injects
 const compareIds = new Function(`${COMPARE_IDS}\nreturn __podctlCompareIds`)() as (a: string, b: string) => number
@@ -121,5 +130,51 @@ describe("the bundle's oclif patches", () => {
     expect(renderHelpText(counting, context, 'see <%= config.bin %> pods')).toBe('see podctl pods')
     expect(renderHelpText(counting, context, 'CPU % of a core\n  100% busy')).toBe('CPU % of a core\n  100% busy')
     expect(skipped).toBeGreaterThan(1000)
+  })
+
+  it('read JSON files through util/fs.js exactly as oclif does, without loading node:fs/promises', async () => {
+    type FsModule = {readJson(path: string, useCache?: boolean): Promise<unknown>; safeReadJson(path: string): Promise<unknown>}
+    const file = join(oclifLib, 'util', 'fs.js')
+    const original = readFileSync(file, 'utf8')
+    const {transform} = oclifPatches() as unknown as {transform: {handler(code: string, id: string): {code: string}}}
+    const patched = transform.handler(original, file).code
+    expect(patched).not.toBe(original)
+    const load = (code: string): {module: FsModule; required: string[]} => {
+      const required: string[] = []
+      const real = createRequire(file)
+      const exports = {}
+      const fakeRequire = (id: string) => {
+        required.push(id)
+        return real(id)
+      }
+
+      // eslint-disable-next-line no-new-func -- evaluates oclif's module text, patched and not, as Node would
+      new Function('exports', 'require', 'module', code)(exports, fakeRequire, {exports})
+      return {module: exports as FsModule, required}
+    }
+
+    const before = load(original)
+    const after = load(patched)
+    const dir = mkdtempSync(join(tmpdir(), 'podctl-oclif-fs-'))
+    try {
+      writeFileSync(join(dir, 'theme.json'), '{"bin": "cyan", "flag": "#ff0000"}')
+      writeFileSync(join(dir, 'broken.json'), '{"bin": ')
+      mkdirSync(join(dir, 'directory.json'))
+      const outcome = (promise: Promise<unknown>) =>
+        promise.then(
+          (value) => ({value}),
+          (error: NodeJS.ErrnoException) => ({error: [error.constructor.name, error.message, error.code, error.syscall, error.path]}),
+        )
+      for (const name of ['theme.json', 'broken.json', 'directory.json', 'missing.json']) {
+        const path = join(dir, name)
+        expect(await outcome(after.module.readJson(path, false)), name).toEqual(await outcome(before.module.readJson(path, false)))
+        expect(await outcome(after.module.safeReadJson(path)), name).toEqual(await outcome(before.module.safeReadJson(path)))
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+
+    expect(before.required).toContain('node:fs/promises')
+    expect(after.required).not.toContain('node:fs/promises')
   })
 })
