@@ -8,7 +8,7 @@
 import type {CriClient} from '../cri/client.js'
 import type {Container, ContainerState, Image, PodSandbox, PodSandboxState} from '../../generated/runtime/v1/api.js'
 import {PodLabel} from '../kube/labels.js'
-import {byImageRef, newestFirst} from './documents.js'
+import {byImageRef, newestFirst} from './list-order.js'
 import {compileGoRegexp, crictlRegex, GoRegexpError} from './go-regexp.js'
 import {type CrictlListOptions, repoDigestOf, repoTagPairs, truncateCount} from './lists.js'
 import {CrictlError, wrap} from './session.js'

@@ -1,8 +1,15 @@
 /** crictl pods, ps and images (sandbox.go OutputPodSandboxes, container.go OutputContainers, image.go). */
-import {crictlMessage} from '../documents.js'
+import type {CrictlFormat} from '../documents.js'
 import {crictlLabels, imageStatusCache, listCrictlContainers, listCrictlImages, listCrictlPods} from '../list-calls.js'
 import {crictlImagesText, crictlPodsText, crictlPsText} from '../lists.js'
 import {CrictlError, type CrictlSession, describe, wrap} from '../session.js'
+import type {ProtojsonMessageName} from '../protojson.js'
+
+/** A list as -o json or yaml prints it; documents.ts (protojson, YAML) is loaded only for those, not for the tables. */
+async function listDocument(type: ProtojsonMessageName, message: object, format: CrictlFormat): Promise<string> {
+  const {crictlMessage} = await import('../documents.js')
+  return crictlMessage(type, message, format)
+}
 
 async function pods(session: CrictlSession): Promise<void> {
   const client = await session.runtime()
@@ -24,7 +31,7 @@ async function pods(session: CrictlSession): Promise<void> {
       throw wrap('list pod sandboxes', error)
     }
 
-    if (output === 'json' || output === 'yaml') return session.println(crictlMessage('ListPodSandboxResponse', {items}, output))
+    if (output === 'json' || output === 'yaml') return session.println(await listDocument('ListPodSandboxResponse', {items}, output))
     if (output !== 'table') throw new CrictlError(`unsupported output format ${JSON.stringify(output)}`)
     session.out(crictlPodsText(items, {quiet: session.bool('quiet'), verbose: session.bool('verbose'), noTrunc: session.bool('no-trunc')}))
   } catch (error) {
@@ -56,7 +63,7 @@ async function ps(session: CrictlSession): Promise<void> {
       throw wrap('list containers', error)
     }
 
-    if (output === 'json' || output === 'yaml') return session.println(crictlMessage('ListContainersResponse', {containers}, output))
+    if (output === 'json' || output === 'yaml') return session.println(await listDocument('ListContainersResponse', {containers}, output))
     if (output !== 'table') throw new CrictlError(`unsupported output format ${JSON.stringify(output)}`)
     let repoImage: ((image: string) => Promise<string>) | undefined
     if (session.bool('resolve-image-path')) {
@@ -94,7 +101,7 @@ async function images(session: CrictlSession): Promise<void> {
   }
 
   const output = session.string('output')
-  if (output === 'json' || output === 'yaml') return session.println(crictlMessage('ListImagesResponse', {images: list}, output))
+  if (output === 'json' || output === 'yaml') return session.println(await listDocument('ListImagesResponse', {images: list}, output))
   // Any other -o is a table, as crictl's switch falls through.
   session.out(
     crictlImagesText(list, {

@@ -4,7 +4,8 @@
  * 500 ms until Ctrl-C.
  */
 import type {CriClient} from '../../cri/client.js'
-import {byAttributesId, crictlMessage} from '../documents.js'
+import {crictlMessage} from '../documents.js'
+import {byAttributesId} from '../list-order.js'
 import {GoTemplateError, renderGoTemplate} from '../go-template.js'
 import {crictlLabels} from '../list-calls.js'
 import {crictlPodStatsText, crictlStatsText} from '../stats-text.js'
