@@ -58,10 +58,12 @@ function embedded({leftOutKey, keep}) {
     'podctl:left-out'() {
       return leftOutModule(leftOutKey)
     },
+    // A function that makes the manifest on its first call: the object (about 200 KB of help text and
+    // flags) is built only when oclif runs, never for the crictl personality.
     'podctl:manifest'() {
       const path = join(ROOT, 'oclif.manifest.json')
       if (!existsSync(path)) throw new Error('oclif.manifest.json is missing: run `oclif manifest` first (npm run build)')
-      return `export default ${readFileSync(path, 'utf8')};`
+      return `let manifest;\nexport default function podctlManifest() {\n  return (manifest ??= ${readFileSync(path, 'utf8')});\n}`
     },
     // The help class of package.json's oclif.helpClass, bundled (oclif-patches.mjs makes loadHelpClass take it).
     'podctl:help'() {

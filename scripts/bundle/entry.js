@@ -9,10 +9,10 @@
 // and Plugin#loadCommandsFromTarget are oclif internals (stable across 4.x, not public): @oclif/core
 // is pinned to a minor version and test/e2e/parity.test.ts compares this path with bin/dev.js.
 //
-// @oclif/core is imported when a podctl command runs, not with the bundle: the crictl personality
-// never runs oclif, and evaluating oclif costs it about 5 ms of a 70 ms start.
+// @oclif/core is imported, and the manifest built, when a podctl command runs, not with the bundle:
+// the crictl personality never runs oclif, and evaluating oclif costs it about 5 ms of a 70 ms start.
 import commands from 'podctl:commands'
-import manifest from 'podctl:manifest'
+import podctlManifest from 'podctl:manifest'
 import pjson from 'podctl:package-json'
 import {isLeftOut, LEFT_OUT} from 'podctl:left-out'
 
@@ -25,6 +25,7 @@ import {reportUnknownCommand} from '../../dist/lib/util/suggest.js'
 function bundledPlugin(Plugin, options) {
   class BundledPlugin extends Plugin {
     async _manifest() {
+      const manifest = podctlManifest()
       this.hasManifest = true
       this.commandIDs = Object.keys(manifest.commands)
       return manifest
@@ -54,7 +55,7 @@ export async function run(argv, root, program) {
   }
 
   const {Plugin, run: oclifRun} = await import('@oclif/core')
-  const words = commandWords(manifest)
+  const words = commandWords(podctlManifest())
   const args = normalizeArgv(argv, words)
   const plugin = bundledPlugin(Plugin, {isRoot: true, pjson: structuredClone(pjson), root})
   await plugin.load()
