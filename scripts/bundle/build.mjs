@@ -21,6 +21,7 @@ import {grpcPatches} from './grpc-patches.mjs'
 import {buildLibraryCjs} from './library-cjs.mjs'
 import {oclifPatches} from './oclif-patches.mjs'
 import {leaveOutCrictlActions, leftOutModule, quickContents} from './quick.mjs'
+import {stringWidthPatch} from './string-width-patch.mjs'
 import {writeNotices} from './notices.mjs'
 import {trainCaches} from './train.mjs'
 import {uiViewOutside, writeUiViewLoader} from './ui-view.mjs'
@@ -142,7 +143,7 @@ async function buildBundle(file, plugins) {
     input: join(ROOT, 'scripts', 'bundle', 'entry.js'),
     platform: 'node',
     external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-    plugins: [...plugins, lazyBuiltins(), oclifPatches(), grpcPatches()],
+    plugins: [...plugins, lazyBuiltins(), oclifPatches(), grpcPatches(), stringWidthPatch(ROOT)],
     logLevel: 'warn',
     onLog(level, log, handler) {
       // Circular imports inside dependencies and eval in them are theirs to keep; everything else is shown.
