@@ -269,6 +269,16 @@ describe('frames as a runtime may send them', () => {
     expect(Date.now() - started).toBeLessThan(4000)
   })
 
+  it('a channel closed while its silent peer has not answered settles at once, without waiting for the connect timeout', async () => {
+    const silent = await rawPeer(() => {}, Buffer.alloc(0))
+    const {channel: target, gone} = channel(silent.path, 60_000)
+    await expect.poll(() => silent.frames.length).toBeGreaterThan(0)
+    target.close()
+    expect(await target.connected).toBe('REFUSED')
+    expect(gone()).toBe(true)
+    await expect.poll(() => silent.closed()).toBe(true)
+  })
+
   const malformed: Array<[string, (id: number) => Buffer, number]> = [
     ['DATA on stream 0', () => encodeFrame(FrameType.DATA, 0, 0, Buffer.from('x')), ErrorCode.PROTOCOL_ERROR],
     ['a frame over the 16 KiB maximum', (id) => encodeFrame(FrameType.DATA, 0, id, Buffer.alloc(16_385)), ErrorCode.FRAME_SIZE_ERROR],

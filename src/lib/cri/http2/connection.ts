@@ -318,10 +318,10 @@ export class Http2Connection {
 
   private endIfIdle(): void {
     if (!this.draining || this.closed || this.streams.size > 0 || this.queued.length > 0) return
-    this.tellGone()
-    this.write(goawayFrame(0, ErrorCode.NO_ERROR, ''))
-    this.socket.end()
-    this.closed = true
+    // A peer that never spoke HTTP/2 gets no goodbye: ending would wait for its FIN, which a hung one never sends.
+    if (this.settled) this.socket.end(goawayFrame(0, ErrorCode.NO_ERROR, ''))
+    else this.socket.destroy()
+    this.endAll({kind: 'dropped'})
   }
 
   /** The peer broke the protocol (or podctl did, reading it): GOAWAY with the reason, then every stream fails. */
