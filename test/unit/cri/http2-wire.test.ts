@@ -279,6 +279,16 @@ describe('frames as a runtime may send them', () => {
     await expect.poll(() => silent.closed()).toBe(true)
   })
 
+  it('a closing channel ends once the call it waited for gives up, even if that call never reached the wire', async () => {
+    const silent = await rawPeer(() => {}, Buffer.alloc(0))
+    const {channel: target} = channel(silent.path, 60_000)
+    const waiting = call(target, Buffer.from('queued'), 200)
+    target.close()
+    await expect(waiting).rejects.toMatchObject({code: Status.DEADLINE_EXCEEDED})
+    expect(await target.connected).toBe('REFUSED')
+    await expect.poll(() => silent.closed()).toBe(true)
+  })
+
   const malformed: Array<[string, (id: number) => Buffer, number]> = [
     ['DATA on stream 0', () => encodeFrame(FrameType.DATA, 0, 0, Buffer.from('x')), ErrorCode.PROTOCOL_ERROR],
     ['a frame over the 16 KiB maximum', (id) => encodeFrame(FrameType.DATA, 0, id, Buffer.alloc(16_385)), ErrorCode.FRAME_SIZE_ERROR],

@@ -98,8 +98,14 @@ export class Http2Connection {
   /** Part of StreamOwner: ends a stream from this side. */
   reset(stream: ClientStream, code: number): void {
     const waiting = this.queued.indexOf(stream)
-    if (waiting !== -1) this.queued.splice(waiting, 1)
-    if (stream.id === 0 || !this.streams.has(stream.id)) return
+    if (waiting !== -1) {
+      // Never opened: nothing to tell the peer, but a closing connection may now be idle.
+      this.queued.splice(waiting, 1)
+      this.endIfIdle()
+      return
+    }
+
+    if (!this.streams.has(stream.id)) return
     if (!stream.closedOnWire) this.write(rstStreamFrame(stream.id, code))
     this.forget(stream)
   }
