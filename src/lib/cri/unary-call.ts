@@ -5,8 +5,7 @@
  * once, as a Buffer or a GrpcStatusError whose code and details match what grpc-js reported, so
  * fromGrpcError turns it into the same PodctlError and exit code as before.
  */
-import {type ClientHttp2Session, type ClientHttp2Stream, constants, type IncomingHttpHeaders} from 'node:http2'
-
+import {type ClientStream, ErrorCode, type HeaderField, type Http2Connection, type StreamEnd} from './http2/connection.js'
 import {decodeGrpcMessage, encodeGrpcTimeout, GrpcStatusError, Status, statusFromHttp} from './grpc-status.js'
 
 export interface UnaryRequest {
@@ -21,14 +20,24 @@ export interface UnaryRequest {
 /** The gRPC message prefix: one compressed-flag byte, then the length as 4 big-endian bytes. */
 const PREFIX_BYTES = 5
 
-export function sendUnary(session: ClientHttp2Session, request: UnaryRequest): Promise<Buffer> {
+export function sendUnary(connection: Http2Connection, request: UnaryRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    new UnaryCall(session, request, resolve, reject).start()
+    new UnaryCall(connection, request, resolve, reject).start()
   })
 }
 
+/** A header block as the call reads it: by name; a repeated name keeps its last value (gRPC repeats none it reads). */
+type Headers = Partial<Record<string, string>>
+
+function byName(fields: readonly HeaderField[]): Headers {
+  const headers: Headers = {}
+  for (const [name, value] of fields) headers[name] = value
+  return headers
+}
+
 class UnaryCall {
-  private stream?: ClientHttp2Stream
+  private stream?: ClientStream
+  private sawHeaders = false
   private timer?: NodeJS.Timeout
   private readonly chunks: Buffer[] = []
   private received = 0
@@ -38,7 +47,7 @@ class UnaryCall {
   private settled = false
 
   constructor(
-    private readonly session: ClientHttp2Session,
+    private readonly connection: Http2Connection,
     private readonly request: UnaryRequest,
     private readonly resolve: (message: Buffer) => void,
     private readonly reject: (error: GrpcStatusError) => void,
@@ -56,10 +65,16 @@ class UnaryCall {
       return
     }
 
+    const prefix = Buffer.alloc(PREFIX_BYTES)
+    prefix.writeUInt32BE(message.length, 1)
     try {
-      this.stream = this.session.request(this.headers(), {endStream: false})
+      this.stream = this.connection.request(this.headers(), Buffer.concat([prefix, message]), {
+        onHeaders: (fields) => this.onHeaderBlock(byName(fields)),
+        onData: (chunk) => this.onData(chunk),
+        onEnd: (end) => this.onEnd(end),
+      })
     } catch {
-      // The session was closed or sent GOAWAY between being picked and used: the runtime is going away.
+      // The connection was closed or sent GOAWAY between being picked and used: the runtime is going away.
       this.fail(Status.UNAVAILABLE, 'Connection dropped')
       return
     }
@@ -67,39 +82,31 @@ class UnaryCall {
     // The local deadline: a runtime that never answers (hung, frozen) must not hold the call past it.
     this.timer = setTimeout(() => this.fail(Status.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs)
     signal?.addEventListener('abort', this.onAbort, {once: true})
-    this.listen(this.stream)
-    const prefix = Buffer.alloc(PREFIX_BYTES)
-    prefix.writeUInt32BE(message.length, 1)
-    this.stream.end(Buffer.concat([prefix, message]))
   }
 
-  private headers(): Record<string, string> {
-    return {
-      ':method': 'POST',
-      ':scheme': 'http',
-      ':authority': 'localhost',
-      ':path': this.request.path,
-      'content-type': 'application/grpc',
-      te: 'trailers',
+  private headers(): HeaderField[] {
+    return [
+      [':method', 'POST'],
+      [':scheme', 'http'],
+      [':authority', 'localhost'],
+      [':path', this.request.path],
+      ['content-type', 'application/grpc'],
+      ['te', 'trailers'],
       // The runtime learns the deadline too, so it can give up on work nobody waits for.
-      'grpc-timeout': encodeGrpcTimeout(this.request.timeoutMs),
+      ['grpc-timeout', encodeGrpcTimeout(this.request.timeoutMs)],
       // podctl decompresses nothing: asking for identity keeps a runtime from compressing answers.
-      'grpc-accept-encoding': 'identity',
-      'user-agent': 'podctl',
-    }
+      ['grpc-accept-encoding', 'identity'],
+      ['user-agent', 'podctl'],
+    ]
   }
 
-  private listen(stream: ClientHttp2Stream): void {
-    stream.on('response', (headers) => this.onHeaders(headers))
-    stream.on('data', (chunk: Buffer) => this.onData(chunk))
-    stream.on('trailers', (trailers) => this.onTrailers(trailers))
-    // Errors end in 'close', where the outcome is decided with the stream's reset code.
-    stream.on('error', () => {})
-    stream.on('close', () => this.onClose(stream))
-  }
-
-  private onHeaders(headers: IncomingHttpHeaders): void {
-    this.httpStatus = Number(headers[':status'])
+  /** The response headers, then the trailers; informational (1xx) headers are skipped as HTTP says. */
+  private onHeaderBlock(headers: Headers): void {
+    if (this.sawHeaders) return this.onTrailers(headers)
+    const httpStatus = Number(headers[':status'])
+    if (httpStatus >= 100 && httpStatus < 200) return
+    this.sawHeaders = true
+    this.httpStatus = httpStatus
     // Trailers-Only: the status came in the only headers the runtime sends.
     if (headers['grpc-status'] !== undefined) this.onTrailers(headers)
     else if (this.httpStatus !== 200) this.settle(statusFromHttp(this.httpStatus))
@@ -130,33 +137,35 @@ class UnaryCall {
     } else return length
   }
 
-  private onTrailers(trailers: IncomingHttpHeaders): void {
+  private onTrailers(trailers: Headers): void {
     const code = Number(trailers['grpc-status'])
-    const details = decodeGrpcMessage(trailers['grpc-message'] as string | undefined)
+    const details = decodeGrpcMessage(trailers['grpc-message'])
     this.status = Number.isInteger(code) ? new GrpcStatusError(code, details) : new GrpcStatusError(Status.UNKNOWN, 'Invalid grpc-status')
   }
 
-  private onClose(stream: ClientHttp2Stream): void {
+  private onEnd(end: StreamEnd): void {
     if (this.settled) return
-    if (this.status) return this.finish(this.status)
-    this.settle(this.withoutStatus(stream.rstCode))
+    if (end.kind === 'closed' && this.status) return this.finish(this.status)
+    this.settle(this.withoutStatus(end))
   }
 
   /** The status a call gets when its stream ended without one, as grpc-js maps a stream's reset code. */
-  private withoutStatus(rstCode: number | undefined): GrpcStatusError {
-    // The session ended under the call (runtime restarted or crashed): the runtime is unavailable.
-    if (this.session.destroyed || this.session.closed) return new GrpcStatusError(Status.UNAVAILABLE, 'Connection dropped')
+  private withoutStatus(end: StreamEnd): GrpcStatusError {
+    // The connection ended under the call (runtime restarted or crashed): the runtime is unavailable.
+    if (end.kind === 'dropped') return new GrpcStatusError(Status.UNAVAILABLE, 'Connection dropped')
+    if (end.kind === 'protocol') return new GrpcStatusError(Status.INTERNAL, end.message)
+    const rstCode = end.code
     switch (rstCode) {
-      case constants.NGHTTP2_NO_ERROR:
+      case ErrorCode.NO_ERROR:
         if (this.httpStatus !== 200 && this.httpStatus !== 0) return statusFromHttp(this.httpStatus)
         return new GrpcStatusError(Status.INTERNAL, `Received RST_STREAM with code ${rstCode} (Call ended without gRPC status)`)
-      case constants.NGHTTP2_REFUSED_STREAM:
+      case ErrorCode.REFUSED_STREAM:
         return new GrpcStatusError(Status.UNAVAILABLE, 'Stream refused by server')
-      case constants.NGHTTP2_CANCEL:
+      case ErrorCode.CANCEL:
         return new GrpcStatusError(Status.CANCELLED, 'Call cancelled')
-      case constants.NGHTTP2_ENHANCE_YOUR_CALM:
+      case ErrorCode.ENHANCE_YOUR_CALM:
         return new GrpcStatusError(Status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded')
-      case constants.NGHTTP2_INADEQUATE_SECURITY:
+      case ErrorCode.INADEQUATE_SECURITY:
         return new GrpcStatusError(Status.PERMISSION_DENIED, 'Protocol not secure enough')
       default:
         return new GrpcStatusError(Status.INTERNAL, `Received RST_STREAM with code ${rstCode}`)
@@ -188,6 +197,6 @@ class UnaryCall {
     if (outcome instanceof GrpcStatusError) this.reject(outcome)
     else this.resolve(outcome)
     // Ended from this side (deadline, abort, a bad answer): RST_STREAM CANCEL tells the runtime to stop working on it.
-    if (this.stream && !this.stream.closed && outcome instanceof GrpcStatusError) this.stream.close(constants.NGHTTP2_CANCEL)
+    if (outcome instanceof GrpcStatusError) this.stream?.cancel(ErrorCode.CANCEL)
   }
 }

@@ -1,12 +1,12 @@
 /**
- * The light transport for unary CRI calls: one HTTP/2 session per endpoint on node:http2 directly.
- * grpc-js costs a command about its own size in start-up (its code, channel machinery and the
- * built-ins it loads: zlib, dns, child_process…), and a command that only lists needs none of it.
- * Streaming calls and the other gRPC users still load grpc-js, when they are used.
+ * The light transport for unary CRI calls: one HTTP/2 connection per endpoint, spoken by podctl
+ * itself over node:net (http2/connection.ts). grpc-js costs a command about its own size in
+ * start-up (its code, channel machinery and the built-ins it loads: zlib, dns, child_process…),
+ * and node:http2 4–6 ms more (tls, http, crypto: none in Node's start-up snapshot); a command
+ * that only lists needs none of it. Streaming calls and the other gRPC users still load grpc-js,
+ * when they are used.
  */
-import {type ClientHttp2Session, connect as connectHttp2} from 'node:http2'
-import {connect as connectSocket} from 'node:net'
-
+import {Http2Connection} from './http2/connection.js'
 import {sendUnary, type UnaryRequest} from './unary-call.js'
 
 export type ConnectOutcome = 'READY' | 'REFUSED' | 'TIMEOUT'
@@ -23,67 +23,52 @@ export interface UnaryChannelOptions {
 export class UnaryChannel {
   /** READY once the runtime's SETTINGS arrived (as grpc-js counts a channel ready; a frozen runtime never gets there). */
   readonly connected: Promise<ConnectOutcome>
-  private readonly session: ClientHttp2Session
+  private readonly connection: Http2Connection
   private active = 0
   private connecting = true
 
   constructor(private readonly options: UnaryChannelOptions) {
-    this.session = connectHttp2('http://localhost', {
-      createConnection: () => connectSocket({path: options.socketPath}),
-      settings: {initialWindowSize: options.windowBytes, enablePush: false},
-      // Node's 10 MB default would reset streams of a big listing arriving in a 16 MiB window.
-      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+    let settle: (outcome: ConnectOutcome) => void = () => {}
+    const settled = new Promise<ConnectOutcome>((resolve) => {
+      settle = resolve
     })
-    this.connected = this.watchConnect()
-    this.watchGone()
+    this.connection = new Http2Connection({
+      socketPath: options.socketPath,
+      windowBytes: options.windowBytes,
+      // Refused, reset or closed before the runtime spoke HTTP/2: a stale socket or a runtime going down.
+      onSettled: (outcome) => settle(outcome),
+      // Told once; the connection never calls it twice.
+      onGone: () => options.onGone(),
+    })
+    this.connected = this.watchConnect(settled)
   }
 
-  /** Sent at once, even while connecting: node:http2 holds the stream until the session is up. */
+  /** Sent at once, even while connecting: the connection holds the stream until the runtime's SETTINGS are in. */
   async call(request: UnaryRequest): Promise<Buffer> {
     this.hold(1)
     try {
-      return await sendUnary(this.session, request)
+      return await sendUnary(this.connection, request)
     } finally {
       this.hold(-1)
     }
   }
 
   close(): void {
-    if (!this.session.destroyed) this.session.close()
+    this.connection.close()
   }
 
-  private watchConnect(): Promise<ConnectOutcome> {
-    const {session} = this
+  private watchConnect(settled: Promise<ConnectOutcome>): Promise<ConnectOutcome> {
     let timer: NodeJS.Timeout | undefined
-    return new Promise<ConnectOutcome>((resolve) => {
+    const timedOut = new Promise<ConnectOutcome>((resolve) => {
       timer = setTimeout(() => resolve('TIMEOUT'), this.options.connectTimeoutMs)
-      session.once('remoteSettings', () => {
-        session.setLocalWindowSize(this.options.windowBytes)
-        resolve('READY')
-      })
-      // Refused, reset or closed before the runtime spoke HTTP/2: a stale socket or a runtime going down.
-      session.once('close', () => resolve('REFUSED'))
-      session.on('error', () => resolve('REFUSED'))
-    }).then((outcome) => {
+    })
+    return Promise.race([settled, timedOut]).then((outcome) => {
       clearTimeout(timer)
-      if (outcome !== 'READY') session.destroy()
+      if (outcome !== 'READY') this.connection.destroy()
       this.connecting = false
       this.hold(0)
       return outcome
     })
-  }
-
-  private watchGone(): void {
-    let told = false
-    const gone = () => {
-      if (told) return
-      told = true
-      this.options.onGone()
-    }
-
-    this.session.once('close', gone)
-    this.session.once('goaway', gone)
-    this.session.on('error', gone)
   }
 
   /**
@@ -92,8 +77,8 @@ export class UnaryChannel {
    */
   private hold(change: number): void {
     this.active += change
-    if (this.session.destroyed) return
-    if (this.connecting || this.active > 0) this.session.ref()
-    else this.session.unref()
+    if (this.connection.destroyed) return
+    if (this.connecting || this.active > 0) this.connection.ref()
+    else this.connection.unref()
   }
 }
