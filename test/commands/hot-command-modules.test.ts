@@ -28,6 +28,8 @@ const FORBIDDEN = [
   'crypto',
   'dgram',
   'dns',
+  // A socket's stat and crictl.yaml's read go through node:fs: this module is twenty of Node's internal ones.
+  'fs/promises',
   'http',
   'https',
   'inspector',
@@ -123,8 +125,7 @@ const HOT: Array<{name: string; entry: string; args: string[]; code?: number; fo
   {name: 'podctl inspect', entry: BIN, args: ['inspect', containers[0].id]},
   {name: 'podctl inspectp', entry: BIN, args: ['inspectp', pods[0].id]},
   {name: 'podctl inspecti', entry: BIN, args: ['inspecti', images[0].id]},
-  // Help reads no file of podctl's and calls no runtime: node:fs/promises is not needed either.
-  {name: 'podctl --help', entry: BIN, args: ['--help'], forbidden: ['fs/promises']},
+  {name: 'podctl --help', entry: BIN, args: ['--help']},
   {name: 'crictl pods', entry: CRICTL, args: ['pods']},
   {name: 'crictl ps -a', entry: CRICTL, args: ['ps', '-a']},
   {name: 'crictl images', entry: CRICTL, args: ['images']},

@@ -4,13 +4,18 @@
  * a grpc-js channel for server-streaming calls. Both fail to connect with the same
  * RuntimeUnreachableErrors, and both are forgotten when they fail so the next call reconnects.
  */
-import {stat} from 'node:fs/promises'
+import {stat as statCallback} from 'node:fs'
+import {promisify} from 'node:util'
 
 import {formatMs, RuntimeUnreachableError} from '../errors.js'
 import {clampTimerMs} from '../util/duration.js'
 import {monotonicMs} from '../util/time.js'
 import {socketPath} from './endpoint.js'
 import {type ConnectOutcome, UnaryChannel} from './unary-channel.js'
+
+// node:fs with promisify, not node:fs/promises: loading that module (about twenty of Node's internal
+// modules) was a millisecond of every command's start (issue 37; test/commands/hot-command-modules.test.ts).
+const stat = promisify(statCallback)
 
 type GrpcModule = typeof import('@grpc/grpc-js')
 

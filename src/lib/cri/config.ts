@@ -1,7 +1,11 @@
-import {readFile} from 'node:fs/promises'
+import {readFile as readFileCallback} from 'node:fs'
+import {promisify} from 'node:util'
 
 import {UsageError} from '../errors.js'
 import {clampTimerMs, parseDuration} from '../util/duration.js'
+
+// Not node:fs/promises: loading it is a millisecond of a start (see cri/channels.ts).
+const readFile = promisify(readFileCallback)
 
 /** crictl's client config (`/etc/crictl.yaml`): the keys podctl honours. */
 export interface CrictlConfig {

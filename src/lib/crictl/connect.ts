@@ -6,13 +6,17 @@
  * read as crictl's: `validate service connection: validate CRI v1 runtime API for endpoint "…": rpc
  * error: code = Unavailable desc = …`, `only support unix socket endpoint`, `--runtime-endpoint is not set`.
  */
-import {stat} from 'node:fs/promises'
+import {stat as statCallback} from 'node:fs'
+import {promisify} from 'node:util'
 
 import {CRI_CLIENT_VERSION, CriClient} from '../cri/client.js'
 import {PodctlError} from '../errors.js'
 import {crictlCause} from './errors.js'
 import {error as logError, warning} from './log.js'
 import type {CrictlSettings} from './server-config.js'
+
+// Not node:fs/promises: loading it is a millisecond of a start (see cri/channels.ts).
+const stat = promisify(statCallback)
 
 export const DEFAULT_ENDPOINTS = [
   'unix:///run/containerd/containerd.sock',

@@ -4,13 +4,18 @@
  * with the warning crictl prints when the first is missing), its seven keys with crictl's parse
  * errors, and each setting resolved flag-or-environment first, then the file, then the default.
  */
-import {readFile, stat} from 'node:fs/promises'
+import {readFile as readFileCallback, stat as statCallback} from 'node:fs'
+import {promisify} from 'node:util'
 import {dirname, join} from 'node:path'
 
 import {parseFlatYaml} from '../cri/config.js'
 import type {FlagValues} from './flag-set.js'
 import {parseGoBool, parseGoDuration} from './flag-set.js'
 import {warning} from './log.js'
+
+// Not node:fs/promises: loading it is a millisecond of a start (see cri/channels.ts).
+const readFile = promisify(readFileCallback)
+const stat = promisify(statCallback)
 
 export const DEFAULT_CONFIG_PATH = '/etc/crictl.yaml'
 export const DEFAULT_TIMEOUT_MS = 2000
