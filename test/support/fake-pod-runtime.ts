@@ -85,7 +85,8 @@ export class FakePodRuntime {
   /** What ExecSync answers (hooks, exec probes); default exit 0 with no output. */
   execSyncAnswer: (request: {containerId: string; cmd: string[]; timeout: string}) => {stdout: Buffer; stderr: Buffer; exitCode: number} =
     () => ({stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: 0})
-  private readonly failures = new Map<string, Failure[]>()
+  /** Per method, what its next calls get: a failure, or undefined for the usual answer. */
+  private readonly failures = new Map<string, Array<Failure | undefined>>()
   private readonly holds = new Map<string, Hold[]>()
   /** How long a container stays "starting" when its StartContainer call was cancelled by the client. */
   cancelledStartBusyMs = 0
@@ -154,7 +155,13 @@ export class FakePodRuntime {
 
   /** The next call of `method` answers with this gRPC failure. */
   failNext(method: string, code: grpc.status, details: string): void {
-    this.failures.set(method, [...(this.failures.get(method) ?? []), {code, details}])
+    this.failAfter(method, 0, code, details)
+  }
+
+  /** The call of `method` after the next `answered` ones (which answer as usual) fails with this gRPC failure. */
+  failAfter(method: string, answered: number, code: grpc.status, details: string): void {
+    const answers: Array<Failure | undefined> = Array.from({length: answered}, () => undefined)
+    this.failures.set(method, [...(this.failures.get(method) ?? []), ...answers, {code, details}])
   }
 
   /** Sends a ContainerEventResponse to every open GetContainerEvents stream; returns how many got it. */

@@ -156,7 +156,7 @@ export async function runPod(pod: PodModel, existing: PodSandbox[], settings: Po
 
 async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox[]): Promise<PodRunOutcome> {
   const {settings} = ctx
-  let exitCode: number | null = null
+  let result: PodRunResult
   try {
     await replaceExisting(ctx, run, existing)
     throwIfInterrupted(ctx.controller.signal, ctx.object)
@@ -173,7 +173,7 @@ async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox
     run.sandboxId = sandbox.id
     run.ips = sandbox.ips ?? []
     throwIfInterrupted(ctx.controller.signal, ctx.object)
-    exitCode = await syncUntil(
+    const exitCode = await syncUntil(
       {
         client: ctx.client,
         pod: run.pod,
@@ -194,11 +194,14 @@ async function runSteps(ctx: SyncContext, run: PodRunState, existing: PodSandbox
       },
       settings.wait,
     )
+    // Inside the rollback's reach: a runtime that stops answering while the result is read must not
+    // leave a started pod that nobody owns (a supervisor counts a failed run as not applied, so the
+    // removal of its file would never kill it).
+    result = await reportResult(ctx.client, run, settings.logsRoot, exitCode)
   } catch (error) {
     return rollBack(ctx, run, error)
   }
 
-  const result = await reportResult(ctx.client, run, settings.logsRoot, exitCode)
   if (settings.remove) {
     ctx.step('removing the pod')
     await removePod(ctx, run.pod)

@@ -89,6 +89,20 @@ function deps(signal = new AbortController().signal): PodRunDeps {
 const reasons = () => events.map((event) => `${event.type} ${event.reason} ${event.object ?? ''}`.trim())
 
 describe('runPod (SyncPod against the in-process fake runtime)', () => {
+  it('rolls the pod back when the runtime fails while the result of a start that went through is read', async () => {
+    // A run as a supervisor makes it (wait none) counts the PodSandboxStatus calls: the result reads the last.
+    expect((await runPod(await pod(), [], settings({wait: 'none'}), deps())).failure).toBeUndefined()
+    const statusCalls = fake.methods().filter((method) => method === 'podSandboxStatus').length
+    fake.reset()
+    fake.failAfter('podSandboxStatus', statusCalls - 1, GrpcStatus.UNAVAILABLE, 'the runtime went away')
+    const outcome = await runPod(await pod(), [], settings({wait: 'none'}), deps())
+    expect(reasons()).toContain('Normal Started web_shop/app')
+    expect(outcome.failure?.message).toMatch(/the runtime went away/)
+    expect(outcome.result.rolledBack).toBe(true)
+    expect(fake.methods()).toContain('removePodSandbox')
+    expect(fake.sandboxes.size).toBe(0)
+  })
+
   it('sends the RPCs in the kubelet order: sandbox, images ahead, then SyncPod (observe, init, observe, app, postStart)', async () => {
     const outcome = await runPod(await pod(), [], settings(), deps())
     expect(outcome.failure).toBeUndefined()
