@@ -94,6 +94,16 @@ export async function containerLogPath(client: CriClient, containerId: string, s
  * with the container) with its rotations (<log>.<timestamp>) and its /var/log/containers link. A
  * container already gone counts as removed.
  */
+/**
+ * containerd's answer to a RemoveContainer that meets another in flight for the same container: SyncPod
+ * prunes a restarted container's older dead instances (sync-pod.ts pruneOlder) while a round may be
+ * collecting the same one. The other removal finishes it; if it fails, the container is still dead
+ * and the next round collects it.
+ */
+function removalInFlight(error: unknown): boolean {
+  return error instanceof Error && /already in removing state/.test(error.message)
+}
+
 export async function removeDeadContainer(
   client: CriClient,
   container: Container,
@@ -101,7 +111,7 @@ export async function removeDeadContainer(
   signal?: AbortSignal,
 ): Promise<CollectedContainer> {
   const ignoreGone = (error: unknown) => {
-    if (!(error instanceof NotFoundError)) throw error
+    if (!(error instanceof NotFoundError) && !removalInFlight(error)) throw error
   }
 
   if (container.state === 'CONTAINER_UNKNOWN')

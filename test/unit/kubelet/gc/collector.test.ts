@@ -184,4 +184,13 @@ describe('removeDeadContainer', () => {
     expect(existsSync(log)).toBe(false)
     expect(fake.containers.has(container.id)).toBe(false)
   })
+
+  it('counts a container another removal already has in hand as removed (SyncPod pruning the same dead instance)', async () => {
+    const container = exited(2)
+    const message = `failed to set removing state for container "${container.id}": container is already in removing state`
+    fake.failNext('removeContainer', grpc.status.UNKNOWN, message)
+    await expect(removeDeadContainer(fake.client, container as never, undefined)).resolves.toMatchObject({id: container.id})
+    fake.failNext('removeContainer', grpc.status.UNKNOWN, 'disk on fire')
+    await expect(removeDeadContainer(fake.client, container as never, undefined)).rejects.toThrow(/disk on fire/)
+  })
 })
